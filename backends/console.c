@@ -1,0 +1,146 @@
+/*
+ * console.c - the console sink: text or JSON lines on stderr or stdout.
+ *
+ * DESIGN
+ * Entries are formatted into a 64 KiB buffer; the buffer is written with
+ * llog__write_all when it cannot take the next line and at every commit, so
+ * a batch costs one write(2) in the common case. Colour (the level name
+ * only) when the descriptor is a terminal, or when asked for, and never when
+ * NO_COLOR is set to a non-empty value (no-color.org). Write errors are
+ * returned to the flusher, which counts them; the buffer is then discarded
+ * so a dead descriptor cannot stall logging.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+#define BUF_SIZE (64 * 1024)
+#define LINE_MAX_BYTES (16 * 1024)
+
+struct console {
+	struct llog_sink base; /* first */
+	int fd;
+	int color;
+	size_t used;
+	long pending_bytes;
+	int error;
+	char buf[BUF_SIZE];
+};
+
+static long flush_buf(struct console *c)
+{
+	long rc;
+
+	if (c->used == 0)
+		return 0;
+	rc = llog__write_all(c->fd, c->buf, c->used, 1000);
+	c->used = 0;
+	return rc;
+}
+
+static void note(struct console *c, long rc)
+{
+	if (rc < 0)
+		c->error = (int)rc;
+	else
+		c->pending_bytes += rc;
+}
+
+static const char *const colors[] = {"\033[90m", "\033[36m", "\033[32m",
+				     "\033[33m", "\033[31m", "\033[1;35m"};
+
+static long console_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	struct console *c = (struct console *)s;
+	char line[LINE_MAX_BYTES];
+	size_t n = llog_format_entry(e, s->format, line, sizeof(line));
+
+	if (c->used + n + 16 > BUF_SIZE)
+		note(c, flush_buf(c));
+	if (c->color && s->format == LLOG_FORMAT_TEXT && (unsigned)e->level < LLOG_OFF &&
+	    n > 36) {
+		/* Colour the level name: bytes 31..35 of a text line. */
+		const char *col = colors[e->level];
+		size_t cl = strlen(col);
+
+		memcpy(c->buf + c->used, line, 31);
+		memcpy(c->buf + c->used + 31, col, cl);
+		memcpy(c->buf + c->used + 31 + cl, line + 31, 5);
+		memcpy(c->buf + c->used + 36 + cl, "\033[0m", 4);
+		memcpy(c->buf + c->used + 40 + cl, line + 36, n - 36);
+		c->used += n + cl + 4;
+	} else {
+		memcpy(c->buf + c->used, line, n);
+		c->used += n;
+	}
+	return (long)n;
+}
+
+static long console_commit(struct llog_sink *s)
+{
+	struct console *c = (struct console *)s;
+	long rc;
+
+	note(c, flush_buf(c));
+	rc = c->error != 0 ? c->error : c->pending_bytes;
+	c->error = 0;
+	c->pending_bytes = 0;
+	return rc;
+}
+
+static void console_close(struct llog_sink *s)
+{
+	struct console *c = (struct console *)s;
+
+	(void)flush_buf(c);
+	free(c);
+}
+
+static const struct llog_sink_ops console_ops = {
+	.version = LLOG__SINK_VERSION,
+	.write = console_write,
+	.commit = console_commit,
+	.close = console_close,
+};
+
+static int want_color(int fd, enum llog_color mode)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc != NULL && nc[0] != '\0')
+		return 0;
+	if (mode == LLOG_COLOR_ALWAYS)
+		return 1;
+	if (mode == LLOG_COLOR_NEVER)
+		return 0;
+	return isatty(fd);
+}
+
+struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
+{
+	struct llog_console_options o = {0};
+	struct console *c;
+
+	if (opt != NULL)
+		o = *opt;
+	if (o.fd < 0 || (unsigned)o.level > LLOG_OFF || (unsigned)o.format > LLOG_FORMAT_JSON) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = malloc(sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->base.ops = &console_ops;
+	c->base.level = o.level;
+	c->base.format = o.format;
+	c->fd = o.fd == 0 ? 2 : o.fd;
+	c->color = want_color(c->fd, o.color);
+	c->used = 0;
+	c->pending_bytes = 0;
+	c->error = 0;
+	return &c->base;
+}

@@ -1,0 +1,207 @@
+/*
+ * llog.h - the public API of llog, a lock-free logging library for C.
+ *
+ * Application threads call LOG_INFO(...) and friends. A call checks the level
+ * with one relaxed load, copies its arguments raw into the calling thread's
+ * own arena (no formatting, no lock, no malloc, no system call once the
+ * thread's arena exists) and hands the record to the flusher thread with one
+ * compare-and-swap. The flusher formats each message once (byte for byte what
+ * snprintf would give) and hands it to every sink (see llog/sinks.h).
+ *
+ * Error convention: functions returning int give 0 on success and a negative
+ * errno value on failure; llog_strerror() describes such a value.
+ * Functions are thread-safe unless stated otherwise.
+ */
+#ifndef LLOG_H
+#define LLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LLOG_STATIC_DEFINE)
+#define LLOG_EXPORT
+#elif defined(__GNUC__)
+#define LLOG_EXPORT __attribute__((visibility("default")))
+#else
+#define LLOG_EXPORT
+#endif
+
+#define LLOG_VERSION_MAJOR 0
+#define LLOG_VERSION_MINOR 1
+#define LLOG_VERSION_PATCH 0
+
+/* Severity levels. Values are part of the ABI and never renumbered. */
+enum llog_level {
+	LLOG_TRACE = 0,
+	LLOG_DEBUG = 1,
+	LLOG_INFO = 2,
+	LLOG_WARN = 3,
+	LLOG_ERROR = 4,
+	LLOG_FATAL = 5,
+	LLOG_OFF = 6
+};
+
+/* What a thread does when its arena has no room for a record. */
+enum llog_overflow {
+	/* Default: wait for the flusher (woken at once); nothing is lost. */
+	LLOG_OVERFLOW_BLOCK = 0,
+	/* Discard the record and count it; the output then says how many
+	 * records that thread dropped. */
+	LLOG_OVERFLOW_DROP = 1
+};
+
+/*
+ * Configuration for llog_init(). A zero-initialised struct means "all
+ * defaults"; so does passing NULL to llog_init().
+ */
+struct llog_config {
+	/* Minimum level logged; the zero value is LLOG_TRACE (everything).
+	 * The LLOG_LEVEL environment variable (trace, debug, info, warn, error,
+	 * fatal, off; case-insensitive) overrides it at init. */
+	enum llog_level level;
+	/* Flusher period in milliseconds; 0 = 100. */
+	unsigned flush_interval_ms;
+	/* Size of each logging thread's ring; rounded up to a power of two,
+	 * at least 16 KiB; 0 = 256 KiB. */
+	size_t arena_bytes;
+	/* Upper bound of one record (captured arguments and rendered message);
+	 * longer messages are truncated with a visible " [truncated]" marker.
+	 * 0 = 4096; at least 256 and at most arena_bytes / 4. */
+	size_t max_record_bytes;
+	/* Policy when a thread's arena is full. */
+	enum llog_overflow overflow;
+};
+
+/*
+ * Starts the flusher thread with the sinks added so far (a console sink on
+ * stderr when none was added). Not async-signal-safe. Allocates, creates a
+ * thread. Registers llog_shutdown() with atexit() on the first call.
+ * Returns 0, -EALREADY when llog is already running, -EINVAL for an invalid
+ * configuration, or the negative errno of a failed thread creation.
+ * Records logged before llog_init() are written synchronously to stderr.
+ */
+LLOG_EXPORT int llog_init(const struct llog_config *cfg);
+
+struct llog_sink;
+
+/*
+ * Adds a sink; llog takes ownership of it (and closes it at shutdown, or at
+ * once when this call fails). Before llog_init() the sink is kept for init;
+ * afterwards the change travels to the flusher as a control record, so every
+ * record logged after this call returns reaches the new sink.
+ * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed.
+ */
+LLOG_EXPORT int llog_add_sink(struct llog_sink *sink);
+
+/*
+ * Returns once every record pushed before the call (by any thread whose push
+ * happened before this call) is committed by every sink. May block; makes
+ * system calls. A no-op when llog is not running or when called from the
+ * flusher thread (for example from a callback sink).
+ */
+LLOG_EXPORT void llog_flush(void);
+
+/*
+ * Drains everything, closes the sinks and joins the flusher. Idempotent and
+ * safe to call from several threads. Registered with atexit(). After it,
+ * LOG calls still work and are written synchronously to stderr; llog_init()
+ * may be called again.
+ */
+LLOG_EXPORT void llog_shutdown(void);
+
+/* Runtime level; one relaxed store / load. */
+LLOG_EXPORT void llog_set_level(enum llog_level level);
+LLOG_EXPORT enum llog_level llog_get_level(void);
+
+/* Counters since the process started. After llog_flush() returns, and with no
+ * concurrent logging, logged == written + dropped. */
+struct llog_stats {
+	uint64_t logged;        /* records received by the flusher + dropped */
+	uint64_t written;       /* records formatted and handed to the sinks */
+	uint64_t dropped;       /* records discarded (DROP policy, re-entry) */
+	uint64_t truncated;     /* records whose message was truncated */
+	uint64_t batches;       /* flusher rounds that carried records */
+	uint64_t bytes_written; /* bytes the sinks wrote */
+	uint64_t write_errors;  /* failed sink writes */
+	uint64_t blocked;       /* times a thread waited for arena space */
+};
+
+/* Fills *out with relaxed snapshots of the counters. */
+LLOG_EXPORT void llog_get_stats(struct llog_stats *out);
+
+/* Name of a level ("INFO"), or "?" for an invalid value. */
+LLOG_EXPORT const char *llog_level_name(enum llog_level level);
+
+/* Describes a negative errno value returned by llog. Never NULL. */
+LLOG_EXPORT const char *llog_strerror(int err);
+
+/* ---- logging macros -------------------------------------------------- */
+
+/*
+ * Call-site descriptor: one static instance per LOG statement. Its fields are
+ * private to llog; the struct is public only so the macro can define it.
+ */
+struct llog_site {
+	const char *fmt;
+	const char *file;
+	const char *func;
+	int line;
+	int level;
+	int state;                  /* parse state, accessed atomically */
+	unsigned char plan[36];     /* argument plan, published by state */
+};
+
+/* Runtime minimum level (read by the macros with one relaxed load). */
+LLOG_EXPORT extern int llog__min_level;
+
+#if defined(__GNUC__)
+#define LLOG__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define LLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define LLOG__PRINTF(a, b)
+#define LLOG__UNLIKELY(x) (x)
+#endif
+
+/* Captures a record; called by the macros only. */
+LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
+	LLOG__PRINTF(2, 3);
+
+/* Calls below this level are removed at compile time. */
+#ifndef LLOG_ACTIVE_LEVEL
+#define LLOG_ACTIVE_LEVEL LLOG_TRACE
+#endif
+
+#define LLOG__FMT(fmt, ...) fmt
+
+/*
+ * LOG(level, fmt, ...): one statement. fmt must be a string literal. When
+ * the level is disabled the arguments are not evaluated.
+ */
+#define LOG(level, ...)                                                       \
+	do {                                                                  \
+		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
+		    (int)(level) >= __atomic_load_n(&llog__min_level,         \
+						    __ATOMIC_RELAXED)) {      \
+			static struct llog_site llog__site_ = {               \
+				LLOG__FMT(__VA_ARGS__, 0), __FILE__,          \
+				__func__, __LINE__, (level), 0, {0}};         \
+			llog__log(&llog__site_, __VA_ARGS__);                 \
+		}                                                             \
+	} while (0)
+
+#define LOG_TRACE(...) LOG(LLOG_TRACE, __VA_ARGS__)
+#define LOG_DEBUG(...) LOG(LLOG_DEBUG, __VA_ARGS__)
+#define LOG_INFO(...) LOG(LLOG_INFO, __VA_ARGS__)
+#define LOG_WARN(...) LOG(LLOG_WARN, __VA_ARGS__)
+#define LOG_ERROR(...) LOG(LLOG_ERROR, __VA_ARGS__)
+#define LOG_FATAL(...) LOG(LLOG_FATAL, __VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLOG_H */

@@ -1,0 +1,195 @@
+/*
+ * arena.c - per-thread rings of record bytes.
+ *
+ * DESIGN
+ * Each thread that logs owns one arena, created on its first LOG (the only
+ * malloc a thread ever makes for logging). The owner reserves contiguous,
+ * 8-aligned spans in ring order; a span that would cross the end of the ring
+ * starts at offset 0 instead, and the skipped tail is counted as part of the
+ * record (rec->end covers it). Records of one thread enter the list in the
+ * order they were reserved, the flusher takes them in list order, so it
+ * releases them in ring order by storing rec->end into released. Nothing
+ * else is shared: no registry, no lock.
+ *
+ *   free = size - (reserve - released)      (uint32 modular arithmetic)
+ *
+ * At thread exit a pthread key destructor pushes the exit record that lives
+ * in the arena header; the flusher frees the arena when it reaches it, which
+ * is after every earlier record of that thread. If no flusher runs (the list
+ * is closed), the destructor waits until the last flusher round has released
+ * everything of this arena and frees it itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core.h"
+
+static __thread struct llog__arena *tls_arena;
+static __thread int tls_is_flusher;
+static pthread_key_t arena_key;
+static pthread_once_t arena_key_once = PTHREAD_ONCE_INIT;
+
+static void arena_thread_exit(void *p);
+
+static void make_key(void)
+{
+	/* Failure leaves the key unusable: arenas then live until process
+	 * exit instead of thread exit (no loss, only memory). */
+	if (pthread_key_create(&arena_key, arena_thread_exit) != 0)
+		arena_key = (pthread_key_t)-1;
+}
+
+static uint32_t round_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static struct llog__arena *arena_create(void)
+{
+	uint32_t size = round_pow2(llog__load_relaxed(&llog__g.arena_bytes));
+	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);
+
+	if (a == NULL)
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	a->size = size;
+	a->mask = size - 1;
+	a->tid = (uint64_t)syscall(SYS_gettid);
+	/* Relaxed: the arena is not shared until its first record is pushed
+	 * (the push's release CAS publishes this initialisation). */
+	llog__store_relaxed(&a->released, 0);
+	return a;
+}
+
+struct llog__arena *llog__arena_get(void)
+{
+	struct llog__arena *a = tls_arena;
+
+	if (__builtin_expect(a != NULL, 1))
+		return a;
+	pthread_once(&arena_key_once, make_key);
+	a = arena_create();
+	if (a == NULL)
+		return NULL;
+	if (arena_key != (pthread_key_t)-1)
+		pthread_setspecific(arena_key, a);
+	tls_arena = a;
+	return a;
+}
+
+/*
+ * Owner only. Returns a record of `bytes` (multiple of 8) or NULL when the
+ * ring has no room right now.
+ */
+struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
+{
+	uint32_t off = a->reserve & a->mask;
+	uint32_t tail = a->size - off;
+	uint32_t total = bytes > tail ? bytes + tail : bytes;
+	struct llog__rec *r;
+
+	if (total > a->size - (a->reserve - a->cached_released)) {
+		/* Acquire: pairs with the flusher's store-release of released
+		 * in release_record() (core.c), issued after it finished
+		 * reading the records before that position; so our writes to
+		 * those bytes cannot race with its reads. */
+		a->cached_released = llog__load_acquire(&a->released);
+		if (total > a->size - (a->reserve - a->cached_released))
+			return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
+	a->reserve += total;
+	r->end = a->reserve;
+	return r;
+}
+
+/* Owner only: gives back the last reservation (never pushed). */
+void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
+{
+	(void)r;
+	a->reserve = old_reserve;
+}
+
+void llog__arena_free(struct llog__arena *a)
+{
+	free(a);
+}
+
+/* Waits until the flusher has released every record of a (closed list). */
+static void wait_drained(struct llog__arena *a)
+{
+	/* Acquire: pairs with the flusher's store-release of released. */
+	while (llog__load_acquire(&a->released) != a->reserve)
+		llog__wait_released(a, a->size);
+}
+
+static void arena_thread_exit(void *p)
+{
+	struct llog__arena *a = p;
+	struct llog__rec *r = &a->exit_rec;
+	struct llist_node *first;
+
+	tls_arena = NULL;
+	r->kind = LLOG__K_EXIT;
+	r->arena = a;
+	r->site = NULL;
+	r->len = 0;
+	r->flags = 0;
+	r->dropped = a->dropped_pending;
+	a->dropped_pending = 0;
+	first = llist_first_relaxed(&llog__g.head);
+	for (;;) {
+		if (first == LLOG__CLOSED) {
+			if (r->dropped != 0)
+				llog__sync_output(r, NULL, 0);
+			wait_drained(a);
+			llog__arena_free(a);
+			return;
+		}
+		r->ts = llog__clock_raw();
+		/* Release CAS: publishes the exit record and, through the
+		 * release sequence, orders it after all our earlier pushes. */
+		if (llist_try_add(&r->node, &llog__g.head, &first))
+			return; /* the flusher frees a */
+	}
+}
+
+/* The calling thread's arena after a shutdown drained it: free it now (the
+ * main thread's destructor never runs). */
+void llog__arena_release_self(void)
+{
+	struct llog__arena *a = tls_arena;
+
+	if (a == NULL)
+		return;
+	wait_drained(a);
+	tls_arena = NULL;
+	if (arena_key != (pthread_key_t)-1)
+		pthread_setspecific(arena_key, NULL);
+	if (a->dropped_pending != 0) {
+		a->exit_rec.kind = LLOG__K_EXIT;
+		a->exit_rec.dropped = a->dropped_pending;
+		llog__sync_output(&a->exit_rec, NULL, 0);
+	}
+	llog__arena_free(a);
+}
+
+int llog__arena_thread_is_flusher(void)
+{
+	return tls_is_flusher;
+}
+
+void llog__arena_mark_flusher(void)
+{
+	tls_is_flusher = 1;
+}

@@ -1,0 +1,112 @@
+/*
+ * clock.c - TSC detection and raw-to-UTC conversion. See clock.h.
+ */
+#include "clock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int llog__clock_tsc;
+
+uint64_t llog__clock_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs before main (and before any thread can log), so producers read
+ * llog__clock_tsc without synchronization. */
+__attribute__((constructor)) void llog__clock_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned eax, ebx, ecx, edx;
+	const char *env = getenv("LLOG_CLOCK");
+
+	if (env != NULL && strcmp(env, "realtime") == 0)
+		return;
+	/* CPUID 0x80000007 EDX bit 8: invariant TSC (constant rate, runs in
+	 * every C/P state, synchronized across cores on such parts). */
+	if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000007u &&
+	    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8)))
+		llog__clock_tsc = 1;
+#endif
+}
+
+/* A (raw, ns) pair taken as close together as we can: the realtime read is
+ * bracketed by two raw reads and paired with their midpoint. */
+static void sample(uint64_t *raw, uint64_t *ns)
+{
+	uint64_t r0 = llog__clock_raw();
+	uint64_t t = llog__clock_realtime_ns();
+	uint64_t r1 = llog__clock_raw();
+
+	*raw = r0 + (r1 - r0) / 2;
+	*ns = t;
+}
+
+void llog__clock_conv_init(struct llog__clock_conv *c)
+{
+	sample(&c->base_raw, &c->base_ns);
+	c->anchor_raw = c->base_raw;
+	c->anchor_ns = c->base_ns;
+	c->ns_per_tick = llog__clock_tsc ? 0.0 : 1.0;
+	c->confirmed = 0;
+	if (llog__clock_tsc) {
+		/* A first estimate over ~2 ms so the first batch converts
+		 * sensibly; refined by every later anchor. */
+		struct timespec d = {0, 2000000};
+		uint64_t r, n;
+
+		nanosleep(&d, NULL);
+		sample(&r, &n);
+		c->ns_per_tick = (double)(n - c->base_ns) / (double)(r - c->base_raw);
+		c->anchor_raw = r;
+		c->anchor_ns = n;
+	}
+}
+
+void llog__clock_conv_anchor(struct llog__clock_conv *c)
+{
+	uint64_t r, n;
+	double est;
+
+	sample(&r, &n);
+	c->anchor_raw = r;
+	c->anchor_ns = n;
+	if (!llog__clock_tsc)
+		return;
+	if (n <= c->base_ns || r <= c->base_raw) {
+		/* The wall clock stepped back: start a new baseline. */
+		c->base_raw = r;
+		c->base_ns = n;
+		return;
+	}
+	est = (double)(n - c->base_ns) / (double)(r - c->base_raw);
+	if (n - c->base_ns < 50000000u)
+		return; /* baseline too short to improve the estimate */
+	if (c->confirmed && fabs(est - c->ns_per_tick) > c->ns_per_tick * 0.001) {
+		/* More than 0.1% off a confirmed rate: the wall clock was
+		 * stepped. Restart the baseline; the next estimate over it is
+		 * taken as it is. */
+		c->base_raw = r;
+		c->base_ns = n;
+		c->confirmed = 0;
+		return;
+	}
+	c->ns_per_tick = est;
+	c->confirmed = 1;
+}
+
+int64_t llog__clock_conv_ns(const struct llog__clock_conv *c, uint64_t raw)
+{
+	int64_t dticks = (int64_t)(c->anchor_raw - raw);
+
+	return (int64_t)c->anchor_ns - (int64_t)llround((double)dticks * c->ns_per_tick);
+}

@@ -1,0 +1,61 @@
+/*
+ * clock.h - cheap raw timestamps on the hot path, converted to wall-clock
+ * nanoseconds on the flusher (internal).
+ *
+ * DESIGN
+ * Producers store llog__clock_raw(): the TSC when the CPU has an invariant
+ * TSC (rdtsc, about 7-25 cycles, no vDSO call), CLOCK_REALTIME nanoseconds
+ * otherwise. The flusher converts raw values to UTC nanoseconds against an
+ * anchor pair (raw, realtime) that it takes right after each exchange:
+ *
+ *   ns(raw) = anchor_ns - (anchor_raw - raw) * ns_per_tick
+ *
+ * Records are at most one flush interval old when converted, so an error in
+ * ns_per_tick of 1e-6 moves a timestamp by well under a microsecond, and the
+ * mapping never drifts: it is re-anchored to the real clock every round.
+ * ns_per_tick is measured over the longest baseline since the last reset
+ * (init, or a jump of the wall clock), so it converges as the process runs.
+ * Output timestamps are then clamped so they never decrease (core.c).
+ */
+#ifndef LLOG_CLOCK_H
+#define LLOG_CLOCK_H
+
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+/* Nonzero when raw values are TSC ticks; set once by llog__clock_init(). */
+extern int llog__clock_tsc;
+
+uint64_t llog__clock_realtime_ns(void);
+
+/* Async-signal-safe, lock-free; called on every LOG. */
+static inline uint64_t llog__clock_raw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(llog__clock_tsc, 1))
+		return __rdtsc();
+#endif
+	return llog__clock_realtime_ns();
+}
+
+/* Decides TSC or not (idempotent, thread-safe after the first call returns
+ * in the thread that calls llog_init). */
+void llog__clock_init(void);
+
+/* Converter state; owned by one thread (the flusher). */
+struct llog__clock_conv {
+	uint64_t base_raw, base_ns;     /* start of the calibration baseline */
+	uint64_t anchor_raw, anchor_ns; /* latest pair */
+	double ns_per_tick;
+	int confirmed; /* ns_per_tick measured over >= 50 ms */
+};
+
+void llog__clock_conv_init(struct llog__clock_conv *c);
+/* Takes a new anchor pair (call after taking a batch). */
+void llog__clock_conv_anchor(struct llog__clock_conv *c);
+int64_t llog__clock_conv_ns(const struct llog__clock_conv *c, uint64_t raw);
+
+#endif /* LLOG_CLOCK_H */

@@ -1,0 +1,913 @@
+/*
+ * core.c - record capture, the flusher, and the public control API.
+ *
+ * DESIGN
+ * Hot path (llog__log): level already checked by the macro; get the thread's
+ * arena; get the site's argument plan (parsed once per site, published with
+ * a release store of site->state); reserve header + captured arguments in
+ * the arena; copy the arguments raw; take the clock; push with one CAS.
+ * No lock, no malloc (after the thread's first LOG), no system call unless
+ * the flusher must be woken (ERROR and above, arena past half full) or the
+ * arena is full under the BLOCK policy.
+ *
+ * Flusher round (flusher_main):
+ *   F1 pending = 0 (seq_cst store + fence)
+ *   F2 stopping = stop
+ *   F3 chain = exchange(head, stopping ? CLOSED : NULL)
+ *   F4 reverse; for each record: render, hand to sinks, release its bytes
+ *   F5 commit every sink; signal barriers; wake blocked producers
+ *   F6 stopping -> exit; else sleep on `pending` unless it is already 1
+ * tests/model/pipeline.pml models this protocol (with spin): no record is
+ * lost, no wake-up is lost, and a flush barrier returns after everything
+ * pushed before it.
+ *
+ * Order: records are output in the order their pushes took effect (the
+ * modification order of head): a chain taken by one exchange is reversed
+ * into push order, and chains are taken in sequence. Output timestamps are
+ * clamped to never decrease (a producer may, rarely, push onto an emptied
+ * list with a clock value older than the previous batch's last record).
+ *
+ * Counters: logged == written + dropped + (records in flight).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core.h"
+#include "fmt.h"
+
+#define MAX_SINKS 16
+#define MARKER " [truncated]"
+#define MARKER_LEN (sizeof(MARKER) - 1)
+
+struct llist_node llog__closed_node;
+
+struct llog__global llog__g = {
+	.head = {&llog__closed_node},
+	.arena_bytes = 256 * 1024,
+	.max_record_bytes = 4096,
+	.flush_interval_ms = 100,
+};
+
+int llog__min_level = LLOG_TRACE;
+
+/* Control state: serialised by ctl_lock (never taken on the record path). */
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static int running;
+static int atexit_done;
+static pthread_t flusher_thread;
+static struct llog_sink *pending_sinks[MAX_SINKS];
+static int n_pending_sinks;
+
+/* Flusher-owned state. */
+struct flusher {
+	struct llog_sink *sinks[MAX_SINKS];
+	int nsinks;
+	uint64_t seq;
+	int64_t last_ts;
+	struct llog__clock_conv clock;
+	char *msgbuf;
+	size_t msgcap;
+	struct llog__plan tmp_plan;
+};
+
+/* ---- futex ------------------------------------------------------------ */
+
+void llog__futex_wait(_Atomic uint32_t *addr, uint32_t val, unsigned timeout_ms)
+{
+	struct timespec ts = {(time_t)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000000L};
+
+	/* Returns at once (EAGAIN) when *addr != val: the check and the
+	 * sleep are atomic in the kernel, which is what makes the wake-up
+	 * handshakes below free of lost wake-ups. */
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val,
+		timeout_ms ? &ts : NULL, NULL, 0);
+}
+
+void llog__futex_wake(_Atomic uint32_t *addr, int all)
+{
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, all ? INT_MAX : 1, NULL, NULL, 0);
+}
+
+/* ---- wake-ups ----------------------------------------------------------- */
+
+/*
+ * Asks the flusher to run a round now. Only the first asker after the
+ * flusher's F1 pays for the system call.
+ * The seq_cst fence pairs with the fence after F1 in flusher_main: either
+ * our push (before the fence) is seen by the flusher's F3 exchange, or our
+ * load below sees F1's pending = 0 and we wake it. The relaxed load is a
+ * filter only; the exchange decides who calls futex_wake.
+ */
+void llog__wake_flusher(void)
+{
+	llog__fence_seq_cst();
+	if (llog__load_relaxed(&llog__g.pending) == 0 &&
+	    llog__xchg_seq_cst(&llog__g.pending, 1) == 0)
+		llog__futex_wake(&llog__g.pending, 0);
+}
+
+/*
+ * Owner of a: sleeps until the flusher has released enough of a's ring that
+ * `need` bytes could be free, or a round passed. Dekker handshake with F5:
+ * we announce ourselves in blocked_waiters (seq_cst RMW), then re-read
+ * released with seq_cst; the flusher stores released, issues a seq_cst
+ * fence, then reads blocked_waiters. One of us sees the other: either we see
+ * the new released and do not sleep, or it sees our count and bumps
+ * release_seq and wakes us (and futex_wait returns at once if it bumped
+ * release_seq after we read it).
+ */
+void llog__wait_released(struct llog__arena *a, uint32_t need)
+{
+	uint32_t seq;
+
+	llog__fetch_add_relaxed(&llog__g.stats.blocked, 1);
+	atomic_fetch_add_explicit(&llog__g.blocked_waiters, 1, memory_order_seq_cst);
+	seq = llog__load_seq_cst(&llog__g.release_seq);
+	llog__wake_flusher();
+	if (a->size - (a->reserve - llog__load_seq_cst(&a->released)) < need)
+		llog__futex_wait(&llog__g.release_seq, seq, 100);
+	atomic_fetch_sub_explicit(&llog__g.blocked_waiters, 1, memory_order_seq_cst);
+}
+
+/* ---- synchronous output (no flusher running) ----------------------------- */
+
+static uint64_t self_tid(void)
+{
+	return (uint64_t)syscall(SYS_gettid);
+}
+
+static void write_stderr_line(const struct llog_entry *e)
+{
+	char line[8192];
+	size_t n = llog_format_entry(e, LLOG_FORMAT_TEXT, line, sizeof(line));
+
+	(void)llog__write_all(2, line, n, 1000);
+}
+
+/*
+ * Renders a record (or a drop notice when msg is NULL) straight to stderr.
+ * Used while the list is closed: before llog_init, after llog_shutdown.
+ */
+void llog__sync_output(const struct llog__rec *r, const char *msg, size_t len)
+{
+	struct llog_entry e = {0};
+	char note[96];
+
+	e.ts_ns = (int64_t)llog__clock_realtime_ns();
+	e.tid = r->arena != NULL ? r->arena->tid : self_tid();
+	if (msg == NULL) {
+		int n = snprintf(note, sizeof(note), "llog: thread %llu dropped %u records",
+				 (unsigned long long)e.tid, r->dropped);
+		e.level = LLOG_WARN;
+		e.file = __FILE__;
+		e.func = __func__;
+		e.line = __LINE__;
+		e.msg = note;
+		e.msg_len = (size_t)n;
+	} else {
+		e.level = (enum llog_level)r->site->level;
+		e.file = r->site->file;
+		e.func = r->site->func;
+		e.line = r->site->line;
+		e.msg = msg;
+		e.msg_len = len;
+	}
+	write_stderr_line(&e);
+}
+
+static void count_sync(void)
+{
+	llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
+	llog__fetch_add_relaxed(&llog__g.stats.written, 1);
+}
+
+static void sync_render(const struct llog__rec *r, const struct llog__plan *plan)
+{
+	char msg[4096 + MARKER_LEN];
+	int trunc = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	size_t n;
+
+	if (r->kind == LLOG__K_TEXT) {
+		n = r->len < sizeof(msg) ? r->len : sizeof(msg);
+		memcpy(msg, llog__rec_payload((struct llog__rec *)r), n);
+	} else {
+		n = llog__render(msg, sizeof(msg) - MARKER_LEN, r->site->fmt, plan,
+				 llog__rec_payload((struct llog__rec *)r), &trunc);
+		if (trunc) {
+			memcpy(msg + n, MARKER, MARKER_LEN);
+			n += MARKER_LEN;
+		}
+	}
+	llog__sync_output(r, msg, n);
+	count_sync();
+}
+
+/* The whole call rendered at once from the va_list, straight to stderr. */
+static void sync_from_va(struct llog_site *site, const struct llog__plan *plan, va_list ap)
+{
+	struct llog__rec r = {0};
+	char msg[4096 + MARKER_LEN];
+	int trunc = 0;
+	size_t n = llog__format_va(msg, sizeof(msg) - MARKER_LEN, site->fmt, plan, ap, &trunc);
+
+	if (trunc) {
+		memcpy(msg + n, MARKER, MARKER_LEN);
+		n += MARKER_LEN;
+	}
+	r.site = site;
+	llog__sync_output(&r, msg, n);
+	count_sync();
+}
+
+/* ---- the hot path ------------------------------------------------------- */
+
+enum { SITE_NEW = 0, SITE_PARSING = 1, SITE_READY = 2 };
+
+/*
+ * The site's plan, parsed once. The thread that wins the CAS NEW->PARSING
+ * writes the plan into the site and publishes it with a store-release of
+ * READY; readers load state with acquire (pairs with that store) before
+ * reading site->plan. Threads that lose the race parse into their own copy
+ * for this call.
+ */
+static const struct llog__plan *site_plan(struct llog_site *site, struct llog__plan *tmp)
+{
+	_Atomic int *state = (_Atomic int *)&site->state;
+	int s = llog__load_acquire(state);
+
+	if (__builtin_expect(s == SITE_READY, 1))
+		return (const struct llog__plan *)(const void *)site->plan;
+	if (s == SITE_NEW && llog__cas_strong_acq_rel(state, &s, SITE_PARSING)) {
+		llog__plan_parse(site->fmt, (struct llog__plan *)(void *)site->plan);
+		llog__store_release(state, SITE_READY);
+		return (const struct llog__plan *)(const void *)site->plan;
+	}
+	llog__plan_parse(site->fmt, tmp);
+	return tmp;
+}
+
+_Static_assert(sizeof(struct llog__plan) <= sizeof(((struct llog_site *)0)->plan),
+	       "plan must fit in the site");
+
+static void count_drop(struct llog__arena *a)
+{
+	a->dropped_pending++;
+	llog__fetch_add_relaxed(&llog__g.stats.dropped, 1);
+	llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
+}
+
+/* Reserves `bytes` under the overflow policy; NULL when dropped. */
+static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
+{
+	struct llog__rec *r = llog__arena_reserve(a, bytes);
+
+	while (__builtin_expect(r == NULL, 0)) {
+		if (llog__load_relaxed(&llog__g.overflow) == LLOG_OVERFLOW_DROP) {
+			llog__wake_flusher();
+			return NULL;
+		}
+		llog__wait_released(a, bytes * 2);
+		r = llog__arena_reserve(a, bytes);
+	}
+	return r;
+}
+
+/*
+ * Pushes r. Returns 0, or -1 when the list is closed (nothing was pushed).
+ * The clock is read after loading the head and again after every failed
+ * CAS, so a record's time is never older than that of the record it is
+ * pushed on top of.
+ */
+static int push(struct llog__rec *r)
+{
+	struct llist_node *first = llist_first_relaxed(&llog__g.head);
+
+	for (;;) {
+		if (__builtin_expect(first == LLOG__CLOSED, 0))
+			return -1;
+		r->ts = llog__clock_raw();
+		/* Release CAS (llist.h): publishes the header and payload. */
+		if (__builtin_expect(llist_try_add(&r->node, &llog__g.head, &first), 1))
+			return 0;
+	}
+}
+
+static void after_push(struct llog__arena *a, int level)
+{
+	uint32_t used = a->reserve - a->cached_released;
+
+	if (level >= LLOG_ERROR) {
+		llog__wake_flusher();
+		return;
+	}
+	if (__builtin_expect(used > a->size / 2, 0)) {
+		/* Acquire: pairs with the flusher's store-release of
+		 * released (a fresher view of the free space). */
+		a->cached_released = llog__load_acquire(&a->released);
+		if (a->reserve - a->cached_released > a->size / 2)
+			llog__wake_flusher();
+	}
+}
+
+static struct llog__rec *capture(struct llog__arena *a, struct llog_site *site,
+				 const struct llog__plan *plan, va_list ap)
+{
+	uint32_t budget = llog__load_relaxed(&llog__g.max_record_bytes);
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	struct llog__rec *r;
+	int trunc = 0;
+	size_t n;
+	va_list ap2;
+
+	if (plan->flags & LLOG__PLAN_EAGER) {
+		/* Render now (wide strings, positional arguments...). */
+		char text[4096];
+
+		n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
+				    site->fmt, plan, ap, &trunc);
+		r = reserve(a, LLOG__REC_HDR + (((uint32_t)n + 7u) & ~7u));
+		if (r == NULL)
+			return NULL;
+		memcpy(llog__rec_payload(r), text, n);
+		r->kind = LLOG__K_TEXT;
+	} else {
+		va_copy(ap2, ap);
+		n = llog__capture_measure(plan, ap2, budget, slen, &trunc);
+		va_end(ap2);
+		if (n == (size_t)-1) {
+			/* Even the fixed part exceeds the budget: keep the
+			 * format text as the message, marked truncated. */
+			r = reserve(a, LLOG__REC_HDR);
+			if (r == NULL)
+				return NULL;
+			n = 0;
+			r->kind = LLOG__K_TEXT;
+			trunc = 1;
+		} else {
+			r = reserve(a, LLOG__REC_HDR + (((uint32_t)n + 7u) & ~7u));
+			if (r == NULL)
+				return NULL;
+			llog__capture_write(plan, ap, slen, llog__rec_payload(r));
+			r->kind = LLOG__K_LOG;
+		}
+	}
+	r->len = (uint32_t)n;
+	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
+	r->site = site;
+	r->arena = a;
+	r->dropped = a->dropped_pending;
+	return r;
+}
+
+void llog__log(struct llog_site *site, const char *fmt, ...)
+{
+	struct llog__plan tmp;
+	const struct llog__plan *plan;
+	struct llog__arena *a;
+	struct llog__rec *r;
+	uint32_t old_reserve;
+	va_list ap;
+
+	(void)fmt; /* the site holds the same literal */
+	plan = site_plan(site, &tmp);
+	va_start(ap, fmt);
+	if (__builtin_expect(llist_first_relaxed(&llog__g.head) == LLOG__CLOSED, 0)) {
+		sync_from_va(site, plan, ap);
+		va_end(ap);
+		return;
+	}
+	a = llog__arena_get();
+	if (__builtin_expect(a == NULL || a->in_log || llog__arena_thread_is_flusher(), 0)) {
+		/* No memory for an arena, re-entry from a signal handler
+		 * that interrupted a LOG in this thread, or a LOG from a sink
+		 * callback on the flusher: dropped and counted. */
+		if (a != NULL && !a->in_log)
+			count_drop(a);
+		else
+			llog__fetch_add_relaxed(&llog__g.stats.dropped, 1),
+				llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
+		va_end(ap);
+		return;
+	}
+	a->in_log = 1;
+	old_reserve = a->reserve;
+	r = capture(a, site, plan, ap);
+	va_end(ap);
+	if (r == NULL) {
+		count_drop(a);
+	} else if (push(r) == 0) {
+		a->dropped_pending = 0;
+		after_push(a, site->level);
+	} else {
+		/* Closed while we captured: render here, give the bytes back. */
+		sync_render(r, plan);
+		llog__arena_unreserve(a, r, old_reserve);
+	}
+	a->in_log = 0;
+}
+
+/* ---- the flusher -------------------------------------------------------- */
+
+static void sink_write(struct flusher *f, const struct llog_entry *e)
+{
+	for (int i = 0; i < f->nsinks; i++) {
+		struct llog_sink *s = f->sinks[i];
+		long rc;
+
+		if (e->level < s->level)
+			continue;
+		rc = s->ops->write(s, e);
+		if (rc < 0)
+			llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
+	}
+}
+
+static void sinks_commit(struct flusher *f)
+{
+	for (int i = 0; i < f->nsinks; i++) {
+		long rc = f->sinks[i]->ops->commit(f->sinks[i]);
+
+		if (rc < 0)
+			llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
+		else
+			llog__fetch_add_relaxed(&llog__g.stats.bytes_written, (uint64_t)rc);
+	}
+}
+
+static int64_t out_ts(struct flusher *f, uint64_t raw)
+{
+	int64_t ts = llog__clock_conv_ns(&f->clock, raw);
+
+	if (ts < f->last_ts)
+		ts = f->last_ts; /* never backwards (see DESIGN) */
+	f->last_ts = ts;
+	return ts;
+}
+
+static void drop_notice(struct flusher *f, const struct llog__rec *r)
+{
+	struct llog_entry e = {0};
+	char note[96];
+	int n = snprintf(note, sizeof(note), "llog: thread %llu dropped %u records",
+			 (unsigned long long)r->arena->tid, r->dropped);
+
+	e.seq = ++f->seq;
+	e.ts_ns = out_ts(f, r->ts);
+	e.level = LLOG_WARN;
+	e.tid = r->arena->tid;
+	e.file = __FILE__;
+	e.func = __func__;
+	e.line = __LINE__;
+	e.msg = note;
+	e.msg_len = (size_t)n;
+	sink_write(f, &e);
+}
+
+/*
+ * The plan of a site whose record we hold. Usually published (the producer's
+ * release store of READY is sequenced before its push, which we synchronize
+ * with). A producer that lost the parsing race used its own copy, and the
+ * winner may still be writing site->plan: then parse our own.
+ */
+static const struct llog__plan *flusher_plan(const struct llog_site *site,
+					     struct llog__plan *tmp)
+{
+	/* Acquire: pairs with the release store of READY in site_plan. */
+	if (llog__load_acquire((_Atomic int *)&site->state) == SITE_READY)
+		return (const struct llog__plan *)(const void *)site->plan;
+	llog__plan_parse(site->fmt, tmp);
+	return tmp;
+}
+
+static void write_record(struct flusher *f, struct llog__rec *r)
+{
+	const struct llog_site *site = r->site;
+	struct llog_entry e;
+	int trunc = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	size_t n;
+
+	if (r->kind == LLOG__K_TEXT) {
+		n = r->len;
+		if (n > f->msgcap - MARKER_LEN)
+			n = f->msgcap - MARKER_LEN;
+		memcpy(f->msgbuf, llog__rec_payload(r), n);
+		if (n == 0 && trunc) {
+			/* Arguments too large even to capture: show the
+			 * format itself. */
+			n = strnlen(site->fmt, f->msgcap - MARKER_LEN);
+			memcpy(f->msgbuf, site->fmt, n);
+		}
+	} else {
+		n = llog__render(f->msgbuf, f->msgcap - MARKER_LEN, site->fmt,
+				 flusher_plan(site, &f->tmp_plan), llog__rec_payload(r), &trunc);
+	}
+	if (trunc) {
+		memcpy(f->msgbuf + n, MARKER, MARKER_LEN);
+		n += MARKER_LEN;
+		llog__fetch_add_relaxed(&llog__g.stats.truncated, 1);
+	}
+	e.seq = ++f->seq;
+	e.ts_ns = out_ts(f, r->ts);
+	e.level = (enum llog_level)site->level;
+	e.line = site->line;
+	e.tid = r->arena->tid;
+	e.file = site->file;
+	e.func = site->func;
+	e.msg = f->msgbuf;
+	e.msg_len = n;
+	sink_write(f, &e);
+}
+
+/* Processes one chain in push order. Returns the barriers met, linked
+ * through their node (to be signalled after the commit). */
+static struct llist_node *process(struct flusher *f, struct llist_node *chain, uint64_t *nrec)
+{
+	struct llist_node *pos, *next, *barriers = NULL;
+
+	llist_for_each_safe(pos, next, chain) {
+		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+		switch (r->kind) {
+		case LLOG__K_LOG:
+		case LLOG__K_TEXT:
+			if (r->dropped != 0)
+				drop_notice(f, r);
+			write_record(f, r);
+			++*nrec;
+			/* Release: pairs with the owner's load-acquire in
+			 * llog__arena_reserve; we are done reading r. */
+			llog__store_release(&r->arena->released, r->end);
+			break;
+		case LLOG__K_EXIT:
+			/* Every earlier record of this arena is released. */
+			if (r->dropped != 0)
+				drop_notice(f, r);
+			llog__arena_free(r->arena);
+			break;
+		case LLOG__K_BARRIER:
+			pos->next = barriers;
+			barriers = pos;
+			break;
+		case LLOG__K_SINK: {
+			struct llog__sink_rec {
+				struct llog__rec rec;
+				struct llog_sink *sink;
+			} *sr = (void *)r;
+
+			if (f->nsinks < MAX_SINKS)
+				f->sinks[f->nsinks++] = sr->sink;
+			else
+				sr->sink->ops->close(sr->sink);
+			free(sr);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return barriers;
+}
+
+struct llog__barrier {
+	struct llog__rec rec;
+	_Atomic uint32_t done;
+};
+
+static void signal_barriers(struct llist_node *b)
+{
+	while (b != NULL) {
+		struct llist_node *next = b->next;
+		struct llog__barrier *bar =
+			(struct llog__barrier *)(void *)llist_entry(b, struct llog__rec, node);
+
+		/* Release: pairs with the acquire load in llog_flush; after
+		 * this store the barrier (on the caller's stack) may vanish,
+		 * so only its address is used below (a futex wake on a stale
+		 * address is harmless: waiters re-check their word). */
+		llog__store_release(&bar->done, 1);
+		llog__futex_wake(&bar->done, 1);
+		b = next;
+	}
+}
+
+static void *flusher_main(void *arg)
+{
+	struct flusher *f = arg;
+	sigset_t all;
+
+	/* Signals are for application threads; the flusher never runs a
+	 * handler (crash handling will drain from outside). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	llog__arena_mark_flusher();
+	for (;;) {
+		struct llist_node *chain, *barriers;
+		uint64_t nrec = 0;
+		int stopping;
+
+		/* F1. seq_cst store + fence: pairs with the fence in
+		 * llog__wake_flusher (see there). */
+		llog__store_seq_cst(&llog__g.pending, 0);
+		llog__fence_seq_cst();
+		/* F2. Acquire: pairs with the release store in
+		 * llog_shutdown. Read BEFORE the exchange: a push that lands
+		 * after a final exchange installing NULL would be lost
+		 * (the broken model variant shows it). */
+		stopping = llog__load_acquire(&llog__g.stop);
+		/* F3. Acquire exchange (llist.h): synchronizes with every
+		 * push in the chain. */
+		chain = llist_del_all_replace(&llog__g.head, stopping ? LLOG__CLOSED : NULL);
+		llog__clock_conv_anchor(&f->clock);
+		/* F4 */
+		barriers = process(f, llist_reverse_order(chain), &nrec);
+		/* F5 */
+		if (nrec != 0 || barriers != NULL) {
+			sinks_commit(f);
+			llog__fetch_add_relaxed(&llog__g.stats.written, nrec);
+			llog__fetch_add_relaxed(&llog__g.stats.logged, nrec);
+			llog__fetch_add_relaxed(&llog__g.stats.batches, 1);
+		}
+		signal_barriers(barriers);
+		/* Fence: pairs with the seq_cst RMW/load in
+		 * llog__wait_released (Dekker handshake). */
+		llog__fence_seq_cst();
+		if (llog__load_relaxed(&llog__g.blocked_waiters) != 0) {
+			llog__fetch_add_release(&llog__g.release_seq, 1);
+			llog__futex_wake(&llog__g.release_seq, 1);
+		}
+		/* F6 */
+		if (stopping)
+			break;
+		if (llog__load_seq_cst(&llog__g.pending) == 0)
+			llog__futex_wait(&llog__g.pending, 0, llog__g.flush_interval_ms);
+	}
+	return NULL;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+static struct flusher *the_flusher;
+
+static int parse_level(const char *s, enum llog_level *out)
+{
+	static const char *const names[] = {"trace", "debug", "info", "warn", "error", "fatal", "off"};
+
+	for (int i = 0; i <= LLOG_OFF; i++) {
+		if (strcasecmp(s, names[i]) == 0) {
+			*out = (enum llog_level)i;
+			return 0;
+		}
+	}
+	if (strcasecmp(s, "warning") == 0) {
+		*out = LLOG_WARN;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int apply_config(const struct llog_config *cfg)
+{
+	struct llog_config c = {0};
+	size_t arena, maxrec;
+	const char *env;
+	enum llog_level lvl;
+
+	if (cfg != NULL)
+		c = *cfg;
+	if ((unsigned)c.level > LLOG_OFF || (unsigned)c.overflow > LLOG_OVERFLOW_DROP)
+		return -EINVAL;
+	arena = c.arena_bytes ? c.arena_bytes : 256 * 1024;
+	if (arena < 16 * 1024)
+		arena = 16 * 1024;
+	if (arena > (1u << 30))
+		return -EINVAL;
+	maxrec = c.max_record_bytes ? c.max_record_bytes : 4096;
+	if (maxrec < 256 || maxrec > arena / 4)
+		return -EINVAL;
+	lvl = c.level;
+	env = getenv("LLOG_LEVEL");
+	if (env != NULL && *env != '\0' && parse_level(env, &lvl) != 0) {
+		static const char msg[] = "llog: ignoring invalid LLOG_LEVEL\n";
+
+		(void)!write(2, msg, sizeof(msg) - 1);
+		lvl = c.level;
+	}
+	llog__store_relaxed(&llog__g.arena_bytes, (uint32_t)arena);
+	llog__store_relaxed(&llog__g.max_record_bytes, (uint32_t)maxrec);
+	llog__store_relaxed(&llog__g.overflow, (int)c.overflow);
+	llog__g.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : 100;
+	llog_set_level(lvl);
+	return 0;
+}
+
+static void close_all(struct llog_sink **s, int n)
+{
+	for (int i = 0; i < n; i++)
+		s[i]->ops->close(s[i]);
+}
+
+int llog_init(const struct llog_config *cfg)
+{
+	struct flusher *f;
+	int rc;
+
+	pthread_mutex_lock(&ctl_lock);
+	if (running) {
+		rc = -EALREADY;
+		goto out;
+	}
+	rc = apply_config(cfg);
+	if (rc != 0)
+		goto out;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	f->msgcap = llog__load_relaxed(&llog__g.max_record_bytes) + MARKER_LEN;
+	f->msgbuf = malloc(f->msgcap);
+	if (f->msgbuf == NULL) {
+		free(f);
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (n_pending_sinks == 0) {
+		struct llog_sink *s = llog_console_sink(NULL);
+
+		if (s != NULL)
+			pending_sinks[n_pending_sinks++] = s;
+	}
+	memcpy(f->sinks, pending_sinks, sizeof(pending_sinks));
+	f->nsinks = n_pending_sinks;
+	llog__clock_conv_init(&f->clock);
+	llog__store_relaxed(&llog__g.stop, 0);
+	llog__store_relaxed(&llog__g.pending, 0);
+	/* Release: pairs with the producers' CAS (which reads this NULL and
+	 * then relies on the configuration written above only through
+	 * relaxed atomics; the release orders them for completeness). */
+	llog__store_release(&llog__g.head.first, NULL);
+	rc = -pthread_create(&flusher_thread, NULL, flusher_main, f);
+	if (rc != 0) {
+		llog__store_release(&llog__g.head.first, LLOG__CLOSED);
+		free(f->msgbuf);
+		free(f);
+		goto out;
+	}
+	n_pending_sinks = 0;
+	the_flusher = f;
+	running = 1;
+	if (!atexit_done) {
+		atexit_done = 1;
+		atexit(llog_shutdown);
+	}
+out:
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
+int llog_add_sink(struct llog_sink *sink)
+{
+	struct llog__sink_rec {
+		struct llog__rec rec;
+		struct llog_sink *sink;
+	} *sr;
+	int rc = 0;
+
+	if (sink == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&ctl_lock);
+	if (!running) {
+		if (n_pending_sinks < MAX_SINKS)
+			pending_sinks[n_pending_sinks++] = sink;
+		else
+			rc = -ENOSPC;
+		goto out;
+	}
+	sr = calloc(1, sizeof(*sr));
+	if (sr == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	sr->rec.kind = LLOG__K_SINK;
+	sr->sink = sink;
+	/* Cannot see CLOSED: running is set and shutdown needs ctl_lock. */
+	llist_add(&sr->rec.node, &llog__g.head);
+out:
+	pthread_mutex_unlock(&ctl_lock);
+	if (rc != 0)
+		sink->ops->close(sink);
+	return rc;
+}
+
+void llog_flush(void)
+{
+	struct llog__barrier b = {0};
+
+	if (llog__arena_thread_is_flusher())
+		return;
+	b.rec.kind = LLOG__K_BARRIER;
+	if (push(&b.rec) != 0)
+		return; /* not running: everything is synchronous */
+	llog__wake_flusher();
+	/* Acquire: pairs with the release store in signal_barriers. */
+	while (llog__load_acquire(&b.done) == 0)
+		llog__futex_wait(&b.done, 0, 0);
+}
+
+void llog_shutdown(void)
+{
+	struct flusher *f;
+
+	if (llog__arena_thread_is_flusher())
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	if (!running) {
+		pthread_mutex_unlock(&ctl_lock);
+		return;
+	}
+	/* Release: pairs with the acquire load at F2. */
+	llog__store_release(&llog__g.stop, 1);
+	llog__xchg_seq_cst(&llog__g.pending, 1);
+	llog__futex_wake(&llog__g.pending, 0);
+	pthread_join(flusher_thread, NULL);
+	f = the_flusher;
+	the_flusher = NULL;
+	close_all(f->sinks, f->nsinks);
+	free(f->msgbuf);
+	free(f);
+	running = 0;
+	pthread_mutex_unlock(&ctl_lock);
+	llog__arena_release_self();
+}
+
+void llog_sink_destroy(struct llog_sink *sink)
+{
+	if (sink != NULL)
+		sink->ops->close(sink);
+}
+
+void llog_set_level(enum llog_level level)
+{
+	if ((unsigned)level > LLOG_OFF)
+		return;
+	/* Relaxed: a level change need not be ordered with anything; each
+	 * LOG reads it with one relaxed load. */
+	__atomic_store_n(&llog__min_level, (int)level, __ATOMIC_RELAXED);
+}
+
+enum llog_level llog_get_level(void)
+{
+	return (enum llog_level)__atomic_load_n(&llog__min_level, __ATOMIC_RELAXED);
+}
+
+void llog_get_stats(struct llog_stats *out)
+{
+	/* Relaxed: counters are independent snapshots. */
+	out->logged = llog__load_relaxed(&llog__g.stats.logged);
+	out->written = llog__load_relaxed(&llog__g.stats.written);
+	out->dropped = llog__load_relaxed(&llog__g.stats.dropped);
+	out->truncated = llog__load_relaxed(&llog__g.stats.truncated);
+	out->batches = llog__load_relaxed(&llog__g.stats.batches);
+	out->bytes_written = llog__load_relaxed(&llog__g.stats.bytes_written);
+	out->write_errors = llog__load_relaxed(&llog__g.stats.write_errors);
+	out->blocked = llog__load_relaxed(&llog__g.stats.blocked);
+}
+
+const char *llog_level_name(enum llog_level level)
+{
+	static const char *const names[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"};
+
+	return (unsigned)level <= LLOG_OFF ? names[level] : "?";
+}
+
+const char *llog_strerror(int err)
+{
+	switch (err) {
+	case 0:
+		return "success";
+	case -EALREADY:
+		return "llog is already initialised";
+	case -EINVAL:
+		return "invalid argument";
+	case -ENOSPC:
+		return "too many sinks";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return err < 0 ? strerror(-err) : "unknown error";
+	}
+}

@@ -1,0 +1,135 @@
+/*
+ * core.h - records, arenas and the flusher's shared state (internal).
+ *
+ * DESIGN
+ * Everything the flusher learns from other threads travels through one
+ * lock-free list (llog__g.head): log records, thread-exit markers, flush
+ * barriers and sink changes. Each is a struct llog__rec whose kind says
+ * what it is. Log records live in their thread's arena ring (arena.c); exit
+ * markers live in the arena header; barriers on the caller's stack; sink
+ * changes in malloc'd memory (never on the record path).
+ *
+ * The head holds LLOG__CLOSED while no flusher runs (before llog_init and
+ * after llog_shutdown): a producer that sees it renders its record itself,
+ * synchronously, so a record is never pushed where no one will take it.
+ *
+ * Invariant (after llog_flush, no concurrent logging):
+ *   stats.logged == stats.written + stats.dropped
+ */
+#ifndef LLOG_CORE_H
+#define LLOG_CORE_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "llist.h"
+#include "llog.h"
+#include "sink.h"
+
+enum llog__kind {
+	LLOG__K_LOG = 0,     /* captured arguments, rendered by the flusher */
+	LLOG__K_TEXT = 1,    /* message already rendered at the call (EAGER) */
+	LLOG__K_EXIT = 2,    /* the owning thread exited: free its arena */
+	LLOG__K_BARRIER = 3, /* llog_flush(): commit, then signal */
+	LLOG__K_SINK = 4     /* install a sink */
+};
+
+#define LLOG__REC_TRUNCATED 0x01u
+
+struct llog__arena;
+
+/* A record header. In an arena it is followed by len payload bytes. */
+struct llog__rec {
+	struct llist_node node;       /* first: the list link */
+	const struct llog_site *site; /* LOG/TEXT */
+	struct llog__arena *arena;    /* owning arena (LOG/TEXT/EXIT) */
+	uint64_t ts;                  /* raw clock (clock.h) at the push */
+	uint32_t end;                 /* ring position after this record */
+	uint32_t len;                 /* payload bytes */
+	uint32_t dropped;             /* records this thread dropped before it */
+	uint8_t kind;                 /* enum llog__kind */
+	uint8_t flags;                /* LLOG__REC_* */
+};
+
+#define LLOG__REC_ALIGN 8u
+#define LLOG__REC_HDR ((uint32_t)((sizeof(struct llog__rec) + 7u) & ~7u))
+
+static inline void *llog__rec_payload(struct llog__rec *r)
+{
+	return (char *)r + LLOG__REC_HDR;
+}
+
+/*
+ * A thread's arena. Positions are free-running uint32 counters (they wrap;
+ * differences are taken modulo 2^32, and the ring is at most 2^30 bytes).
+ *
+ *   used = reserve - released <= size
+ *
+ * Only the owner writes reserve/cached_released/dropped_pending/in_log; only
+ * the flusher writes released (store-release after it has finished reading
+ * a record, paired with the owner's load-acquire before reusing the bytes).
+ */
+struct llog__arena {
+	/* owner side */
+	uint32_t reserve;
+	uint32_t cached_released;
+	uint32_t size;
+	uint32_t mask;
+	uint32_t dropped_pending;
+	volatile int in_log;   /* re-entry guard (signal handlers) */
+	uint64_t tid;
+	/* flusher side, on its own cache line */
+	alignas(64) _Atomic uint32_t released;
+	struct llog__rec exit_rec;
+	alignas(64) unsigned char ring[];
+};
+
+/* The sentinel installed in head while no flusher runs. */
+extern struct llist_node llog__closed_node;
+#define LLOG__CLOSED (&llog__closed_node)
+
+struct llog__stats {
+	_Atomic uint64_t logged, written, dropped, truncated, batches,
+		bytes_written, write_errors, blocked;
+};
+
+struct llog__global {
+	alignas(64) struct llist_head head;
+	/* Futex word: 1 when the flusher has been asked to run a round. */
+	alignas(64) _Atomic uint32_t pending;
+	/* Producers waiting for arena space, and the futex word they sleep
+	 * on (bumped by the flusher after a round when waiters > 0). */
+	alignas(64) _Atomic uint32_t blocked_waiters;
+	_Atomic uint32_t release_seq;
+	_Atomic int stop;
+	/* Configuration in force (written under the control mutex while no
+	 * flusher runs; read by producers relaxed: a torn read of an int is
+	 * impossible and a stale one harmless). */
+	_Atomic uint32_t arena_bytes;
+	_Atomic uint32_t max_record_bytes;
+	_Atomic int overflow;
+	unsigned flush_interval_ms;
+	struct llog__stats stats;
+};
+
+extern struct llog__global llog__g;
+
+/* arena.c */
+struct llog__arena *llog__arena_get(void);
+struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes);
+void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve);
+void llog__arena_free(struct llog__arena *a);
+void llog__arena_release_self(void);
+int llog__arena_thread_is_flusher(void);
+void llog__arena_mark_flusher(void);
+
+/* core.c */
+void llog__wake_flusher(void);
+void llog__wait_released(struct llog__arena *a, uint32_t need);
+void llog__sync_output(const struct llog__rec *r, const char *msg, size_t len);
+
+/* futex helpers (core.c) */
+void llog__futex_wait(_Atomic uint32_t *addr, uint32_t val, unsigned timeout_ms);
+void llog__futex_wake(_Atomic uint32_t *addr, int all);
+
+#endif /* LLOG_CORE_H */

@@ -1,0 +1,100 @@
+/*
+ * fmt.h - argument plans, raw capture and deferred rendering of printf
+ * formats (internal).
+ *
+ * DESIGN
+ * A LOG site's format string is parsed once into a plan: the C type that each
+ * conversion consumes, in order (a '*' width or precision consumes an int
+ * before its conversion). At every call the producer copies its arguments
+ * by the plan into the record (capture: two calls, measure then write, over
+ * two copies of the va_list). Later the flusher renders the message from the
+ * format, the plan and the captured bytes. Invariant:
+ *
+ *   render(fmt, plan, capture(plan, args)) == snprintf(fmt, args)   (bytes)
+ *
+ * for every format of the C99 grammar (flags "-+ #0", width, precision,
+ * '*' for both, length hh h l ll j z t L, conversions d i u o x X c s p f F
+ * e E g G a A %), as long as the output fits the buffer. Strings are copied
+ * at the call (NULL renders as "(null)", as glibc does); with a precision only
+ * that many bytes are read, as C requires. %n consumes its pointer and is
+ * never executed (nothing is stored through it). Plans that cannot be
+ * deferred (wide conversions %lc %ls, POSIX positional "%1$d", more arguments
+ * than LLOG__PLAN_MAX_ARGS, an unknown conversion) are marked EAGER: the
+ * producer renders them at the call with llog__format_va().
+ *
+ * Nothing here allocates, locks, or makes a system call; all functions are
+ * reentrant and async-signal-safe except where they call snprintf (floating
+ * point and %p rendering, eager wide conversions).
+ */
+#ifndef LLOG_FMT_H
+#define LLOG_FMT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LLOG__PLAN_MAX_ARGS 32
+
+/* Plan flags. */
+#define LLOG__PLAN_EAGER 0x01u /* format at the call, see above */
+
+/*
+ * A parsed format. Fits in struct llog_site's plan[] (36 bytes, 4-aligned),
+ * and is plain data: it may be copied with memcpy.
+ */
+struct llog__plan {
+	uint8_t nargs;                         /* arguments consumed */
+	uint8_t flags;                         /* LLOG__PLAN_* */
+	uint16_t fixed_bytes;                  /* capture size without strings */
+	uint8_t type[LLOG__PLAN_MAX_ARGS];     /* internal type codes */
+};
+
+/*
+ * Parses fmt into *plan. Never fails: a format that cannot be deferred gives
+ * a plan with LLOG__PLAN_EAGER set. fmt must not be NULL.
+ */
+void llog__plan_parse(const char *fmt, struct llog__plan *plan);
+
+/*
+ * Capture, pass 1: returns the number of bytes llog__capture_write() will
+ * write for these arguments, at most budget. When the arguments would need
+ * more, string arguments are clipped (from the last string backwards, never
+ * below 0 bytes) so that the total fits, and *truncated is set to 1
+ * (otherwise left unchanged). slen receives each string argument's captured
+ * length, indexed by argument position (size LLOG__PLAN_MAX_ARGS). Returns
+ * (size_t)-1 if even the fixed part exceeds budget, or if the plan is
+ * EAGER (nothing to capture: use llog__format_va()). Consumes ap.
+ */
+size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
+			     size_t budget, uint32_t *slen, int *truncated);
+
+/*
+ * Capture, pass 2: writes the arguments into dst (any alignment), exactly the
+ * number of bytes pass 1 returned, using the string lengths it computed.
+ * Consumes ap (a fresh copy of the same arguments).
+ */
+void llog__capture_write(const struct llog__plan *plan, va_list ap,
+			 const uint32_t *slen, void *dst);
+
+/*
+ * Renders fmt with the captured arguments into out[0..cap). Returns the
+ * number of bytes written (never more than cap; no NUL terminator is
+ * written). When the full message would need more than cap bytes, writes
+ * the first cap bytes of it and sets *truncated to 1 (one byte fewer in
+ * the single case of a message that starts with a floating-point or %p
+ * conversion longer than 512 bytes which crosses cap).
+ */
+size_t llog__render(char *out, size_t cap, const char *fmt,
+		    const struct llog__plan *plan, const void *args,
+		    int *truncated);
+
+/*
+ * Renders fmt with a live va_list at once (the EAGER path, and the
+ * synchronous path used before init). Same contract as llog__render; %n is
+ * never executed.
+ */
+size_t llog__format_va(char *out, size_t cap, const char *fmt,
+		       const struct llog__plan *plan, va_list ap,
+		       int *truncated);
+
+#endif /* LLOG_FMT_H */

@@ -1,0 +1,316 @@
+/*
+ * line.c - one entry as one line of text or JSON, and write-all for sinks.
+ *
+ * DESIGN
+ * llog_format_entry() writes into a caller buffer, never allocates, never
+ * overflows: output that does not fit is cut, and the line still ends with
+ * '\n'. Every record is exactly one line: in text, bytes below 0x20 and 0x7f
+ * in the message are escaped (\n, \r, \t, \xNN), so a message cannot forge
+ * another record or drive the terminal; in JSON, strings follow RFC 8259
+ * (quote, backslash and control characters escaped, invalid UTF-8 replaced
+ * by U+FFFD), so the output is always valid JSON.
+ * Timestamps are formatted from integers (no gmtime, no locale): civil date
+ * from days since 1970 by the usual era arithmetic of the proleptic Gregorian
+ * calendar.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+struct out {
+	char *p;
+	size_t n, cap; /* cap excludes the byte kept for '\n' */
+};
+
+static inline void put(struct out *o, const char *s, size_t len)
+{
+	size_t room = o->cap - o->n;
+
+	if (len > room)
+		len = room;
+	memcpy(o->p + o->n, s, len);
+	o->n += len;
+}
+
+static inline void putch(struct out *o, char c)
+{
+	if (o->n < o->cap)
+		o->p[o->n++] = c;
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[20];
+	int i = 20;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	put(o, tmp + i, (size_t)(20 - i));
+}
+
+/* Zero-padded decimal of exactly `width` digits. */
+static void put_fixed(char *dst, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--) {
+		dst[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+/* days since 1970-01-01 -> year, month (1-12), day (1-31) */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t era, yoe, doy, mp;
+
+	z += 719468; /* shift the epoch to 0000-03-01 */
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	yoe = z - era * 146097;                                /* [0, 146096] */
+	yoe = (yoe - yoe / 1460 + yoe / 36524 - yoe / 146096) / 365; /* [0, 399] */
+	doy = (z - era * 146097) - (365 * yoe + yoe / 4 - yoe / 100); /* [0, 365] */
+	mp = (5 * doy + 2) / 153;                              /* [0, 11] */
+	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+/* RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes) */
+static void put_ts(struct out *o, int64_t ts_ns)
+{
+	char b[30];
+	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
+	int64_t ns = ts_ns - secs * 1000000000;
+	int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+	int64_t sod = secs - days * 86400, y;
+	unsigned m, d;
+
+	civil_from_days(days, &y, &m, &d);
+	if (y < 0 || y > 9999)
+		y = 0;
+	put_fixed(b, (uint64_t)y, 4);
+	b[4] = '-';
+	put_fixed(b + 5, m, 2);
+	b[7] = '-';
+	put_fixed(b + 8, d, 2);
+	b[10] = 'T';
+	put_fixed(b + 11, (uint64_t)(sod / 3600), 2);
+	b[13] = ':';
+	put_fixed(b + 14, (uint64_t)(sod / 60 % 60), 2);
+	b[16] = ':';
+	put_fixed(b + 17, (uint64_t)(sod % 60), 2);
+	b[19] = '.';
+	put_fixed(b + 20, (uint64_t)ns, 9);
+	b[29] = 'Z';
+	put(o, b, sizeof(b));
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void put_text_escaped(struct out *o, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && (unsigned char)s[j] >= 0x20 && s[j] != 0x7f)
+			j++;
+		put(o, s + i, j - i);
+		if (j == len)
+			break;
+		switch (s[j]) {
+		case '\n': put(o, "\\n", 2); break;
+		case '\r': put(o, "\\r", 2); break;
+		case '\t': put(o, "\\t", 2); break;
+		default: {
+			char e[4] = {'\\', 'x', hexdig[(unsigned char)s[j] >> 4],
+				     hexdig[(unsigned char)s[j] & 15]};
+			put(o, e, 4);
+		}
+		}
+		i = j + 1;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void put_json_string(struct out *o, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	putch(o, '"');
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			size_t j = i + 1;
+
+			while (j < len && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
+				j++;
+			put(o, str + i, j - i);
+			i = j;
+			continue;
+		}
+		switch (c) {
+		case '"': put(o, "\\\"", 2); i++; continue;
+		case '\\': put(o, "\\\\", 2); i++; continue;
+		case '\n': put(o, "\\n", 2); i++; continue;
+		case '\r': put(o, "\\r", 2); i++; continue;
+		case '\t': put(o, "\\t", 2); i++; continue;
+		default: break;
+		}
+		if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
+
+			put(o, e, 6);
+			i++;
+			continue;
+		}
+		n = utf8_len(s + i, len - i);
+		if (n == 0) {
+			put(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			i++;
+		} else {
+			/* Never emit half a character when cut. */
+			if (o->cap - o->n >= n)
+				put(o, str + i, n);
+			else
+				o->n = o->cap;
+			i += n;
+		}
+	}
+	/* Keep room for the closing quote even when cut. */
+	if (o->n == o->cap && o->cap > 0)
+		o->n--;
+	putch(o, '"');
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s != NULL ? s + 1 : path;
+}
+
+static void format_text(struct out *o, const struct llog_entry *e)
+{
+	static const char *const lvl[] = {"TRACE", "DEBUG", "INFO ", "WARN ", "ERROR", "FATAL", "OFF  "};
+
+	put_ts(o, e->ts_ns);
+	putch(o, ' ');
+	put(o, (unsigned)e->level <= LLOG_OFF ? lvl[e->level] : "?    ", 5);
+	put(o, " [", 2);
+	put_u64(o, e->tid);
+	put(o, "] ", 2);
+	put(o, base_name(e->file), strlen(base_name(e->file)));
+	putch(o, ':');
+	put_u64(o, (uint64_t)(e->line < 0 ? 0 : e->line));
+	putch(o, ' ');
+	put_text_escaped(o, e->msg, e->msg_len);
+}
+
+static void format_json(struct out *o, const struct llog_entry *e)
+{
+	put(o, "{\"seq\":", 7);
+	put_u64(o, e->seq);
+	put(o, ",\"ts\":\"", 7);
+	put_ts(o, e->ts_ns);
+	put(o, "\",\"level\":\"", 11);
+	put(o, llog_level_name(e->level), strlen(llog_level_name(e->level)));
+	put(o, "\",\"thread\":", 11);
+	put_u64(o, e->tid);
+	put(o, ",\"file\":", 8);
+	put_json_string(o, e->file, strlen(e->file));
+	put(o, ",\"line\":", 8);
+	put_u64(o, (uint64_t)(e->line < 0 ? 0 : e->line));
+	put(o, ",\"func\":", 8);
+	put_json_string(o, e->func, strlen(e->func));
+	put(o, ",\"msg\":", 7);
+	/* The closing brace must survive a cut message. */
+	if (o->cap > o->n + 1) {
+		o->cap--;
+		put_json_string(o, e->msg, e->msg_len);
+		o->cap++;
+	}
+	putch(o, '}');
+}
+
+size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, char *buf, size_t cap)
+{
+	struct out o = {buf, 0, cap ? cap - 1 : 0};
+
+	if (cap == 0)
+		return 0;
+	if (format == LLOG_FORMAT_JSON)
+		format_json(&o, e);
+	else
+		format_text(&o, e);
+	buf[o.n++] = '\n';
+	return o.n;
+}
+
+long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
+{
+	size_t done = 0;
+	struct stat st;
+	int sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+
+	while (done < len) {
+		ssize_t n = sock ? send(fd, buf + done, len - done, MSG_NOSIGNAL)
+				 : write(fd, buf + done, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+			if (poll(&p, 1, timeout_ms) > 0)
+				continue;
+			return -EAGAIN;
+		}
+		return n < 0 ? -errno : -EIO;
+	}
+	return (long)done;
+}

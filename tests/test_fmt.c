@@ -1,0 +1,824 @@
+/*
+ * test_fmt.c - plans, capture and rendering of printf formats (fmt.c).
+ *
+ * DESIGN
+ * The oracle is the C library: for every case,
+ *
+ *   render(fmt, plan, capture(args)) == format_va(fmt, args)
+ *                                    == vsnprintf(fmt, args)   (bytes, length)
+ *
+ * and a render into half the space is the prefix of that with *truncated
+ * set. A deterministic generator (fixed seed) builds the differential corpus
+ * over every conversion, flag, width, precision ('*' included), length
+ * modifier and edge value; named cases cover %n, NULL and unterminated
+ * strings, truncation, clipping at capture and the EAGER plans.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "fmt.h"
+
+/* The formats here are built at run time on purpose. */
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+
+#define BIG (64 * 1024)
+
+static char expect[BIG], got[BIG], capbuf[BIG];
+static unsigned long ncases;
+
+/* Shows at most 400 bytes of s, with non-printable bytes escaped. */
+static const char *shown(const char *s, size_t n)
+{
+	static char buf[2][2048];
+	static int k;
+	char *b = buf[k ^= 1], *p = b;
+
+	for (size_t i = 0; i < n && i < 400; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			*p++ = (char)c;
+		else
+			p += sprintf(p, "\\x%02x", c);
+	}
+	*p = '\0';
+	return b;
+}
+
+static void fail_case(const char *what, const char *fmt, const char *exp,
+		      size_t nexp, const char *act, size_t nact)
+{
+	print_error("%s mismatch for format \"%s\"\n  expected (%zu): %s\n",
+		    what, shown(fmt, strlen(fmt)), nexp, shown(exp, nexp));
+	print_error("  actual   (%zu): %s\n", nact, shown(act, nact));
+	fail();
+}
+
+static unsigned long short_by_one;
+
+/* Does fmt start with a conversion that fmt.c hands to snprintf, and is
+ * the output at least 512 bytes long? */
+static int long_snprintf_conv(const char *fmt, size_t n)
+{
+	return n >= 512 && fmt[0] == '%' && fmt[1] != '%' &&
+	       strpbrk(fmt, "fFeEgGaAp") != NULL;
+}
+
+/* Checks a truncated render: a prefix of length cap (or cap - 1 when the
+ * message starts with a conversion longer than fmt.c's 512-byte snprintf
+ * buffer that crosses cap). */
+static void check_prefix(const char *what, const char *fmt, size_t n,
+			 size_t len, int trunc, size_t cap)
+{
+	if (len == cap - 1)
+		short_by_one++;
+	if (!trunc || len > cap ||
+	    (len < cap && !(len == cap - 1 && long_snprintf_conv(fmt, n))) ||
+	    memcmp(got, expect, len) != 0 || got[cap] != 'Z')
+		fail_case(what, fmt, expect, n, got, len);
+}
+
+/*
+ * Capture + render and format_va versus the expected output: given, or
+ * else vsnprintf's.
+ */
+static void vcheck(const char *given, const char *fmt, va_list ap)
+{
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	va_list a1, a2, a3;
+	size_t need, len, cap;
+	int n, trunc = 0;
+
+	if (given != NULL) {
+		n = (int)strlen(given);
+		memcpy(expect, given, (size_t)n);
+	} else {
+		va_copy(a1, ap);
+		n = vsnprintf(expect, sizeof(expect), fmt, a1);
+		va_end(a1);
+	}
+	assert_true(n >= 0 && (size_t)n < sizeof(expect));
+	ncases++;
+
+	llog__plan_parse(fmt, &plan);
+	if (!(plan.flags & LLOG__PLAN_EAGER)) {
+		size_t budget = sizeof(capbuf) - 64;
+
+		va_copy(a1, ap);
+		need = llog__capture_measure(&plan, a1, budget, slen, &trunc);
+		va_end(a1);
+		assert_true(need <= budget);
+		assert_int_equal(trunc, 0);
+		memset(capbuf, 0xa5, need + 64);
+		va_copy(a2, ap);
+		llog__capture_write(&plan, a2, slen, capbuf);
+		va_end(a2);
+		for (size_t i = need; i < need + 64; i++)
+			assert_int_equal((unsigned char)capbuf[i], 0xa5);
+
+		len = llog__render(got, sizeof(got), fmt, &plan, capbuf, &trunc);
+		if (trunc || len != (size_t)n || memcmp(got, expect, len) != 0)
+			fail_case("render", fmt, expect, (size_t)n, got, len);
+
+		cap = (size_t)n / 2;
+		got[cap] = 'Z';
+		len = llog__render(got, cap, fmt, &plan, capbuf, &trunc);
+		if (n > 0)
+			check_prefix("render/2", fmt, (size_t)n, len, trunc,
+				     cap);
+		trunc = 0;
+	}
+
+	va_copy(a3, ap);
+	len = llog__format_va(got, sizeof(got), fmt, &plan, a3, &trunc);
+	va_end(a3);
+	if (trunc || len != (size_t)n || memcmp(got, expect, len) != 0)
+		fail_case("format_va", fmt, expect, (size_t)n, got, len);
+
+	if (n > 0) {
+		cap = (size_t)n / 2;
+		got[cap] = 'Z';
+		va_copy(a3, ap);
+		len = llog__format_va(got, cap, fmt, &plan, a3, &trunc);
+		va_end(a3);
+		check_prefix("format_va/2", fmt, (size_t)n, len, trunc, cap);
+	}
+}
+
+static void check(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcheck(NULL, fmt, ap);
+	va_end(ap);
+}
+
+static void check_with(const char *given, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcheck(given, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- generator ----------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* splitmix64 */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static unsigned rndn(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+#define PICK(a) ((a)[rndn(sizeof(a) / sizeof((a)[0]))])
+
+enum cls { C_INT, C_I64, C_DBL, C_LDBL, C_STR, C_PTR, C_NCLS };
+
+static char longstr[2001];
+static int some_object;
+
+static const int int_vals[] = {
+	0, 1, -1, 2, -2, 7, 42, -42, 100, 255, 256, -129, INT_MIN, INT_MAX,
+	INT_MIN + 1, CHAR_MIN, CHAR_MAX, SCHAR_MIN, SCHAR_MAX, UCHAR_MAX,
+	SHRT_MIN, SHRT_MAX, USHRT_MAX, 65536, 'A', 'z', ' ', 0x7f, 0x80,
+	123456789, -987654321,
+};
+static const long long i64_vals[] = {
+	0, 1, -1, 42, -42, LLONG_MIN, LLONG_MAX, (long long)ULLONG_MAX,
+	(long long)SIZE_MAX, INT_MIN, INT_MAX, UINT_MAX, (long long)UINT_MAX + 1,
+	PTRDIFF_MIN, 1000000007LL, -9000000000000000000LL, 0x123456789abcdefLL,
+};
+static double dbl_val(void)
+{
+	static const double v[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 0.1, 1.0 / 3,
+		123456.789, -0.000123456, 1e300, -1e300, 1e-300, 1e-5, 1e15,
+		1e16, 9.9999999, 0.95, DBL_MAX, DBL_MIN, 4.9406564584124654e-324,
+		3.141592653589793, 100.0,
+	};
+	switch (rndn(10)) {
+	case 0: return rndn(2) ? NAN : -NAN;
+	case 1: return rndn(2) ? INFINITY : -INFINITY;
+	case 2: return (double)(int64_t)rnd() / (double)(1 + rndn(100000));
+	default: return PICK(v);
+	}
+}
+static long double ldbl_val(void)
+{
+	static const long double v[] = {
+		0.0L, -0.0L, 1.0L, -1.0L, 0.1L, 2.5L, LDBL_MAX, LDBL_MIN,
+		1e4000L, -1e-4000L, 3.14159265358979323846264338327950288L,
+		1e300L, 123456.789L, 1e-5L,
+	};
+	switch (rndn(8)) {
+	case 0: return rndn(2) ? (long double)NAN : -(long double)NAN;
+	case 1: return rndn(2) ? (long double)INFINITY : -(long double)INFINITY;
+	default: return PICK(v);
+	}
+}
+static const char *str_val(void)
+{
+	static const char *v[] = {
+		"", "a", "hello", "hello, world", "tab\tnl\n", "utf8 \xc3\xa9",
+		"0123456789abcdef", NULL, "%d %s %n", longstr,
+	};
+	return PICK(v);
+}
+static void *ptr_val(void)
+{
+	void *v[] = {
+		NULL, &some_object, (void *)1, (void *)UINTPTR_MAX,
+		(void *)0xdeadbeef, longstr,
+	};
+	return PICK(v);
+}
+
+struct gen {
+	enum cls cls;
+	int sw, sp;  /* '*' for width / precision */
+	int w, p;    /* their values */
+};
+
+/* Appends one random conversion of class g->cls to b. */
+static char *gen_spec(char *b, struct gen *g, int allow_star)
+{
+	static const char *const int_conv = "diuoxXbBc";
+	static const char *const i64_conv = "diuoxXbB";
+	static const char *const flt_conv = "fFeEgGaA";
+	static const char *const int_len[] = { "", "", "hh", "h" };
+	/* not L or q: L is undefined for integers and q is BSD's, and glibc
+	 * reads long long for them on its fast path but int on its slow path
+	 * (taken for a large width, or a modifier on %c) */
+	static const char *const i64_len[] = { "l", "ll", "j", "z", "t",
+					       "Z" };
+	static const char *const dbl_len[] = { "", "", "l" };
+	static const char *const ldbl_len[] = { "L", "L", "ll", "q" };
+	/* not h/hh: undefined for %s, and glibc's slow path (taken for a
+	 * large width) does not consume the argument for "%hs" */
+	static const char *const str_len[] = { "" };
+	static const int widths[] = { 0, 1, 2, 3, 5, 8, 12, 20, 40, 300 };
+	static const char *const precs[] = { ".", ".0", ".1", ".2", ".3", ".5",
+					     ".6", ".10", ".17", ".25",
+					     ".40", ".300" };
+	static const int star_w[] = { 0, 1, 5, 17, 40, -1, -5, -17, -40 };
+	static const int star_p[] = { 0, 1, 3, 5, 6, 10, 25, -1, -5 };
+	static const char flagc[] = "-+ #0";
+
+	*b++ = '%';
+	for (int k = 0; k < 5; k++)
+		if (rndn(4) == 0)
+			*b++ = flagc[rndn(5)];
+	g->sw = g->sp = 0;
+	switch (rndn(allow_star ? 6 : 4)) {
+	case 0: case 1: break;
+	case 2: case 3: b += sprintf(b, "%d", PICK(widths)); break;
+	default:
+		*b++ = '*';
+		g->sw = 1;
+		g->w = PICK(star_w);
+		break;
+	}
+	switch (rndn(allow_star ? 6 : 4)) {
+	case 0: case 1: break;
+	case 2: case 3: b = stpcpy(b, PICK(precs)); break;
+	default:
+		b = stpcpy(b, ".*");
+		g->sp = 1;
+		g->p = PICK(star_p);
+		break;
+	}
+	switch (g->cls) {
+	case C_INT:
+		b = stpcpy(b, PICK(int_len));
+		*b++ = int_conv[rndn(9)];
+		break;
+	case C_I64:
+		b = stpcpy(b, PICK(i64_len));
+		*b++ = i64_conv[rndn(8)];
+		if (rndn(40) == 0) /* occasionally a very wide one */
+			b[-1] = 'd';
+		break;
+	case C_DBL:
+		b = stpcpy(b, PICK(dbl_len));
+		*b++ = flt_conv[rndn(8)];
+		break;
+	case C_LDBL:
+		b = stpcpy(b, PICK(ldbl_len));
+		*b++ = flt_conv[rndn(8)];
+		break;
+	case C_STR:
+		b = stpcpy(b, PICK(str_len));
+		*b++ = 's';
+		break;
+	default:
+		*b++ = 'p';
+		break;
+	}
+	*b = '\0';
+	return b;
+}
+
+static char *gen_text(char *b)
+{
+	static const char *const t[] = { "", "", "x=", "[", "] ", "%% ",
+					 "a%%b", "long literal text here ",
+					 "\t" };
+	return stpcpy(b, PICK(t));
+}
+
+#define CALL1(...)                                                            \
+	do {                                                                  \
+		if (g.sw && g.sp)                                             \
+			check(fmt, g.w, g.p, __VA_ARGS__);                    \
+		else if (g.sw)                                                \
+			check(fmt, g.w, __VA_ARGS__);                         \
+		else if (g.sp)                                                \
+			check(fmt, g.p, __VA_ARGS__);                         \
+		else                                                          \
+			check(fmt, __VA_ARGS__);                              \
+	} while (0)
+
+/* One conversion (with '*' forms) between random literal text. */
+static void corpus_single(unsigned count)
+{
+	char fmt[256], *b;
+	struct gen g;
+
+	for (unsigned k = 0; k < count; k++) {
+		g.cls = (enum cls)(k % C_NCLS);
+		b = gen_text(fmt);
+		b = gen_spec(b, &g, 1);
+		gen_text(b);
+		switch (g.cls) {
+		case C_INT: CALL1(PICK(int_vals)); break;
+		case C_I64: CALL1(PICK(i64_vals)); break;
+		case C_DBL: CALL1(dbl_val()); break;
+		case C_LDBL: CALL1(ldbl_val()); break;
+		case C_STR: CALL1(str_val()); break;
+		default: CALL1(ptr_val()); break;
+		}
+	}
+}
+
+/* Formats mixing types, in a few fixed argument shapes. */
+static void corpus_multi(unsigned count)
+{
+	static const enum cls shapes[][7] = {
+		{ C_INT, C_STR, C_DBL, C_I64, C_NCLS },
+		{ C_PTR, C_LDBL, C_INT, C_STR, C_STR, C_NCLS },
+		{ C_I64, C_I64, C_INT, C_DBL, C_STR, C_INT, C_DBL },
+		{ C_STR, C_STR, C_STR, C_INT, C_NCLS },
+	};
+	char fmt[512], *b;
+	struct gen g;
+
+	for (unsigned k = 0; k < count; k++) {
+		unsigned s = k % 4;
+
+		b = gen_text(fmt);
+		for (int j = 0; j < 7 && shapes[s][j] != C_NCLS; j++) {
+			g.cls = shapes[s][j];
+			b = gen_spec(b, &g, 0);
+			b = gen_text(b);
+		}
+		switch (s) {
+		case 0:
+			check(fmt, PICK(int_vals), str_val(), dbl_val(),
+			      PICK(i64_vals));
+			break;
+		case 1:
+			check(fmt, ptr_val(), ldbl_val(), PICK(int_vals),
+			      str_val(), str_val());
+			break;
+		case 2:
+			check(fmt, PICK(i64_vals), PICK(i64_vals),
+			      PICK(int_vals), dbl_val(), str_val(),
+			      PICK(int_vals), dbl_val());
+			break;
+		default:
+			check(fmt, str_val(), str_val(), str_val(),
+			      PICK(int_vals));
+			break;
+		}
+	}
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_differential_corpus(void **state)
+{
+	(void)state;
+	rng_state = 0x6c6c6f67u; /* fixed seed: "llog" */
+	memset(longstr, 'L', sizeof(longstr) - 1);
+	for (size_t i = 0; i < sizeof(longstr) - 1; i += 37)
+		longstr[i] = (char)('a' + i % 26);
+	ncases = 0;
+	corpus_single(12000);
+	corpus_multi(4000);
+	/* '*' forms in multi-conversion formats */
+	for (int w = -12; w <= 12; w += 3)
+		for (int p = -2; p <= 8; p += 2) {
+			check("%*.*s|%-*d|%.*f|%*.*x", w, p, "abcdefgh", w, 42,
+			      p, 2.5, w, p, 0x2au);
+			check("%0*d%%%+.*e %*c", w, -7, p, -1e-300, w, 'q');
+		}
+	assert_true(ncases >= 10000);
+	print_message("differential corpus: %lu cases (%lu truncated renders "
+		      "one byte short)\n", ncases, short_by_one);
+}
+
+static void test_edge_formats(void **state)
+{
+	(void)state;
+	check("");
+	check("plain text");
+	check("%%");
+	check("100%% sure %%%% %5%|%-5%|%05%");
+	check("%d%d%d", 1, 2, 3);
+	check("%c%c%c", 'a', 0, 'c');
+	check("%5c|%-5c|%05c", 'x', 'y', 'z');
+	check("%5000d|", 7);
+	check("%.5000d|", -7);
+	check("%-5000s|", "left");
+	check("%#.0o|%#o|%#.0x|%#x|%#5.3o|%.0d|%5.0d|%+.0d|% .0d", 0, 0, 0, 0,
+	      8, 0, 0, 0, 0);
+	check("%hhd %hhu %hd %hu %hhx %hx", 300, 300, 70000, 70000, -1, -1);
+	check("%zu %zd %td %jd %ju", SIZE_MAX, (ptrdiff_t)-1, PTRDIFF_MIN,
+	      INTMAX_MIN, UINTMAX_MAX);
+	check("%.1000f", 1e300);
+	check("%.300Lf", LDBL_MAX);
+	check("%La %LA %Lg", 1.0L, -0.1L, 1e-4000L);
+	check("%p %10p %-20p %.3p", (void *)0, (void *)0x1234, (void *)1,
+	      (void *)0x1234);
+	check("%s %10s %.3s %-10.7s|", (char *)NULL, (char *)NULL,
+	      (char *)NULL, (char *)NULL);
+}
+
+static size_t measure(const struct llog__plan *plan, size_t budget,
+		      uint32_t *slen, int *trunc, ...);
+static void write_args(const struct llog__plan *plan, const uint32_t *slen,
+		       void *dst, ...);
+static size_t format(char *out, size_t cap, const char *fmt, int *trunc, ...);
+
+static void test_percent_n_not_executed(void **state)
+{
+	const char *fmt = "a%nb%d%hhnc%lln%5zn%s";
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	int sentinel = 12345, trunc = 0, n;
+	signed char sc = 5;
+	long long ll = 6;
+	size_t sz = 7, need, len;
+	char out[64];
+
+	(void)state;
+	n = snprintf(expect, sizeof(expect), "ab%dc%s", 42, "end");
+	llog__plan_parse(fmt, &plan);
+	assert_false(plan.flags & LLOG__PLAN_EAGER);
+	assert_int_equal(plan.nargs, 6);
+
+	need = measure(&plan, sizeof(capbuf), slen, &trunc, &sentinel, 42,
+		       &sc, &ll, &sz, "end");
+	assert_int_equal(need, 4 + 4 + 3);
+	write_args(&plan, slen, capbuf, &sentinel, 42, &sc, &ll, &sz, "end");
+	len = llog__render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
+	assert_int_equal(len, (size_t)n);
+	assert_memory_equal(out, expect, len);
+
+	len = format(out, sizeof(out), fmt, &trunc, &sentinel, 42, &sc, &ll,
+		     &sz, "end");
+	assert_int_equal(len, (size_t)n);
+	assert_memory_equal(out, expect, len);
+	assert_int_equal(trunc, 0);
+
+	assert_int_equal(sentinel, 12345);
+	assert_int_equal(sc, 5);
+	assert_int_equal(ll, 6);
+	assert_int_equal(sz, 7);
+}
+
+static void test_null_string(void **state)
+{
+	char f[64];
+
+	(void)state;
+	for (int p = -1; p <= 8; p++)
+		for (int w = 0; w <= 10; w += 5) {
+			if (p < 0)
+				snprintf(f, sizeof(f), "[%%%ds|%%-%ds]", w, w);
+			else
+				snprintf(f, sizeof(f), "[%%%d.%ds|%%-%d.%ds]",
+					 w, p, w, p);
+			check(f, (char *)NULL, (char *)NULL);
+			check("[%*.*s]", w, p, (char *)NULL);
+		}
+}
+
+/* %.Ns reads at most N bytes: the array need not be NUL-terminated. */
+static void test_precision_unterminated(void **state)
+{
+	char *arr = malloc(4); /* ASan catches any read past arr[3] */
+	const char *t = "abcd"; /* the oracle reads a terminated copy: ASan's
+				 * printf interceptor reads one byte past the
+				 * precision */
+	char exp[64];
+	const char *f;
+
+	(void)state;
+	assert_non_null(arr);
+	memcpy(arr, "abcd", 4);
+	f = "%.4s|%.2s|%.0s|%10.4s|%-6.3s|";
+	snprintf(exp, sizeof(exp), f, t, t, t, t, t);
+	check_with(exp, f, arr, arr, arr, arr, arr);
+	for (int p = 0; p <= 4; p++) {
+		f = "[%.*s][%*.*s]";
+		snprintf(exp, sizeof(exp), f, p, t, -8, p, t);
+		check_with(exp, f, p, arr, -8, p, arr);
+	}
+	free(arr);
+}
+
+/* Renders fmt at every cap from 0 to the full length. */
+static void truncations(const char *fmt, ...)
+{
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	va_list ap, a;
+	int n, trunc;
+	size_t need, len;
+	char out[512];
+
+	va_start(ap, fmt);
+	va_copy(a, ap);
+	n = vsnprintf(expect, sizeof(expect), fmt, a);
+	va_end(a);
+	assert_true(n > 0 && (size_t)n < sizeof(out));
+	llog__plan_parse(fmt, &plan);
+	assert_false(plan.flags & LLOG__PLAN_EAGER);
+	trunc = 0;
+	va_copy(a, ap);
+	need = llog__capture_measure(&plan, a, sizeof(capbuf), slen, &trunc);
+	va_end(a);
+	va_copy(a, ap);
+	llog__capture_write(&plan, a, slen, capbuf);
+	va_end(a);
+	assert_true(need != (size_t)-1);
+	for (size_t cap = 0; cap <= (size_t)n + 1; cap++) {
+		memset(out, 'Z', sizeof(out));
+		trunc = 0;
+		len = llog__render(out, cap, fmt, &plan, capbuf, &trunc);
+		assert_int_equal(len, cap < (size_t)n ? cap : (size_t)n);
+		assert_int_equal(trunc, cap < (size_t)n);
+		assert_memory_equal(out, expect, len);
+		for (size_t i = len; i < sizeof(out); i++)
+			assert_int_equal(out[i], 'Z');
+
+		memset(out, 'Z', sizeof(out));
+		trunc = 0;
+		va_copy(a, ap);
+		len = llog__format_va(out, cap, fmt, &plan, a, &trunc);
+		va_end(a);
+		assert_int_equal(len, cap < (size_t)n ? cap : (size_t)n);
+		assert_int_equal(trunc, cap < (size_t)n);
+		assert_memory_equal(out, expect, len);
+		for (size_t i = len; i < sizeof(out); i++)
+			assert_int_equal(out[i], 'Z');
+	}
+	va_end(ap);
+}
+
+static void test_truncation_small_cap(void **state)
+{
+	(void)state;
+	truncations("id=%08d name='%-10s' v=%+.3e %#x %c %p%%!", -42, "bob",
+		    1234.5, 255u, 'k', (void *)0xbeef);
+	truncations("%*d|%.*s|%5s", -6, 7, 3, "abcdef", (char *)NULL);
+	truncations("%.100f", 1.0 / 3);
+	/* NULL output with cap 0 */
+	{
+		struct llog__plan plan;
+		int trunc = 0;
+
+		llog__plan_parse("x", &plan);
+		assert_int_equal(llog__render(NULL, 0, "x", &plan, "", &trunc),
+				 0);
+		assert_int_equal(trunc, 1);
+	}
+}
+
+/* Wrappers: capture through a real va_list. */
+static size_t measure(const struct llog__plan *plan, size_t budget,
+		      uint32_t *slen, int *trunc, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, trunc);
+	n = llog__capture_measure(plan, ap, budget, slen, trunc);
+	va_end(ap);
+	return n;
+}
+
+static void write_args(const struct llog__plan *plan, const uint32_t *slen,
+		       void *dst, ...)
+{
+	va_list ap;
+
+	va_start(ap, dst);
+	llog__capture_write(plan, ap, slen, dst);
+	va_end(ap);
+}
+
+static size_t format(char *out, size_t cap, const char *fmt, int *trunc, ...)
+{
+	struct llog__plan plan;
+	va_list ap;
+	size_t n;
+
+	llog__plan_parse(fmt, &plan);
+	va_start(ap, trunc);
+	n = llog__format_va(out, cap, fmt, &plan, ap, trunc);
+	va_end(ap);
+	return n;
+}
+
+static void test_measure_clipping(void **state)
+{
+	const char *fmt = "%s|%d|%s";
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	char a[101], b[51], out[256];
+	int trunc = 0;
+	size_t need, len;
+
+	(void)state;
+	memset(a, 'a', 100);
+	a[100] = '\0';
+	memset(b, 'b', 50);
+	b[50] = '\0';
+	llog__plan_parse(fmt, &plan);
+	assert_int_equal(plan.fixed_bytes, 4 + 4 + 4);
+
+	/* everything fits: no flag */
+	need = measure(&plan, 12 + 150, slen, &trunc, a, 7, b);
+	assert_int_equal(need, 162);
+	assert_int_equal(trunc, 0);
+
+	/* last string first: b goes to 0, a to 60 */
+	need = measure(&plan, 12 + 60, slen, &trunc, a, 7, b);
+	assert_int_equal(need, 72);
+	assert_int_equal(trunc, 1);
+	assert_int_equal(slen[0], 60);
+	assert_int_equal(slen[2], 0);
+	memset(capbuf, 0xa5, 200);
+	write_args(&plan, slen, capbuf, a, 7, b);
+	assert_int_equal((unsigned char)capbuf[need], 0xa5);
+	trunc = 0;
+	len = llog__render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
+	assert_int_equal(trunc, 0);
+	assert_int_equal(len, 60 + 3);
+	assert_memory_equal(out, a, 60);
+	assert_memory_equal(out + 60, "|7|", 3);
+
+	/* only the last one clipped */
+	trunc = 0;
+	need = measure(&plan, 12 + 120, slen, &trunc, a, 7, b);
+	assert_int_equal(need, 132);
+	assert_int_equal(trunc, 1);
+	assert_int_equal(slen[0], 100);
+	assert_int_equal(slen[2], 20);
+
+	/* strings clipped to nothing; fixed part exactly fits */
+	trunc = 0;
+	need = measure(&plan, 12, slen, &trunc, a, 7, b);
+	assert_int_equal(need, 12);
+	assert_int_equal(trunc, 1);
+
+	/* not even the fixed part */
+	trunc = 0;
+	need = measure(&plan, 11, slen, &trunc, a, 7, b);
+	assert_true(need == (size_t)-1);
+}
+
+static void test_eager_plans(void **state)
+{
+	static const char *const eager[] = {
+		"%ls", "%lc", "%S", "%C", "%1$d", "%2$s %1$d", "%*1$d", "%.*2$d",
+		"%y", "%'d", "%Id", "%m", "%.240s", "x %llc", "%zs",
+	};
+	static const char *const lazy[] = {
+		"", "%d", "%.239s", "%.*s", "%s %n %p %Lf %hhd", "%'s",
+	};
+	struct llog__plan plan;
+	char fmt[256], out[256];
+	wchar_t ws[] = L"wide";
+	int trunc = 0;
+	size_t len;
+	int n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(eager) / sizeof(eager[0]); i++) {
+		llog__plan_parse(eager[i], &plan);
+		if (!(plan.flags & LLOG__PLAN_EAGER))
+			fail_msg("not eager: %s", eager[i]);
+	}
+	for (size_t i = 0; i < sizeof(lazy) / sizeof(lazy[0]); i++) {
+		llog__plan_parse(lazy[i], &plan);
+		if (plan.flags & LLOG__PLAN_EAGER)
+			fail_msg("eager: %s", lazy[i]);
+	}
+
+	/* too many arguments: 32 fit, 33 do not */
+	fmt[0] = '\0';
+	for (int i = 0; i < 32; i++)
+		strcat(fmt, "%d");
+	llog__plan_parse(fmt, &plan);
+	assert_false(plan.flags & LLOG__PLAN_EAGER);
+	assert_int_equal(plan.nargs, 32);
+	strcat(fmt, "%d");
+	llog__plan_parse(fmt, &plan);
+	assert_true(plan.flags & LLOG__PLAN_EAGER);
+	check("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"
+	      "%d%d%d|%s", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	      17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+	      33, "end");
+
+	/* wide conversions: format_va equals snprintf */
+	check("[%ls][%10ls][%-6.2ls][%lc][%3lc][%S][%C]", ws, ws, ws,
+	      (wint_t)L'w', (wint_t)L'x', ws, (wint_t)L'y');
+	check("[%ls]", (wchar_t *)NULL);
+	/* unknown conversions print themselves; ' and I flags; %m */
+	check("[%y][%5.3y]%d[%'d][%Id][%'.2f]", 7, 1234567, 89, 1.5);
+	check("%.240s|%.300s", longstr, "short");
+	check("%m");
+
+	/* positional: rendered as the literal format, safely */
+	trunc = 0;
+	len = format(out, sizeof(out), "a %2$s %1$d", &trunc, 1, "b");
+	assert_int_equal(len, strlen("a %2$s %1$d"));
+	assert_memory_equal(out, "a %2$s %1$d", len);
+
+	/* a format that ends inside a conversion stops there, like glibc */
+	n = snprintf(out, sizeof(out), "%s", "abc");
+	len = format(out, sizeof(out), "abc%5", &trunc);
+	assert_int_equal(len, (size_t)n);
+	len = format(out, sizeof(out), "abc%", &trunc);
+	assert_int_equal(len, (size_t)n);
+	assert_int_equal(trunc, 0);
+}
+
+static void test_plan_layout(void **state)
+{
+	struct llog__plan plan;
+
+	(void)state;
+	assert_true(sizeof(struct llog__plan) <= 36);
+	assert_true(_Alignof(struct llog__plan) <= 4);
+	llog__plan_parse("%d %lld %f %Lf %p %n %s %*.*s %.5s %%", &plan);
+	assert_false(plan.flags & LLOG__PLAN_EAGER);
+	assert_int_equal(plan.nargs, 11);
+	/* 4 + 8 + 8 + 16 + 8 + 0 + 4 + (4 + 4 + 4) + 4 */
+	assert_int_equal(plan.fixed_bytes, 64);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_differential_corpus),
+		cmocka_unit_test(test_edge_formats),
+		cmocka_unit_test(test_percent_n_not_executed),
+		cmocka_unit_test(test_null_string),
+		cmocka_unit_test(test_precision_unterminated),
+		cmocka_unit_test(test_truncation_small_cap),
+		cmocka_unit_test(test_measure_clipping),
+		cmocka_unit_test(test_eager_plans),
+		cmocka_unit_test(test_plan_layout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
