@@ -3,7 +3,6 @@
  */
 #include "clock.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,7 +74,7 @@ void llog__clock_conv_init(struct llog__clock_conv *c)
 void llog__clock_conv_anchor(struct llog__clock_conv *c)
 {
 	uint64_t r, n;
-	double est;
+	double est, dev;
 
 	sample(&r, &n);
 	c->anchor_raw = r;
@@ -91,7 +90,8 @@ void llog__clock_conv_anchor(struct llog__clock_conv *c)
 	est = (double)(n - c->base_ns) / (double)(r - c->base_raw);
 	if (n - c->base_ns < 50000000u)
 		return; /* baseline too short to improve the estimate */
-	if (c->confirmed && fabs(est - c->ns_per_tick) > c->ns_per_tick * 0.001) {
+	dev = est > c->ns_per_tick ? est - c->ns_per_tick : c->ns_per_tick - est;
+	if (c->confirmed && dev > c->ns_per_tick * 0.001) {
 		/* More than 0.1% off a confirmed rate: the wall clock was
 		 * stepped. Restart the baseline; the next estimate over it is
 		 * taken as it is. */
@@ -107,6 +107,8 @@ void llog__clock_conv_anchor(struct llog__clock_conv *c)
 int64_t llog__clock_conv_ns(const struct llog__clock_conv *c, uint64_t raw)
 {
 	int64_t dticks = (int64_t)(c->anchor_raw - raw);
+	double d = (double)dticks * c->ns_per_tick;
 
-	return (int64_t)c->anchor_ns - (int64_t)llround((double)dticks * c->ns_per_tick);
+	/* round to nearest without libm */
+	return (int64_t)c->anchor_ns - (int64_t)(d >= 0 ? d + 0.5 : d - 0.5);
 }

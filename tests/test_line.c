@@ -1,0 +1,139 @@
+/*
+ * test_line.c - one entry, one line: the text layout, control characters
+ * escaped, timestamps equal to gmtime_r's for dates from 1970 to 2219,
+ * JSON escaping (RFC 8259) with invalid UTF-8 replaced, and cutting at any
+ * buffer size still gives one newline-terminated line (JSON stays closed).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "llog/sinks.h"
+
+static struct llog_entry entry(const char *msg, size_t len)
+{
+	struct llog_entry e = {0};
+
+	e.seq = 7;
+	e.ts_ns = 1764750000123456789LL; /* 2025-12-03T08:20:00.123456789Z */
+	e.level = LLOG_WARN;
+	e.line = 42;
+	e.tid = 1234;
+	e.file = "/src/app/server.c";
+	e.func = "handle";
+	e.msg = msg;
+	e.msg_len = len;
+	return e;
+}
+
+static void test_text_layout(void **state)
+{
+	char buf[256];
+	struct llog_entry e = entry("hello world", 11);
+	size_t n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	const char *want = "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n";
+
+	(void)state;
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(buf, want, n);
+}
+
+static void test_text_escapes_controls(void **state)
+{
+	char buf[256];
+	const char msg[] = "a\nb\rc\td\x1b[31me\x7f\x01";
+	struct llog_entry e = entry(msg, sizeof(msg) - 1);
+	size_t n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	const char *tail = "a\\nb\\rc\\td\\x1b[31me\\x7f\\x01\n";
+
+	(void)state;
+	assert_true(n > strlen(tail));
+	assert_memory_equal(buf + n - strlen(tail), tail, strlen(tail));
+	/* exactly one newline, at the end */
+	assert_ptr_equal(memchr(buf, '\n', n), buf + n - 1);
+}
+
+static void test_timestamps_match_gmtime(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		char buf[128], want[64];
+		struct tm tm;
+		time_t secs;
+		int64_t ts;
+		struct llog_entry e;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* 1970 .. 2219 (fits int64 nanoseconds) */
+		ts = (int64_t)(x % (250ull * 365 * 86400 * 1000000000ull));
+		e = entry("m", 1);
+		e.ts_ns = ts;
+		llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+		secs = (time_t)(ts / 1000000000);
+		gmtime_r(&secs, &tm);
+		snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, (long long)(ts % 1000000000));
+		assert_memory_equal(buf, want, 30);
+	}
+}
+
+static void test_json_escaping(void **state)
+{
+	char buf[512];
+	const char msg[] = "q\"b\\n\nc\x01 \xc3\xa9 bad\xff\xc3 end";
+	struct llog_entry e = entry(msg, sizeof(msg) - 1);
+	size_t n = llog_format_entry(&e, LLOG_FORMAT_JSON, buf, sizeof(buf));
+	const char *want =
+		"{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
+		"\"thread\":1234,\"file\":\"/src/app/server.c\",\"line\":42,\"func\":\"handle\","
+		"\"msg\":\"q\\\"b\\\\n\\nc\\u0001 \xc3\xa9 bad\xef\xbf\xbd\xef\xbf\xbd end\"}\n";
+
+	(void)state;
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(buf, want, n);
+}
+
+static void test_cut_lines_stay_lines(void **state)
+{
+	char big[3000], buf[4096];
+
+	(void)state;
+	memset(big, 'x', sizeof(big));
+	big[100] = '\n';
+	big[200] = '"';
+	for (size_t cap = 1; cap < 400; cap++) {
+		for (int f = 0; f <= 1; f++) {
+			struct llog_entry e = entry(big, sizeof(big));
+			size_t n = llog_format_entry(&e, (enum llog_format)f, buf, cap);
+
+			assert_true(n <= cap);
+			assert_int_equal(buf[n - 1], '\n');
+			assert_null(memchr(buf, '\n', n - 1));
+			if (f == 1 && cap > 150)
+				assert_memory_equal(buf + n - 3, "\"}\n", 3);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_text_escapes_controls),
+		cmocka_unit_test(test_timestamps_match_gmtime),
+		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_cut_lines_stay_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
