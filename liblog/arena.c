@@ -30,8 +30,11 @@
 #include "clock.h"
 #include "core.h"
 
-static __thread struct llog__arena *tls_arena;
-static __thread int tls_is_flusher;
+/* initial-exec: a direct %fs-relative access even in the shared library
+ * (no __tls_get_addr call on the hot path); two words of static TLS. */
+__thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
+static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
+#define tls_arena llog__tls_arena
 static pthread_key_t arena_key;
 static pthread_once_t arena_key_once = PTHREAD_ONCE_INIT;
 
@@ -71,12 +74,10 @@ static struct llog__arena *arena_create(void)
 	return a;
 }
 
-struct llog__arena *llog__arena_get(void)
+struct llog__arena *llog__arena_create_self(void)
 {
-	struct llog__arena *a = tls_arena;
+	struct llog__arena *a;
 
-	if (__builtin_expect(a != NULL, 1))
-		return a;
 	pthread_once(&arena_key_once, make_key);
 	a = arena_create();
 	if (a == NULL)
@@ -85,32 +86,6 @@ struct llog__arena *llog__arena_get(void)
 		pthread_setspecific(arena_key, a);
 	tls_arena = a;
 	return a;
-}
-
-/*
- * Owner only. Returns a record of `bytes` (multiple of 8) or NULL when the
- * ring has no room right now.
- */
-struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
-{
-	uint32_t off = a->reserve & a->mask;
-	uint32_t tail = a->size - off;
-	uint32_t total = bytes > tail ? bytes + tail : bytes;
-	struct llog__rec *r;
-
-	if (total > a->size - (a->reserve - a->cached_released)) {
-		/* Acquire: pairs with the flusher's store-release of released
-		 * in release_record() (core.c), issued after it finished
-		 * reading the records before that position; so our writes to
-		 * those bytes cannot race with its reads. */
-		a->cached_released = llog__load_acquire(&a->released);
-		if (total > a->size - (a->reserve - a->cached_released))
-			return NULL;
-	}
-	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
-	a->reserve += total;
-	r->end = a->reserve;
-	return r;
 }
 
 /* Owner only: gives back the last reservation (never pushed). */
@@ -189,7 +164,13 @@ int llog__arena_thread_is_flusher(void)
 	return tls_is_flusher;
 }
 
+/* The flusher's LOG calls are dropped and counted (a sink callback that
+ * logs must not recurse or deadlock): its arena is a header whose in_log
+ * guard is always set. */
+static struct llog__arena flusher_arena = {.in_log = 1};
+
 void llog__arena_mark_flusher(void)
 {
 	tls_is_flusher = 1;
+	tls_arena = &flusher_arena;
 }

@@ -287,15 +287,14 @@ static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 }
 
 /*
- * Pushes r. Returns 0, or -1 when the list is closed (nothing was pushed).
+ * Pushes r onto the list, starting from the head value `first` the caller
+ * loaded. Returns 0, or -1 when the list is closed (nothing was pushed).
  * The clock is read after loading the head and again after every failed
  * CAS, so a record's time is never older than that of the record it is
  * pushed on top of.
  */
-static int push(struct llog__rec *r)
+static inline int push_from(struct llog__rec *r, struct llist_node *first)
 {
-	struct llist_node *first = llist_first_relaxed(&llog__g.head);
-
 	for (;;) {
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return -1;
@@ -306,11 +305,17 @@ static int push(struct llog__rec *r)
 	}
 }
 
-static void after_push(struct llog__arena *a, int level)
+static int push(struct llog__rec *r)
+{
+	/* Relaxed: only an expectation, validated by the CAS. */
+	return push_from(r, llist_first_relaxed(&llog__g.head));
+}
+
+static inline void after_push(struct llog__arena *a, int level)
 {
 	uint32_t used = a->reserve - a->cached_released;
 
-	if (level >= LLOG_ERROR) {
+	if (__builtin_expect(level >= LLOG_ERROR, 0)) {
 		llog__wake_flusher();
 		return;
 	}
@@ -323,13 +328,19 @@ static void after_push(struct llog__arena *a, int level)
 	}
 }
 
-static struct llog__rec *capture(struct llog__arena *a, struct llog_site *site,
-				 const struct llog__plan *plan, va_list ap)
+static inline uint32_t align8(size_t n)
+{
+	return ((uint32_t)n + 7u) & ~7u;
+}
+
+/* Slow capture paths: EAGER plans, and the exact two-pass capture used
+ * when the ring cannot take a record of the maximum size right now. */
+static struct llog__rec *capture_slow(struct llog__arena *a, struct llog_site *site,
+				      const struct llog__plan *plan, va_list ap, int *trunc)
 {
 	uint32_t budget = llog__load_relaxed(&llog__g.max_record_bytes);
 	uint32_t slen[LLOG__PLAN_MAX_ARGS];
 	struct llog__rec *r;
-	int trunc = 0;
 	size_t n;
 	va_list ap2;
 
@@ -338,32 +349,72 @@ static struct llog__rec *capture(struct llog__arena *a, struct llog_site *site,
 		char text[4096];
 
 		n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
-				    site->fmt, plan, ap, &trunc);
-		r = reserve(a, LLOG__REC_HDR + (((uint32_t)n + 7u) & ~7u));
+				    site->fmt, plan, ap, trunc);
+		r = reserve(a, LLOG__REC_HDR + align8(n));
 		if (r == NULL)
 			return NULL;
 		memcpy(llog__rec_payload(r), text, n);
 		r->kind = LLOG__K_TEXT;
+		r->len = (uint32_t)n;
+		return r;
+	}
+	va_copy(ap2, ap);
+	n = llog__capture_measure(plan, ap2, budget, slen, trunc);
+	va_end(ap2);
+	if (n == (size_t)-1) {
+		/* Even the fixed part exceeds the budget: the message
+		 * becomes the format text, marked truncated. */
+		r = reserve(a, LLOG__REC_HDR);
+		if (r == NULL)
+			return NULL;
+		r->kind = LLOG__K_TEXT;
+		r->len = 0;
+		*trunc = 1;
+		return r;
+	}
+	r = reserve(a, LLOG__REC_HDR + align8(n));
+	if (r == NULL)
+		return NULL;
+	llog__capture_write(plan, ap, slen, llog__rec_payload(r));
+	r->kind = LLOG__K_LOG;
+	r->len = (uint32_t)n;
+	return r;
+}
+
+/*
+ * Captures the call into a record of a's ring. Fast path, one pass over the
+ * arguments: without strings the size is known from the plan; with strings
+ * we reserve the maximum record, write, and give back the unused end (the
+ * owner may, since nothing after it is reserved).
+ */
+static inline struct llog__rec *capture(struct llog__arena *a, struct llog_site *site,
+					const struct llog__plan *plan, va_list ap)
+{
+	uint32_t max = llog__load_relaxed(&llog__g.max_record_bytes); /* multiple of 8 */
+	struct llog__rec *r;
+	int trunc = 0;
+	size_t n;
+
+	if (__builtin_expect((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > max, 0)) {
+		r = capture_slow(a, site, plan, ap, &trunc);
+		if (r == NULL)
+			return NULL;
+		n = r->len;
+	} else if (!(plan->flags & LLOG__PLAN_HAS_STR)) {
+		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes));
+		if (r == NULL)
+			return NULL;
+		n = llog__capture_once(plan, ap, llog__rec_payload(r), plan->fixed_bytes, &trunc);
+		r->kind = LLOG__K_LOG;
+	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max)) != NULL) {
+		n = llog__capture_once(plan, ap, llog__rec_payload(r), max, &trunc);
+		llog__arena_shrink(a, r, max - align8(n));
+		r->kind = LLOG__K_LOG;
 	} else {
-		va_copy(ap2, ap);
-		n = llog__capture_measure(plan, ap2, budget, slen, &trunc);
-		va_end(ap2);
-		if (n == (size_t)-1) {
-			/* Even the fixed part exceeds the budget: keep the
-			 * format text as the message, marked truncated. */
-			r = reserve(a, LLOG__REC_HDR);
-			if (r == NULL)
-				return NULL;
-			n = 0;
-			r->kind = LLOG__K_TEXT;
-			trunc = 1;
-		} else {
-			r = reserve(a, LLOG__REC_HDR + (((uint32_t)n + 7u) & ~7u));
-			if (r == NULL)
-				return NULL;
-			llog__capture_write(plan, ap, slen, llog__rec_payload(r));
-			r->kind = LLOG__K_LOG;
-		}
+		r = capture_slow(a, site, plan, ap, &trunc);
+		if (r == NULL)
+			return NULL;
+		n = r->len;
 	}
 	r->len = (uint32_t)n;
 	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
@@ -377,6 +428,7 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 {
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
+	struct llist_node *first;
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve;
@@ -385,21 +437,23 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	(void)fmt; /* the site holds the same literal */
 	plan = site_plan(site, &tmp);
 	va_start(ap, fmt);
-	if (__builtin_expect(llist_first_relaxed(&llog__g.head) == LLOG__CLOSED, 0)) {
+	/* Relaxed: a hint (closed list -> synchronous output); push_from's
+	 * CAS validates it. Loading the head early also brings its cache
+	 * line in while we capture. */
+	first = llist_first_relaxed(&llog__g.head);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		sync_from_va(site, plan, ap);
 		va_end(ap);
 		return;
 	}
 	a = llog__arena_get();
-	if (__builtin_expect(a == NULL || a->in_log || llog__arena_thread_is_flusher(), 0)) {
+	if (__builtin_expect(a == NULL || a->in_log, 0)) {
 		/* No memory for an arena, re-entry from a signal handler
 		 * that interrupted a LOG in this thread, or a LOG from a sink
-		 * callback on the flusher: dropped and counted. */
-		if (a != NULL && !a->in_log)
-			count_drop(a);
-		else
-			llog__fetch_add_relaxed(&llog__g.stats.dropped, 1),
-				llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
+		 * callback on the flusher (whose arena is always in_log):
+		 * dropped and counted. */
+		llog__fetch_add_relaxed(&llog__g.stats.dropped, 1);
+		llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
 		va_end(ap);
 		return;
 	}
@@ -407,9 +461,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	old_reserve = a->reserve;
 	r = capture(a, site, plan, ap);
 	va_end(ap);
-	if (r == NULL) {
+	if (__builtin_expect(r == NULL, 0)) {
 		count_drop(a);
-	} else if (push(r) == 0) {
+	} else if (__builtin_expect(push_from(r, first) == 0, 1)) {
 		a->dropped_pending = 0;
 		after_push(a, site->level);
 	} else {
@@ -695,7 +749,7 @@ static int apply_config(const struct llog_config *cfg)
 		arena = 16 * 1024;
 	if (arena > (1u << 30))
 		return -EINVAL;
-	maxrec = c.max_record_bytes ? c.max_record_bytes : 4096;
+	maxrec = (c.max_record_bytes ? c.max_record_bytes : 4096) & ~(size_t)7;
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
 	lvl = c.level;

@@ -115,8 +115,50 @@ struct llog__global {
 extern struct llog__global llog__g;
 
 /* arena.c */
-struct llog__arena *llog__arena_get(void);
-struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes);
+extern __thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
+struct llog__arena *llog__arena_create_self(void);
+
+/* The calling thread's arena, created on first use; NULL without memory. */
+static inline struct llog__arena *llog__arena_get(void)
+{
+	struct llog__arena *a = llog__tls_arena;
+
+	return __builtin_expect(a != NULL, 1) ? a : llog__arena_create_self();
+}
+
+/*
+ * Owner only. Returns a record of `bytes` (multiple of 8) or NULL when the
+ * ring has no room right now. A span that would cross the end of the ring
+ * starts at offset 0; the skipped tail belongs to this record (r->end).
+ */
+static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
+{
+	uint32_t off = a->reserve & a->mask;
+	uint32_t tail = a->size - off;
+	uint32_t total = bytes > tail ? bytes + tail : bytes;
+	struct llog__rec *r;
+
+	if (__builtin_expect(total > a->size - (a->reserve - a->cached_released), 0)) {
+		/* Acquire: pairs with the flusher's store-release of released
+		 * (core.c, process()), issued after it finished reading the
+		 * records before that position; so our writes to those bytes
+		 * cannot race with its reads. */
+		a->cached_released = llog__load_acquire(&a->released);
+		if (total > a->size - (a->reserve - a->cached_released))
+			return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
+	a->reserve += total;
+	r->end = a->reserve;
+	return r;
+}
+
+/* Owner only: returns the unused end of the last reservation. */
+static inline void llog__arena_shrink(struct llog__arena *a, struct llog__rec *r, uint32_t unused)
+{
+	a->reserve -= unused;
+	r->end = a->reserve;
+}
 void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve);
 void llog__arena_free(struct llog__arena *a);
 void llog__arena_release_self(void);

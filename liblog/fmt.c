@@ -287,6 +287,11 @@ static int plan_add(struct llog__plan *plan, uint8_t code)
 	return 1;
 }
 
+static int is_str(uint8_t code)
+{
+	return code == A_STR || code == A_STR_STAR || code >= A_STR_PREC0;
+}
+
 void llog__plan_parse(const char *fmt, struct llog__plan *plan)
 {
 	const char *p = fmt;
@@ -327,15 +332,13 @@ void llog__plan_parse(const char *fmt, struct llog__plan *plan)
 		}
 		if (!plan_add(plan, code))
 			return;
+		if (is_str(code))
+			plan->flags |= LLOG__PLAN_HAS_STR;
 	}
 }
 
 /* ---- capture ------------------------------------------------------------- */
 
-static int is_str(uint8_t code)
-{
-	return code == A_STR || code == A_STR_STAR || code >= A_STR_PREC0;
-}
 
 size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 			     size_t budget, uint32_t *slen, int *truncated)
@@ -470,6 +473,96 @@ void llog__capture_write(const struct llog__plan *plan, va_list ap,
 		}
 		}
 	}
+}
+
+size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			  size_t cap, int *truncated)
+{
+	unsigned char *d = dst;
+	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */
+	int last_int = -1;
+	unsigned i;
+
+	for (i = 0; i < plan->nargs; i++) {
+		uint8_t code = plan->type[i];
+
+		switch (code) {
+		case A_INT: {
+			int v = va_arg(ap, int);
+
+			last_int = v;
+			memcpy(d, &v, 4);
+			d += 4;
+			break;
+		}
+		case A_I64: {
+			long long v = va_arg(ap, long long);
+
+			memcpy(d, &v, 8);
+			d += 8;
+			break;
+		}
+		case A_DBL: {
+			double v = va_arg(ap, double);
+
+			memcpy(d, &v, 8);
+			d += 8;
+			break;
+		}
+		case A_LDBL: {
+			long double v = va_arg(ap, long double);
+
+			memcpy(d, &v, sizeof(v));
+			if (sizeof(v) < LDBL_STORE)
+				memset(d + sizeof(v), 0, LDBL_STORE - sizeof(v));
+			d += LDBL_STORE;
+			break;
+		}
+		case A_PTR: {
+			void *v = va_arg(ap, void *);
+
+			memcpy(d, &v, 8);
+			d += 8;
+			break;
+		}
+		case A_NPTR:
+			(void)va_arg(ap, void *); /* %n: never stored through */
+			break;
+		default: {
+			const char *s = va_arg(ap, const char *);
+			size_t pb = SIZE_MAX, n;
+			uint32_t n32;
+
+			if (s == NULL) {
+				n32 = STR_NULL;
+				memcpy(d, &n32, 4);
+				d += 4;
+				break;
+			}
+			if (code == A_STR_STAR && last_int >= 0)
+				pb = (size_t)last_int;
+			else if (code >= A_STR_PREC0)
+				pb = (size_t)(code - A_STR_PREC0);
+			if (pb <= room) {
+				n = strnlen(s, pb);
+			} else {
+				/* one byte more tells whether we clip */
+				n = strnlen(s, room + 1);
+				if (n > room) {
+					n = room;
+					*truncated = 1;
+				}
+			}
+			room -= n;
+			n32 = (uint32_t)n;
+			memcpy(d, &n32, 4);
+			memcpy(d + 4, s, n);
+			d += 4 + n;
+			break;
+		}
+		}
+	}
+	return (size_t)(d - (unsigned char *)dst);
 }
 
 /* ---- output -------------------------------------------------------------- */

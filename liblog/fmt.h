@@ -36,7 +36,8 @@
 #define LLOG__PLAN_MAX_ARGS 32
 
 /* Plan flags. */
-#define LLOG__PLAN_EAGER 0x01u /* format at the call, see above */
+#define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
+#define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
 
 /*
  * A parsed format. Fits in struct llog_site's plan[] (36 bytes, 4-aligned),
@@ -67,6 +68,16 @@ void llog__plan_parse(const char *fmt, struct llog__plan *plan);
  */
 size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 			     size_t budget, uint32_t *slen, int *truncated);
+
+/*
+ * Capture in one pass (the hot path): writes the arguments into dst, which
+ * has room for cap >= plan->fixed_bytes bytes; strings are clipped, in
+ * argument order, to what is left (setting *truncated). Returns the bytes
+ * written; the layout is the one llog__capture_write produces. Consumes ap.
+ * Not for EAGER plans.
+ */
+size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			  size_t cap, int *truncated);
 
 /*
  * Capture, pass 2: writes the arguments into dst (any alignment), exactly the

@@ -60,7 +60,11 @@ bit pending = 0;                /* llog__g.pending (futex word) */
 bit stop = 0;                   /* llog__g.stop */
 byte released[NP];              /* arena->released (records) */
 byte blocked_waiters = 0;       /* llog__g.blocked_waiters */
-byte release_seq = 0;           /* llog__g.release_seq (futex word) */
+/* llog__g.release_seq (futex word) is a counter; all that matters is
+ * whether it changed since producer p read it, so the model keeps one
+ * "changed since p's snapshot" bit per producer (an unbounded counter
+ * would only blow up the state space; 2^32 wrap-around is not modelled). */
+bit rs_moved[NP];
 bit bar_done = 0;               /* barrier.done (futex word) */
 
 /* futex sleepers */
@@ -106,7 +110,7 @@ inline sync_deliver(node)
 
 proctype Producer(byte p)
 {
-	byte i = 0, rsv = 0, first, seq, old, node;
+	byte i = 0, rsv = 0, first, old, node;
 	bit ok = 0;
 
 	do
@@ -122,7 +126,7 @@ proctype Producer(byte p)
 			:: else ->
 				/* llog__wait_released */
 				blocked_waiters++;
-				seq = release_seq;
+				rs_moved[p] = 0;        /* seq = release_seq */
 				wake_flusher(old);
 				if
 				:: rsv - released[p] >= CAP(p) ->
@@ -131,7 +135,7 @@ proctype Producer(byte p)
 						/* futex_wait(&release_seq, seq) */
 						d_step {
 							if
-							:: release_seq == seq -> rs_sleep[p] = 1
+							:: !rs_moved[p] -> rs_sleep[p] = 1
 							:: else -> skip
 							fi
 						};
@@ -144,8 +148,7 @@ proctype Producer(byte p)
 					fi
 				:: else -> skip
 				fi;
-				blocked_waiters--;
-				seq = 0
+				blocked_waiters--
 			od;
 			/* push() */
 			first = head;
@@ -261,7 +264,14 @@ F5:		/* sinks_commit; signal_barriers */
 		/* fence; wake blocked producers */
 		if
 		:: blocked_waiters != 0 ->
-			release_seq++;
+			d_step {            /* release_seq++ */
+				q = 0;
+				do
+				:: q < NP -> rs_moved[q] = 1; q++
+				:: else -> break
+				od;
+				q = 0
+			};
 			d_step {            /* futex_wake(&release_seq, all) */
 				q = 0;
 				do
