@@ -416,63 +416,84 @@ size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 	return fixed + strs;
 }
 
+/*
+ * Copies one non-string argument of type `code` from *ap to *d and advances
+ * *d. Returns 0 when code is a string type (nothing consumed). The int of a
+ * '*' precision is kept in *last_int for a following %.*s.
+ */
+static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int)
+{
+	switch (code) {
+	case A_INT: {
+		int v = va_arg(*ap, int);
+
+		*last_int = v;
+		memcpy(*d, &v, 4);
+		*d += 4;
+		return 1;
+	}
+	case A_I64: {
+		long long v = va_arg(*ap, long long);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_DBL: {
+		double v = va_arg(*ap, double);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_LDBL: {
+		long double v = va_arg(*ap, long double);
+
+		memcpy(*d, &v, sizeof(v));
+		if (sizeof(v) < LDBL_STORE)
+			memset(*d + sizeof(v), 0, LDBL_STORE - sizeof(v));
+		*d += LDBL_STORE;
+		return 1;
+	}
+	case A_PTR: {
+		void *v = va_arg(*ap, void *);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_NPTR:
+		(void)va_arg(*ap, void *); /* %n: never stored through */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Stores a string argument: u32 length (STR_NULL for NULL), then bytes. */
+static inline void put_str_arg(unsigned char **d, const char *s, size_t n)
+{
+	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
+
+	memcpy(*d, &n32, 4);
+	if (s != NULL && n > 0)
+		memcpy(*d + 4, s, n);
+	*d += 4 + (s != NULL ? n : 0);
+}
+
 void llog__capture_write(const struct llog__plan *plan, va_list ap,
 			 const uint32_t *slen, void *dst)
 {
 	unsigned char *d = dst;
-	unsigned i;
+	int last_int = -1;
+	va_list aq;
 
-	for (i = 0; i < plan->nargs; i++) {
-		switch (plan->type[i]) {
-		case A_INT: {
-			int v = va_arg(ap, int);
-			memcpy(d, &v, 4);
-			d += 4;
-			break;
-		}
-		case A_I64: {
-			long long v = va_arg(ap, long long);
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_DBL: {
-			double v = va_arg(ap, double);
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_LDBL: {
-			long double v = va_arg(ap, long double);
-			memcpy(d, &v, sizeof(v));
-			if (sizeof(v) < LDBL_STORE)
-				memset(d + sizeof(v), 0, LDBL_STORE - sizeof(v));
-			d += LDBL_STORE;
-			break;
-		}
-		case A_PTR: {
-			void *v = va_arg(ap, void *);
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_NPTR:
-			(void)va_arg(ap, void *); /* %n: never stored through */
-			break;
-		default: {
-			const char *s = va_arg(ap, const char *);
-			uint32_t n = s != NULL ? slen[i] : STR_NULL;
-
-			memcpy(d, &n, 4);
-			d += 4;
-			if (s != NULL && n > 0) {
-				memcpy(d, s, n);
-				d += n;
-			}
-			break;
-		}
-		}
+	va_copy(aq, ap); /* a va_list we may pass by address */
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		if (!copy_fixed_arg(plan->type[i], &aq, &d, &last_int))
+			put_str_arg(&d, va_arg(aq, const char *), slen[i]);
 	}
+	va_end(aq);
 }
 
 size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
@@ -481,64 +502,18 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 	unsigned char *d = dst;
 	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */
 	int last_int = -1;
-	unsigned i;
+	va_list aq;
 
-	for (i = 0; i < plan->nargs; i++) {
+	va_copy(aq, ap); /* a va_list we may pass by address */
+	for (unsigned i = 0; i < plan->nargs; i++) {
 		uint8_t code = plan->type[i];
+		const char *s;
+		size_t pb = SIZE_MAX, n = 0;
 
-		switch (code) {
-		case A_INT: {
-			int v = va_arg(ap, int);
-
-			last_int = v;
-			memcpy(d, &v, 4);
-			d += 4;
-			break;
-		}
-		case A_I64: {
-			long long v = va_arg(ap, long long);
-
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_DBL: {
-			double v = va_arg(ap, double);
-
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_LDBL: {
-			long double v = va_arg(ap, long double);
-
-			memcpy(d, &v, sizeof(v));
-			if (sizeof(v) < LDBL_STORE)
-				memset(d + sizeof(v), 0, LDBL_STORE - sizeof(v));
-			d += LDBL_STORE;
-			break;
-		}
-		case A_PTR: {
-			void *v = va_arg(ap, void *);
-
-			memcpy(d, &v, 8);
-			d += 8;
-			break;
-		}
-		case A_NPTR:
-			(void)va_arg(ap, void *); /* %n: never stored through */
-			break;
-		default: {
-			const char *s = va_arg(ap, const char *);
-			size_t pb = SIZE_MAX, n;
-			uint32_t n32;
-
-			if (s == NULL) {
-				n32 = STR_NULL;
-				memcpy(d, &n32, 4);
-				d += 4;
-				break;
-			}
+		if (copy_fixed_arg(code, &aq, &d, &last_int))
+			continue;
+		s = va_arg(aq, const char *);
+		if (s != NULL) {
 			if (code == A_STR_STAR && last_int >= 0)
 				pb = (size_t)last_int;
 			else if (code >= A_STR_PREC0)
@@ -554,14 +529,10 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 				}
 			}
 			room -= n;
-			n32 = (uint32_t)n;
-			memcpy(d, &n32, 4);
-			memcpy(d + 4, s, n);
-			d += 4 + n;
-			break;
 		}
-		}
+		put_str_arg(&d, s, n);
 	}
+	va_end(aq);
 	return (size_t)(d - (unsigned char *)dst);
 }
 
