@@ -66,6 +66,9 @@ int llog__min_level = LLOG_TRACE;
 
 /* Control state: serialised by ctl_lock (never taken on the record path). */
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set in the thread running llog_shutdown (sinks' close callbacks run there
+ * and must not wait for the shutdown they are part of). */
+static __thread int in_ctl;
 static int running;
 static int atexit_done;
 static pthread_t flusher_thread;
@@ -144,6 +147,17 @@ void llog__wait_released(struct llog__arena *a, uint32_t need)
 }
 
 /* ---- synchronous output (no flusher running) ----------------------------- */
+
+/* Returns once no llog_shutdown() is in progress (its final round written
+ * and the sinks closed). Not from the thread running it. */
+static void wait_for_shutdown(void)
+{
+	if (in_ctl)
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	pthread_mutex_unlock(&ctl_lock);
+}
+
 
 static uint64_t self_tid(void)
 {
@@ -442,6 +456,13 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	 * line in while we capture. */
 	first = llist_first_relaxed(&llog__g.head);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		a = llog__tls_arena;
+		/* Records of ours still in a shutdown's final round: let it
+		 * write them first, so this thread's order is kept on a
+		 * shared stream. Acquire: pairs with the flusher's release
+		 * of released. */
+		if (a != NULL && llog__load_acquire(&a->released) != a->reserve)
+			wait_for_shutdown();
 		sync_from_va(site, plan, ap);
 		va_end(ap);
 		return;
@@ -467,7 +488,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 		a->dropped_pending = 0;
 		after_push(a, site->level);
 	} else {
-		/* Closed while we captured: render here, give the bytes back. */
+		/* Closed while we captured: render here (after the final
+		 * round wrote our earlier records), give the bytes back. */
+		wait_for_shutdown();
 		sync_render(r, plan);
 		llog__arena_unreserve(a, r, old_reserve);
 	}
@@ -874,8 +897,13 @@ void llog_flush(void)
 	if (llog__arena_thread_is_flusher())
 		return;
 	b.rec.kind = LLOG__K_BARRIER;
-	if (push(&b.rec) != 0)
-		return; /* not running: everything is synchronous */
+	if (push(&b.rec) != 0) {
+		/* Closed: not running (everything is synchronous), or a
+		 * shutdown is draining the last round; then wait for it, so
+		 * that what was pushed before this call is committed. */
+		wait_for_shutdown();
+		return;
+	}
 	llog__wake_flusher();
 	/* Acquire: pairs with the release store in signal_barriers. */
 	while (llog__load_acquire(&b.done) == 0)
@@ -893,8 +921,16 @@ void llog_shutdown(void)
 		pthread_mutex_unlock(&ctl_lock);
 		return;
 	}
-	/* Release: pairs with the acquire load at F2. */
-	llog__store_release(&llog__g.stop, 1);
+	in_ctl = 1;
+	/* seq_cst store, then seq_cst exchange of pending: Dekker with F1/F2
+	 * (store pending = 0, fence, load stop). Either the flusher's F2
+	 * sees stop = 1, or its F1 store precedes our exchange, which then
+	 * reads 0 ... and the futex_wake below finds it asleep or about to
+	 * fail its futex_wait check. A release store alone would let F1
+	 * land after our exchange while F2 still reads 0 (a lost wake-up,
+	 * recovered only by the interval timeout). Also pairs with the
+	 * acquire load at F2 for what was written before. */
+	llog__store_seq_cst(&llog__g.stop, 1);
 	llog__xchg_seq_cst(&llog__g.pending, 1);
 	llog__futex_wake(&llog__g.pending, 0);
 	pthread_join(flusher_thread, NULL);
@@ -905,6 +941,7 @@ void llog_shutdown(void)
 	free(f);
 	running = 0;
 	pthread_mutex_unlock(&ctl_lock);
+	in_ctl = 0;
 	llog__arena_release_self();
 }
 
