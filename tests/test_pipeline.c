@@ -384,6 +384,65 @@ static void test_sink_added_while_running(void **state)
 	memsink_free(b);
 }
 
+/* ---- order kept across shutdown on a shared stream ----------------------- */
+
+static atomic_int keep_logging;
+static atomic_long logged_count;
+
+static void *steady_logger(void *arg)
+{
+	long i = 0;
+
+	(void)arg;
+	while (atomic_load(&keep_logging)) {
+		LOG_INFO("n=%ld", i++);
+		atomic_store(&logged_count, i);
+	}
+	return NULL;
+}
+
+static void test_order_kept_across_shutdown(void **state)
+{
+	char path[] = "/tmp/llog-test-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
+	pthread_t th;
+	FILE *f;
+	char line[512];
+	long expect = 0, n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	dup2(fd, 2); /* the console sink and the synchronous path share fd 2 */
+	assert_int_equal(llog_add_sink(llog_console_sink(&co)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	atomic_store(&keep_logging, 1);
+	atomic_store(&logged_count, 0);
+	pthread_create(&th, NULL, steady_logger, NULL);
+	while (atomic_load(&logged_count) < 20000)
+		sched_yield();
+	llog_shutdown(); /* the logger keeps going: flusher, then stderr */
+	n = atomic_load(&logged_count);
+	while (atomic_load(&logged_count) < n + 2000)
+		sched_yield();
+	atomic_store(&keep_logging, 0);
+	pthread_join(th, NULL);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = strstr(line, " n=");
+
+		assert_non_null(p);
+		assert_int_equal(strtol(p + 3, NULL, 10), expect);
+		expect++;
+	}
+	assert_int_equal(expect, atomic_load(&logged_count));
+	fclose(f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_long_message_truncated_visibly),
 		cmocka_unit_test(test_truncation_marker_at_end),
 		cmocka_unit_test(test_sink_added_while_running),
+		cmocka_unit_test(test_order_kept_across_shutdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
