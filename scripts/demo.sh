@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# scripts/demo.sh - build and run the demo, examples/service.
+#
+#   bash scripts/demo.sh [workers] [seconds]
+#
+# Installs the missing build dependencies (scripts/deps.sh build), configures
+# the release build in build/release, builds only what the demo needs and
+# runs it. Safe to run again: a second run rebuilds nothing that is current.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/deps.sh build
+
+# The test suite needs cmocka and spin, which the demo does not: without them
+# configure the build without tests and benchmarks (scripts/test.sh installs
+# them and configures the same build with everything).
+only_demo=()
+if ! pkg-config --exists cmocka 2>/dev/null || ! command -v spin >/dev/null; then
+	only_demo=(-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_BENCH=OFF)
+fi
+cmake --preset release "${only_demo[@]}" >/dev/null
+cmake --build --preset release --parallel "$(nproc 2>/dev/null || echo 2)" --target service
+
+echo
+exec build/release/examples/service "$@"

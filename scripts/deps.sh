@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# scripts/deps.sh - install the Debian packages llog needs, when missing.
+#
+#   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
+#   bash scripts/deps.sh test    the above plus zstd, cmocka, spin and clang
+#
+# Checks with dpkg-query first: when everything is installed it returns at
+# once and never calls apt-get. Otherwise it runs apt-get update and install
+# as root, or through sudo when not root; when neither is possible it lists
+# the missing packages and exits non-zero.
+#
+# The sanitizer builds use gcc, whose runtimes (libasan8, libubsan1,
+# libtsan2) come with build-essential; clang only builds the release, so
+# libclang-rt-14-dev (clang's sanitizer runtimes) is not needed.
+set -euo pipefail
+
+profile=${1:-build}
+build_pkgs=(build-essential cmake pkg-config libzstd-dev)
+test_pkgs=(zstd libcmocka-dev spin clang)
+
+case $profile in
+build) want=("${build_pkgs[@]}") ;;
+test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+*)
+	echo "usage: $0 [build|test]" >&2
+	exit 2
+	;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: no dpkg-query: not a Debian-based system; make sure these (or your" \
+		"distribution's equivalents) are installed: ${want[*]}" >&2
+	exit 0
+fi
+
+missing=()
+for p in "${want[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+	echo "deps: all ${#want[@]} packages present (${profile})"
+	exit 0
+fi
+
+if ((EUID == 0)); then
+	as_root=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	as_root=(sudo -n)
+elif command -v sudo >/dev/null 2>&1 && [[ -t 0 ]]; then
+	as_root=(sudo) # asks for the password on this terminal
+else
+	echo "deps: missing packages: ${missing[*]}" >&2
+	echo "deps: not root and no usable sudo; install them with:" >&2
+	echo "    apt-get update && apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+apt_get=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y
+	-o Dpkg::Use-Pty=0)
+"${apt_get[@]}" update
+"${apt_get[@]}" install --no-install-recommends "${missing[@]}"
+echo "deps: done"

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# scripts/test.sh - everything CI checks, on this machine.
+#
+#   bash scripts/test.sh                 all steps, in this order
+#   bash scripts/test.sh release asan    only the named steps
+#
+# Steps:
+#   release    configure, build (-Werror) and run the whole ctest suite (gcc)
+#   consumers  install the release build to a temporary prefix; build and run
+#              programs that use it through find_package(llog) and through
+#              pkg-config, and one that uses add_subdirectory() on the sources
+#   clang      the release build with clang (-Werror) and its unit and example tests
+#   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   tsan       the whole suite under ThreadSanitizer
+#
+# Installs missing Debian packages first (scripts/deps.sh). Stops at the
+# first failure and exits non-zero; prints a summary either way.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+all_steps=(release consumers clang asan tsan)
+steps=("$@")
+((${#steps[@]})) || steps=("${all_steps[@]}")
+for s in "${steps[@]}"; do
+	[[ " ${all_steps[*]} " == *" $s "* ]] || {
+		echo "usage: $0 [${all_steps[*]}]..." >&2
+		exit 2
+	}
+done
+
+jobs=$(nproc 2>/dev/null || echo 2)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export NO_COLOR=1 # plain console output in the logs and in the consumers' checks
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/llog-test.XXXXXX")
+summary=()
+current=""
+t_begin=$SECONDS
+
+begin() {
+	current=$1
+	t_step=$SECONDS
+	printf '\n=== %s\n' "$current"
+}
+end() {
+	summary+=("$(printf '  ok    %-58s %4ds' "$current" $((SECONDS - t_step)))")
+	current=""
+}
+finish() {
+	local rc=$?
+	printf '\n=== summary\n'
+	local line
+	for line in "${summary[@]}"; do echo "$line"; done
+	if [[ -n $current ]]; then
+		printf '  FAIL  %-58s %4ds\n' "$current" $((SECONDS - t_step))
+	fi
+	if ((rc == 0)); then
+		printf 'PASSED: %s (%ds)\n' "${steps[*]}" $((SECONDS - t_begin))
+	else
+		printf 'FAILED (exit %d) after %ds\n' "$rc" $((SECONDS - t_begin))
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap finish EXIT
+
+# build_preset NAME: configure and build one preset.
+build_preset() {
+	cmake --preset "$1"
+	cmake --build --preset "$1" --parallel "$jobs"
+}
+
+# ASLR with high mmap entropy (vm.mmap_rnd_bits > 28, as on recent kernels)
+# breaks the sanitizer runtimes of gcc 12 and clang 14 ("FATAL:
+# ThreadSanitizer: unexpected memory mapping"); running with ASLR off
+# (setarch -R) avoids it. san_wrap KIND sets the array wrap to the prefix to
+# run sanitized programs with: empty, or setarch.
+setarch_cmd=(setarch "$(uname -m)" -R)
+setarch_works() { "${setarch_cmd[@]}" true 2>/dev/null; }
+san_wrap() {
+	local kind=$1 bits i
+	local dir=$tmp/probe-$kind
+	wrap=()
+	mkdir -p "$dir"
+	printf '#include <stdlib.h>\nint main(void) { free(malloc(16)); return 0; }\n' >"$dir/p.c"
+	cc -fsanitize="$kind" -g "$dir/p.c" -o "$dir/p"
+	bits=$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)
+	for i in 1 2 3 4 5; do
+		"$dir/p" >"$dir/out" 2>&1 || break
+	done
+	if ((bits <= 28)) && [[ ! -s $dir/out ]]; then
+		return 0
+	fi
+	if setarch_works && "${setarch_cmd[@]}" "$dir/p"; then
+		wrap=("${setarch_cmd[@]}")
+		echo "note: vm.mmap_rnd_bits=$bits; running $kind-sanitized tests under ${wrap[*]}"
+		return 0
+	fi
+	if [[ -s $dir/out ]]; then
+		cat "$dir/out" >&2
+		echo "error: a trivial $kind-sanitized program fails here (output above), also" \
+			"under setarch -R (or setarch is not permitted); if it is about memory" \
+			"mappings, try: sysctl vm.mmap_rnd_bits=28" >&2
+		return 1
+	fi
+	return 0
+}
+
+# sanitized_suite PRESET KIND: build and run the whole suite under a sanitizer.
+sanitized_suite() {
+	local preset=$1 kind=$2
+	local log=$tmp/ctest-$preset.log
+	build_preset "$preset"
+	san_wrap "$kind"
+	if "${wrap[@]}" ctest --preset "$preset" 2>&1 | tee "$log"; then
+		return 0
+	fi
+	# A mapping failure can be intermittent (it depends on where ASLR put
+	# things): retry the failed tests once with ASLR off, and only then.
+	if ((${#wrap[@]} == 0)) && setarch_works &&
+		grep -Eq 'unexpected memory mapping|Shadow memory range interleaves' "$log"; then
+		echo "note: sanitizer runtime hit an ASLR mapping; rerunning failed tests under ${setarch_cmd[*]}"
+		"${setarch_cmd[@]}" ctest --preset "$preset" --rerun-failed
+		return
+	fi
+	return 1
+}
+
+# expect_line NAME FILE: the consumer NAME's log line must be in FILE.
+expect_line() {
+	if ! grep -F "llog consumer $1: hello, 42" "$2"; then
+		echo "error: consumer $1 did not log its line; its stderr was:" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+consumers() {
+	local prefix=$tmp/prefix out pcfile
+	cmake --install build/release --prefix "$prefix"
+
+	# 1. find_package(llog CONFIG REQUIRED) + llog::llog
+	out=$tmp/find_package
+	cmake -S tests/consumer/find_package -B "$out" -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF | tee "$out.cfg"
+	grep -Fq "from $prefix/" "$out.cfg" || {
+		echo "error: find_package did not use the llog installed in $prefix" >&2
+		return 1
+	}
+	cmake --build "$out" --parallel "$jobs"
+	"$out/app" 2>"$out.err"
+	expect_line find_package "$out.err"
+
+	# 2. pkg-config (libdir may be lib or lib/<multiarch>)
+	out=$tmp/pkg_config
+	pcfile=$(find "$prefix" -name llog.pc -print -quit)
+	[[ -n $pcfile ]] || {
+		echo "error: no llog.pc under $prefix" >&2
+		return 1
+	}
+	mkdir -p "$out"
+	export PKG_CONFIG_PATH=${pcfile%/*}
+	echo "pkg-config --cflags --libs --static llog: $(pkg-config --cflags --libs --static llog)"
+	make -C tests/consumer/pkg_config O="$out"
+	unset PKG_CONFIG_PATH
+	"$out/app" 2>"$out.err"
+	expect_line pkg_config "$out.err"
+
+	# 3. add_subdirectory() of the source tree
+	out=$tmp/subdir
+	cmake -S tests/consumer/subdir -B "$out" -DCMAKE_BUILD_TYPE=Release
+	cmake --build "$out" --parallel "$jobs"
+	"$out/app" 2>"$out.err"
+	expect_line subdir "$out.err"
+}
+
+begin "dependencies (scripts/deps.sh test)"
+bash scripts/deps.sh test
+end
+
+for s in "${steps[@]}"; do
+	case $s in
+	release)
+		begin "release: gcc -Werror build + ctest"
+		build_preset release
+		ctest --preset release
+		end
+		;;
+	consumers)
+		begin "consumers: find_package, pkg-config, add_subdirectory"
+		[[ " ${steps[*]} " == *" release "* ]] || build_preset release
+		consumers
+		end
+		;;
+	clang)
+		begin "release-clang: clang -Werror build + unit/example tests"
+		build_preset release-clang
+		ctest --preset release-clang
+		end
+		;;
+	asan)
+		begin "asan: ASan+UBSan build + ctest"
+		sanitized_suite asan address
+		end
+		;;
+	tsan)
+		begin "tsan: TSan build + ctest"
+		sanitized_suite tsan thread
+		end
+		;;
+	esac
+done
