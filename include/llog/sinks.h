@@ -39,6 +39,42 @@ struct llog_entry {
 	size_t msg_len;
 };
 
+/* ---- the sink interface ------------------------------------------------- */
+
+/*
+ * A sink is a struct llog_sink whose ops table starts with a version and only
+ * ever grows at the end (like sqlite3_vfs); llog calls only the members that
+ * exist in the version a sink declares. Every callback runs on the flusher
+ * thread, never concurrently with another callback of the same sink, and
+ * must not call LOG (such records are dropped and counted) or llog_flush /
+ * llog_shutdown (they return at once there).
+ *   write   gets each entry at or above the sink's level. Returns the bytes
+ *           it accepted (>= 0) or a negative errno (counted in write_errors).
+ *   commit  ends a flusher batch: the sink makes everything written so far
+ *           reach its medium (one write(2) of its buffer, a zstd frame end).
+ *           Returns the bytes written to the medium or a negative errno.
+ *   close   flushes and frees the sink (at llog_shutdown, or when
+ *           llog_add_sink fails).
+ * A failing sink never stops the others. To write a sink, embed struct
+ * llog_sink first in your own struct and hand it to llog_add_sink().
+ */
+#define LLOG_SINK_VERSION 1
+
+struct llog_sink;
+
+struct llog_sink_ops {
+	int version; /* LLOG_SINK_VERSION */
+	long (*write)(struct llog_sink *s, const struct llog_entry *e);
+	long (*commit)(struct llog_sink *s);
+	void (*close)(struct llog_sink *s);
+};
+
+struct llog_sink {
+	const struct llog_sink_ops *ops;
+	enum llog_level level;   /* minimum level this sink receives */
+	enum llog_format format; /* what llog_format_entry should produce */
+};
+
 /* ---- console ----------------------------------------------------------- */
 
 enum llog_color {

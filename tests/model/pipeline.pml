@@ -322,7 +322,7 @@ F4:		/* process(): oldest first; render, write, release its bytes */
 		od;
 F5:		/* sinks_commit; signal_barriers */
 #ifdef BUFFERED_SINK
-		d_step { fl_vis = fl_vis | fl_buf; fl_buf = 0 };
+		atomic { fl_vis = fl_vis | fl_buf; fl_buf = 0 };
 #endif
 		if
 		:: bars ->
@@ -433,20 +433,23 @@ proctype Shutdown()
 #ifdef LATE_SHUTDOWN
 	prod_done[0] && (NPRUN < 2 || prod_done[1]) && caller_done;
 #endif
-	/* pthread_mutex_lock(&ctl_lock); nobody else holds it long in the
-	 * model (waiters only wait for it to be free) */
-	atomic { ctl == 0 -> ctl = 1 };
+	/* pthread_mutex_lock(&ctl_lock) ... stop = 1 (seq_cst store). One
+	 * step: ctl is only read by a thread that saw CLOSED, which needs
+	 * stop = 1 first (the waiters only wait for the lock to be free, so
+	 * nobody else holds it). */
 	d_step {
-		stop = 1;                       /* seq_cst store */
-		printf("MSC: S sets stop\n")
+		ctl = 1;
+		stop = 1;
+		printf("MSC: S takes ctl_lock, sets stop\n")
 	};
 	pending = 1;                    /* seq_cst exchange, result unused */
 	fl_sleep = 0;                   /* futex_wake(&pending) */
-	flusher_exited;                 /* pthread_join */
-	/* close_all; running = 0; pthread_mutex_unlock(&ctl_lock) */
+	/* pthread_join; close_all; pthread_mutex_unlock(&ctl_lock). One
+	 * step: in between nothing but ctl changes. */
 	d_step {
+		flusher_exited;
 		ctl = 0;
-		printf("MSC: S releases ctl_lock\n")
+		printf("MSC: S joined the flusher, releases ctl_lock\n")
 	};
 	/* final check once everybody else has finished */
 	prod_done[0] && (NPRUN < 2 || prod_done[1]) && caller_done;
