@@ -128,6 +128,8 @@ struct llog_stats {
 	uint64_t bytes_written; /* bytes the sinks wrote */
 	uint64_t write_errors;  /* failed sink writes */
 	uint64_t blocked;       /* times a thread waited for arena space */
+	uint64_t sink_lost;     /* records a sink gave up on after write errors */
+	uint64_t repaired;      /* torn file tails cut back by a file sink */
 };
 
 /* Fills *out with relaxed snapshots of the counters. */

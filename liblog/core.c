@@ -976,6 +976,18 @@ void llog_get_stats(struct llog_stats *out)
 	out->bytes_written = llog__load_relaxed(&llog__g.stats.bytes_written);
 	out->write_errors = llog__load_relaxed(&llog__g.stats.write_errors);
 	out->blocked = llog__load_relaxed(&llog__g.stats.blocked);
+	out->sink_lost = llog__load_relaxed(&llog__g.stats.sink_lost);
+	out->repaired = llog__load_relaxed(&llog__g.stats.repaired);
+}
+
+void llog__count_sink_lost(uint64_t records)
+{
+	llog__fetch_add_relaxed(&llog__g.stats.sink_lost, records);
+}
+
+void llog__count_repaired(void)
+{
+	llog__fetch_add_relaxed(&llog__g.stats.repaired, 1);
 }
 
 const char *llog_level_name(enum llog_level level)

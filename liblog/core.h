@@ -90,7 +90,7 @@ extern struct llist_node llog__closed_node;
 
 struct llog__stats {
 	_Atomic uint64_t logged, written, dropped, truncated, batches,
-		bytes_written, write_errors, blocked;
+		bytes_written, write_errors, blocked, sink_lost, repaired;
 };
 
 struct llog__global {

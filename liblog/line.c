@@ -15,11 +15,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <stdatomic.h>
 
 #include "sink.h"
 
@@ -313,4 +318,36 @@ long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
 		return n < 0 ? -errno : -EIO;
 	}
 	return (long)done;
+}
+
+void llog__diag(const char *fmt, ...)
+{
+	static _Atomic int64_t last_s = -1;
+	static _Atomic unsigned suppressed;
+	struct timespec now;
+	char line[512];
+	int n = 0;
+	int64_t prev;
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* Relaxed: a rate limit, not a synchronization point. */
+	prev = atomic_load_explicit(&last_s, memory_order_relaxed);
+	if (prev == (int64_t)now.tv_sec ||
+	    !atomic_compare_exchange_strong_explicit(&last_s, &prev, (int64_t)now.tv_sec,
+						     memory_order_relaxed, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&suppressed, 1, memory_order_relaxed);
+		return;
+	}
+	n = snprintf(line, sizeof(line), "llog: ");
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 40)
+		n = (int)sizeof(line) - 40;
+	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed);
+	if (sup != 0)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
+	line[n++] = '\n';
+	(void)llog__write_all(2, line, (size_t)n, 100);
 }

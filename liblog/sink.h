@@ -15,4 +15,13 @@
  * sockets. Returns bytes written or a negative errno. */
 long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms);
 
+/* Statistics a backend reports (relaxed counters, any thread). */
+void llog__count_sink_lost(uint64_t records);
+void llog__count_repaired(void);
+
+/* Diagnostic line on stderr, rate-limited to one per second for the whole
+ * library (the count of suppressed ones rides on the next); never through
+ * the record path. printf-style; thread-safe. */
+void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* LLOG_SINK_H */

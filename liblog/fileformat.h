@@ -1,0 +1,45 @@
+/*
+ * fileformat.h - the on-disk format of llog's compressed log files, shared by
+ * the file sink (backends/file.c) and llogcat (tools/llogcat.c). Internal.
+ *
+ * DESIGN
+ * A log file is a valid zstd stream (RFC 8878): `zstdcat app.log.zst` prints
+ * the records. It is a sequence of frames of two kinds:
+ *
+ *  1. Metadata: a zstd skippable frame (ignored by every zstd tool)
+ *       u32le magic LLOG_META_MAGIC, u32le payload size (<= LLOG_META_MAX),
+ *       payload: ASCII text, first line "llog-meta 1", then "key=value"
+ *       lines, each ending in '\n'. Keys (version 1): host, pid, program,
+ *       created_ns (UTC ns since 1970), seq_first (sequence number of the
+ *       first record the writer put in this file), format (text|json),
+ *       rotated_from (previous file name, when created by rotation).
+ *       Readers ignore unknown keys. A writer puts one at the start of every
+ *       file it creates; several may appear (two processes appending), and
+ *       a reader accepts them anywhere between data frames.
+ *  2. Data: an ordinary zstd frame with the content checksum flag set and
+ *     the content size in the header, whose content is whole lines (text or
+ *     JSON lines as llog_format_entry produces them). A frame never splits a
+ *     line and never exceeds LLOG_FRAME_CONTENT_MAX bytes of content; the
+ *     writer ends a frame at every commit (and earlier when it reaches that
+ *     size). Each frame is written with one write(2), so appenders in other
+ *     processes never interleave inside a frame.
+ *
+ * A file that ends in the middle of a frame (crash, power loss, disk full)
+ * has a torn tail: readers report it and use every complete frame before it;
+ * the writer, on open and after a short write, cuts the file back to the end
+ * of its last complete frame (ftruncate) before writing again.
+ *
+ * Plain mode (the sink's "no compression" choice) writes the same lines as
+ * plain text, with no frames and no metadata; llogcat reads such files too.
+ */
+#ifndef LLOG_FILEFORMAT_H
+#define LLOG_FILEFORMAT_H
+
+#define LLOG_META_MAGIC 0x184D2A5Bu        /* skippable frame, variant 0xB */
+#define LLOG_META_MAX 4096u                /* payload bound */
+#define LLOG_META_HEADER "llog-meta 1\n"
+#define LLOG_FRAME_CONTENT_MAX (4u << 20)  /* writer bound per data frame */
+#define LLOG_READER_FRAME_MAX (64u << 20)  /* reader refuses bigger claims */
+#define LLOG_ZSTD_MAGIC 0xFD2FB528u
+
+#endif /* LLOG_FILEFORMAT_H */
