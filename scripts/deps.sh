@@ -2,7 +2,8 @@
 # scripts/deps.sh - install the Debian packages llog needs, when missing.
 #
 #   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
-#   bash scripts/deps.sh test    the above plus zstd, cmocka, spin and clang
+#   bash scripts/deps.sh test    the above plus zstd, cmocka, spin, clang and
+#                                clang's runtimes (libFuzzer for llogcat's fuzz test)
 #
 # Checks with dpkg-query first: when everything is installed it returns at
 # once and never calls apt-get. Otherwise it runs apt-get update and install
@@ -10,13 +11,13 @@
 # the missing packages and exits non-zero.
 #
 # The sanitizer builds use gcc, whose runtimes (libasan8, libubsan1,
-# libtsan2) come with build-essential; clang only builds the release, so
-# libclang-rt-14-dev (clang's sanitizer runtimes) is not needed.
+# libtsan2) come with build-essential; libclang-rt-14-dev brings clang's
+# libFuzzer and sanitizer runtimes for the fuzz target built with clang.
 set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
-test_pkgs=(zstd libcmocka-dev spin clang)
+test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev)
 
 case $profile in
 build) want=("${build_pkgs[@]}") ;;
