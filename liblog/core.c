@@ -609,11 +609,42 @@ static void write_record(struct flusher *f, struct llog__rec *r)
 	sink_write(f, &e);
 }
 
-/* Processes one chain in push order. Returns the barriers met, linked
- * through their node (to be signalled after the commit). */
-static struct llist_node *process(struct flusher *f, struct llist_node *chain, uint64_t *nrec)
+/* What a round leaves for after its commit. */
+struct round {
+	uint64_t nrec;
+	struct llist_node *barriers;            /* signalled after the commit */
+	struct llist_node *deferred, **dtail;   /* releases held until then */
+};
+
+static void defer(struct round *rd, struct llist_node *pos)
 {
-	struct llist_node *pos, *next, *barriers = NULL;
+	pos->next = NULL;
+	*rd->dtail = pos;
+	rd->dtail = &pos->next;
+}
+
+/* Gives a record's bytes back to its arena, or frees an exited arena. */
+static void release_record(struct llog__rec *r)
+{
+	if (r->kind == LLOG__K_EXIT) {
+		/* Every earlier record of this arena is released. */
+		llog__arena_free(r->arena);
+		return;
+	}
+	/* Release: pairs with the owner's load-acquire in
+	 * llog__arena_reserve; we are done reading r. */
+	llog__store_release(&r->arena->released, r->end);
+}
+
+/*
+ * Processes one chain in push order. In the final round (hold) the arena
+ * releases wait until the sinks have committed: a thread that then finds
+ * its arena drained may write synchronously to stderr and must not get
+ * ahead of its own earlier records, still in a sink's buffer.
+ */
+static void process(struct flusher *f, struct llist_node *chain, int hold, struct round *rd)
+{
+	struct llist_node *pos, *next;
 
 	llist_for_each_safe(pos, next, chain) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
@@ -624,20 +655,23 @@ static struct llist_node *process(struct flusher *f, struct llist_node *chain, u
 			if (r->dropped != 0)
 				drop_notice(f, r);
 			write_record(f, r);
-			++*nrec;
-			/* Release: pairs with the owner's load-acquire in
-			 * llog__arena_reserve; we are done reading r. */
-			llog__store_release(&r->arena->released, r->end);
+			rd->nrec++;
+			if (hold)
+				defer(rd, pos);
+			else
+				release_record(r);
 			break;
 		case LLOG__K_EXIT:
-			/* Every earlier record of this arena is released. */
 			if (r->dropped != 0)
 				drop_notice(f, r);
-			llog__arena_free(r->arena);
+			if (hold)
+				defer(rd, pos);
+			else
+				release_record(r);
 			break;
 		case LLOG__K_BARRIER:
-			pos->next = barriers;
-			barriers = pos;
+			pos->next = rd->barriers;
+			rd->barriers = pos;
 			break;
 		case LLOG__K_SINK: {
 			struct llog__sink_rec {
@@ -656,7 +690,14 @@ static struct llist_node *process(struct flusher *f, struct llist_node *chain, u
 			break;
 		}
 	}
-	return barriers;
+}
+
+static void release_deferred(struct llist_node *pos)
+{
+	struct llist_node *next;
+
+	llist_for_each_safe(pos, next, pos)
+		release_record(llist_entry(pos, struct llog__rec, node));
 }
 
 struct llog__barrier {
@@ -681,54 +722,66 @@ static void signal_barriers(struct llist_node *b)
 	}
 }
 
+/*
+ * One round, F1..F5 (see the top of this file). Returns whether it was the
+ * final one (the list is then closed). Runs on the flusher thread, or once
+ * on the llog_init thread when the flusher could not be started.
+ */
+static int flusher_round(struct flusher *f)
+{
+	struct round rd = {0, NULL, NULL, NULL};
+	struct llist_node *chain;
+	int stopping;
+
+	rd.dtail = &rd.deferred;
+	/* F1. seq_cst store + fence: pairs with the fence in
+	 * llog__wake_flusher, and with llog_shutdown's seq_cst store of stop
+	 * and exchange of pending (see there). */
+	llog__store_seq_cst(&llog__g.pending, 0);
+	llog__fence_seq_cst();
+	/* F2. Acquire: pairs with the store of stop in llog_shutdown. Read
+	 * BEFORE the exchange: a push that lands after a final exchange
+	 * installing NULL would be lost (the broken model variant shows it). */
+	stopping = llog__load_acquire(&llog__g.stop);
+	/* F3. Acquire exchange (llist.h): synchronizes with every push in
+	 * the chain. */
+	chain = llist_del_all_replace(&llog__g.head, stopping ? LLOG__CLOSED : NULL);
+	llog__clock_conv_anchor(&f->clock);
+	/* F4 */
+	process(f, llist_reverse_order(chain), stopping, &rd);
+	/* F5 */
+	if (rd.nrec != 0 || rd.barriers != NULL || stopping) {
+		sinks_commit(f);
+		llog__fetch_add_relaxed(&llog__g.stats.written, rd.nrec);
+		llog__fetch_add_relaxed(&llog__g.stats.logged, rd.nrec);
+		if (rd.nrec != 0)
+			llog__fetch_add_relaxed(&llog__g.stats.batches, 1);
+	}
+	release_deferred(rd.deferred);
+	signal_barriers(rd.barriers);
+	/* Fence: pairs with the seq_cst RMW/load in llog__wait_released
+	 * (Dekker handshake). */
+	llog__fence_seq_cst();
+	if (llog__load_relaxed(&llog__g.blocked_waiters) != 0) {
+		llog__fetch_add_release(&llog__g.release_seq, 1);
+		llog__futex_wake(&llog__g.release_seq, 1);
+	}
+	return stopping;
+}
+
 static void *flusher_main(void *arg)
 {
 	struct flusher *f = arg;
 	sigset_t all;
 
 	/* Signals are for application threads; the flusher never runs a
-	 * handler (crash handling will drain from outside). */
+	 * handler (and a write to a vanished pipe reader returns EPIPE
+	 * instead of killing the process with SIGPIPE). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	llog__arena_mark_flusher();
-	for (;;) {
-		struct llist_node *chain, *barriers;
-		uint64_t nrec = 0;
-		int stopping;
-
-		/* F1. seq_cst store + fence: pairs with the fence in
-		 * llog__wake_flusher (see there). */
-		llog__store_seq_cst(&llog__g.pending, 0);
-		llog__fence_seq_cst();
-		/* F2. Acquire: pairs with the release store in
-		 * llog_shutdown. Read BEFORE the exchange: a push that lands
-		 * after a final exchange installing NULL would be lost
-		 * (the broken model variant shows it). */
-		stopping = llog__load_acquire(&llog__g.stop);
-		/* F3. Acquire exchange (llist.h): synchronizes with every
-		 * push in the chain. */
-		chain = llist_del_all_replace(&llog__g.head, stopping ? LLOG__CLOSED : NULL);
-		llog__clock_conv_anchor(&f->clock);
-		/* F4 */
-		barriers = process(f, llist_reverse_order(chain), &nrec);
-		/* F5 */
-		if (nrec != 0 || barriers != NULL) {
-			sinks_commit(f);
-			llog__fetch_add_relaxed(&llog__g.stats.written, nrec);
-			llog__fetch_add_relaxed(&llog__g.stats.logged, nrec);
-			llog__fetch_add_relaxed(&llog__g.stats.batches, 1);
-		}
-		signal_barriers(barriers);
-		/* Fence: pairs with the seq_cst RMW/load in
-		 * llog__wait_released (Dekker handshake). */
-		llog__fence_seq_cst();
-		if (llog__load_relaxed(&llog__g.blocked_waiters) != 0) {
-			llog__fetch_add_release(&llog__g.release_seq, 1);
-			llog__futex_wake(&llog__g.release_seq, 1);
-		}
-		/* F6 */
-		if (stopping)
-			break;
+	/* F6: exit after the final round, else sleep unless asked already. */
+	while (!flusher_round(f)) {
 		if (llog__load_seq_cst(&llog__g.pending) == 0)
 			llog__futex_wait(&llog__g.pending, 0, llog__g.flush_interval_ms);
 	}
@@ -839,7 +892,15 @@ int llog_init(const struct llog_config *cfg)
 	llog__store_release(&llog__g.head.first, NULL);
 	rc = -pthread_create(&flusher_thread, NULL, flusher_main, f);
 	if (rc != 0) {
-		llog__store_release(&llog__g.head.first, LLOG__CLOSED);
+		/* Records may have been pushed since head became NULL: run the
+		 * final round here (it closes the list, writes them, signals
+		 * barriers), then keep the sinks for a later llog_init. */
+		in_ctl = 1;
+		llog__store_seq_cst(&llog__g.stop, 1);
+		flusher_round(f);
+		in_ctl = 0;
+		memcpy(pending_sinks, f->sinks, sizeof(pending_sinks));
+		n_pending_sinks = f->nsinks;
 		free(f->msgbuf);
 		free(f);
 		goto out;
