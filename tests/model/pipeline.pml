@@ -4,7 +4,8 @@
  * (flusher_main in liblog/core.c), the flusher wake-up handshake
  * (llog__wake_flusher), the BLOCK overflow wait (reserve ->
  * llog__arena_reserve in liblog/arena.c + llog__wait_released), the flush
- * barrier (llog_flush) and shutdown (llog_shutdown).
+ * barrier (llog_flush), shutdown (llog_shutdown) and its control mutex
+ * (ctl_lock) as the CLOSED paths wait for it (wait_for_shutdown).
  *
  * Memory model: sequential consistency. The C code puts seq_cst fences
  * (or seq_cst RMWs) at exactly the Dekker handshakes where SC matters
@@ -21,10 +22,15 @@
  *  (a) every record is delivered exactly once, by the flusher or
  *      synchronously (producer saw CLOSED); the flusher delivers each
  *      producer's records as a prefix of its sequence, in order.
- *  (b) no lost wake-up: every process terminates (no invalid end state);
- *      a BLOCK waiter never spins forever after the flusher exited.
+ *  (b) no lost wake-up: every process terminates (no invalid end state),
+ *      including a BLOCK waiter that sleeps on a closed list.
  *  (c) the flush caller returns, and every record pushed before its
- *      barrier is delivered before done is set.
+ *      barrier is delivered before done is set; a flush that finds the
+ *      list CLOSED returns only after everything pushed before the call
+ *      is delivered (it waits for the shutdown's ctl_lock).
+ *  (d) per-thread order across shutdown: a record written synchronously
+ *      comes after every earlier pushed record of its thread (the
+ *      CLOSED paths of llog__log wait for the shutdown).
  *
  * Configuration (spin -D..., chosen by run_spin.sh): K = records of
  * producer 0 (default 2), K1 = records of producer 1 (default K);
@@ -386,9 +392,9 @@ proctype FlushCaller()
 
 	/* push() of the barrier (one atomic step, see Producer) */
 	d_step {
-		pre = pushed;                   /* pushed before the call */
 		if
 		:: head == CLOSED ->            /* closed: wait_for_shutdown */
+			pre = pushed;           /* pushed before the call */
 			printf("MSC: C sees CLOSED\n")
 		:: else ->
 			nxt[BAR] = head; head = BAR;
@@ -415,9 +421,13 @@ proctype FlushCaller()
 		od
 	:: else -> wait_for_shutdown()
 	fi;
-	/* everything pushed before the call is written when flush returns */
-	assert((VISIBLE & pre) == pre);
-	caller_done = 1
+	atomic {
+		/* everything pushed before the call is written when flush
+		 * returns (the barrier path: asserted at F5 via bar_before) */
+		assert((VISIBLE & pre) == pre);
+		pre = 0;
+		caller_done = 1
+	}
 }
 
 /*

@@ -66,7 +66,8 @@ memlim=2048
 
 echo "model: $model (expect: $expect)"
 echo "checks: assertions (no lost / duplicated / reordered record, flush barrier after"
-echo "        everything pushed before it) and invalid end states (no lost wake-up)"
+echo "        everything pushed before it, also on a closed list; per-thread order"
+echo "        across shutdown) and invalid end states (no lost wake-up)"
 
 nerr_total=0
 for cfg in "${configs[@]}"; do
