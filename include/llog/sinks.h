@@ -97,6 +97,82 @@ struct llog_console_options {
  */
 LLOG_EXPORT struct llog_sink *llog_console_sink(const struct llog_console_options *opt);
 
+/* ---- file ------------------------------------------------------------- */
+
+enum llog_file_compression {
+	LLOG_FILE_ZSTD = 0,  /* zstd frames (the default): `zstdcat FILE` reads it */
+	LLOG_FILE_PLAIN = 1  /* plain text (or JSON) lines, no frames, no metadata */
+};
+
+enum llog_file_fsync {
+	LLOG_FSYNC_NEVER = 0,  /* leave it to the kernel (the default) */
+	LLOG_FSYNC_COMMIT = 1  /* fsync(2) after every commit that wrote */
+};
+
+/*
+ * Options of llog_file_sink(). A zero-initialised struct with only path set
+ * gives a zstd (level 3) sink of every level in text format, no rotation.
+ */
+struct llog_file_options {
+	const char *path;      /* the file; copied. The newest file is always here */
+	enum llog_level level; /* minimum level; zero value = TRACE */
+	enum llog_format format;
+	enum llog_file_compression compression;
+	int zstd_level;        /* 0 = 3 (zstd's default); negative fast levels allowed */
+	/* Rotate before a frame would take the file past this many bytes;
+	 * 0 = no size rotation. A single frame larger than this still goes
+	 * into a file of its own. */
+	uint64_t max_bytes;
+	/* Rotate when the UTC wall clock enters a new period of this many
+	 * seconds (86400: at midnight UTC); 0 = no time rotation. */
+	unsigned rotate_interval_s;
+	/* Rotated files kept (the current file not counted); older ones are
+	 * deleted at rotation. 0 = keep all. */
+	unsigned max_files;
+	enum llog_file_fsync fsync;
+};
+
+/*
+ * Creates a file sink: each commit (end of a flusher batch) appends one
+ * complete zstd frame (content checksum on) with one write(2), so the file
+ * is decodable up to the last committed record, and processes appending to
+ * the same file never interleave inside a frame. A new file starts with a
+ * zstd skippable frame of metadata (host, pid, program, creation time,
+ * first sequence number) that zstd tools ignore.
+ *
+ * The file is opened now (O_APPEND|O_CREAT|O_NOFOLLOW|O_CLOEXEC, mode 0640
+ * before umask) and must be a regular file: a symbolic link at path is
+ * refused with ELOOP, a FIFO or a directory with EINVAL/EISDIR. An existing
+ * compressed file whose last frame is torn (an earlier crash) is cut back
+ * to its last complete frame, counted in llog_stats.repaired and reported
+ * once on stderr.
+ *
+ * Rotation renames path to a name with the UTC rotation time inserted
+ * before a ".zst" suffix (or appended when there is none):
+ *   app.log.zst -> app.log.20250101T120000.123456789Z.zst
+ * so rotated names sort by age and the newest records are always at path.
+ * Rotation happens only between frames; no record is lost or duplicated.
+ * Rotation is not coordinated between processes sharing one path.
+ *
+ * Write errors (ENOSPC, EIO, EFBIG) never block: a short write is cut back
+ * off the file, the unwritten records (up to 8 MiB of lines) are retried at
+ * the next commit, and beyond that the oldest are dropped and counted in
+ * llog_stats.sink_lost; each failing commit counts in write_errors.
+ *
+ * Ownership: opt and path remain the caller's. Hand the result to
+ * llog_add_sink(). Thread-safe; allocates (about 4 MiB for the compressor
+ * buffers) and makes system calls. Returns NULL with errno set and a
+ * message (the path and strerror) for llog_file_sink_error().
+ */
+LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt);
+
+/*
+ * Describes why the last llog_file_sink() call on this thread failed
+ * ("" when it succeeded or none was made). Never NULL; the text lives in
+ * thread-local storage until the next llog_file_sink() call on the thread.
+ */
+LLOG_EXPORT const char *llog_file_sink_error(void);
+
 /*
  * Closes and frees a sink that was never handed to llog_add_sink(). NULL is
  * accepted. Not for sinks that llog owns.

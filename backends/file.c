@@ -1,0 +1,689 @@
+/*
+ * file.c - the file sink: zstd frames (or plain lines) appended to a file,
+ * with rotation, retention, torn-tail repair and bounded retry.
+ *
+ * DESIGN
+ * write() formats each entry into a pending input buffer split into chunks
+ * of whole lines, each at most LLOG_FRAME_CONTENT_MAX bytes (one chunk is one
+ * future frame). commit() turns every pending chunk into one zstd frame
+ * (ZSTD_compress2 with one CCtx made at creation: content size in the
+ * header, content checksum on) and appends it with a single write(2), so a
+ * commit leaves the file decodable up to its last record and appenders in
+ * other processes never interleave inside a frame. The first frame written
+ * to an empty file is preceded, in the same write, by the metadata
+ * skippable frame of liblog/fileformat.h (written lazily so seq_first is the
+ * sequence number of the first record that goes to the file).
+ *
+ * Invariants, with records counted per sink:
+ *   received == in the file + pending + lost (llog__count_sink_lost)
+ *   pending input <= MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
+ *   the file is a sequence of complete frames after every commit (a short
+ *   write is cut back with ftruncate to where that write began; a failed
+ *   write leaves its chunk pending for the next commit).
+ * Order: records reach the file in the order write() received them; a frame
+ * is written only after every older one, so a failed frame stops the commit.
+ * Rotation (by size or wall-clock period) happens only between frames.
+ *
+ * Limits: ftruncate after a short write can race with another process that
+ * appended in between; rotation is not coordinated between processes; plain
+ * files are not repaired on open.
+ *
+ * MEASUREMENT: frame per commit vs. compression ratio. 100,000 llog text
+ * lines of "request %d took %.3f ms from %s" (random id and duration, one of
+ * 8 client addresses; 101.5 bytes a line on average); ratio = plain bytes /
+ * file bytes:
+ *   records per commit   level   one frame per commit   streaming frame,
+ *                                                       flushed per commit
+ *   10                   1       4.26 (23.8 B/record)   5.94 (17.1 B/record)
+ *   10                   3       4.29 (23.6 B/record)   5.86 (17.3 B/record)
+ *   10,000               1       9.29 (10.9 B/record)   9.26 (11.0 B/record)
+ *   10,000               3       9.23 (11.0 B/record)   8.97 (11.3 B/record)
+ * A frame costs 13 bytes of its own (header, last-block header, checksum),
+ * but mostly it starts with an empty window: at 10 records a commit the
+ * ratio is poor (4.3). The streaming alternative (one frame flushed at
+ * every commit, ended at rotation or after a bounded input) would give
+ * about 5.9 there, and nothing at high rates; it would cost the per-commit
+ * independence that lets several processes append to one file, lets a
+ * reader verify each commit's checksum and lets the writer cut a torn tail
+ * to a frame boundary. We keep one frame per commit: the low rate is where
+ * the bytes matter least.
+ * Command: cc -O2 -DLLOG_STATIC_DEFINE /tmp/fsmeasure.c -Iinclude
+ *          -Lbuild/file -lllog -lzstd -lpthread && ./a.out
+ * (the program formats the lines with llog_format_entry and compresses
+ * them as the sink does, and with ZSTD_compressStream2(ZSTD_e_flush)).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "fileformat.h"
+#include "sink.h"
+
+#define LINE_MAX_BYTES (16 * 1024)
+#define MAX_CHUNKS 2 /* retry bound: 2 frames' worth of lines, 8 MiB */
+#define META_ROOM (8 + LLOG_META_MAX)
+#define TS_LEN 26    /* "YYYYMMDDTHHMMSS.nnnnnnnnnZ" */
+#define ZST_EXT ".zst"
+
+struct chunk {
+	size_t start, len;  /* bytes of fs->in */
+	uint64_t seq;       /* sequence number of its first record */
+	uint64_t records;
+};
+
+struct file_sink {
+	struct llog_sink base; /* first */
+	char *path;
+	char *dir, *stem, *ext; /* path = dir/stem ext; rotated: dir/stem.TS ext */
+	int fd;                 /* -1 while a reopen is pending */
+	int plain, do_fsync;
+	uint64_t max_bytes;
+	unsigned interval_s, max_files;
+	uint64_t size;          /* bytes in the file, as this sink knows it */
+	int64_t period;         /* rotate_interval_s period of the file */
+	int need_meta;          /* the file is empty: metadata goes first */
+	char *rotated_from;     /* basename the current file replaced */
+	ZSTD_CCtx *cctx;
+	char *in;
+	size_t in_len, in_cap;
+	struct chunk ch[MAX_CHUNKS];
+	int nch;
+	char *out;              /* META_ROOM, then a frame */
+	size_t out_cap;
+	long bytes;             /* written since the last commit */
+	int err;                /* first error since the last commit */
+	int failing;            /* a write failed and none succeeded since */
+};
+
+static _Thread_local char err_msg[1024];
+
+const char *llog_file_sink_error(void)
+{
+	return err_msg;
+}
+
+static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
+	va_end(ap);
+}
+
+static struct timespec now_utc(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts;
+}
+
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* ---- torn-tail repair ---------------------------------------------------- */
+
+/* Size of the complete frame (skippable or zstd) at p, or 0 when none. */
+static size_t frame_size(const unsigned char *p, size_t n)
+{
+	uint32_t magic;
+	size_t r;
+
+	if (n < 8)
+		return 0;
+	magic = get_le32(p);
+	if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+		uint64_t len = 8 + (uint64_t)get_le32(p + 4);
+
+		return len <= n ? (size_t)len : 0;
+	}
+	if (magic != LLOG_ZSTD_MAGIC)
+		return 0;
+	r = ZSTD_findFrameCompressedSize(p, n);
+	return ZSTD_isError(r) ? 0 : r;
+}
+
+/* Whether a complete frame starts anywhere in p[from, n): then the damage
+ * is in the middle of the file, not a torn tail, and is left alone. */
+static int frame_after(const unsigned char *p, size_t from, size_t n)
+{
+	for (size_t i = from; i + 8 <= n; i++) {
+		uint32_t m = get_le32(p + i);
+
+		if ((m == LLOG_ZSTD_MAGIC || m == LLOG_META_MAGIC) && frame_size(p + i, n - i) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Cuts a torn last frame off the file just opened (st describes fs->fd). */
+static void repair_tail(struct file_sink *fs, const struct stat *st)
+{
+	size_t n = (size_t)st->st_size, end = 0, k;
+	struct stat rst;
+	unsigned char *p;
+	int rfd = open(fs->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (rfd < 0)
+		return;
+	if (fstat(rfd, &rst) != 0 || rst.st_ino != st->st_ino || rst.st_dev != st->st_dev) {
+		close(rfd);
+		return;
+	}
+	p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, rfd, 0);
+	close(rfd);
+	if (p == MAP_FAILED)
+		return;
+	while (end < n && (k = frame_size(p + end, n - end)) > 0)
+		end += k;
+	if (end < n && frame_after(p, end + 1, n)) {
+		llog__diag("%s: damaged data at offset %zu between frames; appending after it",
+			   fs->path, end);
+	} else if (end < n) {
+		if (ftruncate(fs->fd, (off_t)end) == 0) {
+			llog__count_repaired();
+			llog__diag("%s: torn last frame: cut %zu bytes at offset %zu",
+				   fs->path, n - end, end);
+			fs->size = end;
+		} else {
+			llog__diag("%s: cannot cut torn tail at offset %zu: %s", fs->path,
+				   end, strerror(errno));
+		}
+	}
+	munmap(p, n);
+}
+
+/* ---- opening, rotation, retention ---------------------------------------- */
+
+static int64_t period_of(const struct file_sink *fs, time_t t)
+{
+	return fs->interval_s ? (int64_t)t / fs->interval_s : 0;
+}
+
+/* Opens fs->path (regular files only). Returns 0 or a negative errno with
+ * the reason in err_msg. */
+static int open_file(struct file_sink *fs)
+{
+	struct stat st;
+	int e, fd = open(fs->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+			 0640);
+
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP)
+			set_error("%s: is a symbolic link, which llog does not follow (%s)",
+				  fs->path, strerror(e));
+		else
+			set_error("%s: cannot open for appending: %s", fs->path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		e = errno;
+		if (fstat(fd, &st) == 0)
+			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		set_error("%s: not a regular file (%s)", fs->path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	fs->fd = fd;
+	fs->size = (uint64_t)st.st_size;
+	if (!fs->plain && st.st_size > 0)
+		repair_tail(fs, &st);
+	fs->need_meta = !fs->plain && fs->size == 0;
+	fs->period = period_of(fs, fs->size > 0 ? st.st_mtime : now_utc().tv_sec);
+	return 0;
+}
+
+static void reopen(struct file_sink *fs)
+{
+	if (open_file(fs) < 0)
+		llog__diag("file sink: %s", err_msg);
+}
+
+/* Whether name is stem.TS ext, a file this sink rotated. */
+static int is_rotated(const struct file_sink *fs, const char *name)
+{
+	size_t sl = strlen(fs->stem), el = strlen(fs->ext);
+	const char *ts = name + sl + 1;
+
+	if (strlen(name) != sl + 1 + TS_LEN + el || strncmp(name, fs->stem, sl) != 0 ||
+	    name[sl] != '.' || strcmp(ts + TS_LEN, fs->ext) != 0)
+		return 0;
+	for (int i = 0; i < TS_LEN; i++) {
+		char want = i == 8 ? 'T' : i == 15 ? '.' : i == 25 ? 'Z' : '0';
+
+		if (want == '0' ? (ts[i] < '0' || ts[i] > '9') : ts[i] != want)
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Deletes the oldest rotated files beyond max_files. */
+static void retention(const struct file_sink *fs)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (fs->max_files == 0 || (d = opendir(fs->dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!is_rotated(fs, de->d_name))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (nn == NULL)
+				break;
+			names = nn;
+		}
+		if ((names[n] = strdup(de->d_name)) == NULL)
+			break;
+		n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		if (i + fs->max_files < n && unlinkat(dirfd(d), names[i], 0) != 0)
+			llog__diag("file sink: cannot remove %s/%s: %s", fs->dir, names[i],
+				   strerror(errno));
+		free(names[i]);
+	}
+	free(names);
+	closedir(d);
+}
+
+/* Renames path to its rotated name and opens a new file at path. On a
+ * failed rename the current file stays in use. */
+static void rotate(struct file_sink *fs)
+{
+	struct timespec ts = now_utc();
+	char name[4096 + 64];
+	struct tm tm;
+	size_t dl = strlen(fs->dir) + 1;
+
+	for (int tries = 0; tries < 100; tries++, ts.tv_nsec++) {
+		gmtime_r(&ts.tv_sec, &tm);
+		snprintf(name, sizeof(name), "%s/%s.%04d%02d%02dT%02d%02d%02d.%09ldZ%s", fs->dir,
+			 fs->stem, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, ts.tv_nsec % 1000000000, fs->ext);
+		if (access(name, F_OK) != 0)
+			break;
+	}
+	if (rename(fs->path, name) != 0) {
+		llog__diag("file sink: cannot rotate %s to %s: %s", fs->path, name,
+			   strerror(errno));
+		return;
+	}
+	close(fs->fd);
+	fs->fd = -1;
+	free(fs->rotated_from);
+	fs->rotated_from = strdup(name + dl);
+	retention(fs);
+	reopen(fs);
+}
+
+static void maybe_rotate(struct file_sink *fs, size_t frame_len)
+{
+	int64_t period = period_of(fs, now_utc().tv_sec);
+	int due = (fs->interval_s != 0 && period != fs->period) ||
+		  (fs->max_bytes != 0 && fs->size + frame_len > fs->max_bytes);
+
+	fs->period = period;
+	if (due && fs->size > 0 && fs->fd >= 0)
+		rotate(fs);
+}
+
+/* ---- writing frames ------------------------------------------------------- */
+
+/* Copies s into dst (cap > 0) with control characters replaced. */
+static void clean_copy(char *dst, size_t cap, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i + 1 < cap; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+	dst[i] = '\0';
+}
+
+/* Builds the metadata skippable frame into dst (META_ROOM bytes). */
+static size_t build_meta(const struct file_sink *fs, uint64_t seq_first, unsigned char *dst)
+{
+	char host[256], prog[256], from[512] = "";
+	struct timespec ts = now_utc();
+	int n;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "?");
+	host[sizeof(host) - 1] = '\0';
+	clean_copy(host, sizeof(host), host);
+	clean_copy(prog, sizeof(prog), program_invocation_short_name);
+	if (fs->rotated_from != NULL)
+		clean_copy(from, sizeof(from), fs->rotated_from);
+	n = snprintf((char *)dst + 8, LLOG_META_MAX,
+		     LLOG_META_HEADER "host=%s\npid=%ld\nprogram=%s\ncreated_ns=%lld\n"
+		     "seq_first=%llu\nformat=%s\n%s%s%s",
+		     host, (long)getpid(), prog,
+		     (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		     (unsigned long long)seq_first,
+		     fs->base.format == LLOG_FORMAT_JSON ? "json" : "text",
+		     from[0] ? "rotated_from=" : "", from, from[0] ? "\n" : "");
+	if (n < 0)
+		n = 0;
+	if ((unsigned)n >= LLOG_META_MAX) {
+		n = LLOG_META_MAX - 1;
+		dst[8 + n - 1] = '\n';
+	}
+	put_le32(dst, LLOG_META_MAGIC);
+	put_le32(dst + 4, (uint32_t)n);
+	return 8 + (size_t)n;
+}
+
+/* One write(2) of buf; a short write is cut back off the file. */
+static int write_once(struct file_sink *fs, const char *buf, size_t len)
+{
+	ssize_t w;
+	off_t end;
+
+	do
+		w = write(fs->fd, buf, len);
+	while (w < 0 && errno == EINTR);
+	if (w == (ssize_t)len) {
+		fs->size += len;
+		fs->bytes += (long)len;
+		fs->need_meta = 0;
+		return 0;
+	}
+	if (w < 0)
+		return errno == EAGAIN ? -EIO : -errno;
+	/* O_APPEND left the offset at the end of our partial write. */
+	end = lseek(fs->fd, 0, SEEK_CUR);
+	if (end < (off_t)w || ftruncate(fs->fd, end - w) != 0)
+		llog__diag("%s: cannot cut back a short write: %s", fs->path,
+			   strerror(errno));
+	return -ENOSPC;
+}
+
+/* Compresses chunk c (unless plain) and appends it, rotating first when
+ * due. Returns 0 or a negative errno; the chunk stays pending on error. */
+static int write_chunk(struct file_sink *fs, const struct chunk *c)
+{
+	char *buf = fs->in + c->start;
+	size_t len = c->len;
+
+	if (!fs->plain) {
+		size_t z = ZSTD_compress2(fs->cctx, fs->out + META_ROOM, fs->out_cap - META_ROOM,
+					  buf, len);
+
+		if (ZSTD_isError(z)) {
+			llog__diag("%s: zstd: %s", fs->path, ZSTD_getErrorName(z));
+			return -EIO;
+		}
+		buf = fs->out + META_ROOM;
+		len = z;
+	}
+	maybe_rotate(fs, len);
+	if (fs->fd < 0)
+		reopen(fs);
+	if (fs->fd < 0)
+		return -EBADF;
+	if (fs->need_meta) {
+		unsigned char meta[META_ROOM];
+		size_t m = build_meta(fs, c->seq, meta);
+
+		buf -= m;
+		len += m;
+		memcpy(buf, meta, m);
+	}
+	return write_once(fs, buf, len);
+}
+
+static void note_error(struct file_sink *fs, int rc)
+{
+	if (fs->err == 0)
+		fs->err = rc;
+	if (!fs->failing)
+		llog__diag("%s: write failed (%s); retrying with up to %u MiB pending",
+			   fs->path, strerror(-rc), (MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX) >> 20);
+	fs->failing = 1;
+}
+
+/* Forgets the k oldest chunks (written or dropped). */
+static void drop_chunks(struct file_sink *fs, int k)
+{
+	size_t base = k < fs->nch ? fs->ch[k].start : fs->in_len;
+
+	memmove(fs->in, fs->in + base, fs->in_len - base);
+	fs->in_len -= base;
+	for (int i = k; i < fs->nch; i++) {
+		fs->ch[i - k] = fs->ch[i];
+		fs->ch[i - k].start -= base;
+	}
+	fs->nch -= k;
+}
+
+/* Writes the pending chunks, oldest first, stopping at the first error. */
+static void flush_chunks(struct file_sink *fs)
+{
+	int done = 0, rc = 0;
+
+	while (done < fs->nch && (rc = write_chunk(fs, &fs->ch[done])) == 0)
+		done++;
+	if (rc < 0)
+		note_error(fs, rc);
+	else if (fs->failing) {
+		fs->failing = 0;
+		llog__diag("%s: writing resumed", fs->path);
+	}
+	if (done > 0)
+		drop_chunks(fs, done);
+}
+
+/* Room for n more bytes of input; in never exceeds MAX_CHUNKS chunks. */
+static int reserve(struct file_sink *fs, size_t n)
+{
+	size_t cap = fs->in_cap ? fs->in_cap : 64 * 1024;
+	char *p;
+
+	if (fs->in_len + n <= fs->in_cap)
+		return 0;
+	while (cap < fs->in_len + n)
+		cap *= 2;
+	if (cap > (size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
+		cap = (size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX;
+	if ((p = realloc(fs->in, cap)) == NULL)
+		return -ENOMEM;
+	fs->in = p;
+	fs->in_cap = cap;
+	return 0;
+}
+
+/* ---- the sink callbacks (flusher thread only) ----------------------------- */
+
+static long file_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+	char line[LINE_MAX_BYTES];
+	size_t n = llog_format_entry(e, s->format, line, sizeof(line));
+	struct chunk *c;
+
+	if (fs->nch == 0 || fs->ch[fs->nch - 1].len + n > LLOG_FRAME_CONTENT_MAX) {
+		/* The last chunk is full: write what is pending early, and when
+		 * that fails with the backlog at its bound, drop the oldest. */
+		if (fs->nch > 0)
+			flush_chunks(fs);
+		if (fs->nch == MAX_CHUNKS) {
+			llog__count_sink_lost(fs->ch[0].records);
+			llog__diag("%s: still failing; dropped %llu records", fs->path,
+				   (unsigned long long)fs->ch[0].records);
+			drop_chunks(fs, 1);
+		}
+		fs->ch[fs->nch++] = (struct chunk){fs->in_len, 0, e->seq, 0};
+	}
+	if (reserve(fs, n) < 0) {
+		llog__count_sink_lost(1);
+		return -ENOMEM;
+	}
+	c = &fs->ch[fs->nch - 1];
+	memcpy(fs->in + fs->in_len, line, n);
+	fs->in_len += n;
+	c->len += n;
+	c->records++;
+	return (long)n;
+}
+
+static long file_commit(struct llog_sink *s)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+	long rc;
+
+	if (fs->nch > 0)
+		flush_chunks(fs);
+	if (fs->do_fsync && fs->bytes > 0 && fs->fd >= 0 && fsync(fs->fd) != 0)
+		note_error(fs, -errno);
+	rc = fs->err != 0 ? fs->err : fs->bytes;
+	fs->err = 0;
+	fs->bytes = 0;
+	return rc;
+}
+
+static void free_sink(struct file_sink *fs)
+{
+	if (fs->fd >= 0)
+		close(fs->fd);
+	ZSTD_freeCCtx(fs->cctx);
+	free(fs->in);
+	free(fs->out);
+	free(fs->rotated_from);
+	free(fs->path);
+	free(fs->dir);
+	free(fs->stem);
+	free(fs);
+}
+
+static void file_close(struct llog_sink *s)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+
+	(void)file_commit(s);
+	if (fs->nch > 0) {
+		uint64_t lost = 0;
+
+		for (int i = 0; i < fs->nch; i++)
+			lost += fs->ch[i].records;
+		llog__count_sink_lost(lost);
+		llog__diag("%s: closed with %llu records unwritten", fs->path,
+			   (unsigned long long)lost);
+	}
+	free_sink(fs);
+}
+
+static const struct llog_sink_ops file_ops = {
+	.version = LLOG__SINK_VERSION,
+	.write = file_write,
+	.commit = file_commit,
+	.close = file_close,
+};
+
+/* ---- construction ---------------------------------------------------------- */
+
+/* Splits path into dir, stem and ext (".zst" or ""). */
+static int split_path(struct file_sink *fs)
+{
+	const char *slash = strrchr(fs->path, '/');
+	const char *base = slash ? slash + 1 : fs->path;
+	size_t bl = strlen(base), el = strlen(ZST_EXT);
+
+	if (slash == fs->path)
+		fs->dir = strdup("/");
+	else
+		fs->dir = slash ? strndup(fs->path, (size_t)(slash - fs->path)) : strdup(".");
+	fs->ext = bl > el && strcmp(base + bl - el, ZST_EXT) == 0 ? ZST_EXT : "";
+	fs->stem = strndup(base, bl - strlen(fs->ext));
+	return fs->dir != NULL && fs->stem != NULL && bl > 0 ? 0 : -1;
+}
+
+static int setup_zstd(struct file_sink *fs, int level)
+{
+	fs->cctx = ZSTD_createCCtx();
+	fs->out_cap = META_ROOM + ZSTD_compressBound(LLOG_FRAME_CONTENT_MAX);
+	fs->out = malloc(fs->out_cap);
+	if (fs->cctx == NULL || fs->out == NULL)
+		return -ENOMEM;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_compressionLevel,
+						level != 0 ? level : ZSTD_CLEVEL_DEFAULT)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_contentSizeFlag, 1)))
+		return -EINVAL;
+	return 0;
+}
+
+struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
+{
+	struct file_sink *fs;
+	int rc;
+
+	err_msg[0] = '\0';
+	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
+	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
+	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT) {
+		set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((fs = calloc(1, sizeof(*fs))) == NULL) {
+		set_error("%s: %s", opt->path, strerror(ENOMEM));
+		errno = ENOMEM;
+		return NULL;
+	}
+	fs->base.ops = &file_ops;
+	fs->base.level = opt->level;
+	fs->base.format = opt->format;
+	fs->fd = -1;
+	fs->plain = opt->compression == LLOG_FILE_PLAIN;
+	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
+	fs->max_bytes = opt->max_bytes;
+	fs->interval_s = opt->rotate_interval_s;
+	fs->max_files = opt->max_files;
+	fs->path = strdup(opt->path);
+	rc = fs->path == NULL || split_path(fs) != 0 ? -ENOMEM : 0;
+	if (rc == 0 && !fs->plain)
+		rc = setup_zstd(fs, opt->zstd_level);
+	if (rc < 0)
+		set_error("%s: cannot set up the file sink: %s", opt->path, strerror(-rc));
+	else
+		rc = open_file(fs);
+	if (rc < 0) {
+		free_sink(fs);
+		errno = -rc;
+		return NULL;
+	}
+	return &fs->base;
+}

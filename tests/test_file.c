@@ -1,0 +1,664 @@
+/*
+ * test_file.c - the file sink through the whole pipeline: every record
+ * logged is read back exactly once and in order (by our own frame-by-frame
+ * zstd decoder and by zstdcat) for plain text and zstd levels 1, 3 and 19;
+ * the metadata frame is there; a torn tail is repaired on open; rotation by
+ * size (with and without retention) and by time loses and duplicates
+ * nothing; a symlink, a directory, a FIFO and an impossible path are
+ * refused with a clear message; a full disk (RLIMIT_FSIZE) is survived and
+ * writing resumes; two processes appending to one file keep both sets.
+ * Every test works in its own mkdtemp directory and removes it.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "fileformat.h"
+#include "llog.h"
+#include "llog/sinks.h"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+struct tdir {
+	char dir[64];
+	char path[128]; /* dir/app.log.zst */
+};
+
+static void tdir_make(struct tdir *t, const char *name)
+{
+	strcpy(t->dir, "/tmp/llog_file_XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
+}
+
+static void tdir_remove(struct tdir *t)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static struct llog_stats stats_now(void)
+{
+	struct llog_stats s;
+
+	llog_get_stats(&s);
+	return s;
+}
+
+/* Starts llog with a file sink made from o. */
+static int start(const struct llog_file_options *o)
+{
+	struct llog_config cfg = {.flush_interval_ms = 10};
+	struct llog_sink *s = llog_file_sink(o);
+
+	if (s == NULL || llog_add_sink(s) != 0)
+		return -1;
+	return llog_init(&cfg);
+}
+
+/* Logs records tag/first .. tag/first+n-1, committing every `every`. */
+static void log_range(char tag, long first, long n, long every)
+{
+	for (long i = first; i < first + n; i++) {
+		LOG_INFO("tag=%c i=%ld request %ld took %.3f ms from %s", tag, i, i * 7,
+			 (double)(i % 1000) / 7.0, i % 3 ? "10.0.0.1" : "192.168.1.17");
+		if (every > 0 && (i - first + 1) % every == 0)
+			llog_flush();
+	}
+}
+
+/* In a new directory: a file sink on dir/name made from *o, records 'a'
+ * 0..n-1 logged with a commit every `every`, llog shut down. */
+static void log_to_new_file(struct tdir *t, struct llog_file_options *o, const char *name,
+			    long n, long every)
+{
+	tdir_make(t, name);
+	o->path = t->path;
+	assert_int_equal(start(o), 0);
+	log_range('a', 0, n, every);
+	llog_shutdown();
+}
+
+struct decoded {
+	char *text;
+	size_t len, cap;
+	int frames, metas;
+	int damaged;     /* the file does not end in a complete frame */
+	char meta[LLOG_META_MAX + 1]; /* payload of the first metadata frame */
+};
+
+static void append(struct decoded *d, const void *p, size_t n)
+{
+	if (d->len + n + 1 > d->cap) {
+		d->cap = (d->len + n + 1) * 2;
+		d->text = realloc(d->text, d->cap);
+		assert_non_null(d->text);
+	}
+	memcpy(d->text + d->len, p, n);
+	d->len += n;
+	d->text[d->len] = '\0';
+}
+
+static unsigned char *read_all(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long sz;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)sz + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
+	fclose(f);
+	*n = (size_t)sz;
+	return buf;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Decodes a file frame by frame, appending its content to d (plain: the
+ * bytes as they are). Stops at the first damaged frame. */
+static void decode_file(const char *path, int plain, struct decoded *d)
+{
+	size_t n, off = 0;
+	unsigned char *p = read_all(path, &n);
+
+	if (plain) {
+		append(d, p, n);
+		free(p);
+		return;
+	}
+	while (off < n) {
+		uint32_t magic = n - off >= 8 ? le32(p + off) : 0;
+
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			size_t len = le32(p + off + 4);
+
+			if (off + 8 + len > n)
+				break;
+			if (magic == LLOG_META_MAGIC && d->metas++ == 0 && len <= LLOG_META_MAX) {
+				memcpy(d->meta, p + off + 8, len);
+				d->meta[len] = '\0';
+			}
+			off += 8 + len;
+			continue;
+		}
+		size_t fsz = ZSTD_findFrameCompressedSize(p + off, n - off);
+		unsigned long long csz = ZSTD_getFrameContentSize(p + off, n - off);
+
+		if (ZSTD_isError(fsz) || csz == ZSTD_CONTENTSIZE_ERROR)
+			break;
+		assert_true(csz != ZSTD_CONTENTSIZE_UNKNOWN); /* size in every header */
+		assert_true(csz <= LLOG_FRAME_CONTENT_MAX);
+		char *out = malloc(csz + 1);
+		size_t r = ZSTD_decompress(out, csz + 1, p + off, fsz);
+
+		if (ZSTD_isError(r)) {
+			free(out);
+			break;
+		}
+		assert_int_equal(r, csz);
+		append(d, out, r);
+		free(out);
+		d->frames++;
+		off += fsz;
+	}
+	d->damaged = off < n;
+	if (d->text == NULL)
+		append(d, "", 0);
+	free(p);
+}
+
+/* Checks that the records of tag in text are first, first+1, ... with each
+ * exactly once and in order. Returns how many, or -1 on a gap, duplicate or
+ * reordering. */
+static long check_tag(const char *text, char tag, long first)
+{
+	long next = first;
+	char pat[8];
+	const char *p = text;
+
+	snprintf(pat, sizeof(pat), "tag=%c ", tag);
+	while ((p = strstr(p, pat)) != NULL) {
+		long i;
+
+		if (sscanf(p + strlen(pat), "i=%ld", &i) != 1 || i != next)
+			return -1;
+		next++;
+		p += strlen(pat);
+	}
+	return next - first;
+}
+
+/* Output of a shell command (popen), NUL-terminated. */
+static char *run_output(const char *cmd, size_t *len)
+{
+	FILE *f = popen(cmd, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, k;
+
+	assert_non_null(f);
+	do {
+		if (n + 65536 + 1 > cap) {
+			cap = (n + 65536 + 1) * 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		k = fread(buf + n, 1, 65536, f);
+		n += k;
+	} while (k > 0);
+	buf[n] = '\0';
+	assert_int_equal(pclose(f), 0);
+	*len = n;
+	return buf;
+}
+
+static int zstd_test_ok(const char *path)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "zstd -tq '%s' 2>/dev/null", path);
+	return system(cmd) == 0;
+}
+
+static const char *meta_value(const char *meta, const char *key, char *out, size_t cap)
+{
+	char pat[64];
+	const char *p;
+	size_t k;
+
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	if ((p = strstr(meta, pat)) == NULL)
+		return NULL;
+	p += strlen(pat);
+	k = strcspn(p, "\n");
+	if (k >= cap)
+		k = cap - 1;
+	memcpy(out, p, k);
+	out[k] = '\0';
+	return out;
+}
+
+/* Rotated files (sorted oldest first) and then the current one, decoded. */
+static int decode_set(const struct tdir *t, struct decoded *d)
+{
+	struct dirent **names;
+	int n = scandir(t->dir, &names, NULL, alphasort), files = 0;
+	char p[512];
+
+	assert_true(n >= 0);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.' && strcmp(names[i]->d_name, "app.log.zst") != 0) {
+			snprintf(p, sizeof(p), "%s/%s", t->dir, names[i]->d_name);
+			decode_file(p, 0, d);
+			assert_false(d->damaged);
+			files++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	decode_file(t->path, 0, d);
+	assert_false(d->damaged);
+	return files + 1;
+}
+
+static int count_files(const char *dir)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort), files = 0;
+
+	for (int i = 0; i < n; i++) {
+		files += names[i]->d_name[0] != '.';
+		free(names[i]);
+	}
+	free(names);
+	return files;
+}
+
+/* ---- round trip ------------------------------------------------------------ */
+
+static void roundtrip(enum llog_file_compression comp, int level)
+{
+	struct tdir t;
+	struct decoded d = {0};
+	struct llog_file_options o = {.compression = comp, .zstd_level = level};
+	char v[300], host[256] = "";
+	size_t zlen;
+
+	log_to_new_file(&t, &o, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst", 3000, 250);
+
+	decode_file(t.path, comp == LLOG_FILE_PLAIN, &d);
+	assert_false(d.damaged);
+	assert_int_equal(check_tag(d.text, 'a', 0), 3000);
+	if (comp == LLOG_FILE_ZSTD) {
+		char cmd[256], *z;
+
+		assert_true(d.frames >= 12); /* one per commit */
+		assert_int_equal(d.metas, 1);
+		gethostname(host, sizeof(host) - 1);
+		assert_string_equal(meta_value(d.meta, "host", v, sizeof(v)), host);
+		assert_int_equal(atol(meta_value(d.meta, "pid", v, sizeof(v))), getpid());
+		assert_true(atoll(meta_value(d.meta, "seq_first", v, sizeof(v))) > 0);
+		assert_string_equal(meta_value(d.meta, "format", v, sizeof(v)), "text");
+		assert_non_null(meta_value(d.meta, "program", v, sizeof(v)));
+		assert_int_equal(strncmp(d.meta, LLOG_META_HEADER, strlen(LLOG_META_HEADER)), 0);
+		snprintf(cmd, sizeof(cmd), "zstdcat -q '%s'", t.path);
+		z = run_output(cmd, &zlen);
+		assert_int_equal(zlen, d.len);
+		assert_memory_equal(z, d.text, zlen);
+		free(z);
+		assert_true(zstd_test_ok(t.path));
+	}
+	free(d.text);
+	tdir_remove(&t);
+}
+
+static void test_roundtrip_plain(void **state)
+{
+	(void)state;
+	roundtrip(LLOG_FILE_PLAIN, 0);
+}
+
+static void test_roundtrip_zstd(void **state)
+{
+	(void)state;
+	roundtrip(LLOG_FILE_ZSTD, 1);
+	roundtrip(LLOG_FILE_ZSTD, 0); /* default, 3 */
+	roundtrip(LLOG_FILE_ZSTD, 19);
+}
+
+/* ---- torn tail -------------------------------------------------------------- */
+
+/* Damages a good file (cut = 1: inside its last frame; 0: garbage after
+ * it), reopens it, logs more: repaired once, every earlier complete frame
+ * and every new record present, zstd -t accepts it. */
+static void torn(int cut)
+{
+	struct tdir t;
+	struct decoded before = {0}, after = {0};
+	struct llog_file_options o = {0};
+	struct llog_stats s0;
+	struct stat st;
+	long kept;
+
+	log_to_new_file(&t, &o, "app.log.zst", 1000, 100);
+
+	assert_int_equal(stat(t.path, &st), 0);
+	if (cut) {
+		assert_int_equal(truncate(t.path, st.st_size - 7), 0);
+	} else {
+		FILE *f = fopen(t.path, "ab");
+
+		fputs("garbage after the last frame\n", f);
+		fclose(f);
+	}
+	decode_file(t.path, 0, &before);
+	assert_true(before.damaged);
+	kept = check_tag(before.text, 'a', 0);
+	if (cut)
+		assert_true(kept >= 0 && kept < 1000); /* the last frame is gone */
+	else
+		assert_int_equal(kept, 1000);
+
+	s0 = stats_now();
+	assert_int_equal(start(&o), 0);
+	log_range('b', 0, 200, 50);
+	llog_shutdown();
+	assert_int_equal(stats_now().repaired, s0.repaired + 1);
+
+	decode_file(t.path, 0, &after);
+	assert_false(after.damaged);
+	assert_int_equal(check_tag(after.text, 'a', 0), kept);
+	assert_int_equal(check_tag(after.text, 'b', 0), 200);
+	assert_true(zstd_test_ok(t.path));
+	free(before.text);
+	free(after.text);
+	tdir_remove(&t);
+}
+
+static void test_torn_tail_truncated(void **state)
+{
+	(void)state;
+	torn(1);
+}
+
+static void test_torn_tail_garbage(void **state)
+{
+	(void)state;
+	torn(0);
+}
+
+/* ---- rotation ---------------------------------------------------------------- */
+
+static void test_rotation_size_keep_all(void **state)
+{
+	struct tdir t;
+	struct decoded d = {0};
+	struct llog_file_options o = {.zstd_level = 1, .max_bytes = 4096};
+	int files;
+
+	(void)state;
+	log_to_new_file(&t, &o, "app.log.zst", 3000, 50);
+	files = decode_set(&t, &d);
+	assert_true(files >= 4);
+	assert_int_equal(d.metas, files); /* one per file */
+	assert_int_equal(check_tag(d.text, 'a', 0), 3000);
+	free(d.text);
+	tdir_remove(&t);
+}
+
+static void test_rotation_size_retention(void **state)
+{
+	struct tdir t;
+	struct decoded d = {0};
+	struct llog_file_options o = {.zstd_level = 1, .max_bytes = 4096, .max_files = 2};
+	long first;
+	const char *p;
+
+	(void)state;
+	log_to_new_file(&t, &o, "app.log.zst", 3000, 50);
+	assert_int_equal(count_files(t.dir), 3);
+	assert_int_equal(decode_set(&t, &d), 3);
+	/* The retained files hold a contiguous run ending at the last record. */
+	assert_non_null(p = strstr(d.text, "tag=a i="));
+	first = atol(p + strlen("tag=a i="));
+	assert_true(first > 0);
+	assert_int_equal(check_tag(d.text, 'a', first), 3000 - first);
+	free(d.text);
+	tdir_remove(&t);
+}
+
+static void test_rotation_time(void **state)
+{
+	struct tdir t;
+	struct decoded d = {0};
+	struct llog_file_options o = {.rotate_interval_s = 1};
+	struct timespec pause = {0, 20 * 1000 * 1000};
+	time_t deadline = time(NULL) + 5;
+	long n = 0;
+
+	(void)state;
+	tdir_make(&t, "app.log.zst");
+	o.path = t.path;
+	assert_int_equal(start(&o), 0);
+	while (count_files(t.dir) < 2 && time(NULL) < deadline) {
+		log_range('a', n, 5, 5);
+		n += 5;
+		nanosleep(&pause, NULL);
+	}
+	log_range('a', n, 5, 5);
+	n += 5;
+	llog_shutdown();
+	assert_true(count_files(t.dir) >= 2);
+	decode_set(&t, &d);
+	assert_int_equal(check_tag(d.text, 'a', 0), n);
+	free(d.text);
+	tdir_remove(&t);
+}
+
+/* ---- refused paths -------------------------------------------------------------- */
+
+static void expect_refused(const char *path, int err)
+{
+	struct llog_file_options o = {.path = path};
+
+	errno = 0;
+	assert_null(llog_file_sink(&o));
+	assert_int_equal(errno, err);
+	assert_non_null(strstr(llog_file_sink_error(), path));
+	assert_non_null(strstr(llog_file_sink_error(), strerror(err)));
+}
+
+static void test_refused_paths(void **state)
+{
+	struct tdir t;
+	char p[256];
+	struct llog_file_options o = {0};
+
+	(void)state;
+	tdir_make(&t, "target.log.zst");
+	snprintf(p, sizeof(p), "%s/link.log.zst", t.dir);
+	assert_int_equal(symlink(t.path, p), 0);
+	expect_refused(p, ELOOP);
+	assert_int_equal(access(t.path, F_OK), -1); /* nothing created behind it */
+
+	expect_refused(t.dir, EISDIR);
+
+	snprintf(p, sizeof(p), "%s/fifo", t.dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	expect_refused(p, ENXIO); /* no reader: O_NONBLOCK open fails, no hang */
+
+	/* Unwritable directory: root ignores mode bits, so use a parent that is a
+	 * regular file there. */
+	if (geteuid() == 0) {
+		FILE *f = fopen(t.path, "w");
+
+		fclose(f);
+		snprintf(p, sizeof(p), "%s/x.log.zst", t.path);
+		expect_refused(p, ENOTDIR);
+	} else {
+		snprintf(p, sizeof(p), "%s/ro", t.dir);
+		assert_int_equal(mkdir(p, 0500), 0);
+		strcat(p, "/x.log.zst");
+		expect_refused(p, EACCES);
+	}
+
+	o.path = "";
+	assert_null(llog_file_sink(&o));
+	assert_int_equal(errno, EINVAL);
+	assert_null(llog_file_sink(NULL));
+	tdir_remove(&t);
+}
+
+/* ---- full disk ------------------------------------------------------------------ */
+
+/* Child: log until RLIMIT_FSIZE makes writes fail, lift the limit, log more.
+ * Returns the exit status: 0, or the number of the failed check. */
+static int full_disk_child(const char *path)
+{
+	struct llog_file_options o = {.path = path, .zstd_level = 1};
+	struct rlimit rl;
+	struct llog_stats s0, s1, s2;
+	struct decoded d = {0};
+	long n = 0;
+
+	alarm(60);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = 16 * 1024;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 1;
+	s0 = stats_now();
+	if (start(&o) != 0)
+		return 2;
+	while (stats_now().write_errors == s0.write_errors && n < 200000) {
+		log_range('a', n, 100, 100);
+		n += 100;
+	}
+	if (stats_now().write_errors == s0.write_errors)
+		return 3;
+	log_range('a', n, 300, 100); /* still failing: kept for retry */
+	n += 300;
+	s1 = stats_now();
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 4;
+	log_range('b', 0, 500, 100);
+	llog_shutdown();
+	s2 = stats_now();
+	if (s2.bytes_written <= s1.bytes_written)
+		return 5;
+	if (s2.sink_lost != s0.sink_lost) /* the backlog stayed within 8 MiB */
+		return 6;
+	if (!zstd_test_ok(path))
+		return 7;
+	decode_file(path, 0, &d);
+	if (d.damaged || check_tag(d.text, 'a', 0) != n || check_tag(d.text, 'b', 0) != 500)
+		return 8;
+	free(d.text);
+	return 0;
+}
+
+static void test_full_disk(void **state)
+{
+	struct tdir t;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	tdir_make(&t, "app.log.zst");
+	fflush(NULL);
+	pid = fork(); /* no llog running here: the child starts its own */
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(full_disk_child(t.path));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	tdir_remove(&t);
+}
+
+/* ---- two processes appending ---------------------------------------------------------- */
+
+#define APPEND_N 4000
+
+static void test_two_processes(void **state)
+{
+	struct tdir t;
+	struct decoded d = {0};
+	pid_t pid[2];
+	int status;
+
+	(void)state;
+	tdir_make(&t, "app.log.zst");
+	fflush(NULL);
+	for (int k = 0; k < 2; k++) {
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0) {
+			struct llog_file_options o = {.path = t.path, .zstd_level = 1};
+
+			alarm(60);
+			if (start(&o) != 0)
+				_exit(1);
+			log_range(k ? 'q' : 'p', 0, APPEND_N, 20);
+			llog_shutdown();
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	decode_file(t.path, 0, &d);
+	assert_false(d.damaged);
+	assert_true(d.metas >= 1);
+	assert_int_equal(check_tag(d.text, 'p', 0), APPEND_N);
+	assert_int_equal(check_tag(d.text, 'q', 0), APPEND_N);
+	assert_true(zstd_test_ok(t.path));
+	free(d.text);
+	tdir_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_plain),
+		cmocka_unit_test(test_roundtrip_zstd),
+		cmocka_unit_test(test_torn_tail_truncated),
+		cmocka_unit_test(test_torn_tail_garbage),
+		cmocka_unit_test(test_rotation_size_keep_all),
+		cmocka_unit_test(test_rotation_size_retention),
+		cmocka_unit_test(test_rotation_time),
+		cmocka_unit_test(test_refused_paths),
+		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_two_processes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
