@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_WORKERS 256
 
@@ -160,15 +162,28 @@ int main(int argc, char **argv)
 	}
 
 	/* Configure llog at start-up, as a real service would: everything is
-	 * captured; the console only shows what an operator must see. The
-	 * compressed file sink that keeps every record joins here when
-	 * backends/file.c lands. */
+	 * captured in a compressed file that rotates at 64 MiB and keeps 5
+	 * old files; the console only shows what an operator must see. */
 	struct llog_config cfg = {
 		.level = LLOG_TRACE,
 		.overflow = LLOG_OVERFLOW_BLOCK, /* never lose a record */
 	};
+	char path[512];
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(path, sizeof(path), "%s/llog-demo-service.log.zst", dir);
+	unlink(path); /* the demo starts a fresh file each run */
+	struct llog_file_options file = {
+		.path = path, .max_bytes = 64u << 20, .max_files = 5,
+	};
+	struct llog_sink *fs = llog_file_sink(&file);
+	if (fs == NULL) {
+		fprintf(stderr, "service: %s\n", llog_file_sink_error());
+		return 1;
+	}
 	struct llog_console_options console = {.fd = 2, .level = LLOG_WARN};
-	int rc = llog_add_sink(llog_console_sink(&console));
+	int rc = llog_add_sink(fs);
+	if (rc == 0)
+		rc = llog_add_sink(llog_console_sink(&console));
 	if (rc == 0)
 		rc = llog_init(&cfg);
 	if (rc != 0) {
@@ -217,6 +232,13 @@ int main(int argc, char **argv)
 	       elapsed > 0 ? (double)st.logged / elapsed : 0.0,
 	       (unsigned long long)st.batches, (unsigned long long)st.bytes_written,
 	       (unsigned long long)st.blocked, (unsigned long long)st.write_errors);
+
+	struct stat sb;
+	if (stat(path, &sb) == 0)
+		printf("llog:    %s: %lld bytes, %.1f bytes per record "
+		       "(read it with zstdcat or llogcat)\n",
+		       path, (long long)sb.st_size,
+		       st.written ? (double)sb.st_size / (double)st.written : 0.0);
 
 	if (started != nworkers || st.logged == 0 || st.written != st.logged ||
 	    st.dropped != 0) {
