@@ -1,0 +1,191 @@
+/*
+ * test_reader.c - unit tests of llogcat's frame reader (tools/reader.c):
+ * frames built in memory with libzstd, fed whole and byte by byte.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "fileformat.h"
+#include "reader.h"
+
+static const char lines[] = "2026-12-03T08:19:42.123456789Z INFO  [7] a.c:42 hello\n"
+			    "2026-12-03T08:19:43.000000000Z ERROR [7] a.c:43 world: 1 2\n";
+
+/* meta frame + data frame + data frame into buf; returns the size. */
+static size_t make_file(unsigned char *buf, size_t cap, size_t *second)
+{
+	static const char meta[] = LLOG_META_HEADER "created_ns=17\nseq_first=5\nformat=text\n";
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t n = 8 + sizeof(meta) - 1, r;
+
+	assert_non_null(c);
+	memcpy(buf, "\x5b\x2a\x4d\x18", 4);
+	buf[4] = (unsigned char)(sizeof(meta) - 1);
+	buf[5] = buf[6] = buf[7] = 0;
+	memcpy(buf + 8, meta, sizeof(meta) - 1);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)));
+	for (int i = 0; i < 2; i++) {
+		if (i == 1)
+			*second = n;
+		r = ZSTD_compress2(c, buf + n, cap - n, lines, sizeof(lines) - 1);
+		assert_false(ZSTD_isError(r));
+		n += r;
+	}
+	ZSTD_freeCCtx(c);
+	return n;
+}
+
+/* The file every frame test reads: meta, data, data; `second` is where the
+ * second data frame starts. Built once by setup(). */
+static unsigned char file[4096];
+static size_t file_n, second;
+
+static int setup(void **state)
+{
+	(void)state;
+	file_n = make_file(file, sizeof(file) / 2, &second);
+	return 0;
+}
+
+struct result {
+	int data, damaged;
+	uint64_t good;
+};
+
+/* Feeds buf in pieces of `step` and counts the events. */
+static struct result read_all(const unsigned char *buf, size_t n, size_t step)
+{
+	struct lcr *r = lcr_new();
+	struct lcr_event ev;
+	struct result res = {0, 0, 0};
+
+	assert_non_null(r);
+	for (size_t off = 0; off <= n; off += step) {
+		size_t k = n - off < step ? n - off : step;
+		bool eof = off + k == n;
+
+		assert_int_equal(lcr_feed(r, buf + off, k), 0);
+		for (enum lcr_kind kd; (kd = lcr_next(r, eof, &ev)) != LCR_MORE;) {
+			if (kd == LCR_DATA) {
+				assert_int_equal(ev.len, sizeof(lines) - 1);
+				assert_memory_equal(ev.data, lines, ev.len);
+				res.data++;
+			} else if (kd == LCR_META) {
+				struct lcr_meta m;
+
+				lcr_parse_meta(ev.data, ev.len, &m);
+				assert_true(m.valid && m.has_created && m.has_seq);
+				assert_int_equal(m.created_ns, 17);
+				assert_int_equal(m.seq_first, 5);
+			} else if (kd == LCR_DAMAGED) {
+				res.damaged++;
+			}
+		}
+		if (eof)
+			break;
+	}
+	res.good = lcr_good_end(r);
+	lcr_free(r);
+	return res;
+}
+
+static void test_whole_and_bytewise(void **state)
+{
+	struct result whole = read_all(file, file_n, file_n), bytes = read_all(file, file_n, 1);
+
+	(void)state;
+	assert_int_equal(whole.data, 2);
+	assert_int_equal(whole.damaged, 0);
+	assert_int_equal(whole.good, file_n);
+	assert_int_equal(bytes.data, 2);
+	assert_int_equal(bytes.damaged, 0);
+}
+
+static void test_torn_every_offset(void **state)
+{
+	(void)state;
+	for (size_t cut = second + 1; cut < file_n; cut++) {
+		struct result r = read_all(file, cut, 3);
+
+		assert_int_equal(r.data, 1);
+		assert_int_equal(r.damaged, 1);
+		assert_int_equal(r.good, second);
+	}
+}
+
+static void test_corrupt_middle(void **state)
+{
+	unsigned char buf[sizeof(file)];
+	size_t len = file_n - second;
+	struct result r;
+
+	(void)state;
+	/* A third copy of the last frame, so the damaged one is in the middle. */
+	memcpy(buf, file, file_n);
+	memcpy(buf + file_n, file + second, len);
+	buf[second + len / 2] ^= 0x40;
+	r = read_all(buf, file_n + len, 7);
+	assert_int_equal(r.data, 2);
+	assert_int_equal(r.damaged, 1);
+	assert_int_equal(r.good, file_n + len);
+}
+
+static void test_record_parse(void **state)
+{
+	struct lcr_record r;
+	static const char j[] = "{\"seq\":1,\"ts\":\"2026-12-03T08:19:42.5Z\",\"level\":\"WARN\","
+				"\"thread\":1,\"file\":\"a\\\"b\",\"line\":3,\"func\":\"f\",\"msg\":\"x\\\"y\"}";
+
+	(void)state;
+	lcr_parse_record(lines, 54, &r);
+	assert_true(r.parsed && r.has_ts);
+	assert_int_equal(r.level, 2);
+	assert_int_equal(r.msg_len, 5);
+	assert_memory_equal(r.msg, "hello", 5);
+	assert_memory_equal(r.file, "a.c", 3);
+	assert_memory_equal(r.lineno, "42", 2);
+	lcr_parse_record(j, sizeof(j) - 1, &r);
+	assert_true(r.is_json && r.has_ts);
+	assert_int_equal(r.level, 3);
+	assert_int_equal(r.msg_len, 4); /* x\"y, still escaped */
+	lcr_parse_record("garbage", 7, &r);
+	assert_false(r.parsed);
+	assert_int_equal(r.level, -1);
+}
+
+static void test_time_roundtrip(void **state)
+{
+	int64_t ns, v[] = {0, 1796285982123456789LL, 951782400000000000LL /* 2000-02-29 */};
+	char b[31];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		lcr_format_ts(v[i], b);
+		assert_int_equal(lcr_parse_rfc3339(b, 30, &ns), 0);
+		assert_true(ns == v[i]);
+	}
+	assert_int_equal(lcr_parse_rfc3339("2026-12-03T09:19:42+01:00", 25, &ns), 0);
+	assert_int_equal(lcr_parse_rfc3339("2026-12-03T08:19:42Z", 20, &v[0]), 0);
+	assert_true(ns == v[0]);
+	assert_int_equal(lcr_parse_rfc3339("2026-13-03", 10, &ns), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_and_bytewise),
+		cmocka_unit_test(test_torn_every_offset),
+		cmocka_unit_test(test_corrupt_middle),
+		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_time_roundtrip),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
