@@ -4,8 +4,9 @@
 #   bash scripts/demo.sh [workers] [seconds]
 #
 # Installs the missing build dependencies (scripts/deps.sh build), configures
-# the release build in build/release, builds only what the demo needs and
-# runs it. Safe to run again: a second run rebuilds nothing that is current.
+# the release build in build/release, builds only what the demo needs (the
+# service and llogcat), runs the service, then shows its compressed log file
+# through llogcat. Safe to run again: a second run rebuilds nothing current.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,7 +20,14 @@ if ! pkg-config --exists cmocka 2>/dev/null || ! command -v spin >/dev/null; the
 	only_demo=(-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_BENCH=OFF)
 fi
 cmake --preset release "${only_demo[@]}" >/dev/null
-cmake --build --preset release --parallel "$(nproc 2>/dev/null || echo 2)" --target service
+cmake --build --preset release --parallel "$(nproc 2>/dev/null || echo 2)" --target service llogcat
 
 echo
-exec build/release/examples/service "$@"
+build/release/examples/service "$@"
+log="${TMPDIR:-/tmp}/llog-demo-service.log.zst"
+echo
+echo "llogcat --stats $log"
+build/release/tools/llogcat --stats "$log" | head -1
+echo
+echo "the last records (llogcat $log | tail -5):"
+build/release/tools/llogcat "$log" | tail -5

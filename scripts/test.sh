@@ -9,7 +9,8 @@
 #   consumers  install the release build to a temporary prefix; build and run
 #              programs that use it through find_package(llog) and through
 #              pkg-config, and one that uses add_subdirectory() on the sources
-#   clang      the release build with clang (-Werror) and its unit and example tests
+#   clang      the release build with clang (-Werror), its unit and example tests
+#              and the 20-second libFuzzer run of llogcat's frame reader
 #   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan       the whole suite under ThreadSanitizer
 #
@@ -195,7 +196,7 @@ for s in "${steps[@]}"; do
 		end
 		;;
 	clang)
-		begin "release-clang: clang -Werror build + unit/example tests"
+		begin "release-clang: clang -Werror build + unit/example/fuzz tests"
 		build_preset release-clang
 		ctest --preset release-clang
 		end
