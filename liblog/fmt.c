@@ -860,6 +860,94 @@ static int snprintf_one(char *dst, size_t n, const char *spec, int kind,
 
 #define SNP_TMP 512
 
+/*
+ * %f / %F of a double with a precision of at most 9, exactly as glibc
+ * prints it, without snprintf (the flusher's hot conversion). The double
+ * is m * 2^e exactly; value * 10^prec is then an exact binary fraction,
+ * rounded to an integer half-to-even as glibc does for exact ties. All of
+ * it fits u128 for the ranges accepted below; anything else
+ * (NaN, inf, huge values, '#', grouping, wide fields) returns 0 and goes
+ * through snprintf.
+ */
+__extension__ typedef unsigned __int128 u128; /* GNU extension, on purpose */
+
+static int emit_fixed(struct out *o, unsigned fl, int width, int prec, double d)
+{
+	static const uint64_t p10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000,
+					 10000000, 100000000, 1000000000};
+	char body[96], *b = body + sizeof(body), *end = b;
+	u128 q;
+	uint64_t bits, m, ip, frac;
+	int bexp, e, neg;
+	size_t len, pad;
+	char sign;
+
+	if (prec < 0)
+		prec = 6;
+	if (prec > 9 || width > 48 || (fl & (F_HASH | F_QUOTE | F_I18N)))
+		return 0;
+	memcpy(&bits, &d, 8);
+	neg = (int)(bits >> 63);
+	bexp = (int)((bits >> 52) & 0x7ff);
+	m = bits & ((1ull << 52) - 1);
+	if (bexp == 0x7ff)
+		return 0;
+	if (bexp == 0) {
+		e = -1074;
+	} else {
+		m |= 1ull << 52;
+		e = bexp - 1075;
+	}
+	if (e >= 0) {
+		if (e > 10)
+			return 0; /* >= 2^63: snprintf */
+		q = ((u128)m << e) * p10[prec];
+	} else {
+		unsigned sh = (unsigned)-e;
+		u128 x = (u128)m * p10[prec]; /* < 2^83 */
+
+		if (sh >= 127) {
+			q = 0; /* x < 2^83 < half: rounds down */
+		} else {
+			u128 one = 1, rem, half;
+
+			q = x >> sh;
+			rem = x & ((one << sh) - 1);
+			half = one << (sh - 1);
+			if (rem > half || (rem == half && (q & 1)))
+				q++;
+		}
+	}
+	ip = (uint64_t)(q / p10[prec]);
+	frac = (uint64_t)(q % p10[prec]);
+	for (int k = 0; k < prec; k++) {
+		*--b = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	if (prec > 0)
+		*--b = '.';
+	do {
+		*--b = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip != 0);
+	sign = neg ? '-' : (fl & F_PLUS) ? '+' : (fl & F_SPACE) ? ' ' : 0;
+	len = (size_t)(end - b) + (sign != 0);
+	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	if (!(fl & F_MINUS) && !(fl & F_ZERO))
+		for (; pad > 0; pad--)
+			put(o, " ", 1);
+	if (sign)
+		put(o, &sign, 1);
+	if (!(fl & F_MINUS))
+		for (; pad > 0; pad--)
+			put(o, "0", 1);
+	put(o, b, (size_t)(end - b));
+	for (; pad > 0; pad--)
+		put(o, " ", 1);
+	return 1;
+}
+
+
 static void emit_snprintf(struct out *o, const struct spec *sp, unsigned fl,
 			  int width, int prec, int kind, const union val *v)
 {
@@ -974,7 +1062,13 @@ static int convert(struct out *o, const struct spec *sp, struct src *s)
 		break;
 	case 'n':
 		break; /* consumed, never executed */
-	default: /* floating point, %p */
+	case 'f':
+	case 'F':
+		if (sp->kind == A_DBL && emit_fixed(o, fl, width, prec, v.d))
+			break;
+		emit_snprintf(o, sp, fl, width, prec, sp->kind, &v);
+		break;
+	default: /* other floating point, %p */
 		emit_snprintf(o, sp, fl, width, prec, sp->kind, &v);
 		break;
 	}

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <poll.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -86,12 +87,9 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-/* RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes) */
-static void put_ts(struct out *o, int64_t ts_ns)
+/* "YYYY-MM-DDTHH:MM:SS" of a second since 1970 (19 bytes). */
+static void format_second(char *b, int64_t secs)
 {
-	char b[30];
-	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
-	int64_t ns = ts_ns - secs * 1000000000;
 	int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
 	int64_t sod = secs - days * 86400, y;
 	unsigned m, d;
@@ -110,6 +108,26 @@ static void put_ts(struct out *o, int64_t ts_ns)
 	put_fixed(b + 14, (uint64_t)(sod / 60 % 60), 2);
 	b[16] = ':';
 	put_fixed(b + 17, (uint64_t)(sod % 60), 2);
+}
+
+/*
+ * RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes).
+ * The calendar part is cached per thread for the last second seen (the
+ * flusher formats many records per second).
+ */
+static void put_ts(struct out *o, int64_t ts_ns)
+{
+	static __thread int64_t cached_sec = INT64_MIN;
+	static __thread char cached[19];
+	char b[30];
+	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
+	int64_t ns = ts_ns - secs * 1000000000;
+
+	if (secs != cached_sec) {
+		format_second(cached, secs);
+		cached_sec = secs;
+	}
+	memcpy(b, cached, 19);
 	b[19] = '.';
 	put_fixed(b + 20, (uint64_t)ns, 9);
 	b[29] = 'Z';

@@ -806,6 +806,48 @@ static void test_plan_layout(void **state)
 	assert_int_equal(plan.fixed_bytes, 64);
 }
 
+/*
+ * %f with precision 0..9 is rendered without snprintf (exact binary-to-
+ * decimal rounding, half-to-even on exact ties): compare with snprintf on
+ * random bit patterns, values near rounding ties, and flag/width variants.
+ */
+static void test_fixed_point_exact(void **state)
+{
+	static const char *const fmts[] = {"%.0f", "%.1f", "%.2f", "%.3f", "%.4f", "%.5f",
+					   "%.6f", "%.7f", "%.8f", "%.9f", "%f", "%F",
+					   "%+.3f", "% .3f", "%012.3f", "%-12.3f|", "%12.2f",
+					   "%+015.4f", "%-+9.1f|", "%.3F", "% 010.0f"};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		double d;
+		uint64_t bits;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		switch (i % 4) {
+		case 0: /* any finite double */
+			bits = x;
+			memcpy(&d, &bits, 8);
+			if (d != d || d - d != 0)
+				continue;
+			break;
+		case 1: /* a plausible measurement */
+			d = (double)(x % 100000000) / 1000.0;
+			break;
+		case 2: /* exact ties at some precision: k / 2^j */
+			d = (double)(int64_t)(x % 20001 - 10000) / (double)(1u << (x % 12));
+			break;
+		default: /* small and subnormal magnitudes */
+			d = (double)(x % 1000) * 1e-12 * ((x >> 20) & 1 ? -1 : 1);
+			break;
+		}
+		check(fmts[i % (sizeof(fmts) / sizeof(fmts[0]))], d);
+	}
+	check("%.3f %.3f %.0f %.0f %.0f %.2f", -0.0, 0.0005, 0.5, 1.5, 2.5, 1.005);
+	check("%.9f|%.1f|%.3f", 5e-324, 1e15 + 0.3, 9007199254740993.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_measure_clipping),
 		cmocka_unit_test(test_eager_plans),
 		cmocka_unit_test(test_plan_layout),
+		cmocka_unit_test(test_fixed_point_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
