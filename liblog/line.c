@@ -136,13 +136,27 @@ static void put_ts(struct out *o, int64_t ts_ns)
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* Nonzero when one of the 8 bytes of w is below 0x20 or is 0x7f (SWAR:
+ * for each byte b, (b - 0x20) borrows into bit 7 only if b < 0x20, and
+ * b ^ 0x7f is zero only if b == 0x7f; ~w masks bytes >= 0x80 out). */
+static inline uint64_t has_ctl(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t del = w ^ (0x7f * ones);
+
+	return (((w - 0x20 * ones) | (del - ones)) & ~w & high);
+}
+
 static void put_text_escaped(struct out *o, const char *s, size_t len)
 {
 	size_t i = 0;
 
 	while (i < len) {
 		size_t j = i;
+		uint64_t w;
 
+		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
+			j += 8;
 		while (j < len && (unsigned char)s[j] >= 0x20 && s[j] != 0x7f)
 			j++;
 		put(o, s + i, j - i);
@@ -246,15 +260,28 @@ static void put_json_string(struct out *o, const char *str, size_t len)
 	putch(o, '"');
 }
 
-static const char *base_name(const char *path)
+/* The file name without its directories; cached per thread for the last
+ * path seen (records of one site repeat the same __FILE__ pointer). */
+static const char *base_name(const char *path, size_t *len)
 {
-	const char *s = strrchr(path, '/');
+	static __thread const char *last_path, *last_base;
+	static __thread size_t last_len;
 
-	return s != NULL ? s + 1 : path;
+	if (path != last_path) {
+		const char *b = strrchr(path, '/');
+
+		last_base = b != NULL ? b + 1 : path;
+		last_len = strlen(last_base);
+		last_path = path;
+	}
+	*len = last_len;
+	return last_base;
 }
 
 static void format_text(struct out *o, const struct llog_entry *e)
 {
+	const char *fname;
+	size_t flen;
 	static const char *const lvl[] = {"TRACE", "DEBUG", "INFO ", "WARN ", "ERROR", "FATAL", "OFF  "};
 
 	put_ts(o, e->ts_ns);
@@ -263,7 +290,8 @@ static void format_text(struct out *o, const struct llog_entry *e)
 	put(o, " [", 2);
 	put_u64(o, e->tid);
 	put(o, "] ", 2);
-	put(o, base_name(e->file), strlen(base_name(e->file)));
+	fname = base_name(e->file, &flen);
+	put(o, fname, flen);
 	putch(o, ':');
 	put_u64(o, (uint64_t)(e->line < 0 ? 0 : e->line));
 	putch(o, ' ');

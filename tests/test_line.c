@@ -60,6 +60,56 @@ static void test_text_escapes_controls(void **state)
 	assert_ptr_equal(memchr(buf, '\n', n), buf + n - 1);
 }
 
+/* Reference escaping, byte by byte, written independently of line.c. */
+static size_t ref_escape(const unsigned char *m, size_t n, char *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (m[i] == '\n')
+			k += (size_t)sprintf(out + k, "\\n");
+		else if (m[i] == '\r')
+			k += (size_t)sprintf(out + k, "\\r");
+		else if (m[i] == '\t')
+			k += (size_t)sprintf(out + k, "\\t");
+		else if (m[i] < 0x20 || m[i] == 0x7f)
+			k += (size_t)sprintf(out + k, "\\x%02x", m[i]);
+		else
+			out[k++] = (char)m[i];
+	}
+	return k;
+}
+
+static void test_text_escaping_random(void **state)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned char msg[200];
+	char line[1200], want[1000];
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		size_t n, k, got, hdr;
+		struct llog_entry e;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		n = x % sizeof(msg);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* mostly printable, some controls, DEL and high bytes */
+			msg[i] = (x % 10 == 0) ? (unsigned char)(x >> 8) % 0x20
+				 : (x % 10 == 1) ? (unsigned char)(0x7f + (x >> 8) % 3)
+				 : (unsigned char)(0x20 + (x >> 8) % 0x5f);
+		}
+		e = entry((const char *)msg, n);
+		got = llog_format_entry(&e, LLOG_FORMAT_TEXT, line, sizeof(line));
+		k = ref_escape(msg, n, want);
+		hdr = got - 1 - k;
+		assert_int_equal(line[got - 1], '\n');
+		assert_memory_equal(line + hdr, want, k);
+		assert_null(memchr(line, '\n', got - 1));
+	}
+}
+
 static void test_timestamps_match_gmtime(void **state)
 {
 	uint64_t x = 88172645463325252ull;
@@ -130,6 +180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_layout),
 		cmocka_unit_test(test_text_escapes_controls),
+		cmocka_unit_test(test_text_escaping_random),
 		cmocka_unit_test(test_timestamps_match_gmtime),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_cut_lines_stay_lines),
