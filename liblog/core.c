@@ -612,6 +612,7 @@ static void write_record(struct flusher *f, struct llog__rec *r)
 /* What a round leaves for after its commit. */
 struct round {
 	uint64_t nrec;
+	uint64_t notices;                       /* drop notices written */
 	struct llist_node *barriers;            /* signalled after the commit */
 	struct llist_node *deferred, **dtail;   /* releases held until then */
 };
@@ -652,8 +653,10 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
-			if (r->dropped != 0)
+			if (r->dropped != 0) {
 				drop_notice(f, r);
+				rd->notices++;
+			}
 			write_record(f, r);
 			rd->nrec++;
 			if (hold)
@@ -662,8 +665,10 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 				release_record(r);
 			break;
 		case LLOG__K_EXIT:
-			if (r->dropped != 0)
+			if (r->dropped != 0) {
 				drop_notice(f, r);
+				rd->notices++;
+			}
 			if (hold)
 				defer(rd, pos);
 			else
@@ -729,7 +734,7 @@ static void signal_barriers(struct llist_node *b)
  */
 static int flusher_round(struct flusher *f)
 {
-	struct round rd = {0, NULL, NULL, NULL};
+	struct round rd = {0, 0, NULL, NULL, NULL};
 	struct llist_node *chain;
 	int stopping;
 
@@ -750,7 +755,7 @@ static int flusher_round(struct flusher *f)
 	/* F4 */
 	process(f, llist_reverse_order(chain), stopping, &rd);
 	/* F5 */
-	if (rd.nrec != 0 || rd.barriers != NULL || stopping) {
+	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
 		sinks_commit(f);
 		llog__fetch_add_relaxed(&llog__g.stats.written, rd.nrec);
 		llog__fetch_add_relaxed(&llog__g.stats.logged, rd.nrec);

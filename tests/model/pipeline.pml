@@ -1,7 +1,9 @@
 /*
  * pipeline.pml - spin model of llog's record pipeline: the lock-free push
  * (llog__log / push in liblog/core.c), the flusher's take-all round
- * (flusher_main in liblog/core.c), the flusher wake-up handshake
+ * (flusher_round / process / release_deferred in liblog/core.c), the
+ * buffered sinks (a record is visible on the stream at the commit), the
+ * flusher wake-up handshake
  * (llog__wake_flusher), the BLOCK overflow wait (reserve ->
  * llog__arena_reserve in liblog/arena.c + llog__wait_released), the flush
  * barrier (llog_flush), shutdown (llog_shutdown) and its control mutex
@@ -25,25 +27,33 @@
  *  (b) no lost wake-up: every process terminates (no invalid end state),
  *      including a BLOCK waiter that sleeps on a closed list.
  *  (c) the flush caller returns, and every record pushed before its
- *      barrier is delivered before done is set; a flush that finds the
- *      list CLOSED returns only after everything pushed before the call
- *      is delivered (it waits for the shutdown's ctl_lock).
+ *      barrier is committed (visible) before done is set; a flush that
+ *      finds the list CLOSED returns only after everything pushed before
+ *      the call is visible (it waits for the shutdown's ctl_lock).
  *  (d) per-thread order across shutdown: a record written synchronously
- *      comes after every earlier pushed record of its thread (the
- *      CLOSED paths of llog__log wait for the shutdown).
+ *      comes after every earlier pushed record of its thread is visible
+ *      (the CLOSED paths of llog__log wait for the shutdown; the final
+ *      round releases arena bytes only after the commit).
  *
  * Configuration (spin -D..., chosen by run_spin.sh): K = records of
  * producer 0 (default 2), K1 = records of producer 1 (default K);
  * ONE_PRODUCER = producer 1 does not run; NO_FLUSH = no llog_flush caller;
  * LATE_SHUTDOWN = shutdown starts after everyone else finished (makes lost
  * wake-ups visible); NO_HIGHWATER = drop the arena high-water wake-up in
- * after_push. BROKEN = shutdown flag read after a final exchange that
- * always installs NULL (pipeline_broken.pml).
+ * after_push; INIT_FAIL = instead of a running flusher and llog_shutdown,
+ * llog_init whose pthread_create fails: it holds ctl_lock, sets stop and
+ * runs the one (final) flusher_round itself (no LATE_SHUTDOWN with it).
+ * BROKEN = shutdown flag read after a final exchange that always installs
+ * NULL (pipeline_broken.pml).
  * Mutation knobs (expected to FAIL, see README.md): NO_SHUTDOWN_WAIT = the
  * CLOSED paths of llog_flush and llog__log do not wait for the shutdown
- * (wait_for_shutdown); BUFFERED_SINK = a record becomes visible on the
- * stream only at the sink commit (F5), as with the console sink, not when
- * the flusher writes it and stores released (F4).
+ * (wait_for_shutdown); RELEASE_BEFORE_COMMIT = the final round releases
+ * each record's arena bytes right after writing it (F4), before the sinks
+ * commit (F5), as the C code did before release_deferred.
+ *
+ * Sinks are buffered (console sink: lines are written at commit): a record
+ * the flusher writes at F4 becomes visible on the stream only at the
+ * commit (F5). Properties (c) and (d) are about what is visible.
  */
 
 #ifndef NP
@@ -86,7 +96,11 @@ bit bar_done = 0;               /* barrier.done (futex word) */
 /* ctl_lock, as far as the record path sees it: held by llog_shutdown from
  * before stop = 1 until after pthread_join (and close_all); the CLOSED
  * paths wait for it (wait_for_shutdown: lock, unlock). */
+#ifndef INIT_FAIL
 bit ctl = 0;
+#else
+bit ctl = 1;                    /* llog_init holds it throughout */
+#endif
 
 /* futex sleepers */
 bit fl_sleep = 0;               /* flusher in futex_wait(&pending, 0) */
@@ -95,14 +109,10 @@ bit done_sleep = 0;             /* flush caller in futex_wait(&done, 0) */
 
 /* ghost state for the properties */
 byte pushed = 0;                /* records whose push CAS succeeded */
-byte fl_deliv = 0;              /* records delivered by the flusher */
-#ifdef BUFFERED_SINK
-byte fl_buf = 0;                /* written to the sink, not yet committed */
-byte fl_vis = 0;                /* committed: visible on the stream */
+byte fl_deliv = 0;              /* records written to the sinks by the flusher */
+byte fl_vis = 0;                /* ... and committed: visible on the stream
+                                 * (fl_deliv & ~fl_vis = in a sink's buffer) */
 #define VISIBLE fl_vis
-#else
-#define VISIBLE fl_deliv        /* the sink writes at once */
-#endif
 byte sync_deliv = 0;            /* records written synchronously */
 byte flcnt[NP];                 /* records of p delivered by the flusher */
 byte bar_before = 0;            /* records pushed before the barrier */
@@ -259,13 +269,29 @@ proctype Producer(byte p)
 	prod_done[p] = 1
 }
 
-/* flusher_main */
+/*
+ * flusher_main / flusher_round. HOLD: process() holds the releases of the
+ * final (stopping) round in a deferred list, and release_deferred() runs
+ * them after sinks_commit; in other rounds each record is released right
+ * after it is written.
+ */
+#ifndef RELEASE_BEFORE_COMMIT
+#define HOLD s
+#else
+#define HOLD 0                  /* mutation: release before the commit */
+#endif
+
 proctype Flusher()
 {
 	bit s = 0, bars = 0;
 	byte batch = NIL, n = 0, j = 0, node = 0, q = 0;
-	byte ord[NNODE];
+	byte ord[NNODE];                /* the chain, ord[n-1] oldest */
 
+#ifdef INIT_FAIL
+	/* llog_init's thread, after pthread_create failed and it stored
+	 * stop = 1: one flusher_round (the final one), then it returns */
+	stop;
+#endif
 	do
 	:: true ->
 F1:		pending = 0;
@@ -294,18 +320,36 @@ F3:		d_step {
 			:: else -> break
 			od;
 			j = n;
-			n = 0
+#ifndef BROKEN
+			/* n: the deferred list, ord[n-1..0], in the final round */
+			if
+			:: !HOLD -> n = 0
+			:: else -> skip
+			fi
+#else
+			skip
+#endif
 		};
 #ifdef BROKEN
-F2:		s = stop;
+F2:		d_step {
+			s = stop;
+			if
+			:: !HOLD -> n = 0
+			:: else -> skip
+			fi
+		};
 #endif
-F4:		/* process(): oldest first; render, write, release its bytes */
+F4:		/* process(): oldest first; render, write into the sinks, release
+		 * its bytes (final round: defer the release) */
 		do
-		:: j > 0 ->
-			d_step {
+		:: d_step {
+				j > 0;
 				j--;
 				node = ord[j];
-				ord[j] = 0;
+				if
+				:: !HOLD -> ord[j] = 0
+				:: else -> skip         /* left for release_deferred */
+				fi;
 				if
 				:: node == BAR -> bars = 1
 				:: else ->
@@ -315,25 +359,52 @@ F4:		/* process(): oldest first; render, write, release its bytes */
 					assert(node % K == flcnt[q]);
 					flcnt[q]++;
 					fl_deliv = fl_deliv | BIT(node);
-#ifdef BUFFERED_SINK
-					fl_buf = fl_buf | BIT(node);
-#endif
-					released[q]++;          /* store-release of released */
-					printf("MSC: F writes P%d record %d, releases it\n", q, node % K)
+					if
+					:: !HOLD ->
+						released[q]++;  /* store-release of released */
+						printf("MSC: F writes P%d record %d, releases it\n", q, node % K)
+					:: else ->
+						printf("MSC: F writes P%d record %d (release deferred)\n", q, node % K)
+					fi
 				fi;
 				node = 0;
 				q = 0
 			}
+		:: /* F5: sinks_commit, the sinks' buffers reach the stream
+		    * (the guard inside the d_step saves a step per round) */
+			d_step {
+				j == 0;
+				if
+				:: fl_vis != fl_deliv ->
+					fl_vis = fl_deliv;
+					printf("MSC: F commits the sinks\n")
+				:: else -> skip
+				fi
+			};
+			break
+		od;
+		/* release_deferred (final round only; n == 0 otherwise) */
+F5:		do
+		:: d_step {
+				n > 0;
+				n--;
+				node = ord[n];
+				ord[n] = 0;
+				if
+				:: node != BAR ->
+					released[node / K]++;   /* store-release */
+					printf("MSC: F releases P%d record %d\n", node / K, node % K)
+				:: else -> skip
+				fi;
+				node = 0
+			}
 		:: else -> break
 		od;
-F5:		/* sinks_commit; signal_barriers */
-#ifdef BUFFERED_SINK
-		atomic { fl_vis = fl_vis | fl_buf; fl_buf = 0 };
-#endif
+		/* signal_barriers */
 		if
 		:: bars ->
 			d_step {
-				assert((fl_deliv & bar_before) == bar_before);
+				assert((VISIBLE & bar_before) == bar_before);
 				bar_done = 1;
 				printf("MSC: F signals the flush barrier\n")
 			};
@@ -440,6 +511,21 @@ proctype FlushCaller()
  */
 proctype Shutdown()
 {
+#ifdef INIT_FAIL
+	/* llog_init (ctl_lock held since before head = NULL, which is where
+	 * the model starts): pthread_create fails; stop = 1 (seq_cst); the
+	 * same thread runs flusher_round(stop = 1), modelled by the Flusher
+	 * process, which starts on stop; then ctl_lock is unlocked. */
+	d_step {
+		stop = 1;
+		printf("MSC: I: pthread_create failed, sets stop, runs the final round\n")
+	};
+	d_step {
+		flusher_exited;
+		ctl = 0;
+		printf("MSC: I: final round done, releases ctl_lock\n")
+	};
+#else
 #ifdef LATE_SHUTDOWN
 	prod_done[0] && (NPRUN < 2 || prod_done[1]) && caller_done;
 #endif
@@ -461,12 +547,14 @@ proctype Shutdown()
 		ctl = 0;
 		printf("MSC: S joined the flusher, releases ctl_lock\n")
 	};
+#endif
 	/* final check once everybody else has finished */
 	prod_done[0] && (NPRUN < 2 || prod_done[1]) && caller_done;
 	d_step {
 		/* (a) every record delivered exactly once */
 		assert((fl_deliv & sync_deliv) == 0);
 		assert((fl_deliv | sync_deliv) == RUNREC);
+		assert(fl_vis == fl_deliv);     /* everything written was committed */
 		/* (c) a pushed barrier was signalled */
 		assert(!bar_pushed || bar_done);
 		assert(blocked_waiters == 0);

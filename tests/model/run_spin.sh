@@ -29,10 +29,12 @@ command -v gcc >/dev/null || { echo "gcc not found" >&2; exit 2; }
 srcdir=$(cd "$(dirname "$model")" && pwd)
 base=$(basename "$model")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llog-spin.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+# wait: a build of the next configuration may still run in the background
+trap 'wait; rm -rf "$tmp"' EXIT
 # The broken model #includes pipeline.pml: copy every model file so that
-# spin's preprocessor finds it, and so that pan's trail lands in $tmp.
-cp "$srcdir"/*.pml "$tmp"/ || exit 2
+# spin's preprocessor finds it (once, so that later edits do not mix in),
+# then into one directory per configuration, where pan's trail lands.
+mkdir "$tmp/src" && cp "$srcdir"/*.pml "$tmp/src"/ || exit 2
 cd "$tmp" || exit 2
 
 # name:spin flags. Producer 0 has room for one record (its second BLOCKs),
@@ -41,7 +43,8 @@ cd "$tmp" || exit 2
 # late-*: shutdown starts after the others finished, so only the wake-up
 # handshakes can wake the flusher (a lost wake-up = invalid end state);
 # *-nohw: without the arena high-water wake-up, which otherwise hides a
-# missing BLOCK wake-up.
+# missing BLOCK wake-up; init-fail: no flusher thread, llog_init runs the
+# final round itself.
 configs=(
 	"race-2p:-DNO_FLUSH"                              # p0 x2, p1 x2
 	"race-flush:-DONE_PRODUCER -DK=3"                 # p0 x3 + llog_flush
@@ -50,6 +53,8 @@ configs=(
 	"late-all-nohw:-DLATE_SHUTDOWN -DK1=1 -DNO_HIGHWATER"
 	"late-2p-nohw:-DLATE_SHUTDOWN -DNO_FLUSH -DNO_HIGHWATER"  # p0 x2, p1 x2
 	"late-flush:-DLATE_SHUTDOWN -DONE_PRODUCER -DK=3" # p0 x3 + llog_flush
+	"init-fail:-DINIT_FAIL -DK1=1"                    # p0 x2, p1 x1 + llog_flush, llog_init's
+	                                                  # pthread_create fails: one final round
 )
 if [ "${LLOG_SPIN_FULL:-0}" = 1 ]; then
 	configs+=(
@@ -69,20 +74,39 @@ echo "checks: assertions (no lost / duplicated / reordered record, flush barrier
 echo "        everything pushed before it, also on a closed list; per-thread order"
 echo "        across shutdown) and invalid end states (no lost wake-up)"
 
+# Builds configuration $1 (spin -a, gcc) in $tmp/c$1; on failure leaves
+# build.fail naming the step. Run in the background while the previous
+# configuration's search runs, which hides most of the compile time.
+build_cfg() {
+	local d="$tmp/c$1" f=${configs[$1]#*:}
+	mkdir "$d" && cp "$tmp"/src/*.pml "$d"/ && cd "$d" || { echo copy >"$d/build.fail"; return; }
+	# shellcheck disable=SC2086
+	if ! spin $f -a "$base" >spin.out 2>&1; then
+		echo "spin -a" >build.fail
+	elif ! gcc -O1 -w -DSAFETY -DCOLLAPSE -DMEMLIM=$memlim -o pan pan.c 2>gcc.out; then
+		echo gcc >build.fail
+	fi
+}
+
 nerr_total=0
-for cfg in "${configs[@]}"; do
+ncfg=${#configs[@]}
+(build_cfg 0) &
+bpid=$!
+for ((i = 0; i < ncfg; i++)); do
+	cfg=${configs[$i]}
 	name=${cfg%%:*}
 	flags=${cfg#*:}
-	rm -f pan pan.* ./*.trail
-	# shellcheck disable=SC2086
-	if ! spin $flags -a "$base" >spin.out 2>&1; then
-		cat spin.out
-		echo "FAIL: spin -a failed ($name)"
-		exit 1
+	wait "$bpid"
+	if ((i + 1 < ncfg)); then
+		(build_cfg $((i + 1))) &
+		bpid=$!
 	fi
-	if ! gcc -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=$memlim -o pan pan.c 2>gcc.out; then
-		cat gcc.out
-		echo "FAIL: gcc failed ($name)"
+	cd "$tmp/c$i" || exit 2
+	if [ -f build.fail ]; then
+		step=$(cat build.fail)
+		[ "$step" = gcc ] && cat gcc.out
+		[ "$step" = "spin -a" ] && cat spin.out
+		echo "FAIL: $step failed ($name)"
 		exit 1
 	fi
 	start=$(date +%s.%N)
