@@ -315,6 +315,17 @@ static void roundtrip(enum llog_file_compression comp, int level)
 	decode_file(t.path, comp == LLOG_FILE_PLAIN, &d);
 	assert_false(d.damaged);
 	assert_int_equal(check_tag(d.text, 'a', 0), 3000);
+	if (getenv("LLOGCAT") != NULL) {
+		/* llogcat prints exactly what the file holds */
+		char cmd[600], *c;
+		size_t clen;
+
+		snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), t.path);
+		c = run_output(cmd, &clen);
+		assert_int_equal(clen, d.len);
+		assert_memory_equal(c, d.text, clen);
+		free(c);
+	}
 	if (comp == LLOG_FILE_ZSTD) {
 		char cmd[256], *z;
 
