@@ -3,7 +3,11 @@
 #
 #   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
 #   bash scripts/deps.sh test    the above plus zstd, cmocka, spin, clang and
-#                                clang's runtimes (libFuzzer for llogcat's fuzz test)
+#                                clang's runtimes (libFuzzer for llogcat's fuzz test),
+#                                rsyslog (the syslog sink's collector) and python3
+#                                (its json parser reads the JSON lines back)
+#   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
+#                                peer of bench/run.sh) and gnuplot-nox
 #
 # Checks with dpkg-query first: when everything is installed it returns at
 # once and never calls apt-get. Otherwise it runs apt-get update and install
@@ -17,13 +21,15 @@ set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
-test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev)
+test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog python3)
+bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in
 build) want=("${build_pkgs[@]}") ;;
 test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+bench) want=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
 *)
-	echo "usage: $0 [build|test]" >&2
+	echo "usage: $0 [build|test|bench]" >&2
 	exit 2
 	;;
 esac

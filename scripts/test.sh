@@ -13,13 +13,16 @@
 #              and the 20-second libFuzzer run of llogcat's frame reader
 #   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan       the whole suite under ThreadSanitizer
+#   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
+#              (installs scripts/deps.sh bench); checks only that it completes
+#              and that llog's file has every record; prints its table
 #
 # Installs missing Debian packages first (scripts/deps.sh). Stops at the
 # first failure and exits non-zero; prints a summary either way.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-all_steps=(release consumers clang asan tsan)
+all_steps=(release consumers clang asan tsan bench)
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
 for s in "${steps[@]}"; do
@@ -209,6 +212,11 @@ for s in "${steps[@]}"; do
 	tsan)
 		begin "tsan: TSan build + ctest"
 		sanitized_suite tsan thread
+		end
+		;;
+	bench)
+		begin "bench: bench/run.sh --quick (llog vs spdlog smoke test)"
+		bash bench/run.sh --quick --out "$tmp/bench"
 		end
 		;;
 	esac

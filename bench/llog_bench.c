@@ -1,0 +1,61 @@
+/*
+ * llog_bench.c - llog's side of bench/run.sh: the modes and command line of
+ * bench_common.h, with a compressed file sink (zstd, default level) as the
+ * only sink, BLOCK overflow and default arena, or with -d LLOG_OVERFLOW_DROP
+ * and a 16 KiB arena (the smallest).
+ */
+#define _GNU_SOURCE
+#include <llog.h>
+#include <llog/sinks.h>
+
+#define BENCH_NAME "llog"
+
+struct bench_opts;
+static int logger_init(const struct bench_opts *o);
+
+__attribute__((always_inline)) static inline void log_fmt(int i, double ms, const char *peer)
+{
+	LOG_INFO("request %d took %.3f ms from %s", i, ms, peer);
+}
+
+__attribute__((always_inline)) static inline void log_static(void)
+{
+	LOG_INFO("cache refreshed, serving from the new snapshot");
+}
+
+static void logger_flush(void)
+{
+	llog_flush();
+}
+
+static unsigned long long logger_dropped(void)
+{
+	struct llog_stats st;
+
+	llog_get_stats(&st);
+	return (unsigned long long)st.dropped;
+}
+
+static void logger_shutdown(void)
+{
+	llog_shutdown();
+}
+
+#include "bench_common.h"
+
+static int logger_init(const struct bench_opts *o)
+{
+	struct llog_file_options fo = {.path = o->file};
+	struct llog_config cfg = {.level = LLOG_INFO};
+	struct llog_sink *s = llog_file_sink(&fo);
+
+	if (o->drop) {
+		cfg.overflow = LLOG_OVERFLOW_DROP;
+		cfg.arena_bytes = 16384;
+	}
+	if (s == NULL || llog_add_sink(s) != 0 || llog_init(&cfg) != 0) {
+		fprintf(stderr, "llog_bench: init failed: %s\n", llog_file_sink_error());
+		return 1;
+	}
+	return 0;
+}
