@@ -173,6 +173,129 @@ LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
 
+/* ---- callback ------------------------------------------------------------ */
+
+/*
+ * Options of llog_callback_sink(). on_entry is required; on_commit and user
+ * are optional.
+ */
+struct llog_callback_options {
+	/* Called with each entry at or above level, in output order. e and the
+	 * strings it points to are valid only during the call. */
+	void (*on_entry)(void *user, const struct llog_entry *e);
+	/* Called once at the end of each flusher batch (may be NULL). */
+	void (*on_commit)(void *user);
+	void *user;             /* passed to both; remains the caller's */
+	enum llog_level level;  /* minimum level; zero value = TRACE */
+};
+
+/*
+ * Creates a sink that hands every entry to a user function. The functions
+ * run on the flusher thread only, never concurrently with each other. They
+ * must not call LOG: a record logged from them is not written, there is no
+ * deadlock and no recursion; it is dropped and counted in
+ * llog_stats.dropped (the flusher thread never logs). They must not call
+ * llog_flush() or llog_shutdown() either (those return at once there), and
+ * should return quickly: every other sink waits for them.
+ *
+ * Ownership: opt is copied; user remains the caller's and must stay valid
+ * until llog_shutdown() returns. Thread-safe; allocates. Returns the sink
+ * for llog_add_sink(), or NULL with errno EINVAL (opt or on_entry NULL, a
+ * bad level) or ENOMEM.
+ */
+LLOG_EXPORT struct llog_sink *llog_callback_sink(const struct llog_callback_options *opt);
+
+/* ---- syslog --------------------------------------------------------------- */
+
+/* Syslog facilities, numbered as in RFC 5424 section 6.2.1. */
+enum llog_syslog_facility {
+	LLOG_FAC_KERN = 0,
+	LLOG_FAC_USER = 1, /* the default */
+	LLOG_FAC_MAIL = 2,
+	LLOG_FAC_DAEMON = 3,
+	LLOG_FAC_AUTH = 4,
+	LLOG_FAC_SYSLOG = 5,
+	LLOG_FAC_LPR = 6,
+	LLOG_FAC_NEWS = 7,
+	LLOG_FAC_UUCP = 8,
+	LLOG_FAC_CRON = 9,
+	LLOG_FAC_AUTHPRIV = 10,
+	LLOG_FAC_FTP = 11,
+	LLOG_FAC_LOCAL0 = 16,
+	LLOG_FAC_LOCAL1 = 17,
+	LLOG_FAC_LOCAL2 = 18,
+	LLOG_FAC_LOCAL3 = 19,
+	LLOG_FAC_LOCAL4 = 20,
+	LLOG_FAC_LOCAL5 = 21,
+	LLOG_FAC_LOCAL6 = 22,
+	LLOG_FAC_LOCAL7 = 23
+};
+
+/*
+ * Options of llog_syslog_sink(). Zero values give the defaults noted.
+ */
+struct llog_syslog_options {
+	/* Where to send: "udp://host:port", "tcp://host:port" (IPv6 literals
+	 * in brackets: "tcp://[::1]:514"; port default 514), or "unix:PATH"
+	 * (a datagram socket such as /dev/log). Required. */
+	const char *url;
+	const char *app_name;  /* NULL: the program name; at most 48 characters */
+	const char *hostname;  /* NULL: gethostname(); at most 255 characters */
+	/* enum llog_syslog_facility; 0 (the zero value) means USER: kern
+	 * messages come only from the kernel. */
+	int facility;
+	enum llog_level level; /* minimum level; zero value = TRACE */
+	/* Bound of the messages kept while the collector is unreachable;
+	 * 0 = 4 MiB. Past it the oldest are dropped and counted. */
+	size_t buffer_bytes;
+	/* Bound on one connect or one commit's sending; 0 = 1000 ms. */
+	unsigned timeout_ms;
+	/* UDP only: longer messages are cut to this many bytes, ending in
+	 * "...[truncated]"; 0 = 2048 (at least 480, at most 65000). */
+	size_t max_udp_bytes;
+};
+
+/*
+ * Creates a syslog sink: every entry becomes one RFC 5424 message
+ *   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [llog@32473 file="..."
+ *   line="42" tid="..."] MSG
+ * with PRI = facility * 8 + severity, TIMESTAMP in RFC 3339 UTC with
+ * microseconds ("2025-01-01T12:00:00.123456Z"), PROCID the pid, MSGID the
+ * level name, file the source file name without directories, and '"', '\'
+ * and ']' escaped with a backslash in the parameter values. Levels map to
+ * severities: TRACE 7 (debug), DEBUG 7, INFO 6 (informational), WARN 4
+ * (warning), ERROR 3 (error), FATAL 2 (critical). Over TCP each message
+ * is framed by octet counting (RFC 6587: "LEN SP MSG"), so a newline in a
+ * message never starts a second record; over UDP and unix sockets each
+ * message is one datagram.
+ *
+ * Delivery: the flusher, never the application thread, connects (lazily,
+ * at the first commit) and sends; a connect and each commit's sending are
+ * bounded by timeout_ms and use MSG_NOSIGNAL (a collector that goes away
+ * never raises SIGPIPE). While the collector is unreachable, messages are
+ * kept in order in a buffer of buffer_bytes and sent once it is back;
+ * reconnection attempts back off exponentially from 50 ms to 5 s. Past the
+ * bound the oldest messages are dropped and counted in
+ * llog_stats.sink_lost (as are messages still kept when the sink closes),
+ * and the first message after a reconnect says how many were dropped and,
+ * for TCP, that messages in flight when the connection broke may be lost
+ * (plain TCP cannot tell which ones the collector received). RELP is not
+ * supported.
+ *
+ * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
+ * allocates, resolves the host name (getaddrinfo: may block on DNS). Makes
+ * no connection. Returns the sink for llog_add_sink(), or NULL with errno
+ * set (EINVAL for a bad URL or option, EHOSTUNREACH for an unknown host,
+ * ENOMEM) and a message for llog_syslog_sink_error().
+ */
+LLOG_EXPORT struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt);
+
+/*
+ * Describes why the last llog_syslog_sink() call on this thread failed
+ * ("" when it succeeded or none was made). Never NULL; thread-local.
+ */
+LLOG_EXPORT const char *llog_syslog_sink_error(void);
+
 /*
  * Closes and frees a sink that was never handed to llog_add_sink(). NULL is
  * accepted. Not for sinks that llog owns.

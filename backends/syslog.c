@@ -1,0 +1,611 @@
+/*
+ * syslog.c - the syslog sink: RFC 5424 messages to a collector (rsyslog,
+ * syslog-ng) over UDP, TCP (RFC 6587 octet counting) or a unix datagram
+ * socket.
+ *
+ * DESIGN
+ * write() formats each entry into one RFC 5424 message and appends it to a
+ * FIFO queue (a byte buffer of [u32 length][message] items, bounded by
+ * buffer_bytes); commit() sends the queue in order. Only the flusher runs
+ * this code, so the application never waits for the network. The socket is
+ * non-blocking: a connect and each commit's sending wait (poll) at most
+ * timeout_ms; every send uses MSG_NOSIGNAL. A failed connect or a broken
+ * connection closes the socket and schedules the next attempt with
+ * exponential back-off (50 ms doubling to 5 s); the queue is kept.
+ *
+ * Invariants, in messages:
+ *   received == sent + queued + dropped (llog__count_sink_lost)
+ *   queued bytes <= buffer_bytes (the oldest are dropped to make room; a
+ *   partly sent TCP message dropped this way also drops the connection,
+ *   so a frame is never cut)
+ * Order: messages leave in the order write() received them. After drops,
+ * or after a TCP connection broke, the next message sent is a notice
+ * (app-name as configured, msgid "llog") that says how many were dropped
+ * and that what was in flight may be lost: plain TCP cannot know which of
+ * the bytes the kernel accepted the collector read. A message partly sent
+ * on a broken TCP connection is sent again whole on the next one (the
+ * collector discards an incomplete frame).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+#define MSG_MAX (16 * 1024)
+#define DEFAULT_BUFFER (4u << 20)
+#define DEFAULT_TIMEOUT_MS 1000
+#define DEFAULT_UDP_MAX 2048
+#define BACKOFF_MIN_MS 50
+#define BACKOFF_MAX_MS 5000
+#define TRUNC_MARK "...[truncated]"
+
+enum transport { T_UDP, T_TCP, T_UNIX };
+
+struct syslog_sink {
+	struct llog_sink base; /* first */
+	enum transport tr;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int fd;                  /* -1 when not connected */
+	char host[256], app[49];
+	int facility;
+	size_t bound, max_udp;
+	int timeout_ms;
+	char *q;                 /* queue: [u32 len][bytes] items in [qhead, qend) */
+	size_t qcap, qhead, qend;
+	uint64_t qcount;
+	size_t head_sent;        /* TCP: framed bytes of the head item sent */
+	uint64_t dropped;        /* dropped since the last notice */
+	int broke;               /* a TCP connection broke since the last notice */
+	int64_t next_try_ms;
+	int backoff_ms;
+	long bytes;              /* sent since the last commit */
+	int err;                 /* first error since the last commit */
+};
+
+static _Thread_local char err_msg[512];
+
+const char *llog_syslog_sink_error(void)
+{
+	return err_msg;
+}
+
+static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
+	va_end(ap);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- formatting ------------------------------------------------------------ */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (n > b->cap - b->n)
+		n = b->cap - b->n;
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* SD-PARAM value with '"', '\' and ']' escaped (RFC 5424 6.3.3). */
+static void put_sd_value(struct buf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\' || *s == ']')
+			put(b, "\\", 1);
+		put(b, s, 1);
+	}
+}
+
+static int severity(enum llog_level l)
+{
+	static const int sev[] = {7, 7, 6, 4, 3, 2};
+
+	return (unsigned)l < LLOG_OFF ? sev[l] : 6;
+}
+
+/* The header up to and including the MSGID and a space. */
+static void put_header(const struct syslog_sink *s, struct buf *b, int sev, int64_t ts_ns,
+		       const char *msgid)
+{
+	char t[128];
+	struct tm tm;
+	time_t sec = (time_t)(ts_ns / 1000000000);
+	int n;
+
+	gmtime_r(&sec, &tm);
+	n = snprintf(t, sizeof(t), "<%d>1 %04d-%02d-%02dT%02d:%02d:%02d.%06ldZ ",
+		     s->facility * 8 + sev, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(ts_ns % 1000000000 / 1000));
+	put(b, t, (size_t)n);
+	puts_(b, s->host);
+	put(b, " ", 1);
+	puts_(b, s->app);
+	n = snprintf(t, sizeof(t), " %ld %s ", (long)getpid(), msgid);
+	put(b, t, (size_t)n);
+}
+
+static size_t format_msg(const struct syslog_sink *s, const struct llog_entry *e, char *out,
+			 size_t cap)
+{
+	struct buf b = {out, 0, cap};
+	const char *base = strrchr(e->file, '/');
+	char t[64];
+
+	put_header(s, &b, severity(e->level), e->ts_ns, llog_level_name(e->level));
+	puts_(&b, "[llog@32473 file=\"");
+	put_sd_value(&b, base != NULL ? base + 1 : e->file);
+	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\"] ", e->line,
+		 (unsigned long long)e->tid);
+	puts_(&b, t);
+	put(&b, e->msg, e->msg_len);
+	return b.n;
+}
+
+/* ---- the queue ------------------------------------------------------------- */
+
+static uint32_t item_len(const struct syslog_sink *s, size_t at)
+{
+	uint32_t n;
+
+	memcpy(&n, s->q + at, sizeof(n));
+	return n;
+}
+
+static void drop_head(struct syslog_sink *s)
+{
+	s->qhead += 4 + item_len(s, s->qhead);
+	s->qcount--;
+	if (s->qcount == 0)
+		s->qhead = s->qend = 0;
+	s->head_sent = 0;
+}
+
+static void disconnect(struct syslog_sink *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->tr == T_TCP)
+		s->broke = 1;
+	s->head_sent = 0;
+	s->next_try_ms = mono_ms() + s->backoff_ms;
+	s->backoff_ms = s->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : s->backoff_ms * 2;
+}
+
+static void enqueue(struct syslog_sink *s, const char *m, size_t n)
+{
+	uint32_t len = (uint32_t)n;
+
+	while (s->qcount > 0 && s->qend - s->qhead + 4 + n > s->bound) {
+		if (s->head_sent > 0)
+			disconnect(s); /* never leave half a frame on the stream */
+		drop_head(s);
+		s->dropped++;
+		llog__count_sink_lost(1);
+	}
+	if (s->qend + 4 + n > s->qcap) {
+		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
+		s->qend -= s->qhead;
+		s->qhead = 0;
+	}
+	memcpy(s->q + s->qend, &len, 4);
+	memcpy(s->q + s->qend + 4, m, n);
+	s->qend += 4 + n;
+	s->qcount++;
+}
+
+/* ---- the connection -------------------------------------------------------- */
+
+static int wait_fd(int fd, short ev, int64_t deadline)
+{
+	struct pollfd p = {.fd = fd, .events = ev};
+	int64_t left = deadline - mono_ms();
+	int rc;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	rc = poll(&p, 1, (int)left);
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	return rc == 0 ? -ETIMEDOUT : 0;
+}
+
+/* Connects when due. Returns 0 when connected, else a negative errno
+ * (-EAGAIN: back-off not yet over). */
+static int try_connect(struct syslog_sink *s, int force)
+{
+	int type = s->tr == T_TCP ? SOCK_STREAM : SOCK_DGRAM, fd, rc, e = 0;
+	socklen_t el = sizeof(e);
+
+	if (s->fd >= 0)
+		return 0;
+	if (!force && mono_ms() < s->next_try_ms)
+		return -EAGAIN;
+	fd = socket(s->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen);
+	if (rc != 0 && errno == EINPROGRESS) {
+		int64_t deadline = mono_ms() + s->timeout_ms;
+
+		while ((rc = wait_fd(fd, POLLOUT, deadline)) == 0) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+			if (poll(&p, 1, 0) == 1)
+				break;
+		}
+		if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == 0 && e != 0)
+			rc = -e;
+	} else if (rc != 0) {
+		rc = -errno;
+	}
+	s->fd = fd;
+	if (rc != 0) {
+		disconnect(s);
+		s->broke = 0; /* nothing was in flight on a connection never made */
+		return rc;
+	}
+	s->backoff_ms = BACKOFF_MIN_MS;
+	return 0;
+}
+
+/* Sends one message (framed for the transport) from byte `off` of its
+ * framed form. Returns bytes sent or a negative errno. */
+static long send_framed(struct syslog_sink *s, const char *m, size_t n, size_t off)
+{
+	char pre[16];
+	struct iovec iov[3];
+	struct msghdr mh = {.msg_iov = iov};
+	size_t pl = 0, cut = n;
+	int k = 0;
+	ssize_t rc;
+
+	if (s->tr == T_TCP)
+		pl = (size_t)snprintf(pre, sizeof(pre), "%zu ", n);
+	if (s->tr == T_UDP && n > s->max_udp)
+		cut = s->max_udp - (sizeof(TRUNC_MARK) - 1);
+	if (off < pl)
+		iov[k++] = (struct iovec){pre + off, pl - off};
+	if (off < pl + cut) {
+		size_t o = off > pl ? off - pl : 0;
+
+		iov[k++] = (struct iovec){(char *)m + o, cut - o};
+	}
+	if (cut < n)
+		iov[k++] = (struct iovec){(char *)TRUNC_MARK, sizeof(TRUNC_MARK) - 1};
+	mh.msg_iovlen = (size_t)k;
+	rc = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return rc < 0 ? -errno : (long)rc;
+}
+
+static size_t framed_len(const struct syslog_sink *s, size_t n)
+{
+	char pre[16];
+
+	if (s->tr == T_TCP)
+		return n + (size_t)snprintf(pre, sizeof(pre), "%zu ", n);
+	if (s->tr == T_UDP && n > s->max_udp)
+		return s->max_udp;
+	return n;
+}
+
+/* Sends all of one message before the deadline. Returns 0 when sent
+ * (*sent: bytes), -EAGAIN when the deadline passed (partly sent: *off kept),
+ * or another negative errno (connection dropped). */
+static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
+		    int64_t deadline)
+{
+	size_t total = framed_len(s, n);
+
+	while (*off < total) {
+		long rc = send_framed(s, m, n, *off);
+
+		if (rc >= 0) {
+			*off = s->tr == T_TCP ? *off + (size_t)rc : total;
+			s->bytes += rc;
+			continue;
+		}
+		if (rc == -EINTR)
+			continue;
+		if (rc == -ECONNREFUSED && s->tr == T_UDP)
+			continue; /* reports an earlier datagram; this one was not sent */
+		if (rc == -EAGAIN || rc == -ENOBUFS) {
+			if (wait_fd(s->fd, POLLOUT, deadline) != 0)
+				return -EAGAIN;
+			continue;
+		}
+		disconnect(s);
+		return (int)rc;
+	}
+	return 0;
+}
+
+/* The notice about drops / a broken connection, sent before the queue. */
+static int send_notice(struct syslog_sink *s, int64_t deadline)
+{
+	char m[512];
+	struct buf b = {m, 0, sizeof(m)};
+	struct timespec ts;
+	size_t off = 0;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	put_header(s, &b, 4, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, "llog");
+	snprintf(m + b.n, sizeof(m) - b.n,
+		 "- llog: %llu messages dropped (buffer full)%s",
+		 (unsigned long long)s->dropped,
+		 s->broke ? "; connection to the collector was lost: messages in flight then "
+			    "may be lost" : "");
+	rc = send_one(s, m, strlen(m), &off, deadline);
+	if (rc == 0) {
+		s->dropped = 0;
+		s->broke = 0;
+	} else if (rc == -EAGAIN && off > 0) {
+		disconnect(s); /* never leave half a frame on the stream */
+	}
+	return rc;
+}
+
+/* Sends the queue in order until it is empty, the deadline passes or the
+ * connection fails. */
+static void drain(struct syslog_sink *s, int force)
+{
+	int64_t deadline = mono_ms() + s->timeout_ms;
+	int rc;
+
+	while (s->qcount > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
+		if ((rc = try_connect(s, force)) != 0) {
+			if (rc != -EAGAIN && s->err == 0)
+				s->err = rc;
+			return;
+		}
+		if (s->dropped > 0 || s->broke) {
+			rc = send_notice(s, deadline);
+			if (rc != 0)
+				goto fail;
+			continue;
+		}
+		rc = send_one(s, s->q + s->qhead + 4, item_len(s, s->qhead), &s->head_sent,
+			      deadline);
+		if (rc != 0)
+			goto fail;
+		drop_head(s);
+	}
+	return;
+fail:
+	if (rc != -EAGAIN && s->err == 0)
+		s->err = rc;
+}
+
+/* ---- the sink --------------------------------------------------------------- */
+
+static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
+{
+	struct syslog_sink *s = (struct syslog_sink *)base;
+	char m[MSG_MAX];
+	size_t n = format_msg(s, e, m, sizeof(m));
+
+	enqueue(s, m, n);
+	/* A batch larger than the buffer: send as we go rather than drop. */
+	if (s->fd >= 0 && s->qend - s->qhead > s->bound / 2)
+		drain(s, 0);
+	return (long)n;
+}
+
+static long syslog_commit(struct llog_sink *base)
+{
+	struct syslog_sink *s = (struct syslog_sink *)base;
+	long rc;
+
+	drain(s, 0);
+	rc = s->err != 0 ? s->err : s->bytes;
+	s->err = 0;
+	s->bytes = 0;
+	return rc;
+}
+
+static void syslog_close(struct llog_sink *base)
+{
+	struct syslog_sink *s = (struct syslog_sink *)base;
+
+	drain(s, 1);
+	if (s->qcount > 0) {
+		llog__count_sink_lost(s->qcount);
+		llog__diag("syslog sink: %llu messages not delivered at close",
+			   (unsigned long long)s->qcount);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->q);
+	free(s);
+}
+
+static const struct llog_sink_ops syslog_ops = {
+	.version = LLOG__SINK_VERSION,
+	.write = syslog_write,
+	.commit = syslog_commit,
+	.close = syslog_close,
+};
+
+/* ---- construction ------------------------------------------------------------ */
+
+/* Copies src into dst (cap bytes) keeping printable US-ASCII except space
+ * (RFC 5424 PRINTUSASCII), others as '_'; "-" when empty. */
+static void copy_token(char *dst, size_t cap, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src != NULL && src[i] != '\0' && i + 1 < cap; i++)
+		dst[i] = (src[i] > 32 && src[i] < 127) ? src[i] : '_';
+	if (i == 0)
+		dst[i++] = '-';
+	dst[i] = '\0';
+}
+
+static int parse_url(struct syslog_sink *s, const char *url)
+{
+	char host[256], port[16] = "514";
+	const char *p, *colon;
+	struct addrinfo hints = {0}, *res = NULL;
+	size_t hl;
+	int rc;
+
+	if (strncmp(url, "unix:", 5) == 0) {
+		struct sockaddr_un *un = (struct sockaddr_un *)&s->addr;
+
+		p = url + 5;
+		if (strncmp(p, "//", 2) == 0)
+			p += 2;
+		if (p[0] == '\0' || strlen(p) >= sizeof(un->sun_path)) {
+			set_error("syslog sink: %s: bad unix socket path", url);
+			return -EINVAL;
+		}
+		s->tr = T_UNIX;
+		un->sun_family = AF_UNIX;
+		strcpy(un->sun_path, p);
+		s->addrlen = (socklen_t)sizeof(*un);
+		return 0;
+	}
+	if (strncmp(url, "udp://", 6) == 0) {
+		s->tr = T_UDP;
+	} else if (strncmp(url, "tcp://", 6) == 0) {
+		s->tr = T_TCP;
+	} else {
+		set_error("syslog sink: %s: unknown scheme (want udp://, tcp:// or unix:)", url);
+		return -EINVAL;
+	}
+	p = url + 6;
+	if (p[0] == '[') {
+		const char *end = strchr(p, ']');
+
+		if (end == NULL || (end[1] != '\0' && end[1] != ':')) {
+			set_error("syslog sink: %s: bad IPv6 literal", url);
+			return -EINVAL;
+		}
+		hl = (size_t)(end - p - 1);
+		p++;
+		colon = end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strchr(p, ':');
+		hl = colon != NULL ? (size_t)(colon - p) : strlen(p);
+	}
+	if (hl == 0 || hl >= sizeof(host) || strchr(p, '/') != NULL) {
+		set_error("syslog sink: %s: bad host", url);
+		return -EINVAL;
+	}
+	memcpy(host, p, hl);
+	host[hl] = '\0';
+	if (colon != NULL) {
+		char *end;
+		long v = strtol(colon + 1, &end, 10);
+
+		if (colon[1] == '\0' || *end != '\0' || v < 1 || v > 65535) {
+			set_error("syslog sink: %s: bad port", url);
+			return -EINVAL;
+		}
+		snprintf(port, sizeof(port), "%ld", v);
+	}
+	hints.ai_socktype = s->tr == T_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0 || res == NULL) {
+		set_error("syslog sink: %s: cannot resolve host '%s': %s", url, host,
+			  gai_strerror(rc));
+		return -EHOSTUNREACH;
+	}
+	memcpy(&s->addr, res->ai_addr, res->ai_addrlen);
+	s->addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
+{
+	struct syslog_sink *s;
+	char host[256];
+	int rc;
+
+	err_msg[0] = '\0';
+	if (opt == NULL || opt->url == NULL) {
+		set_error("syslog sink: no url");
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((unsigned)opt->level > LLOG_OFF || opt->facility < 0 || opt->facility > 23 ||
+	    (opt->max_udp_bytes != 0 && (opt->max_udp_bytes < 480 || opt->max_udp_bytes > 65000))) {
+		set_error("syslog sink: bad level, facility or max_udp_bytes");
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		set_error("syslog sink: out of memory");
+		return NULL;
+	}
+	if ((rc = parse_url(s, opt->url)) != 0) {
+		free(s);
+		errno = -rc;
+		return NULL;
+	}
+	s->base.ops = &syslog_ops;
+	s->base.level = opt->level;
+	s->base.format = LLOG_FORMAT_TEXT;
+	s->fd = -1;
+	s->facility = opt->facility == 0 ? LLOG_FAC_USER : opt->facility;
+	s->bound = opt->buffer_bytes ? opt->buffer_bytes : DEFAULT_BUFFER;
+	if (s->bound < 2 * (MSG_MAX + 4))
+		s->bound = 2 * (MSG_MAX + 4);
+	s->timeout_ms = opt->timeout_ms ? (int)opt->timeout_ms : DEFAULT_TIMEOUT_MS;
+	s->max_udp = opt->max_udp_bytes ? opt->max_udp_bytes : DEFAULT_UDP_MAX;
+	s->backoff_ms = BACKOFF_MIN_MS;
+	if (opt->hostname == NULL && gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "-");
+	host[sizeof(host) - 1] = '\0';
+	copy_token(s->host, sizeof(s->host), opt->hostname != NULL ? opt->hostname : host);
+	copy_token(s->app, sizeof(s->app),
+		   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
+	s->qcap = s->bound + MSG_MAX + 4;
+	s->q = malloc(s->qcap);
+	if (s->q == NULL) {
+		set_error("syslog sink: out of memory");
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return &s->base;
+}
