@@ -74,7 +74,67 @@ struct llog_config {
 	size_t max_record_bytes;
 	/* Policy when a thread's arena is full. */
 	enum llog_overflow overflow;
+	/* 0 (the default): llog_init() installs the crash handler described
+	 * below; nonzero: it installs none (and removes one an earlier
+	 * llog_init() installed, where it is still in place). */
+	int crash_handler_off;
 };
+
+/*
+ * Process life.
+ *
+ * exit() / return from main: llog_init() registers llog_shutdown() with
+ * atexit(), so everything logged before exit() is written and committed.
+ * (_exit() and SIGKILL skip it: a file sink then holds complete frames
+ * of every commit made so far, and each thread's records in it form a
+ * gap-free prefix of what it logged.)
+ *
+ * LOG_FATAL: writes its record, waits until every sink has committed
+ * everything pushed so far (llog_flush()), then calls abort(). Also when
+ * the record itself was dropped (full arena under LLOG_OVERFLOW_DROP,
+ * re-entry) or llog is not running (written to stderr first).
+ *
+ * Crash handler (unless crash_handler_off): installed by llog_init() for
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT with SA_SIGINFO|SA_ONSTACK;
+ * an alternate signal stack is set up for the thread that calls
+ * llog_init() only if it has none (other threads run the handler on their
+ * own stacks: a stack overflow there is not reported). In the first
+ * thread that crashes, the handler
+ *   - pushes a FATAL record naming the signal, the faulting address
+ *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
+ *     the raw backtrace addresses, and waits up to 2 seconds for the
+ *     flusher to hand every record pushed before the crash, then that one,
+ *     to every sink and commit them;
+ *   - writes to stderr, with write(2) only: that line again if it was not
+ *     committed in time, then the symbolised backtrace;
+ *   - restores the actions that were installed before llog_init() and lets
+ *     the signal happen again, so an application handler installed before
+ *     llog_init() runs next, and otherwise the process dies of the same
+ *     signal (with its core dump).
+ * It takes no lock and does not call malloc. Guaranteed: records whose LOG
+ * call returned before the crash are committed, if the flusher and the
+ * sinks finish within the 2 seconds. Not guaranteed: the record being
+ * logged by the crashing thread at the moment of the crash; anything not
+ * committed when the 2 seconds run out; anything not yet committed when the
+ * flusher thread itself crashes (only the stderr line is written then).
+ * Other threads crashing at the same time wait (bounded) and die of their
+ * own signal. A handler the application installs after llog_init()
+ * replaces llog's.
+ *
+ * fork(): the child starts with llog not running: the records pending in
+ * the parent at the fork are written by the parent only; the child's LOG
+ * calls go synchronously to stderr (with the child's thread ids) until the
+ * child calls llog_init() with sinks of its own (the parent's sink objects
+ * are not used in the child). A file sink's file may be opened by both: each
+ * commit is one write of whole frames with O_APPEND. Do not fork from a
+ * sink callback.
+ *
+ * Signal handlers: a LOG in a signal handler that interrupted a LOG call of
+ * the same thread is dropped and counted (stats.dropped, and a notice in
+ * the output); otherwise it is logged normally, lock-free and without
+ * malloc, provided that thread has logged before (a thread's first LOG
+ * allocates its arena and must not happen in a signal handler).
+ */
 
 /*
  * Starts the flusher thread with the sinks added so far (a console sink on
@@ -107,9 +167,11 @@ LLOG_EXPORT void llog_flush(void);
 
 /*
  * Drains everything, closes the sinks and joins the flusher. Idempotent and
- * safe to call from several threads. Registered with atexit(). After it,
- * LOG calls still work and are written synchronously to stderr; llog_init()
- * may be called again.
+ * safe to call from several threads at once (and concurrently with
+ * llog_flush()). Registered with atexit(). After it, LOG calls still work:
+ * each is formatted and written synchronously to stderr with write(2) by
+ * the calling thread (sinks are closed), and counted as logged and written;
+ * llog_init() may be called again. The crash handler stays installed.
  */
 LLOG_EXPORT void llog_shutdown(void);
 

@@ -174,3 +174,22 @@ void llog__arena_mark_flusher(void)
 	tls_is_flusher = 1;
 	tls_arena = &flusher_arena;
 }
+
+/*
+ * In the child of fork() (single-threaded, from the atfork child handler):
+ * the records of the forking thread still in its ring belong to the parent,
+ * which writes them; the child drops its copy of them.
+ */
+void llog__arena_after_fork(void)
+{
+	struct llog__arena *a = tls_arena;
+
+	if (a == NULL || tls_is_flusher)
+		return;
+	a->tid = (uint64_t)syscall(SYS_gettid);
+	a->dropped_pending = 0;
+	a->in_log = 0;
+	a->cached_released = a->reserve;
+	/* Relaxed: no other thread exists in the child. */
+	llog__store_relaxed(&a->released, a->reserve);
+}

@@ -325,12 +325,32 @@ static int push(struct llog__rec *r)
 	return push_from(r, llist_first_relaxed(&llog__g.head));
 }
 
+/*
+ * LOG_FATAL, after its record was pushed, written or dropped: everything
+ * pushed so far (that record included) is committed, then abort(). The
+ * crash handler sees llog__fatal_aborting and only chains.
+ */
+static void __attribute__((noreturn, noinline, cold)) fatal_abort(void)
+{
+	llog_flush();
+	llog__fatal_aborting = 1;
+	abort();
+}
+
+/* Orders this thread's arena accesses against its own signal handlers. */
+#define llog__signal_fence() atomic_signal_fence(memory_order_seq_cst)
+
 static inline void after_push(struct llog__arena *a, int level)
 {
 	uint32_t used = a->reserve - a->cached_released;
 
 	if (__builtin_expect(level >= LLOG_ERROR, 0)) {
 		llog__wake_flusher();
+		if (level >= LLOG_FATAL) {
+			llog__signal_fence();
+			a->in_log = 0;
+			fatal_abort();
+		}
 		return;
 	}
 	if (__builtin_expect(used > a->size / 2, 0)) {
@@ -465,6 +485,8 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 			wait_for_shutdown();
 		sync_from_va(site, plan, ap);
 		va_end(ap);
+		if (__builtin_expect(site->level >= LLOG_FATAL, 0))
+			fatal_abort();
 		return;
 	}
 	a = llog__arena_get();
@@ -476,14 +498,26 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 		llog__fetch_add_relaxed(&llog__g.stats.dropped, 1);
 		llog__fetch_add_relaxed(&llog__g.stats.logged, 1);
 		va_end(ap);
+		if (__builtin_expect(site->level >= LLOG_FATAL, 0))
+			fatal_abort();
 		return;
 	}
 	a->in_log = 1;
+	/* Compiler barrier only (no instruction): a signal handler of this
+	 * thread that sees in_log == 0 must find the arena in a consistent
+	 * state; without it the compiler may move arena accesses across the
+	 * in_log stores (a handler's record could then be overwritten). */
+	llog__signal_fence();
 	old_reserve = a->reserve;
 	r = capture(a, site, plan, ap);
 	va_end(ap);
 	if (__builtin_expect(r == NULL, 0)) {
 		count_drop(a);
+		if (__builtin_expect(site->level >= LLOG_FATAL, 0)) {
+			llog__signal_fence();
+			a->in_log = 0;
+			fatal_abort();
+		}
 	} else if (__builtin_expect(push_from(r, first) == 0, 1)) {
 		a->dropped_pending = 0;
 		after_push(a, site->level);
@@ -493,7 +527,13 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 		wait_for_shutdown();
 		sync_render(r, plan);
 		llog__arena_unreserve(a, r, old_reserve);
+		if (__builtin_expect(site->level >= LLOG_FATAL, 0)) {
+			llog__signal_fence();
+			a->in_log = 0;
+			fatal_abort();
+		}
 	}
+	llog__signal_fence();
 	a->in_log = 0;
 }
 
@@ -781,8 +821,11 @@ static void *flusher_main(void *arg)
 
 	/* Signals are for application threads; the flusher never runs a
 	 * handler (and a write to a vanished pipe reader returns EPIPE
-	 * instead of killing the process with SIGPIPE). */
+	 * instead of killing the process with SIGPIPE), except the crash
+	 * handler for its own faults (blocked, they would kill the process
+	 * without it). */
 	sigfillset(&all);
+	llog__crash_block_mask(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	llog__arena_mark_flusher();
 	/* F6: exit after the final round, else sleep unless asked already. */
@@ -796,6 +839,74 @@ static void *flusher_main(void *arg)
 /* ---- public API --------------------------------------------------------- */
 
 static struct flusher *the_flusher;
+
+int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
+{
+	static struct llog__barrier b;
+	struct timespec now;
+	int64_t deadline, left;
+
+	if (llog__arena_thread_is_flusher())
+		return 0;
+	b.rec.kind = LLOG__K_BARRIER;
+	/* Relaxed: published by the release CAS of the push below. */
+	llog__store_relaxed(&b.done, 0);
+	if (rec != NULL && push(rec) != 0)
+		return 0;
+	if (push(&b.rec) != 0)
+		return 0;
+	llog__wake_flusher();
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	deadline = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+	/* Acquire: pairs with the release store in signal_barriers. */
+	while (llog__load_acquire(&b.done) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+		if (left <= 0)
+			return 0;
+		llog__futex_wait(&b.done, 0, left < 10 ? (unsigned)left : 10);
+	}
+	return 1;
+}
+
+/*
+ * fork(): prepare takes ctl_lock (no init/shutdown/add_sink is half done
+ * when the address space is copied); the parent releases it; the child
+ * starts with llog not running: the list closed (the records in it are the
+ * parent's, which writes them), no flusher, no sinks (the parent's sink
+ * objects, with their buffers, stay the parent's), the forking thread's
+ * ring emptied. The child's LOG calls go synchronously to stderr until it
+ * calls llog_init() itself.
+ */
+static int fork_locked;
+
+static void atfork_prepare(void)
+{
+	fork_locked = !in_ctl;
+	if (fork_locked)
+		pthread_mutex_lock(&ctl_lock);
+}
+
+static void atfork_parent(void)
+{
+	if (fork_locked)
+		pthread_mutex_unlock(&ctl_lock);
+}
+
+static void atfork_child(void)
+{
+	/* Relaxed: the child is single-threaded here. */
+	llog__store_relaxed(&llog__g.head.first, LLOG__CLOSED);
+	llog__store_relaxed(&llog__g.pending, 0);
+	llog__store_relaxed(&llog__g.stop, 0);
+	llog__store_relaxed(&llog__g.blocked_waiters, 0);
+	running = 0;
+	the_flusher = NULL;
+	n_pending_sinks = 0;
+	llog__arena_after_fork();
+	pthread_mutex_init(&ctl_lock, NULL);
+	in_ctl = 0;
+}
 
 static int parse_level(const char *s, enum llog_level *out)
 {
@@ -913,9 +1024,14 @@ int llog_init(const struct llog_config *cfg)
 	n_pending_sinks = 0;
 	the_flusher = f;
 	running = 1;
+	if (cfg != NULL && cfg->crash_handler_off)
+		llog__crash_uninstall();
+	else
+		(void)llog__crash_install(); /* without memory: no handler */
 	if (!atexit_done) {
 		atexit_done = 1;
 		atexit(llog_shutdown);
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	}
 out:
 	pthread_mutex_unlock(&ctl_lock);

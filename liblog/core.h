@@ -19,6 +19,7 @@
 #ifndef LLOG_CORE_H
 #define LLOG_CORE_H
 
+#include <signal.h>
 #include <stdalign.h>
 #include <stdint.h>
 
@@ -164,11 +165,25 @@ void llog__arena_free(struct llog__arena *a);
 void llog__arena_release_self(void);
 int llog__arena_thread_is_flusher(void);
 void llog__arena_mark_flusher(void);
+void llog__arena_after_fork(void);
 
 /* core.c */
 void llog__wake_flusher(void);
 void llog__wait_released(struct llog__arena *a, uint32_t need);
 void llog__sync_output(const struct llog__rec *r, const char *msg, size_t len);
+/* Async-signal-safe (the crash handler): pushes rec (when not NULL) and a
+ * static barrier, wakes the flusher, and waits at most timeout_ms for the
+ * barrier. Returns 1 when everything pushed before it is committed, 0 when
+ * not (no flusher, called on the flusher, or timed out). */
+int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms);
+/* Set by LOG_FATAL just before abort(): the crash handler then only chains. */
+extern volatile sig_atomic_t llog__fatal_aborting;
+
+/* crash.c (under the control mutex) */
+int llog__crash_install(void);
+void llog__crash_uninstall(void);
+/* Removes the crash signals from *set (the flusher's blocked mask). */
+void llog__crash_block_mask(sigset_t *set);
 
 /* futex helpers (core.c) */
 void llog__futex_wait(_Atomic uint32_t *addr, uint32_t val, unsigned timeout_ms);

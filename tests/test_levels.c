@@ -93,12 +93,12 @@ static void test_sink_levels(void **state)
 	LOG_TRACE("t");
 	LOG_INFO("i");
 	LOG_ERROR("e");
-	LOG_FATAL("f");
+	/* (LOG_FATAL aborts: test_process checks it in a child.) */
+	LOG_WARN("w");
 	llog_shutdown();
 	assert_int_equal(all->n, 4);
-	assert_int_equal(errs->n, 2);
+	assert_int_equal(errs->n, 1);
 	assert_string_equal(errs->e[0].msg, "e");
-	assert_string_equal(errs->e[1].msg, "f");
 	/* sequence numbers are global, shared by all sinks */
 	assert_int_equal(errs->e[0].seq, all->e[2].seq);
 	memsink_free(all);

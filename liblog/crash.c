@@ -1,0 +1,286 @@
+/*
+ * crash.c - the crash handler: SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT.
+ *
+ * DESIGN
+ * Installed by llog_init (unless llog_config.crash_handler_off), with
+ * SA_SIGINFO | SA_ONSTACK; the previous actions are saved. Everything the
+ * handler uses is made at install time: the alternate signal stack of the
+ * installing thread (other threads run the handler on their own stack), the
+ * static crash record and its static arena, the static flush barrier
+ * (core.c), and libgcc's unwinder (loaded by one backtrace() call).
+ *
+ * The handler, in the first crashing thread only (an atomic flag; a second
+ * crashing thread waits, bounded, for the first to finish, then dies of its
+ * own signal):
+ *   1. builds the crash record text (signal name from a static table, fault
+ *      address, thread id, raw backtrace addresses) in the static record;
+ *   2. pushes that record and a static barrier onto the list, wakes the
+ *      flusher and waits for the barrier with a monotonic deadline of
+ *      CRASH_WAIT_MS (llog__crash_drain): every record pushed before the
+ *      crash, then the crash record, is handed to every sink and committed;
+ *   3. writes to stderr with write(2) only: the crash line when step 2 did
+ *      not complete, then the symbolised backtrace (backtrace_symbols_fd);
+ *   4. restores the previous actions of all five signals and lets the
+ *      signal happen again: a fault re-executes the faulting instruction,
+ *      a signal sent by kill/raise/abort is raised again. The previous
+ *      handler (the application's, or the default action with its core
+ *      dump) then runs.
+ * It never takes a lock and never calls malloc. After a LOG_FATAL (which
+ * already flushed and wrote its record) the SIGABRT it raises goes straight
+ * to step 4.
+ * Not covered: a crash of the flusher thread itself (step 2 is skipped:
+ * records not yet committed are lost), a flusher or sink that does not
+ * finish within CRASH_WAIT_MS (the handler goes on; what was not committed
+ * by then may be lost), a crash inside llog's own push (that record).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+
+#define CRASH_WAIT_MS 2000
+#define CRASH_TEXT 1024
+#define CRASH_FRAMES 32
+#define NSIGS 5
+
+static const int crash_sigs[NSIGS] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+static struct sigaction old_act[NSIGS];
+static int installed;
+static void *altstack;
+
+/* 0: no crash yet; 1: the first crashing thread is reporting; 2: done. */
+static _Atomic int crash_state;
+
+volatile sig_atomic_t llog__fatal_aborting;
+
+static struct llog_site crash_site = {"%s", __FILE__, "llog_crash_handler", __LINE__,
+				      LLOG_FATAL, 0, {0}};
+/* A header only (ring of size 0): the record's owner as the flusher sees it
+ * (tid, and the released word it stores into). */
+static struct llog__arena crash_arena;
+static struct {
+	struct llog__rec rec;
+	char text[CRASH_TEXT];
+} crash_rec;
+_Static_assert(offsetof(__typeof__(crash_rec), text) == LLOG__REC_HDR,
+	       "the text is the record's payload");
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const char *s)
+{
+	while (*s != '\0' && b->n < b->cap)
+		b->p[b->n++] = *s++;
+}
+
+static void put_num(struct buf *b, uint64_t v, unsigned base)
+{
+	char tmp[24];
+	int i = 0;
+
+	do {
+		tmp[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v != 0);
+	if (base == 16)
+		put(b, "0x");
+	while (i > 0 && b->n < b->cap)
+		b->p[b->n++] = tmp[--i];
+}
+
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV (segmentation fault)";
+	case SIGBUS:
+		return "SIGBUS (bus error)";
+	case SIGILL:
+		return "SIGILL (illegal instruction)";
+	case SIGFPE:
+		return "SIGFPE (arithmetic exception)";
+	case SIGABRT:
+		return "SIGABRT (aborted)";
+	default:
+		return "signal";
+	}
+}
+
+static void write_str(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(2, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Steps 1..3 (see DESIGN). */
+static void report(int sig, const siginfo_t *si)
+{
+	void *bt[CRASH_FRAMES];
+	int nbt = backtrace(bt, CRASH_FRAMES);
+	struct llog__rec *r = &crash_rec.rec;
+	struct buf b = {crash_rec.text, 0, CRASH_TEXT};
+	uint64_t tid = (uint64_t)syscall(SYS_gettid);
+	int committed;
+
+	put(&b, "llog: caught ");
+	put(&b, sig_name(sig));
+	if (sig != SIGABRT && si != NULL && si->si_code > 0) {
+		put(&b, " at address ");
+		put_num(&b, (uint64_t)(uintptr_t)si->si_addr, 16);
+	}
+	put(&b, " in thread ");
+	put_num(&b, tid, 10);
+	put(&b, "; backtrace:");
+	for (int i = 0; i < nbt; i++) {
+		put(&b, " ");
+		put_num(&b, (uint64_t)(uintptr_t)bt[i], 16);
+	}
+	crash_arena.tid = tid;
+	r->kind = LLOG__K_TEXT;
+	r->site = &crash_site;
+	r->arena = &crash_arena;
+	r->len = (uint32_t)b.n;
+	r->flags = 0;
+	r->dropped = 0;
+	r->end = 0;
+	committed = llog__crash_drain(r, CRASH_WAIT_MS);
+	if (!committed) {
+		static const char flusher[] =
+			"llog: the flusher thread crashed: records not yet committed are lost\n";
+		static const char late[] = "llog: records not committed by now may be lost\n";
+
+		write_str(b.p, b.n);
+		write_str("\n", 1);
+		if (llog__arena_thread_is_flusher())
+			write_str(flusher, sizeof(flusher) - 1);
+		else
+			write_str(late, sizeof(late) - 1);
+	}
+	write_str("llog: backtrace of the crashing thread:\n", 40);
+	backtrace_symbols_fd(bt, nbt, 2);
+}
+
+static void restore_all(void)
+{
+	for (int i = 0; i < NSIGS; i++)
+		sigaction(crash_sigs[i], &old_act[i], NULL);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	int expected = 0;
+
+	(void)uc;
+	/* seq_cst: one winner; its release of 2 below pairs with the
+	 * acquire loads of the waiting threads. */
+	if (atomic_compare_exchange_strong(&crash_state, &expected, 1)) {
+		if (!(sig == SIGABRT && llog__fatal_aborting))
+			report(sig, si);
+		restore_all();
+		atomic_store_explicit(&crash_state, 2, memory_order_release);
+	} else {
+		int64_t deadline = mono_ms() + CRASH_WAIT_MS + 1000;
+		struct timespec ms = {0, 1000000};
+
+		/* Acquire: pairs with the release store of 2 above. */
+		while (atomic_load_explicit(&crash_state, memory_order_acquire) != 2 &&
+		       mono_ms() < deadline)
+			nanosleep(&ms, NULL);
+		restore_all();
+	}
+	errno = saved_errno;
+	/* Sent by kill/raise/abort (si_code <= 0): send it again; it is
+	 * blocked until we return, then meets the restored action. A fault
+	 * re-executes its instruction on return. */
+	if (si == NULL || si->si_code <= 0)
+		raise(sig);
+}
+
+int llog__crash_install(void)
+{
+	struct sigaction sa;
+	void *bt[2];
+
+	if (altstack == NULL) {
+		size_t sz = 64 * 1024;
+		stack_t cur;
+
+		altstack = malloc(sz);
+		if (altstack == NULL)
+			return -ENOMEM;
+		if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+			stack_t ss = {.ss_sp = altstack, .ss_size = sz, .ss_flags = 0};
+
+			sigaltstack(&ss, NULL);
+		}
+	}
+	/* Loads libgcc's unwinder now: backtrace() in the handler must not
+	 * call dlopen (malloc, locks). */
+	(void)backtrace(bt, 2);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = crash_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < NSIGS; i++) {
+		struct sigaction cur;
+
+		/* Ours already (an earlier llog_init, or inherited over
+		 * fork): keep the saved previous action. */
+		if (sigaction(crash_sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction == crash_handler)
+			continue;
+		sigaction(crash_sigs[i], &sa, &old_act[i]);
+	}
+	installed = 1;
+	return 0;
+}
+
+void llog__crash_uninstall(void)
+{
+	if (!installed)
+		return;
+	for (int i = 0; i < NSIGS; i++) {
+		struct sigaction cur;
+
+		/* Only where ours is still in place (the application may
+		 * have installed its own on top). */
+		if (sigaction(crash_sigs[i], NULL, &cur) == 0 &&
+		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == crash_handler)
+			sigaction(crash_sigs[i], &old_act[i], NULL);
+	}
+	installed = 0;
+}
+
+void llog__crash_block_mask(sigset_t *set)
+{
+	for (int i = 0; i < NSIGS; i++)
+		sigdelset(set, crash_sigs[i]);
+}

@@ -1,0 +1,701 @@
+/*
+ * test_process.c - process life: every scenario runs in a child process and
+ * the parent checks what it left behind. A crash (NULL dereference, abort(),
+ * LOG_FATAL) after 4 threads logged 10,000 records: every record is in the
+ * file sink's output (zstdcat) and on the console, then the FATAL crash
+ * record naming the signal, and the child died of that signal; exit(3) and
+ * a return from main without llog_shutdown() lose nothing; LOG after
+ * llog_shutdown() goes to stderr; an application SIGSEGV handler installed
+ * before llog_init() still runs; crash_handler_off installs nothing; fork
+ * with records pending writes each record exactly once across both
+ * outputs; a timer signal whose handler logs while the main thread logs;
+ * llog_flush()/llog_shutdown() from several threads at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+#include "memsink.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#endif
+
+/* The sanitizers' own handlers for these signals would be llog's
+ * "previous" handlers and end the child with an exit code instead. */
+#ifdef TEST_ASAN
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif
+#ifdef TEST_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif
+
+#define NTHREADS 4
+#define PER_THREAD 2500
+
+static struct sigaction orig_segv; /* before llog_init (crash_handler_off test) */
+static char self_exe[4096];
+
+/* ---- helpers -------------------------------------------------------------- */
+
+struct tdir {
+	char dir[64];
+	char log[128]; /* file sink */
+	char err[128]; /* the child's stderr */
+};
+
+static void tdir_make(struct tdir *t)
+{
+	strcpy(t->dir, "/tmp/llog_proc_XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
+	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
+}
+
+static void tdir_remove(struct tdir *t)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The whole output of a shell command (NUL-terminated, malloc'd). */
+static char *read_cmd(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 1 << 16;
+	char *s = malloc(cap);
+	size_t n;
+
+	assert_non_null(p);
+	assert_non_null(s);
+	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			s = realloc(s, cap);
+			assert_non_null(s);
+		}
+	}
+	s[len] = '\0';
+	pclose(p);
+	return s;
+}
+
+static char *read_log(const struct tdir *t)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "zstdcat '%s' 2>/dev/null", t->log);
+	return read_cmd(cmd);
+}
+
+static char *read_err(const struct tdir *t)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
+	return read_cmd(cmd);
+}
+
+/* Checks that records "rec t=T i=I" for every T < NTHREADS and I <
+ * PER_THREAD appear exactly once, each thread's in order. Returns the
+ * offset just after the last one. */
+static size_t check_records(const char *s, const char *tag)
+{
+	static int seen[NTHREADS][PER_THREAD];
+	int next[NTHREADS] = {0};
+	char pat[32];
+	const char *p = s;
+	size_t end = 0;
+
+	memset(seen, 0, sizeof(seen));
+	snprintf(pat, sizeof(pat), "%s t=", tag);
+	while ((p = strstr(p, pat)) != NULL) {
+		int th, i;
+
+		assert_int_equal(sscanf(p + strlen(pat), "%d i=%d", &th, &i), 2);
+		assert_true(th >= 0 && th < NTHREADS && i >= 0 && i < PER_THREAD);
+		assert_int_equal(seen[th][i], 0);
+		assert_int_equal(i, next[th]);
+		seen[th][i] = 1;
+		next[th]++;
+		p += strlen(pat);
+		end = (size_t)(p - s);
+	}
+	for (int th = 0; th < NTHREADS; th++)
+		assert_int_equal(next[th], PER_THREAD);
+	return end;
+}
+
+/* ---- child scenarios ------------------------------------------------------- */
+
+enum ending { END_SEGV, END_ABORT, END_FATAL, END_EXIT3, END_RETURN, END_SHUTDOWN_THEN_LOG };
+
+static pthread_barrier_t all_logged;
+/* volatile: the compiler cannot see that it is NULL. */
+static int *volatile null_ptr;
+
+/* A real fault, not UBSan's null check (which would exit first). */
+__attribute__((noinline, no_sanitize("undefined"))) static void store_null(void)
+{
+	*null_ptr = 1;
+}
+static enum ending child_end;
+
+static void *logger(void *arg)
+{
+	int th = (int)(intptr_t)arg;
+
+	for (int i = 0; i < PER_THREAD; i++)
+		LOG_INFO("rec t=%d i=%d payload %s %.2f", th, i, "abcdef", i / 3.0);
+	pthread_barrier_wait(&all_logged);
+	if (th != 0)
+		return NULL;
+	switch (child_end) {
+	case END_SEGV:
+		store_null();
+		break;
+	case END_ABORT:
+		abort();
+	case END_FATAL:
+		LOG_FATAL("fatal now t=%d", th);
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/* In the child: stderr to t->err, a file sink and a console sink, 4
+ * threads log, then the ending. */
+static int child_run(const char *log, const char *err, enum ending end)
+{
+	struct llog_config cfg = {.flush_interval_ms = 50};
+	struct llog_file_options fo = {.path = log};
+	pthread_t th[NTHREADS];
+	int fd = open(err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(90);
+	close(fd);
+	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(NULL)) != 0)
+		_exit(91);
+	if (llog_init(&cfg) != 0)
+		_exit(92);
+	child_end = end;
+	pthread_barrier_init(&all_logged, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_create(&th[i], NULL, logger, (void *)(intptr_t)i);
+	if (end == END_SEGV || end == END_ABORT || end == END_FATAL)
+		for (;;)
+			pause();
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	if (end == END_SHUTDOWN_THEN_LOG) {
+		llog_shutdown();
+		for (int i = 0; i < 3; i++)
+			LOG_INFO("after shutdown %d", i);
+		llog_flush();
+		llog_shutdown();
+		return 0;
+	}
+	if (end == END_EXIT3)
+		exit(3);
+	return 0; /* END_RETURN: main returns this */
+}
+
+/* cmocka catches these signals in the test process: the child starts
+ * from the default actions, as a program would. */
+static void default_actions(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
+static int wait_child(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+/* Runs one ending in a child; checks file, stderr and how it died. */
+static void run_ending(enum ending end, int want_sig, int want_exit)
+{
+	struct tdir t;
+	pid_t pid;
+	int st;
+	char *s, *e;
+	size_t last;
+
+	tdir_make(&t);
+	if (end == END_RETURN) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			execl(self_exe, self_exe, "--child-return", t.log, t.err, (char *)NULL);
+			_exit(93);
+		}
+	} else {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			default_actions();
+			_exit(child_run(t.log, t.err, end));
+		}
+	}
+	st = wait_child(pid);
+	if (want_sig != 0) {
+		if (!WIFSIGNALED(st))
+			fprintf(stderr, "child status %#x\n", st);
+		assert_true(WIFSIGNALED(st));
+		assert_int_equal(WTERMSIG(st), want_sig);
+	} else {
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), want_exit);
+	}
+	s = read_log(&t);
+	e = read_err(&t);
+	last = check_records(s, "rec");
+	(void)check_records(e, "rec");
+	if (want_sig == SIGSEGV || (want_sig == SIGABRT && end == END_ABORT)) {
+		const char *name = want_sig == SIGSEGV ? "SIGSEGV" : "SIGABRT";
+		char *c = strstr(s + last, "FATAL");
+
+		/* The crash record follows every record in the file... */
+		assert_non_null(c);
+		c = strstr(c, name);
+		assert_non_null(c);
+		/* ...and stderr names the signal and shows the backtrace. */
+		assert_non_null(strstr(e, name));
+		assert_non_null(strstr(e, "backtrace"));
+		if (want_sig == SIGSEGV)
+			assert_non_null(strstr(c, "at address 0x0"));
+	}
+	if (end == END_FATAL) {
+		char *c = strstr(s, "fatal now t=0");
+
+		assert_non_null(c);
+		assert_true((size_t)(c - s) > last);
+		assert_non_null(strstr(e, "fatal now t=0"));
+	}
+	if (end == END_SHUTDOWN_THEN_LOG) {
+		assert_null(strstr(s, "after shutdown"));
+		for (int i = 0; i < 3; i++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "after shutdown %d", i);
+			assert_non_null(strstr(e, want));
+		}
+	}
+	free(s);
+	free(e);
+	tdir_remove(&t);
+}
+
+static void test_crash_segv(void **state)
+{
+	(void)state;
+	run_ending(END_SEGV, SIGSEGV, 0);
+}
+
+static void test_crash_abort(void **state)
+{
+	(void)state;
+	run_ending(END_ABORT, SIGABRT, 0);
+}
+
+static void test_log_fatal(void **state)
+{
+	(void)state;
+	run_ending(END_FATAL, SIGABRT, 0);
+}
+
+static void test_exit3(void **state)
+{
+	(void)state;
+	run_ending(END_EXIT3, 0, 3);
+}
+
+static void test_return_from_main(void **state)
+{
+	(void)state;
+	run_ending(END_RETURN, 0, 0);
+}
+
+static void test_log_after_shutdown(void **state)
+{
+	(void)state;
+	run_ending(END_SHUTDOWN_THEN_LOG, 0, 0);
+}
+
+/* ---- application handler, crash_handler_off ------------------------------- */
+
+static int marker_fd = -1;
+
+static void app_segv(int sig, siginfo_t *si, void *uc)
+{
+	static const char m[] = "APPHANDLER\n";
+
+	(void)si;
+	(void)uc;
+	(void)!write(marker_fd, m, sizeof(m) - 1);
+	signal(sig, SIG_DFL); /* the fault repeats and kills us */
+}
+
+static void test_app_handler_chained(void **state)
+{
+	struct tdir t;
+	int pfd[2];
+	char buf[64] = {0};
+	pid_t pid;
+	int st;
+	char *s;
+
+	(void)state;
+	tdir_make(&t);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sigaction sa;
+
+		close(pfd[0]);
+		default_actions();
+		marker_fd = pfd[1];
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = app_segv;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSEGV, &sa, NULL);
+		_exit(child_run(t.log, t.err, END_SEGV));
+	}
+	close(pfd[1]);
+	st = wait_child(pid);
+	assert_true(read(pfd[0], buf, sizeof(buf) - 1) > 0);
+	close(pfd[0]);
+	assert_non_null(strstr(buf, "APPHANDLER"));
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+	s = read_log(&t);
+	(void)check_records(s, "rec");
+	assert_non_null(strstr(s, "SIGSEGV"));
+	free(s);
+	tdir_remove(&t);
+}
+
+static int same_action(const struct sigaction *a, const struct sigaction *b)
+{
+	if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
+		return 0;
+	return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction
+					  : a->sa_handler == b->sa_handler;
+}
+
+static void test_crash_handler_off(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct llog_config off = {.crash_handler_off = 1};
+		struct sigaction cur;
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 2);
+		default_actions();
+		sigaction(SIGSEGV, NULL, &orig_segv);
+		/* Off: the action in force before any llog_init stays. */
+		if (llog_init(&off) != 0)
+			_exit(10);
+		sigaction(SIGSEGV, NULL, &cur);
+		if (!same_action(&cur, &orig_segv))
+			_exit(11);
+		sigaction(SIGABRT, NULL, &cur);
+		if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+			_exit(12);
+		llog_shutdown();
+		/* On (the zero config): a handler is installed. */
+		if (llog_init(NULL) != 0)
+			_exit(13);
+		sigaction(SIGSEGV, NULL, &cur);
+		if (same_action(&cur, &orig_segv) || !(cur.sa_flags & SA_ONSTACK))
+			_exit(14);
+		llog_shutdown();
+		_exit(0);
+	}
+	st = wait_child(pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+#define FORK_N 1000
+
+/* Every "<tag> pid=P i=I" with I < FORK_N once, all with pid P, none of
+ * the other tag. */
+static void check_fork_out(const char *s, const char *tag, const char *other, long pid)
+{
+	static int seen[FORK_N];
+	char pat[32];
+	const char *p = s;
+	int n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	snprintf(pat, sizeof(pat), "%s pid=", tag);
+	while ((p = strstr(p, pat)) != NULL) {
+		long got;
+		int i;
+
+		assert_int_equal(sscanf(p + strlen(pat), "%ld i=%d", &got, &i), 2);
+		assert_int_equal(got, pid);
+		assert_true(i >= 0 && i < FORK_N);
+		assert_int_equal(seen[i], 0);
+		seen[i] = 1;
+		n++;
+		p += strlen(pat);
+	}
+	assert_int_equal(n, FORK_N);
+	snprintf(pat, sizeof(pat), "%s pid=", other);
+	assert_null(strstr(s, pat));
+}
+
+static void test_fork(void **state)
+{
+	struct tdir t;
+	char pidfile[160];
+	long cpid = 0, gpid = 0;
+	pid_t pid;
+	int st;
+	FILE *f;
+	char *s, *e;
+
+	(void)state;
+	tdir_make(&t);
+	snprintf(pidfile, sizeof(pidfile), "%s/pids", t.dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* The "parent": records pending (long interval, no flush). */
+		struct llog_config cfg = {.flush_interval_ms = 60000};
+		struct llog_file_options fo = {.path = t.log};
+		pid_t g;
+		int gst;
+
+		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
+			_exit(20);
+		for (int i = 0; i < FORK_N; i++)
+			LOG_INFO("parent pid=%ld i=%d", (long)getpid(), i);
+		g = fork();
+		if (g < 0)
+			_exit(21);
+		if (g == 0) {
+			int fd = open(t.err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+			dup2(fd, 2);
+			for (int i = 0; i < FORK_N; i++)
+				LOG_INFO("child pid=%ld i=%d", (long)getpid(), i);
+			exit(0);
+		}
+		if (waitpid(g, &gst, 0) != g || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0)
+			_exit(22);
+		f = fopen(pidfile, "w");
+		fprintf(f, "%ld %ld\n", (long)getpid(), (long)g);
+		fclose(f);
+		llog_shutdown();
+		_exit(0);
+	}
+	st = wait_child(pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	f = fopen(pidfile, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", &cpid, &gpid), 2);
+	fclose(f);
+	s = read_log(&t);
+	e = read_err(&t);
+	check_fork_out(s, "parent", "child", cpid);
+	check_fork_out(e, "child", "parent", gpid);
+	/* The child's lines carry its own thread id (== its pid). */
+	{
+		char tid[32];
+
+		snprintf(tid, sizeof(tid), " [%ld] ", gpid);
+		assert_non_null(strstr(e, tid));
+	}
+	free(s);
+	free(e);
+	tdir_remove(&t);
+}
+
+/* ---- signal handler re-entry ------------------------------------------------ */
+
+static volatile sig_atomic_t handler_calls;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	handler_calls++;
+	LOG_INFO("from the handler %d", (int)handler_calls);
+}
+
+static void test_signal_reentry(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.flush_interval_ms = 10, .overflow = LLOG_OVERFLOW_DROP};
+	struct itimerval it = {{0, 20}, {0, 20}}, stop = {{0, 0}, {0, 0}};
+	struct llog_stats a, b;
+	struct sigaction sa;
+	long n = 0;
+	struct timespec t0, t1;
+
+	(void)state;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	LOG_INFO("first LOG of this thread (creates its arena)");
+	llog_flush();
+	llog_get_stats(&a);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	handler_calls = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++, n++)
+			LOG_INFO("main loop %ld %s", n, "x");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (t1.tv_sec - t0.tv_sec < 1);
+	setitimer(ITIMER_REAL, &stop, NULL);
+	signal(SIGALRM, SIG_IGN);
+	llog_flush();
+	llog_get_stats(&b);
+	assert_true(handler_calls > 0);
+	assert_int_equal(b.logged - a.logged, (uint64_t)n + (uint64_t)handler_calls);
+	assert_int_equal(b.logged, b.written + b.dropped);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* ---- llog_flush / llog_shutdown from several threads ------------------------- */
+
+static void *ctl_thread(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	for (int i = 0; i < 200; i++) {
+		LOG_INFO("ctl %d %d", id, i);
+		llog_flush();
+		if (i == 100 && id % 2 == 0)
+			llog_shutdown();
+	}
+	return NULL;
+}
+
+static void test_concurrent_flush_shutdown(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 2); /* records after a shutdown go to stderr */
+		for (int round = 0; round < 5; round++) {
+			struct memsink *m = memsink_new(LLOG_TRACE);
+			struct llog_config cfg = {.flush_interval_ms = 5};
+			pthread_t th[8];
+			struct llog_stats s;
+
+			if (memsink_start(m, &cfg) != 0)
+				_exit(30);
+			for (int i = 0; i < 8; i++)
+				pthread_create(&th[i], NULL, ctl_thread, (void *)(intptr_t)i);
+			for (int i = 0; i < 8; i++)
+				pthread_join(th[i], NULL);
+			llog_shutdown();
+			llog_get_stats(&s);
+			if (s.logged != s.written + s.dropped)
+				_exit(31);
+			memsink_free(m);
+		}
+		_exit(0);
+	}
+	st = wait_child(pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crash_segv),
+		cmocka_unit_test(test_crash_abort),
+		cmocka_unit_test(test_log_fatal),
+		cmocka_unit_test(test_exit3),
+		cmocka_unit_test(test_return_from_main),
+		cmocka_unit_test(test_log_after_shutdown),
+		cmocka_unit_test(test_app_handler_chained),
+		cmocka_unit_test(test_crash_handler_off),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_concurrent_flush_shutdown),
+		cmocka_unit_test(test_signal_reentry),
+	};
+	ssize_t n;
+
+	if (argc == 4 && strcmp(argv[1], "--child-return") == 0)
+		return child_run(argv[2], argv[3], END_RETURN);
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0)
+		return 1;
+	self_exe[n] = '\0';
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
