@@ -105,22 +105,12 @@ struct file_sink {
 	int failing;            /* a write failed and none succeeded since */
 };
 
-static _Thread_local char err_msg[1024];
-
 const char *llog_file_sink_error(void)
 {
-	return err_msg;
+	return llog__sink_error();
 }
 
-static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void set_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
-	va_end(ap);
-}
+#define set_error llog__sink_set_error
 
 static struct timespec now_utc(void)
 {
@@ -223,7 +213,7 @@ static int64_t period_of(const struct file_sink *fs, time_t t)
 }
 
 /* Opens fs->path (regular files only). Returns 0 or a negative errno with
- * the reason in err_msg. */
+ * the reason in llog__sink_error(). */
 static int open_file(struct file_sink *fs)
 {
 	struct stat st;
@@ -259,7 +249,7 @@ static int open_file(struct file_sink *fs)
 static void reopen(struct file_sink *fs)
 {
 	if (open_file(fs) < 0)
-		llog__diag("file sink: %s", err_msg);
+		llog__diag("file sink: %s", llog__sink_error());
 }
 
 /* Whether name is stem.TS ext, a file this sink rotated. */
@@ -650,7 +640,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	struct file_sink *fs;
 	int rc;
 
-	err_msg[0] = '\0';
+	llog__sink_set_error("%s", "");
 	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
 	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
 	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT) {

@@ -76,22 +76,12 @@ struct syslog_sink {
 	int err;                 /* first error since the last commit */
 };
 
-static _Thread_local char err_msg[512];
-
 const char *llog_syslog_sink_error(void)
 {
-	return err_msg;
+	return llog__sink_error();
 }
 
-static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void set_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
-	va_end(ap);
-}
+#define set_error llog__sink_set_error
 
 static int64_t mono_ms(void)
 {
@@ -560,7 +550,7 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 	char host[256];
 	int rc;
 
-	err_msg[0] = '\0';
+	llog__sink_set_error("%s", "");
 	if (opt == NULL || opt->url == NULL) {
 		set_error("syslog sink: no url");
 		errno = EINVAL;

@@ -397,3 +397,19 @@ void llog__diag(const char *fmt, ...)
 	line[n++] = '\n';
 	(void)llog__write_all(2, line, (size_t)n, 100);
 }
+
+static _Thread_local char sink_err[1024];
+
+const char *llog__sink_error(void)
+{
+	return sink_err;
+}
+
+void llog__sink_set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sink_err, sizeof(sink_err), fmt, ap);
+	va_end(ap);
+}

@@ -24,4 +24,10 @@ void llog__count_repaired(void);
  * the record path. printf-style; thread-safe. */
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The message of the last failed sink constructor on this thread (the
+ * public llog_*_sink_error() calls return it), and how a constructor sets
+ * it. Never NULL; "" when none failed. */
+const char *llog__sink_error(void);
+void llog__sink_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* LLOG_SINK_H */

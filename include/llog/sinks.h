@@ -167,9 +167,10 @@ struct llog_file_options {
 LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt);
 
 /*
- * Describes why the last llog_file_sink() call on this thread failed
- * ("" when it succeeded or none was made). Never NULL; the text lives in
- * thread-local storage until the next llog_file_sink() call on the thread.
+ * Describes why the last sink constructor called on this thread
+ * (llog_file_sink, llog_syslog_sink) failed ("" when it succeeded or none
+ * was made). Never NULL; the text lives in thread-local storage until the
+ * next such call on the thread. llog_syslog_sink_error() is the same text.
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
 
@@ -291,8 +292,8 @@ struct llog_syslog_options {
 LLOG_EXPORT struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt);
 
 /*
- * Describes why the last llog_syslog_sink() call on this thread failed
- * ("" when it succeeded or none was made). Never NULL; thread-local.
+ * Describes why the last sink constructor called on this thread failed;
+ * the same text as llog_file_sink_error(). Never NULL; thread-local.
  */
 LLOG_EXPORT const char *llog_syslog_sink_error(void);
 
