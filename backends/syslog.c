@@ -62,6 +62,7 @@ struct syslog_sink {
 	int fd;                  /* -1 when not connected */
 	char host[256], app[49];
 	int facility;
+	long pid;                /* PROCID, taken once (llog stops in a fork child) */
 	size_t bound, max_udp;
 	int timeout_ms;
 	char *q;                 /* queue: [u32 len][bytes] items in [qhead, qend) */
@@ -133,19 +134,19 @@ static void put_header(const struct syslog_sink *s, struct buf *b, int sev, int6
 		       const char *msgid)
 {
 	char t[128];
-	struct tm tm;
-	time_t sec = (time_t)(ts_ns / 1000000000);
 	int n;
 
-	gmtime_r(&sec, &tm);
-	n = snprintf(t, sizeof(t), "<%d>1 %04d-%02d-%02dT%02d:%02d:%02d.%06ldZ ",
-		     s->facility * 8 + sev, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(ts_ns % 1000000000 / 1000));
+	n = snprintf(t, sizeof(t), "<%d>1 ", s->facility * 8 + sev);
 	put(b, t, (size_t)n);
+	/* RFC 3339 with microseconds: the first 26 bytes of llog's
+	 * nanosecond timestamp, then 'Z'. */
+	llog__ts_rfc3339(t, ts_ns);
+	put(b, t, 26);
+	put(b, "Z ", 2);
 	puts_(b, s->host);
 	put(b, " ", 1);
 	puts_(b, s->app);
-	n = snprintf(t, sizeof(t), " %ld %s ", (long)getpid(), msgid);
+	n = snprintf(t, sizeof(t), " %ld %s ", s->pid, msgid);
 	put(b, t, (size_t)n);
 }
 
@@ -577,6 +578,7 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 	s->base.format = LLOG_FORMAT_TEXT;
 	s->fd = -1;
 	s->facility = opt->facility == 0 ? LLOG_FAC_USER : opt->facility;
+	s->pid = (long)getpid();
 	s->bound = opt->buffer_bytes ? opt->buffer_bytes : DEFAULT_BUFFER;
 	if (s->bound < 2 * (MSG_MAX + 4))
 		s->bound = 2 * (MSG_MAX + 4);

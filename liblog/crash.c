@@ -199,9 +199,11 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	int expected = 0;
 
 	(void)uc;
-	/* seq_cst: one winner; its release of 2 below pairs with the
-	 * acquire loads of the waiting threads. */
-	if (atomic_compare_exchange_strong(&crash_state, &expected, 1)) {
+	/* Relaxed: the CAS only elects one reporting thread; nothing the
+	 * others read is published by it (the release store of 2 below,
+	 * paired with their acquire loads, is what they wait for). */
+	if (atomic_compare_exchange_strong_explicit(&crash_state, &expected, 1,
+						    memory_order_relaxed, memory_order_relaxed)) {
 		if (!(sig == SIGABRT && llog__fatal_aborting))
 			report(sig, si);
 		restore_all();

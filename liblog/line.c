@@ -115,11 +115,10 @@ static void format_second(char *b, int64_t secs)
  * The calendar part is cached per thread for the last second seen (the
  * flusher formats many records per second).
  */
-static void put_ts(struct out *o, int64_t ts_ns)
+void llog__ts_rfc3339(char *b, int64_t ts_ns)
 {
 	static __thread int64_t cached_sec = INT64_MIN;
 	static __thread char cached[19];
-	char b[30];
 	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
 	int64_t ns = ts_ns - secs * 1000000000;
 
@@ -131,6 +130,13 @@ static void put_ts(struct out *o, int64_t ts_ns)
 	b[19] = '.';
 	put_fixed(b + 20, (uint64_t)ns, 9);
 	b[29] = 'Z';
+}
+
+static void put_ts(struct out *o, int64_t ts_ns)
+{
+	char b[30];
+
+	llog__ts_rfc3339(b, ts_ns);
 	put(o, b, sizeof(b));
 }
 

@@ -24,6 +24,10 @@ void llog__count_repaired(void);
  * the record path. printf-style; thread-safe. */
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":
+ * exactly 30 bytes into out, no NUL. The same text as in llog's lines. */
+void llog__ts_rfc3339(char *out, int64_t ts_ns);
+
 /* The message of the last failed sink constructor on this thread (the
  * public llog_*_sink_error() calls return it), and how a constructor sets
  * it. Never NULL; "" when none failed. */
