@@ -340,12 +340,26 @@ void llog__plan_parse(const char *fmt, struct llog__plan *plan)
 /* ---- capture ------------------------------------------------------------- */
 
 
+static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int);
+
+/* The precision that bounds a string argument of type code, SIZE_MAX for
+ * none (last_int: the int consumed just before, for %.*s). */
+static inline size_t str_prec_bound(uint8_t code, int last_int)
+{
+	if (code == A_STR_STAR && last_int >= 0)
+		return (size_t)last_int;
+	if (code >= A_STR_PREC0)
+		return (size_t)(code - A_STR_PREC0);
+	return SIZE_MAX;
+}
+
 size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 			     size_t budget, uint32_t *slen, int *truncated)
 {
 	size_t fixed = plan->fixed_bytes, avail, lim, strs = 0;
 	int last_int = -1;
 	unsigned i;
+	va_list aq;
 
 	if ((plan->flags & LLOG__PLAN_EAGER) || fixed > budget)
 		return (size_t)-1;
@@ -353,51 +367,29 @@ size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 	/* No string needs more than avail + 1 bytes looked at: past that it
 	 * is clipped anyway. */
 	lim = (avail < STR_LEN_MAX ? avail : STR_LEN_MAX) + 1;
+	va_copy(aq, ap); /* a va_list we may pass by address */
 	for (i = 0; i < plan->nargs; i++) {
-		uint8_t code = plan->type[i];
+		unsigned char scratch[LDBL_STORE], *sp = scratch;
 		const char *s;
 		size_t n, bound;
 
-		switch (code) {
-		case A_INT:
-			last_int = va_arg(ap, int);
-			break;
-		case A_I64:
-			(void)va_arg(ap, long long);
-			break;
-		case A_DBL:
-			(void)va_arg(ap, double);
-			break;
-		case A_LDBL:
-			(void)va_arg(ap, long double);
-			break;
-		case A_PTR:
-		case A_NPTR:
-			(void)va_arg(ap, void *);
-			break;
-		default:
-			s = va_arg(ap, const char *);
-			slen[i] = 0;
-			if (s == NULL)
-				break;
-			bound = lim;
-			if (code == A_STR_STAR) {
-				if (last_int >= 0 && (size_t)last_int < bound)
-					bound = (size_t)last_int;
-			} else if (code >= A_STR_PREC0) {
-				if ((size_t)(code - A_STR_PREC0) < bound)
-					bound = (size_t)(code - A_STR_PREC0);
-			}
-			n = strnlen(s, bound);
-			if (n > STR_LEN_MAX) {
-				n = STR_LEN_MAX;
-				*truncated = 1;
-			}
-			slen[i] = (uint32_t)n;
-			strs += n;
-			break;
+		/* fixed-size arguments: consumed (copied to scratch) */
+		if (copy_fixed_arg(plan->type[i], &aq, &sp, &last_int))
+			continue;
+		s = va_arg(aq, const char *);
+		slen[i] = 0;
+		if (s == NULL)
+			continue;
+		bound = str_prec_bound(plan->type[i], last_int);
+		n = strnlen(s, bound < lim ? bound : lim);
+		if (n > STR_LEN_MAX) {
+			n = STR_LEN_MAX;
+			*truncated = 1;
 		}
+		slen[i] = (uint32_t)n;
+		strs += n;
 	}
+	va_end(aq);
 	if (strs > avail) {
 		size_t excess = strs - avail;
 
@@ -508,16 +500,13 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		uint8_t code = plan->type[i];
 		const char *s;
-		size_t pb = SIZE_MAX, n = 0;
+		size_t pb, n = 0;
 
 		if (copy_fixed_arg(code, &aq, &d, &last_int))
 			continue;
 		s = va_arg(aq, const char *);
 		if (s != NULL) {
-			if (code == A_STR_STAR && last_int >= 0)
-				pb = (size_t)last_int;
-			else if (code >= A_STR_PREC0)
-				pb = (size_t)(code - A_STR_PREC0);
+			pb = str_prec_bound(code, last_int);
 			if (pb <= room) {
 				n = strnlen(s, pb);
 			} else {
