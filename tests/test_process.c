@@ -584,9 +584,35 @@ static void on_alarm(int sig)
 	LOG_INFO("from the handler %d", (int)handler_calls);
 }
 
+struct reentry_tally {
+	long last_main, main, handler, bad;
+};
+
+/* On the flusher: main-loop records strictly increasing (no duplicate, no
+ * reordering), every entry accounted for. */
+static void reentry_hook(struct memsink *m, const struct llog_entry *e)
+{
+	struct reentry_tally *t = m->user;
+	char buf[64];
+	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
+	long v;
+
+	memcpy(buf, e->msg, k);
+	buf[k] = '\0';
+	if (sscanf(buf, "main loop %ld", &v) == 1) {
+		if (v <= t->last_main)
+			t->bad++;
+		t->last_main = v;
+		t->main++;
+	} else if (strncmp(buf, "from the handler ", 17) == 0) {
+		t->handler++;
+	}
+}
+
 static void test_signal_reentry(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct reentry_tally tally = {-1, 0, 0, 0};
 	struct llog_config cfg = {.flush_interval_ms = 10, .overflow = LLOG_OVERFLOW_DROP};
 	struct itimerval it = {{0, 20}, {0, 20}}, stop = {{0, 0}, {0, 0}};
 	struct llog_stats a, b;
@@ -595,6 +621,9 @@ static void test_signal_reentry(void **state)
 	struct timespec t0, t1;
 
 	(void)state;
+	m->hook = reentry_hook;
+	m->user = &tally;
+	m->nostore = 1;
 	assert_int_equal(memsink_start(m, &cfg), 0);
 	LOG_INFO("first LOG of this thread (creates its arena)");
 	llog_flush();
@@ -618,6 +647,10 @@ static void test_signal_reentry(void **state)
 	assert_true(handler_calls > 0);
 	assert_int_equal(b.logged - a.logged, (uint64_t)n + (uint64_t)handler_calls);
 	assert_int_equal(b.logged, b.written + b.dropped);
+	/* what was written is exactly what the sink saw, in order */
+	assert_int_equal(tally.bad, 0);
+	assert_int_equal((uint64_t)(tally.main + tally.handler), b.written - a.written);
+	assert_true(tally.main > 0);
 	llog_shutdown();
 	memsink_free(m);
 }
