@@ -1,7 +1,7 @@
 /*
  * syslog.c - the syslog sink: RFC 5424 messages to a collector (rsyslog,
- * syslog-ng) over UDP, TCP (RFC 6587 octet counting) or a unix datagram
- * socket.
+ * syslog-ng) over UDP, TCP (RFC 6587 octet counting), RELP or a unix
+ * datagram socket.
  *
  * DESIGN
  * write() formats each entry into one RFC 5424 message and appends it to a
@@ -24,7 +24,29 @@
  * and that what was in flight may be lost: plain TCP cannot know which of
  * the bytes the kernel accepted the collector read. A message partly sent
  * on a broken TCP connection is sent again whole on the next one (the
- * collector discards an incomplete frame).
+ * collector discards an incomplete frame). Before sending on a TCP
+ * connection the sink peeks at it: a collector that closed it (killed or
+ * stopped) is noticed before anything is written into the dead socket, so
+ * a restart between commits loses nothing that was not already in flight.
+ *
+ * RELP (the Reliable Event Logging Protocol of rsyslog's imrelp; written
+ * here from the protocol description, no librelp): each message is a frame
+ *   TXNR SP "syslog" SP DATALEN SP MESSAGE LF
+ * and the collector answers each with "TXNR rsp LEN 200 OK". A session
+ * starts with an "open" frame offering relp_version=0 and commands=syslog
+ * (transaction 1) and ends with "close". A sent message stays at the head
+ * of the queue, in flight, until its acknowledgement arrives (in order:
+ * txnr of the queue head == oldest unacknowledged txnr); at most
+ * RELP_WINDOW are in flight. When the session breaks (EOF, reset, timeout,
+ * "serverclose", a protocol error), every message in flight becomes unsent
+ * again and is sent again, in order, on the next session: a collector
+ * restart loses nothing. A duplicate is possible only for a message the
+ * collector processed but whose acknowledgement never reached us. A
+ * negative acknowledgement (not 200) drops that message, counted in
+ * sink_lost. Notices about drops are queued at the head like any message,
+ * so they are acknowledged too. Messages are cut to RELP_MAX_MSG bytes
+ * (rsyslog's default maxMessageSize is 8 KiB; a longer frame makes imrelp
+ * abort the session, which would resend it forever).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,8 +73,12 @@
 #define BACKOFF_MIN_MS 50
 #define BACKOFF_MAX_MS 5000
 #define TRUNC_MARK "...[truncated]"
+#define RELP_WINDOW 128
+#define RELP_MAX_MSG 8000
+#define RELP_TXNR_MAX 999999999u
+#define RELP_RX_CAP 4096
 
-enum transport { T_UDP, T_TCP, T_UNIX };
+enum transport { T_UDP, T_TCP, T_UNIX, T_RELP };
 
 struct syslog_sink {
 	struct llog_sink base; /* first */
@@ -68,7 +94,16 @@ struct syslog_sink {
 	char *q;                 /* queue: [u32 len][bytes] items in [qhead, qend) */
 	size_t qcap, qhead, qend;
 	uint64_t qcount;
-	size_t head_sent;        /* TCP: framed bytes of the head item sent */
+	size_t qsent;            /* first item not yet sent (RELP: those before it
+				  * are in flight; otherwise qsent == qhead) */
+	size_t send_off;         /* framed bytes of the item at qsent sent */
+	/* RELP session */
+	int relp_open;           /* the collector accepted our "open" */
+	uint32_t txnr_next;      /* txnr of the next frame we send */
+	uint32_t txnr_oldest;    /* txnr of the oldest message in flight */
+	uint32_t nflight;        /* messages sent, not yet acknowledged */
+	size_t rxn;
+	char rx[RELP_RX_CAP];    /* received, not yet parsed */
 	uint64_t dropped;        /* dropped since the last notice */
 	int broke;               /* a TCP connection broke since the last notice */
 	int64_t next_try_ms;
@@ -179,11 +214,15 @@ static uint32_t item_len(const struct syslog_sink *s, size_t at)
 
 static void drop_head(struct syslog_sink *s)
 {
-	s->qhead += 4 + item_len(s, s->qhead);
-	s->qcount--;
-	if (s->qcount == 0)
-		s->qhead = s->qend = 0;
-	s->head_sent = 0;
+	size_t next = s->qhead + 4 + item_len(s, s->qhead);
+
+	if (s->qsent == s->qhead) {
+		s->qsent = next;
+		s->send_off = 0;
+	}
+	s->qhead = next;
+	if (--s->qcount == 0)
+		s->qhead = s->qend = s->qsent = 0;
 }
 
 static void disconnect(struct syslog_sink *s)
@@ -193,7 +232,13 @@ static void disconnect(struct syslog_sink *s)
 	s->fd = -1;
 	if (s->tr == T_TCP)
 		s->broke = 1;
-	s->head_sent = 0;
+	/* A partly sent frame is sent again whole; RELP: what is in flight
+	 * becomes unsent and goes again on the next session. */
+	s->qsent = s->qhead;
+	s->send_off = 0;
+	s->nflight = 0;
+	s->relp_open = 0;
+	s->rxn = 0;
 	s->next_try_ms = mono_ms() + s->backoff_ms;
 	s->backoff_ms = s->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : s->backoff_ms * 2;
 }
@@ -203,8 +248,10 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 	uint32_t len = (uint32_t)n;
 
 	while (s->qcount > 0 && s->qend - s->qhead + 4 + n > s->bound) {
-		if (s->head_sent > 0)
-			disconnect(s); /* never leave half a frame on the stream */
+		/* Never leave half a frame on the stream; RELP: the head is in
+		 * flight (the collector may have it: counted dropped anyway). */
+		if ((s->qsent == s->qhead && s->send_off > 0) || s->nflight > 0)
+			disconnect(s);
 		drop_head(s);
 		s->dropped++;
 		llog__count_sink_lost(1);
@@ -212,6 +259,7 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 	if (s->qend + 4 + n > s->qcap) {
 		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
 		s->qend -= s->qhead;
+		s->qsent -= s->qhead;
 		s->qhead = 0;
 	}
 	memcpy(s->q + s->qend, &len, 4);
@@ -236,69 +284,53 @@ static int wait_fd(int fd, short ev, int64_t deadline)
 	return rc == 0 ? -ETIMEDOUT : 0;
 }
 
-/* Connects when due. Returns 0 when connected, else a negative errno
- * (-EAGAIN: back-off not yet over). */
-static int try_connect(struct syslog_sink *s, int force)
+/* The framing prefix of a message of n bytes: "LEN " (TCP), "TXNR syslog
+ * LEN " (RELP), nothing otherwise. */
+static size_t frame_prefix(const struct syslog_sink *s, size_t n, char *pre, size_t cap)
 {
-	int type = s->tr == T_TCP ? SOCK_STREAM : SOCK_DGRAM, fd, rc, e = 0;
-	socklen_t el = sizeof(e);
-
-	if (s->fd >= 0)
-		return 0;
-	if (!force && mono_ms() < s->next_try_ms)
-		return -EAGAIN;
-	fd = socket(s->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen);
-	if (rc != 0 && errno == EINPROGRESS) {
-		int64_t deadline = mono_ms() + s->timeout_ms;
-
-		while ((rc = wait_fd(fd, POLLOUT, deadline)) == 0) {
-			struct pollfd p = {.fd = fd, .events = POLLOUT};
-
-			if (poll(&p, 1, 0) == 1)
-				break;
-		}
-		if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == 0 && e != 0)
-			rc = -e;
-	} else if (rc != 0) {
-		rc = -errno;
-	}
-	s->fd = fd;
-	if (rc != 0) {
-		disconnect(s);
-		s->broke = 0; /* nothing was in flight on a connection never made */
-		return rc;
-	}
-	s->backoff_ms = BACKOFF_MIN_MS;
+	if (s->tr == T_TCP)
+		return (size_t)snprintf(pre, cap, "%zu ", n);
+	if (s->tr == T_RELP)
+		return (size_t)snprintf(pre, cap, "%u syslog %zu ", s->txnr_next, n);
 	return 0;
+}
+
+/* Message bytes that go out: UDP and RELP cut long ones (with the mark). */
+static size_t msg_cut(const struct syslog_sink *s, size_t n)
+{
+	size_t max = s->tr == T_UDP ? s->max_udp : s->tr == T_RELP ? RELP_MAX_MSG : n;
+
+	return n > max ? max - (sizeof(TRUNC_MARK) - 1) : n;
 }
 
 /* Sends one message (framed for the transport) from byte `off` of its
  * framed form. Returns bytes sent or a negative errno. */
 static long send_framed(struct syslog_sink *s, const char *m, size_t n, size_t off)
 {
-	char pre[16];
-	struct iovec iov[3];
+	char pre[48];
+	struct iovec iov[4];
 	struct msghdr mh = {.msg_iov = iov};
-	size_t pl = 0, cut = n;
+	size_t pl = frame_prefix(s, n, pre, sizeof(pre)), cut = msg_cut(s, n);
+	size_t at = pl + cut, tl = cut < n ? sizeof(TRUNC_MARK) - 1 : 0;
 	int k = 0;
 	ssize_t rc;
 
-	if (s->tr == T_TCP)
-		pl = (size_t)snprintf(pre, sizeof(pre), "%zu ", n);
-	if (s->tr == T_UDP && n > s->max_udp)
-		cut = s->max_udp - (sizeof(TRUNC_MARK) - 1);
+	if (cut < n) /* the frame carries the cut length */
+		pl = frame_prefix(s, cut + tl, pre, sizeof(pre)), at = pl + cut;
 	if (off < pl)
 		iov[k++] = (struct iovec){pre + off, pl - off};
-	if (off < pl + cut) {
+	if (off < at) {
 		size_t o = off > pl ? off - pl : 0;
 
 		iov[k++] = (struct iovec){(char *)m + o, cut - o};
 	}
-	if (cut < n)
-		iov[k++] = (struct iovec){(char *)TRUNC_MARK, sizeof(TRUNC_MARK) - 1};
+	if (off < at + tl) {
+		size_t o = off > at ? off - at : 0;
+
+		iov[k++] = (struct iovec){(char *)TRUNC_MARK + o, tl - o};
+	}
+	if (s->tr == T_RELP)
+		iov[k++] = (struct iovec){(char *)"\n", 1};
 	mh.msg_iovlen = (size_t)k;
 	rc = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	return rc < 0 ? -errno : (long)rc;
@@ -306,18 +338,15 @@ static long send_framed(struct syslog_sink *s, const char *m, size_t n, size_t o
 
 static size_t framed_len(const struct syslog_sink *s, size_t n)
 {
-	char pre[16];
+	char pre[48];
+	size_t cut = msg_cut(s, n), body = cut < n ? cut + sizeof(TRUNC_MARK) - 1 : n;
 
-	if (s->tr == T_TCP)
-		return n + (size_t)snprintf(pre, sizeof(pre), "%zu ", n);
-	if (s->tr == T_UDP && n > s->max_udp)
-		return s->max_udp;
-	return n;
+	return frame_prefix(s, body, pre, sizeof(pre)) + body + (s->tr == T_RELP);
 }
 
-/* Sends all of one message before the deadline. Returns 0 when sent
- * (*sent: bytes), -EAGAIN when the deadline passed (partly sent: *off kept),
- * or another negative errno (connection dropped). */
+/* Sends all of one message before the deadline. Returns 0 when sent,
+ * -EAGAIN when the deadline passed (partly sent: *off kept), or another
+ * negative errno (connection dropped). */
 static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 		    int64_t deadline)
 {
@@ -327,7 +356,7 @@ static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 		long rc = send_framed(s, m, n, *off);
 
 		if (rc >= 0) {
-			*off = s->tr == T_TCP ? *off + (size_t)rc : total;
+			*off = s->tr == T_UDP || s->tr == T_UNIX ? total : *off + (size_t)rc;
 			s->bytes += rc;
 			continue;
 		}
@@ -346,56 +375,344 @@ static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 	return 0;
 }
 
-/* The notice about drops / a broken connection, sent before the queue. */
-static int send_notice(struct syslog_sink *s, int64_t deadline)
+/* ---- RELP ------------------------------------------------------------------- */
+
+static uint32_t txnr_after(uint32_t t)
 {
-	char m[512];
-	struct buf b = {m, 0, sizeof(m)};
-	struct timespec ts;
-	size_t off = 0;
+	return t >= RELP_TXNR_MAX ? 1 : t + 1;
+}
+
+/* Reads a decimal of 1..9 digits at p[*i..n). Returns 1 with *v, 0 when
+ * the buffer ends first, -1 when malformed. */
+static int relp_num(const char *p, size_t n, size_t *i, uint32_t *v)
+{
+	size_t d = 0;
+
+	*v = 0;
+	while (*i < n && p[*i] >= '0' && p[*i] <= '9') {
+		if (++d > 9)
+			return -1;
+		*v = *v * 10 + (uint32_t)(p[(*i)++] - '0');
+	}
+	if (*i == n)
+		return 0;
+	return d > 0 ? 1 : -1;
+}
+
+/* One frame from the collector: "rsp" acknowledges (in order) the open or
+ * the oldest message in flight; "serverclose" ends the session. */
+static int relp_frame(struct syslog_sink *s, uint32_t txnr, const char *cmd, size_t cl,
+		      const char *data, size_t dl)
+{
+	int ok = dl >= 3 && memcmp(data, "200", 3) == 0;
+
+	if (cl == 11 && memcmp(cmd, "serverclose", 11) == 0)
+		return -ECONNRESET;
+	if (cl != 3 || memcmp(cmd, "rsp", 3) != 0)
+		return 0; /* nothing else is meant for a client: ignored */
+	if (!s->relp_open) {
+		if (txnr != 1)
+			return -EPROTO;
+		if (!ok) {
+			llog__diag("syslog sink: RELP collector refused the session: %.*s",
+				   (int)(dl > 200 ? 200 : dl), data);
+			return -ECONNREFUSED;
+		}
+		s->relp_open = 1;
+		return 0;
+	}
+	if (s->nflight == 0 || txnr != s->txnr_oldest)
+		return -EPROTO;
+	if (!ok) {
+		llog__diag("syslog sink: RELP collector rejected a message: %.*s",
+			   (int)(dl > 200 ? 200 : dl), data);
+		llog__count_sink_lost(1);
+	}
+	s->nflight--;
+	s->txnr_oldest = txnr_after(s->txnr_oldest);
+	drop_head(s);
+	return 0;
+}
+
+/* Parses one frame at rx[*at..rxn). Returns 1 (parsed and handled, *at
+ * moved past it), 0 (incomplete) or a negative errno. */
+static int relp_parse_one(struct syslog_sink *s, size_t *at)
+{
+	const char *p = s->rx, *cmd;
+	size_t i = *at, n = s->rxn, cl = 0;
+	uint32_t txnr, dl;
+	int r, rc;
+
+	if ((r = relp_num(p, n, &i, &txnr)) <= 0)
+		return r < 0 ? -EPROTO : 0;
+	if (p[i++] != ' ')
+		return -EPROTO;
+	cmd = p + i;
+	while (i < n && ((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+		i++, cl++;
+	if (i == n)
+		return 0;
+	if (cl == 0 || cl > 32 || p[i++] != ' ')
+		return -EPROTO;
+	if ((r = relp_num(p, n, &i, &dl)) <= 0)
+		return r < 0 ? -EPROTO : 0;
+	if (dl > 0 && p[i++] != ' ')
+		return -EPROTO;
+	if (dl >= RELP_RX_CAP)
+		return -EPROTO;
+	if (n < i + dl + 1)
+		return 0;
+	if (p[i + dl] != '\n')
+		return -EPROTO;
+	if ((rc = relp_frame(s, txnr, cmd, cl, p + i, dl)) != 0)
+		return rc;
+	*at = i + dl + 1;
+	return 1;
+}
+
+/* Handles the complete frames in rx. Returns 0 or a negative errno. */
+static int relp_parse(struct syslog_sink *s)
+{
+	size_t at = 0;
 	int rc;
+
+	while (at < s->rxn && (rc = relp_parse_one(s, &at)) != 0)
+		if (rc < 0)
+			return rc;
+	if (at == 0 && s->rxn == sizeof(s->rx))
+		return -EPROTO; /* a frame larger than we accept */
+	memmove(s->rx, s->rx + at, s->rxn - at);
+	s->rxn -= at;
+	return 0;
+}
+
+/* Reads what the collector sent. wait: until at least one read returned
+ * data, the deadline passing (-EAGAIN). Returns 0 or a negative errno; a
+ * broken session is disconnected. */
+static int relp_read(struct syslog_sink *s, int wait, int64_t deadline)
+{
+	for (;;) {
+		ssize_t r = recv(s->fd, s->rx + s->rxn, sizeof(s->rx) - s->rxn, MSG_DONTWAIT);
+		int rc;
+
+		if (r > 0) {
+			s->rxn += (size_t)r;
+			if ((rc = relp_parse(s)) != 0) {
+				disconnect(s);
+				return rc;
+			}
+			wait = 0;
+			continue;
+		}
+		if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+			rc = r == 0 ? -ECONNRESET : -errno;
+			disconnect(s);
+			return rc;
+		}
+		if (errno == EINTR)
+			continue;
+		if (!wait)
+			return 0;
+		if (wait_fd(s->fd, POLLIN, deadline) != 0)
+			return -EAGAIN;
+	}
+}
+
+/* Sends a command frame of the session itself (open, close). */
+static int relp_command(struct syslog_sink *s, const char *cmd, const char *data,
+			int64_t deadline)
+{
+	char f[256];
+	size_t dl = strlen(data), off = 0;
+	int n = dl > 0 ? snprintf(f, sizeof(f), "%u %s %zu %s\n", s->txnr_next, cmd, dl, data)
+		       : snprintf(f, sizeof(f), "%u %s 0\n", s->txnr_next, cmd);
+
+	s->txnr_next = txnr_after(s->txnr_next);
+	while (off < (size_t)n) {
+		ssize_t w = send(s->fd, f + off, (size_t)n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w >= 0) {
+			off += (size_t)w;
+		} else if (errno == EAGAIN || errno == EINTR) {
+			if (wait_fd(s->fd, POLLOUT, deadline) != 0)
+				return -ETIMEDOUT;
+		} else {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Opens a RELP session on the connected socket (transaction 1). */
+static int relp_open(struct syslog_sink *s, int64_t deadline)
+{
+	int rc;
+
+	s->txnr_next = 1;
+	s->rxn = 0;
+	s->relp_open = 0;
+	rc = relp_command(s, "open",
+			  "relp_version=0\nrelp_software=llog\ncommands=syslog", deadline);
+	while (rc == 0 && !s->relp_open)
+		rc = relp_read(s, 1, deadline);
+	if (rc == 0)
+		s->txnr_oldest = s->txnr_next;
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+}
+
+/* ---- connecting and sending ------------------------------------------------- */
+
+/* TCP: whether the collector closed the connection since we last sent. */
+static int tcp_peer_gone(int fd)
+{
+	char c;
+	ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+/* Connects when due. Returns 0 when connected, else a negative errno
+ * (-EAGAIN: back-off not yet over). */
+static int try_connect(struct syslog_sink *s, int force)
+{
+	int type = s->tr == T_TCP || s->tr == T_RELP ? SOCK_STREAM : SOCK_DGRAM, fd, rc, e = 0;
+	socklen_t el = sizeof(e);
+	int64_t deadline;
+
+	if (s->fd >= 0 && s->tr == T_TCP && s->send_off == 0 && tcp_peer_gone(s->fd))
+		disconnect(s); /* nothing written into the dead socket */
+	if (s->fd >= 0)
+		return 0;
+	if (!force && mono_ms() < s->next_try_ms)
+		return -EAGAIN;
+	fd = socket(s->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	deadline = mono_ms() + s->timeout_ms;
+	rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen);
+	if (rc != 0 && errno == EINPROGRESS) {
+		while ((rc = wait_fd(fd, POLLOUT, deadline)) == 0) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+			if (poll(&p, 1, 0) == 1)
+				break;
+		}
+		if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == 0 && e != 0)
+			rc = -e;
+	} else if (rc != 0) {
+		rc = -errno;
+	}
+	s->fd = fd;
+	if (rc == 0 && s->tr == T_RELP)
+		rc = relp_open(s, deadline);
+	if (rc != 0) {
+		int broke = s->broke;
+
+		if (s->fd >= 0)
+			disconnect(s);
+		s->broke = broke; /* nothing was in flight on a connection never made */
+		return rc;
+	}
+	s->backoff_ms = BACKOFF_MIN_MS;
+	return 0;
+}
+
+/* The notice about drops / a broken connection. */
+static size_t notice_text(struct syslog_sink *s, char *m, size_t cap)
+{
+	struct buf b = {m, 0, cap};
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	put_header(s, &b, 4, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, "llog");
-	snprintf(m + b.n, sizeof(m) - b.n,
-		 "- llog: %llu messages dropped (buffer full)%s",
+	snprintf(m + b.n, cap - b.n, "- llog: %llu messages dropped (buffer full)%s",
 		 (unsigned long long)s->dropped,
 		 s->broke ? "; connection to the collector was lost: messages in flight then "
 			    "may be lost" : "");
-	rc = send_one(s, m, strlen(m), &off, deadline);
-	if (rc == 0) {
-		s->dropped = 0;
-		s->broke = 0;
-	} else if (rc == -EAGAIN && off > 0) {
-		disconnect(s); /* never leave half a frame on the stream */
+	s->dropped = 0;
+	s->broke = 0;
+	return strlen(m);
+}
+
+/* TCP, UDP, unix: sent before the queue. */
+static int send_notice(struct syslog_sink *s, int64_t deadline)
+{
+	char m[512];
+	uint64_t dropped = s->dropped;
+	int broke = s->broke;
+	size_t off = 0, n = notice_text(s, m, sizeof(m));
+	int rc = send_one(s, m, n, &off, deadline);
+
+	if (rc != 0) {
+		s->dropped += dropped;
+		s->broke |= broke && s->tr == T_TCP;
+		if (rc == -EAGAIN && off > 0)
+			disconnect(s); /* never leave half a frame on the stream */
 	}
 	return rc;
 }
 
-/* Sends the queue in order until it is empty, the deadline passes or the
- * connection fails. */
-static void drain(struct syslog_sink *s, int force)
+/* RELP, nothing in flight: the notice becomes the head of the queue and is
+ * acknowledged like any message. */
+static void queue_notice(struct syslog_sink *s)
+{
+	char m[512];
+	size_t n = notice_text(s, m, sizeof(m));
+	uint32_t len = (uint32_t)n;
+
+	if (s->qhead < 4 + n) { /* the queue leaves MSG_MAX + 4 bytes of room */
+		memmove(s->q + 4 + n, s->q + s->qhead, s->qend - s->qhead);
+		s->qend += 4 + n - s->qhead;
+		s->qhead = 4 + n;
+	}
+	s->qhead -= 4 + n;
+	memcpy(s->q + s->qhead, &len, 4);
+	memcpy(s->q + s->qhead + 4, m, n);
+	s->qsent = s->qhead;
+	s->qcount++;
+}
+
+/* Sends the queue in order until everything is sent (RELP, closing: and
+ * acknowledged), the deadline passes or the connection fails. */
+static void drain(struct syslog_sink *s, int closing)
 {
 	int64_t deadline = mono_ms() + s->timeout_ms;
 	int rc;
 
 	while (s->qcount > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
-		if ((rc = try_connect(s, force)) != 0) {
-			if (rc != -EAGAIN && s->err == 0)
-				s->err = rc;
-			return;
-		}
-		if (s->dropped > 0 || s->broke) {
-			rc = send_notice(s, deadline);
-			if (rc != 0)
+		if ((rc = try_connect(s, closing)) != 0)
+			goto fail;
+		if (s->tr == T_RELP) {
+			if ((rc = relp_read(s, 0, deadline)) != 0)
+				goto fail;
+			if (s->dropped > 0 && s->nflight == 0)
+				queue_notice(s);
+			if (s->qsent == s->qend || s->nflight >= RELP_WINDOW) {
+				/* Everything sent, or the window is full: wait
+				 * for acknowledgements (at a commit only for a
+				 * full window; the rest come with later ones). */
+				if (s->qsent == s->qend && !closing)
+					return;
+				if ((rc = relp_read(s, 1, deadline)) != 0)
+					goto fail;
+				continue;
+			}
+		} else if (s->dropped > 0 || s->broke) {
+			if ((rc = send_notice(s, deadline)) != 0)
 				goto fail;
 			continue;
 		}
-		rc = send_one(s, s->q + s->qhead + 4, item_len(s, s->qhead), &s->head_sent,
-			      deadline);
+		rc = send_one(s, s->q + s->qsent + 4, item_len(s, s->qsent), &s->send_off, deadline);
 		if (rc != 0)
 			goto fail;
-		drop_head(s);
+		if (s->tr == T_RELP) {
+			s->qsent += 4 + item_len(s, s->qsent);
+			s->send_off = 0;
+			s->nflight++;
+			s->txnr_next = txnr_after(s->txnr_next);
+		} else {
+			drop_head(s);
+		}
 	}
 	return;
 fail:
@@ -412,8 +729,9 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 	size_t n = format_msg(s, e, m, sizeof(m));
 
 	enqueue(s, m, n);
-	/* A batch larger than the buffer: send as we go rather than drop. */
-	if (s->fd >= 0 && s->qend - s->qhead > s->bound / 2)
+	/* A batch larger than the buffer: send as we go (connecting first
+	 * when due) rather than drop. */
+	if (s->qend - s->qhead > s->bound / 2)
 		drain(s, 0);
 	return (long)n;
 }
@@ -435,6 +753,10 @@ static void syslog_close(struct llog_sink *base)
 	struct syslog_sink *s = (struct syslog_sink *)base;
 
 	drain(s, 1);
+	if (s->tr == T_RELP && s->fd >= 0 && s->qcount == 0) {
+		/* Polite end of the session; its answer is not awaited. */
+		(void)relp_command(s, "close", "", mono_ms() + s->timeout_ms);
+	}
 	if (s->qcount > 0) {
 		llog__count_sink_lost(s->qcount);
 		llog__diag("syslog sink: %llu messages not delivered at close",
@@ -496,11 +818,14 @@ static int parse_url(struct syslog_sink *s, const char *url)
 		s->tr = T_UDP;
 	} else if (strncmp(url, "tcp://", 6) == 0) {
 		s->tr = T_TCP;
+	} else if (strncmp(url, "relp://", 7) == 0) {
+		s->tr = T_RELP;
 	} else {
-		set_error("syslog sink: %s: unknown scheme (want udp://, tcp:// or unix:)", url);
+		set_error("syslog sink: %s: unknown scheme (want udp://, tcp://, relp:// or unix:)",
+			  url);
 		return -EINVAL;
 	}
-	p = url + 6;
+	p = strstr(url, "://") + 3;
 	if (p[0] == '[') {
 		const char *end = strchr(p, ']');
 
@@ -531,7 +856,7 @@ static int parse_url(struct syslog_sink *s, const char *url)
 		}
 		snprintf(port, sizeof(port), "%ld", v);
 	}
-	hints.ai_socktype = s->tr == T_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	hints.ai_socktype = s->tr == T_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0 || res == NULL) {

@@ -4,7 +4,8 @@
 #   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
 #   bash scripts/deps.sh test    the above plus zstd, cmocka, spin, clang and
 #                                clang's runtimes (libFuzzer for llogcat's fuzz test),
-#                                rsyslog (the syslog sink's collector) and python3
+#                                rsyslog and rsyslog-relp (the syslog sink's collector,
+#                                its RELP input imrelp) and python3
 #                                (its json parser reads the JSON lines back)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
@@ -21,7 +22,7 @@ set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
-test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog python3)
+test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in

@@ -10,14 +10,21 @@
  * with no collector the application is not blocked and every record is
  * counted lost; after a kill -9 and restart of rsyslog the sink reconnects
  * by itself, says so in the stream, and what arrives stays in order
- * without duplicates. Bad URLs and unknown hosts are refused.
+ * without duplicates; killed while nothing is in flight with a small
+ * buffer, the records missing are exactly those reported dropped (stats
+ * and the notices in the stream). Over RELP (rsyslog's imrelp) 20,000
+ * records arrive exactly once, and so do 100,000 when rsyslog is stopped
+ * in the middle of the stream and started again. Bad URLs and unknown
+ * hosts are refused.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +48,7 @@
 
 static struct rs {
 	char dir[64];
-	int port;
+	int port, rport; /* TCP and UDP; RELP */
 	pid_t pid;
 } rs;
 
@@ -90,7 +97,7 @@ static int tcp_accepts(int port)
 static void write_conf(void)
 {
 	const char *tpl = getenv("LLOG_SYSLOG_CONF");
-	char path[128], line[512], port[16];
+	char path[128], line[512], port[16], rport[16];
 	FILE *in, *out;
 
 	assert_non_null(tpl);
@@ -100,12 +107,15 @@ static void write_conf(void)
 	out = fopen(path, "w");
 	assert_non_null(out);
 	snprintf(port, sizeof(port), "%d", rs.port);
+	snprintf(rport, sizeof(rport), "%d", rs.rport);
 	while (fgets(line, sizeof(line), in) != NULL) {
 		for (char *p = line; *p != '\0'; p++) {
 			if (strncmp(p, "@DIR@", 5) == 0)
 				fputs(rs.dir, out), p += 4;
 			else if (strncmp(p, "@PORT@", 6) == 0)
 				fputs(port, out), p += 5;
+			else if (strncmp(p, "@RPORT@", 7) == 0)
+				fputs(rport, out), p += 6;
 			else if (strncmp(p, "@APP@", 5) == 0)
 				fputs(APP, out), p += 4;
 			else
@@ -143,7 +153,7 @@ static void rs_start(void)
 		execlp("rsyslogd", "rsyslogd", "-n", "-f", conf, "-i", pidf, (char *)NULL);
 		_exit(127);
 	}
-	while (!(tcp_accepts(rs.port) && stat(sock, &st) == 0)) {
+	while (!(tcp_accepts(rs.port) && tcp_accepts(rs.rport) && stat(sock, &st) == 0)) {
 		int status;
 
 		if (waitpid(rs.pid, &status, WNOHANG) == rs.pid) {
@@ -156,13 +166,18 @@ static void rs_start(void)
 	}
 }
 
-static void rs_kill(void)
+static void rs_signal(int sig)
 {
 	if (rs.pid > 0) {
-		kill(rs.pid, SIGKILL);
+		kill(rs.pid, sig);
 		waitpid(rs.pid, NULL, 0);
 		rs.pid = 0;
 	}
+}
+
+static void rs_kill(void)
+{
+	rs_signal(SIGKILL);
 }
 
 static int setup(void **state)
@@ -172,6 +187,9 @@ static int setup(void **state)
 	if (mkdtemp(rs.dir) == NULL)
 		return -1;
 	rs.port = free_port();
+	do
+		rs.rport = free_port();
+	while (rs.rport == rs.port);
 	rs.pid = 0;
 	return 0;
 }
@@ -193,11 +211,13 @@ static void with_rsyslog(void)
 	rs_start();
 }
 
+static unsigned timeout_ms = 500; /* of the next start_llog */
+
 static void start_llog(const char *url, size_t buffer_bytes)
 {
 	struct llog_syslog_options o = {.url = url, .app_name = APP,
 					.hostname = "testhost", .facility = LLOG_FAC_LOCAL3,
-					.buffer_bytes = buffer_bytes, .timeout_ms = 500};
+					.buffer_bytes = buffer_bytes, .timeout_ms = timeout_ms};
 	struct llog_config cfg = {.flush_interval_ms = 10};
 	struct llog_sink *s = llog_syslog_sink(&o);
 
@@ -317,7 +337,8 @@ static void roundtrip(const char *scheme, long n, long every)
 	if (strcmp(scheme, "unix") == 0)
 		snprintf(url, sizeof(url), "unix:%s/log.sock", rs.dir);
 	else
-		snprintf(url, sizeof(url), "%s://127.0.0.1:%d", scheme, rs.port);
+		snprintf(url, sizeof(url), "%s://127.0.0.1:%d", scheme,
+			 strcmp(scheme, "relp") == 0 ? rs.rport : rs.port);
 	start_llog(url, 0);
 	my_tid = tid_now();
 	log_range(0, n, every);
@@ -343,6 +364,12 @@ static void test_unix(void **state)
 {
 	(void)state;
 	roundtrip("unix", 5000, 500);
+}
+
+static void test_relp(void **state)
+{
+	(void)state;
+	roundtrip("relp", 20000, 1000);
 }
 
 static void test_framing(void **state)
@@ -430,6 +457,134 @@ static void test_collector_restart(void **state)
 		      (unsigned long long)(after.sink_lost - before.sink_lost));
 }
 
+/* Waits until record n-1 is in out.log (rsyslog writes in order). */
+static void wait_record(long last)
+{
+	int64_t deadline = now_ms() + 30000;
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "grep -q '|rec i=%ld$' %s/out.log", last, rs.dir);
+	while (system(cmd) != 0) {
+		if (now_ms() > deadline)
+			fail_msg("record %ld never arrived", last);
+		nap();
+	}
+}
+
+/*
+ * Plain TCP, collector killed while nothing is in flight, small buffer:
+ * the sink notices the closed connection before writing into it, keeps
+ * what it can and drops the oldest beyond the bound; then the records
+ * missing from the collector's file are exactly the ones the stats report
+ * dropped, and the stream says how many.
+ */
+static void test_tcp_restart_accounting(void **state)
+{
+	char url[64], path[128], line[1024];
+	struct llog_stats before, after;
+	const long a = 5000, b = 5000, c = 5000;
+	long notices, seen, tail, said = 0; /* tail: not checked (the sink may
+					     * still be backing off when it resumes) */
+	FILE *f;
+
+	(void)state;
+	with_rsyslog();
+	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
+	llog_get_stats(&before);
+	start_llog(url, 32 * 1024); /* about 200 messages */
+	my_tid = tid_now();
+	log_range(0, a, 1000);
+	llog_flush();
+	wait_lines(a); /* nothing in flight now */
+	rs_kill();
+	log_range(a, b, 250);
+	rs_start();
+	log_range(a + b, c, 1000);
+	llog_shutdown();
+	llog_get_stats(&after);
+	wait_record(a + b + c - 1);
+	seen = check_file(a + b + c, 0, &notices, a + b, &tail);
+	assert_true(after.sink_lost - before.sink_lost > 0);
+	assert_int_equal(after.sink_lost - before.sink_lost, (uint64_t)(a + b + c - seen));
+	/* The notices in the stream add up to the same number. */
+	snprintf(path, sizeof(path), "%s/out.log", rs.dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *m = strstr(line, "llog: ");
+		unsigned long long k;
+
+		if (strstr(line, "|llog|") != NULL && m != NULL &&
+		    sscanf(m, "llog: %llu messages dropped", &k) == 1)
+			said += (long)k;
+	}
+	fclose(f);
+	assert_true(notices >= 1);
+	assert_int_equal(said, a + b + c - seen);
+}
+
+struct relp_run {
+	long n;
+	_Atomic long done;
+};
+
+static void *relp_logger(void *arg)
+{
+	struct relp_run *r = arg;
+
+	my_tid = tid_now();
+	for (long i = 0; i < r->n; i += 1000) {
+		log_range(i, 1000, 1000);
+		atomic_store(&r->done, i + 1000);
+	}
+	return NULL;
+}
+
+static void wait_progress(struct relp_run *r, long at)
+{
+	int64_t deadline = now_ms() + 60000;
+
+	while (atomic_load(&r->done) < at) {
+		if (now_ms() > deadline)
+			fail_msg("the logger did not reach %ld records", at);
+		nap();
+	}
+}
+
+/*
+ * RELP, collector stopped in the middle of a stream of 100,000 records and
+ * started again: every record arrives exactly once and in order (no
+ * notice: nothing was dropped).
+ */
+static void test_relp_restart(void **state)
+{
+	struct relp_run run = {.n = 100000};
+	struct llog_stats before, after;
+	char url[64];
+	long notices, tail;
+	pthread_t t;
+
+	(void)state;
+	with_rsyslog();
+	snprintf(url, sizeof(url), "relp://127.0.0.1:%d", rs.rport);
+	llog_get_stats(&before);
+	timeout_ms = 10000; /* the backlog is sent at close: give it time */
+	start_llog(url, 64u << 20);
+	timeout_ms = 500;
+	assert_int_equal(pthread_create(&t, NULL, relp_logger, &run), 0);
+	wait_progress(&run, 30000);
+	rs_signal(SIGTERM);
+	wait_progress(&run, 40000);
+	rs_start();
+	assert_int_equal(pthread_join(t, NULL), 0);
+	llog_shutdown();
+	llog_get_stats(&after);
+	wait_record(run.n - 1);
+	check_file(run.n, 1, &notices, 0, &tail);
+	assert_int_equal(notices, 0);
+	assert_int_equal(after.sink_lost - before.sink_lost, 0);
+}
+
 static void test_bad_urls(void **state)
 {
 	static const char *const bad[] = {"http://x:1", "tcp://", "tcp://h:0", "tcp://h:99999",
@@ -462,10 +617,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_framing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collector_never_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collector_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_restart_accounting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relp_restart, setup, teardown),
 	};
 
+	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */
+		cmocka_set_test_filter(getenv("LLOG_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

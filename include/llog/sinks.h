@@ -236,9 +236,10 @@ enum llog_syslog_facility {
  * Options of llog_syslog_sink(). Zero values give the defaults noted.
  */
 struct llog_syslog_options {
-	/* Where to send: "udp://host:port", "tcp://host:port" (IPv6 literals
-	 * in brackets: "tcp://[::1]:514"; port default 514), or "unix:PATH"
-	 * (a datagram socket such as /dev/log). Required. */
+	/* Where to send: "udp://host:port", "tcp://host:port",
+	 * "relp://host:port" (IPv6 literals in brackets: "tcp://[::1]:514";
+	 * port default 514), or "unix:PATH" (a datagram socket such as
+	 * /dev/log). Required. */
 	const char *url;
 	const char *app_name;  /* NULL: the program name; at most 48 characters */
 	const char *hostname;  /* NULL: gethostname(); at most 255 characters */
@@ -249,7 +250,8 @@ struct llog_syslog_options {
 	/* Bound of the messages kept while the collector is unreachable;
 	 * 0 = 4 MiB. Past it the oldest are dropped and counted. */
 	size_t buffer_bytes;
-	/* Bound on one connect or one commit's sending; 0 = 1000 ms. */
+	/* Bound on one connect (with the RELP handshake) or one commit's
+	 * sending and waiting for acknowledgements; 0 = 1000 ms. */
 	unsigned timeout_ms;
 	/* UDP only: longer messages are cut to this many bytes, ending in
 	 * "...[truncated]"; 0 = 2048 (at least 480, at most 65000). */
@@ -277,11 +279,23 @@ struct llog_syslog_options {
  * kept in order in a buffer of buffer_bytes and sent once it is back;
  * reconnection attempts back off exponentially from 50 ms to 5 s. Past the
  * bound the oldest messages are dropped and counted in
- * llog_stats.sink_lost (as are messages still kept when the sink closes),
- * and the first message after a reconnect says how many were dropped and,
- * for TCP, that messages in flight when the connection broke may be lost
- * (plain TCP cannot tell which ones the collector received). RELP is not
- * supported.
+ * llog_stats.sink_lost (as are messages still kept when the sink closes,
+ * after one more timeout_ms to send them), and the first message after a
+ * reconnect says how many were dropped and, for TCP, that messages in
+ * flight when the connection broke may be lost (plain TCP cannot tell which
+ * ones the collector received). Before sending on a TCP connection the sink
+ * checks that the collector has not closed it, so a collector that stopped
+ * while nothing was in flight loses nothing beyond the counted drops.
+ *
+ * RELP ("relp://", rsyslog's imrelp; the protocol is implemented here, no
+ * librelp needed): every message stays in the buffer until the collector
+ * acknowledges it (at most 128 unacknowledged at a time) and is sent again,
+ * in order, on the next session when the connection breaks, so a collector
+ * restart neither loses nor reorders anything. A duplicate is possible only
+ * when the collector processed a message and died before its
+ * acknowledgement reached llog. A message the collector rejects (a non-200
+ * answer) counts in sink_lost. RELP messages longer than 8000 bytes are cut
+ * (rsyslog's default limit; a longer frame makes imrelp drop the session).
  *
  * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
  * allocates, resolves the host name (getaddrinfo: may block on DNS). Makes
