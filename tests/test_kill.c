@@ -301,7 +301,7 @@ static void check_llogcat(const char *llogcat, const char *path, const struct ou
 {
 	char cmd[512], *out;
 	struct stat sb;
-	unsigned long long frames, records;
+	unsigned long long frames = 0, records = 0;
 	const char *ok;
 	int rc;
 
