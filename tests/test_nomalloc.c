@@ -1,0 +1,393 @@
+/*
+ * test_nomalloc.c - the crash handler does not allocate (include/llog.h,
+ * "Process life": "It takes no lock and does not call malloc"), and neither
+ * does the flusher while it drains the crash: this executable interposes
+ * malloc, free, calloc, realloc, reallocarray, posix_memalign,
+ * aligned_alloc, memalign, valloc and pvalloc (glibc routes every
+ * allocation of the process through them, its own and libzstd's included).
+ * They forward to glibc's __libc_* functions until a flag is set; after
+ * that any call writes which function was called and a backtrace to stderr
+ * with write(2) and ends the process with _exit(99) (not abort(): that would
+ * re-enter the crash handler).
+ *
+ * In a child: a file sink and a console sink (to a file); 4 threads log
+ * 4 x 2500 records and are joined; llog_flush() once (every buffer and
+ * zstd context has reached its working size); the main thread logs 10 more
+ * records; the flag is set; NULL is dereferenced. The parent checks that
+ * the child died of SIGSEGV (not exit 99) and that the file (zstdcat) and
+ * the console output hold every record, each thread's in order, then the
+ * 10 more, then the FATAL crash record naming SIGSEGV.
+ *
+ * Not under AddressSanitizer or ThreadSanitizer: they own malloc (and the
+ * SIGSEGV handling). Built there, the interposers are compiled out and the
+ * test reports itself skipped (ctest: SKIP_REGULAR_EXPRESSION).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TEST_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TEST_SANITIZER 1
+#endif
+
+/* Set by the crashing thread just before the fault; read by every thread
+ * that allocates. The release store pairs with the acquire load in check();
+ * the flusher also sees it through the crash handler's release push of the
+ * crash record (it is set before the fault, so before that push). */
+static int forbidden;
+
+#ifndef TEST_SANITIZER
+
+/* ---- the interposed allocator --------------------------------------------- */
+
+void *__libc_malloc(size_t n);
+void __libc_free(void *p);
+void *__libc_calloc(size_t k, size_t n);
+void *__libc_realloc(void *p, size_t n);
+void *__libc_memalign(size_t align, size_t n);
+void *__libc_valloc(size_t n);
+void *__libc_pvalloc(size_t n);
+
+static __thread int reporting;
+
+/* Any allocation once forbidden: which one, the backtrace, then _exit(99). */
+static void check(const char *fn)
+{
+	static const char head[] = "test_nomalloc: ";
+	static const char tail[] = "() called after the flag was set; backtrace:\n";
+	void *bt[64];
+	int n;
+
+	if (!__atomic_load_n(&forbidden, __ATOMIC_ACQUIRE))
+		return;
+	if (reporting) /* backtrace() allocating: no second report */
+		_exit(99);
+	reporting = 1;
+	(void)!write(2, head, sizeof(head) - 1);
+	(void)!write(2, fn, strlen(fn));
+	(void)!write(2, tail, sizeof(tail) - 1);
+	n = backtrace(bt, 64);
+	backtrace_symbols_fd(bt, n, 2);
+	_exit(99);
+}
+
+void *malloc(size_t n)
+{
+	check("malloc");
+	return __libc_malloc(n);
+}
+
+void free(void *p)
+{
+	if (p != NULL)
+		check("free");
+	__libc_free(p);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	check("calloc");
+	return __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	check("realloc");
+	return __libc_realloc(p, n);
+}
+
+void *reallocarray(void *p, size_t k, size_t n)
+{
+	check("reallocarray");
+	if (n != 0 && k > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_realloc(p, k * n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+	check("memalign");
+	return __libc_memalign(align, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	check("aligned_alloc");
+	return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	check("posix_memalign");
+	if (align < sizeof(void *) || (align & (align - 1)) != 0)
+		return EINVAL;
+	p = __libc_memalign(align, n);
+	if (p == NULL)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+void *valloc(size_t n)
+{
+	check("valloc");
+	return __libc_valloc(n);
+}
+
+void *pvalloc(size_t n)
+{
+	check("pvalloc");
+	return __libc_pvalloc(n);
+}
+
+#endif /* !TEST_SANITIZER */
+
+/* ---- helpers -------------------------------------------------------------- */
+
+#define NTHREADS 4
+#define PER_THREAD 2500
+#define MORE 10
+
+struct tdir {
+	char dir[64];
+	char log[128];     /* file sink */
+	char console[128]; /* console sink */
+	char err[128];     /* the child's stderr */
+};
+
+static void tdir_make(struct tdir *t)
+{
+	strcpy(t->dir, "/tmp/llog_nomalloc_XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
+	snprintf(t->console, sizeof(t->console), "%s/console.txt", t->dir);
+	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
+}
+
+static void tdir_remove(struct tdir *t)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The whole output of a shell command (NUL-terminated, malloc'd). */
+static char *read_cmd(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 1 << 16, n;
+	char *s = malloc(cap);
+
+	assert_non_null(p);
+	assert_non_null(s);
+	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			s = realloc(s, cap);
+			assert_non_null(s);
+		}
+	}
+	s[len] = '\0';
+	pclose(p);
+	return s;
+}
+
+/* The output of `prog 'path' 2>&1`. */
+static char *read_path(const char *prog, const char *path)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "%s '%s' 2>&1", prog, path);
+	return read_cmd(cmd);
+}
+
+/* Every "rec t=T i=I" once, each thread's in order, then "more i=0..9" in
+ * order, then a FATAL line naming SIGSEGV after all of them. */
+static void check_output(const char *s, const char *what)
+{
+	static const char rec[] = "rec t=", more[] = "more i=";
+	int next[NTHREADS] = {0}, next_more = 0;
+	const char *p = s, *last = s, *fatal;
+
+	while ((p = strstr(p, rec)) != NULL) {
+		int th, i;
+
+		assert_int_equal(sscanf(p + strlen(rec), "%d i=%d", &th, &i), 2);
+		assert_true(th >= 0 && th < NTHREADS);
+		if (i != next[th]) {
+			fprintf(stderr, "%s: thread %d: i=%d where i=%d was due\n", what, th, i,
+				next[th]);
+			fail();
+		}
+		next[th]++;
+		p += strlen(rec);
+		last = p;
+	}
+	for (int th = 0; th < NTHREADS; th++) {
+		if (next[th] != PER_THREAD)
+			fprintf(stderr, "%s: thread %d: %d of %d records\n", what, th, next[th],
+				PER_THREAD);
+		assert_int_equal(next[th], PER_THREAD);
+	}
+	p = s;
+	while ((p = strstr(p, more)) != NULL) {
+		int i;
+
+		assert_int_equal(sscanf(p + strlen(more), "%d", &i), 1);
+		assert_int_equal(i, next_more);
+		assert_true(p > last); /* after every thread's records */
+		next_more++;
+		p += strlen(more);
+		last = p;
+	}
+	assert_int_equal(next_more, MORE);
+	fatal = strstr(last, " FATAL ");
+	if (fatal == NULL || strstr(fatal, "SIGSEGV") == NULL) {
+		fprintf(stderr, "%s: no FATAL record naming SIGSEGV after the records:\n%s\n", what,
+			last);
+		fail();
+	}
+}
+
+/* ---- the child ------------------------------------------------------------ */
+
+static pthread_barrier_t start_line;
+/* volatile: the compiler cannot see that it is NULL. */
+static int *volatile null_ptr;
+
+__attribute__((noinline)) static void store_null(void)
+{
+	*null_ptr = 1;
+}
+
+static void *logger(void *arg)
+{
+	int th = (int)(intptr_t)arg;
+
+	pthread_barrier_wait(&start_line);
+	for (int i = 0; i < PER_THREAD; i++)
+		LOG_INFO("rec t=%d i=%d payload %s %.2f", th, i, "abcdef", i / 3.0);
+	return NULL;
+}
+
+static void child_run(const struct tdir *t)
+{
+	struct llog_config cfg = {.flush_interval_ms = 20};
+	struct llog_file_options fo = {.path = t->log};
+	struct llog_console_options co = {.color = LLOG_COLOR_NEVER};
+	pthread_t th[NTHREADS];
+	int fd = open(t->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(90);
+	close(fd);
+	co.fd = open(t->console, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (co.fd < 0)
+		_exit(91);
+	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0)
+		_exit(92);
+	if (llog_init(&cfg) != 0)
+		_exit(93);
+	pthread_barrier_init(&start_line, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++)
+		if (pthread_create(&th[i], NULL, logger, (void *)(intptr_t)i) != 0)
+			_exit(94);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	LOG_INFO("main thread's first record"); /* its arena, before the flag */
+	llog_flush(); /* warmed up: buffers and zstd context at their working size */
+	for (int i = 0; i < MORE; i++)
+		LOG_INFO("more i=%d", i);
+	/* From here on no thread may allocate (pairs with the acquire load
+	 * in check()). */
+	__atomic_store_n(&forbidden, 1, __ATOMIC_RELEASE);
+	store_null();
+	_exit(95);
+}
+
+/* ---- the test ------------------------------------------------------------- */
+
+static void test_crash_without_malloc(void **state)
+{
+	struct tdir t;
+	pid_t pid;
+	int st;
+	char *log, *con, *err;
+
+	(void)state;
+#ifdef TEST_SANITIZER
+	skip(); /* the sanitizer owns malloc: nothing to interpose */
+#endif
+	tdir_make(&t);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* cmocka catches SIGSEGV in the test process: the child starts
+		 * from the default action, as a program would. */
+		signal(SIGSEGV, SIG_DFL);
+		child_run(&t);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	err = read_path("cat", t.err);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV) {
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 99)
+			fprintf(stderr, "the crash path allocated:\n%s\n", err);
+		else
+			fprintf(stderr, "child status %#x; its stderr:\n%s\n", st, err);
+		fail();
+	}
+	log = read_path("zstdcat", t.log);
+	con = read_path("cat", t.console);
+	check_output(log, "file");
+	check_output(con, "console");
+	/* The handler committed the crash record in time (it writes the line
+	 * itself, with this notice, only when it did not) and wrote the
+	 * backtrace, all without allocating. */
+	assert_null(strstr(err, "may be lost"));
+	assert_non_null(strstr(err, "llog: backtrace of the crashing thread:"));
+	assert_null(strstr(err, "test_nomalloc:"));
+	free(log);
+	free(con);
+	free(err);
+	tdir_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crash_without_malloc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
