@@ -595,11 +595,31 @@ static void file_close(struct llog_sink *s)
 	free_sink(fs);
 }
 
+/* In a fork child: the pending lines are the parent's (it writes them);
+ * the descriptor (O_APPEND) is shared, each process appends whole frames. */
+static void file_after_fork(struct llog_sink *s)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+	struct stat st;
+
+	fs->in_len = 0;
+	fs->nch = 0;
+	fs->bytes = 0;
+	fs->err = 0;
+	fs->failing = 0;
+	if (fs->fd >= 0 && fstat(fs->fd, &st) == 0) {
+		fs->size = (uint64_t)st.st_size;
+		if (st.st_size > 0)
+			fs->need_meta = 0;
+	}
+}
+
 static const struct llog_sink_ops file_ops = {
 	.version = LLOG__SINK_VERSION,
 	.write = file_write,
 	.commit = file_commit,
 	.close = file_close,
+	.after_fork = file_after_fork,
 };
 
 /* ---- construction ---------------------------------------------------------- */

@@ -88,7 +88,7 @@ struct syslog_sink {
 	int fd;                  /* -1 when not connected */
 	char host[256], app[49];
 	int facility;
-	long pid;                /* PROCID, taken once (llog stops in a fork child) */
+	long pid;                /* PROCID (renewed in a fork child) */
 	size_t bound, max_udp;
 	int timeout_ms;
 	char *q;                 /* queue: [u32 len][bytes] items in [qhead, qend) */
@@ -768,11 +768,35 @@ static void syslog_close(struct llog_sink *base)
 	free(s);
 }
 
+/* In a fork child: the queue is the parent's (it sends it) and so is the
+ * connection (closing our descriptor leaves the parent's open); the child
+ * connects anew, with its own pid as PROCID. */
+static void syslog_after_fork(struct llog_sink *base)
+{
+	struct syslog_sink *s = (struct syslog_sink *)base;
+
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	s->qhead = s->qend = s->qsent = s->send_off = s->rxn = 0;
+	s->qcount = 0;
+	s->nflight = 0;
+	s->relp_open = 0;
+	s->dropped = 0;
+	s->broke = 0;
+	s->bytes = 0;
+	s->err = 0;
+	s->next_try_ms = 0;
+	s->backoff_ms = BACKOFF_MIN_MS;
+	s->pid = (long)getpid();
+}
+
 static const struct llog_sink_ops syslog_ops = {
 	.version = LLOG__SINK_VERSION,
 	.write = syslog_write,
 	.commit = syslog_commit,
 	.close = syslog_close,
+	.after_fork = syslog_after_fork,
 };
 
 /* ---- construction ------------------------------------------------------------ */

@@ -121,13 +121,21 @@ struct llog_config {
  * own signal. A handler the application installs after llog_init()
  * replaces llog's.
  *
- * fork(): the child starts with llog not running: the records pending in
- * the parent at the fork are written by the parent only; the child's LOG
- * calls go synchronously to stderr (with the child's thread ids) until the
- * child calls llog_init() with sinks of its own (the parent's sink objects
- * are not used in the child). A file sink's file may be opened by both: each
- * commit is one write of whole frames with O_APPEND. Do not fork from a
- * sink callback.
+ * fork(): fork() waits until the flusher is between two rounds (at most
+ * one round: the sinks' timeouts bound it). The records pending in the
+ * parent at the fork are written by the parent only. The child inherits
+ * llog's configuration and sinks, but not the parent's pending records
+ * (each sink's after_fork drops its copy of them; a syslog sink gives up
+ * the parent's connection and connects anew, with the child's pid as
+ * PROCID) and not the other threads' arenas (left untouched). A fresh
+ * flusher starts at the child's first LOG, llog_flush() or llog_init()
+ * (which then returns -EALREADY): that first call creates a thread
+ * (allocates), so it must not be made in a signal handler. llog_shutdown()
+ * in the child before any of these closes the inherited sinks. A file
+ * sink's file stays shared: each commit is one write of whole frames with
+ * O_APPEND, so both processes append whole frames. Do not fork from a sink
+ * callback. If llog was not running in the parent, the child starts with
+ * llog not running either.
  *
  * Signal handlers: a LOG in a signal handler that interrupted a LOG call of
  * the same thread is dropped and counted (stats.dropped, and a notice in

@@ -70,6 +70,15 @@ static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
  * and must not wait for the shutdown they are part of). */
 static __thread int in_ctl;
 static int running;
+/* Serialises flusher rounds with fork(): the flusher holds it for each
+ * round, atfork_prepare takes it, so a child's copy of the sinks is never
+ * caught in the middle of a write or commit. */
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+/* In a fork child: 1 while the inherited flusher (the_flusher, sinks
+ * included) waits to be started by the first use. Written under ctl_lock;
+ * read relaxed as a hint on the record path (re-checked under the lock). */
+static _Atomic int fork_restart;
+static int restart_after_fork(void);
 static int atexit_done;
 static pthread_t flusher_thread;
 static struct llog_sink *pending_sinks[MAX_SINKS];
@@ -475,6 +484,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	 * CAS validates it. Loading the head early also brings its cache
 	 * line in while we capture. */
 	first = llist_first_relaxed(&llog__g.head);
+	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
+	    __builtin_expect(llog__load_relaxed(&fork_restart), 0) && restart_after_fork())
+		first = llist_first_relaxed(&llog__g.head); /* a fork child's first LOG */
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		a = llog__tls_arena;
 		/* Records of ours still in a shutdown's final round: let it
@@ -829,7 +841,14 @@ static void *flusher_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	llog__arena_mark_flusher();
 	/* F6: exit after the final round, else sleep unless asked already. */
-	while (!flusher_round(f)) {
+	for (;;) {
+		int final;
+
+		pthread_mutex_lock(&round_lock);
+		final = flusher_round(f);
+		pthread_mutex_unlock(&round_lock);
+		if (final)
+			break;
 		if (llog__load_seq_cst(&llog__g.pending) == 0)
 			llog__futex_wait(&llog__g.pending, 0, llog__g.flush_interval_ms);
 	}
@@ -871,24 +890,35 @@ int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
 
 /*
  * fork(): prepare takes ctl_lock (no init/shutdown/add_sink is half done
- * when the address space is copied); the parent releases it; the child
- * starts with llog not running: the list closed (the records in it are the
- * parent's, which writes them), no flusher, no sinks (the parent's sink
- * objects, with their buffers, stay the parent's), the forking thread's
- * ring emptied. The child's LOG calls go synchronously to stderr until it
- * calls llog_init() itself.
+ * when the address space is copied) and round_lock (the flusher is between
+ * rounds: the sinks' state is whole); the parent releases both. The child
+ * starts with the list closed (the records in it, and in every sink's
+ * buffers, are the parent's, which writes them), no flusher thread, and the
+ * forking thread's ring emptied; each inherited sink's after_fork drops
+ * the parent's pending data and connections. When llog ran in the parent,
+ * the child's first LOG (or llog_flush/llog_init) starts a fresh flusher
+ * with the inherited sinks (restart_after_fork); until then nothing runs.
+ * The other threads' arenas are the parent's: unused in the child (their
+ * pages stay shared copy-on-write, never touched).
  */
-static int fork_locked;
+static int fork_locked, fork_round_locked;
 
 static void atfork_prepare(void)
 {
 	fork_locked = !in_ctl;
 	if (fork_locked)
 		pthread_mutex_lock(&ctl_lock);
+	/* Not from the flusher itself (a sink callback: it holds the lock;
+	 * documented as unsupported) nor without ctl_lock. */
+	fork_round_locked = fork_locked && running && !llog__arena_thread_is_flusher();
+	if (fork_round_locked)
+		pthread_mutex_lock(&round_lock);
 }
 
 static void atfork_parent(void)
 {
+	if (fork_round_locked)
+		pthread_mutex_unlock(&round_lock);
 	if (fork_locked)
 		pthread_mutex_unlock(&ctl_lock);
 }
@@ -900,11 +930,21 @@ static void atfork_child(void)
 	llog__store_relaxed(&llog__g.pending, 0);
 	llog__store_relaxed(&llog__g.stop, 0);
 	llog__store_relaxed(&llog__g.blocked_waiters, 0);
+	if (running && the_flusher != NULL) {
+		struct flusher *f = the_flusher;
+
+		for (int i = 0; i < f->nsinks; i++) {
+			const struct llog_sink_ops *ops = f->sinks[i]->ops;
+
+			if (ops->version >= 2 && ops->after_fork != NULL)
+				ops->after_fork(f->sinks[i]);
+		}
+		llog__store_relaxed(&fork_restart, 1);
+	}
 	running = 0;
-	the_flusher = NULL;
-	n_pending_sinks = 0;
 	llog__arena_after_fork();
 	pthread_mutex_init(&ctl_lock, NULL);
+	pthread_mutex_init(&round_lock, NULL);
 	in_ctl = 0;
 }
 
@@ -966,6 +1006,72 @@ static void close_all(struct llog_sink **s, int n)
 		s[i]->ops->close(s[i]);
 }
 
+/*
+ * Under ctl_lock: opens the list and starts the flusher thread with f.
+ * On failure, runs one final round here (records may have been pushed
+ * since the list opened: it closes the list, writes them, signals
+ * barriers), keeps f's sinks for a later llog_init and frees f.
+ */
+static int start_flusher(struct flusher *f)
+{
+	int rc;
+
+	llog__clock_conv_init(&f->clock);
+	llog__store_relaxed(&llog__g.stop, 0);
+	llog__store_relaxed(&llog__g.pending, 0);
+	/* Release: pairs with the producers' CAS (which reads this NULL and
+	 * then relies on the configuration written before only through
+	 * relaxed atomics; the release orders them for completeness). */
+	llog__store_release(&llog__g.head.first, NULL);
+	rc = -pthread_create(&flusher_thread, NULL, flusher_main, f);
+	if (rc != 0) {
+		in_ctl = 1;
+		llog__store_seq_cst(&llog__g.stop, 1);
+		flusher_round(f);
+		in_ctl = 0;
+		memcpy(pending_sinks, f->sinks, sizeof(pending_sinks));
+		n_pending_sinks = f->nsinks;
+		free(f->msgbuf);
+		free(f);
+		return rc;
+	}
+	the_flusher = f;
+	running = 1;
+	return 0;
+}
+
+/* Under ctl_lock, in a fork child whose inherited flusher waits: starts it
+ * (or, with stop, closes its sinks instead). */
+static int fork_resume(int stop)
+{
+	struct flusher *f = the_flusher;
+
+	llog__store_relaxed(&fork_restart, 0);
+	the_flusher = NULL;
+	if (!stop)
+		return start_flusher(f);
+	close_all(f->sinks, f->nsinks);
+	free(f->msgbuf);
+	free(f);
+	return 0;
+}
+
+/* The first use in a fork child: starts the inherited flusher. Returns
+ * whether llog runs now. */
+static int __attribute__((noinline, cold)) restart_after_fork(void)
+{
+	int ok;
+
+	if (in_ctl)
+		return 0;
+	pthread_mutex_lock(&ctl_lock);
+	if (llog__load_relaxed(&fork_restart))
+		(void)fork_resume(0);
+	ok = running;
+	pthread_mutex_unlock(&ctl_lock);
+	return ok;
+}
+
 int llog_init(const struct llog_config *cfg)
 {
 	struct flusher *f;
@@ -974,6 +1080,13 @@ int llog_init(const struct llog_config *cfg)
 	pthread_mutex_lock(&ctl_lock);
 	if (running) {
 		rc = -EALREADY;
+		goto out;
+	}
+	if (llog__load_relaxed(&fork_restart)) {
+		/* A fork child: the inherited configuration goes on. */
+		rc = fork_resume(0);
+		if (rc == 0)
+			rc = -EALREADY;
 		goto out;
 	}
 	rc = apply_config(cfg);
@@ -999,31 +1112,10 @@ int llog_init(const struct llog_config *cfg)
 	}
 	memcpy(f->sinks, pending_sinks, sizeof(pending_sinks));
 	f->nsinks = n_pending_sinks;
-	llog__clock_conv_init(&f->clock);
-	llog__store_relaxed(&llog__g.stop, 0);
-	llog__store_relaxed(&llog__g.pending, 0);
-	/* Release: pairs with the producers' CAS (which reads this NULL and
-	 * then relies on the configuration written above only through
-	 * relaxed atomics; the release orders them for completeness). */
-	llog__store_release(&llog__g.head.first, NULL);
-	rc = -pthread_create(&flusher_thread, NULL, flusher_main, f);
-	if (rc != 0) {
-		/* Records may have been pushed since head became NULL: run the
-		 * final round here (it closes the list, writes them, signals
-		 * barriers), then keep the sinks for a later llog_init. */
-		in_ctl = 1;
-		llog__store_seq_cst(&llog__g.stop, 1);
-		flusher_round(f);
-		in_ctl = 0;
-		memcpy(pending_sinks, f->sinks, sizeof(pending_sinks));
-		n_pending_sinks = f->nsinks;
-		free(f->msgbuf);
-		free(f);
-		goto out;
-	}
 	n_pending_sinks = 0;
-	the_flusher = f;
-	running = 1;
+	rc = start_flusher(f);
+	if (rc != 0)
+		goto out;
 	if (cfg != NULL && cfg->crash_handler_off)
 		llog__crash_uninstall();
 	else
@@ -1049,6 +1141,16 @@ int llog_add_sink(struct llog_sink *sink)
 	if (sink == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&ctl_lock);
+	if (!running && llog__load_relaxed(&fork_restart)) {
+		/* A fork child, flusher not started yet: ours to change. */
+		struct flusher *f = the_flusher;
+
+		if (f->nsinks < MAX_SINKS)
+			f->sinks[f->nsinks++] = sink;
+		else
+			rc = -ENOSPC;
+		goto out;
+	}
 	if (!running) {
 		if (n_pending_sinks < MAX_SINKS)
 			pending_sinks[n_pending_sinks++] = sink;
@@ -1078,6 +1180,8 @@ void llog_flush(void)
 
 	if (llog__arena_thread_is_flusher())
 		return;
+	if (__builtin_expect(llog__load_relaxed(&fork_restart), 0) && !restart_after_fork())
+		return;
 	b.rec.kind = LLOG__K_BARRIER;
 	if (push(&b.rec) != 0) {
 		/* Closed: not running (everything is synchronous), or a
@@ -1100,6 +1204,11 @@ void llog_shutdown(void)
 		return;
 	pthread_mutex_lock(&ctl_lock);
 	if (!running) {
+		if (llog__load_relaxed(&fork_restart)) {
+			in_ctl = 1;
+			(void)fork_resume(1);
+			in_ctl = 0;
+		}
 		pthread_mutex_unlock(&ctl_lock);
 		return;
 	}

@@ -477,26 +477,28 @@ static void test_crash_handler_off(void **state)
 
 #define FORK_N 1000
 
-/* Every "<tag> pid=P i=I" with I < FORK_N once, all with pid P, none of
- * the other tag. */
+/* Every "<tag> pid=P i=I" with I < FORK_N once and in order, each on a line
+ * whose thread id is P (the logging thread is its process's main thread),
+ * and none of the other tag. */
 static void check_fork_out(const char *s, const char *tag, const char *other, long pid)
 {
-	static int seen[FORK_N];
-	char pat[32];
+	char pat[32], tid[32];
 	const char *p = s;
 	int n = 0;
 
-	memset(seen, 0, sizeof(seen));
 	snprintf(pat, sizeof(pat), "%s pid=", tag);
+	snprintf(tid, sizeof(tid), " [%ld] ", pid);
 	while ((p = strstr(p, pat)) != NULL) {
+		const char *bol = p;
 		long got;
 		int i;
 
+		while (bol > s && bol[-1] != '\n')
+			bol--;
 		assert_int_equal(sscanf(p + strlen(pat), "%ld i=%d", &got, &i), 2);
 		assert_int_equal(got, pid);
-		assert_true(i >= 0 && i < FORK_N);
-		assert_int_equal(seen[i], 0);
-		seen[i] = 1;
+		assert_int_equal(i, n); /* once each, in order */
+		assert_true(memmem(bol, (size_t)(p - bol), tid, strlen(tid)) != NULL);
 		n++;
 		p += strlen(pat);
 	}
@@ -505,6 +507,14 @@ static void check_fork_out(const char *s, const char *tag, const char *other, lo
 	assert_null(strstr(s, pat));
 }
 
+/*
+ * A process with records pending (long interval, never flushed) forks; the
+ * child logs its own through the inherited file sink (a fresh flusher
+ * starts at its first LOG) and exits. The file holds every parent record
+ * once (written by the parent only: the child dropped its copy of them)
+ * and every child record once, each with its own process's thread id; the
+ * child wrote nothing to stderr.
+ */
 static void test_fork(void **state)
 {
 	struct tdir t;
@@ -516,6 +526,12 @@ static void test_fork(void **state)
 	char *s, *e;
 
 	(void)state;
+	/* ThreadSanitizer cannot start threads in the child of a
+	 * multi-threaded fork ("dup thread with used id"; its die_after_fork
+	 * default says so): this path runs in the release and ASan builds. */
+#if defined(__SANITIZE_THREAD__)
+	skip();
+#endif
 	tdir_make(&t);
 	snprintf(pidfile, sizeof(pidfile), "%s/pids", t.dir);
 	pid = fork();
@@ -540,7 +556,7 @@ static void test_fork(void **state)
 			dup2(fd, 2);
 			for (int i = 0; i < FORK_N; i++)
 				LOG_INFO("child pid=%ld i=%d", (long)getpid(), i);
-			exit(0);
+			exit(0); /* atexit: the child's flusher drains */
 		}
 		if (waitpid(g, &gst, 0) != g || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0)
 			_exit(22);
@@ -559,15 +575,9 @@ static void test_fork(void **state)
 	fclose(f);
 	s = read_log(&t);
 	e = read_err(&t);
-	check_fork_out(s, "parent", "child", cpid);
-	check_fork_out(e, "child", "parent", gpid);
-	/* The child's lines carry its own thread id (== its pid). */
-	{
-		char tid[32];
-
-		snprintf(tid, sizeof(tid), " [%ld] ", gpid);
-		assert_non_null(strstr(e, tid));
-	}
+	check_fork_out(s, "parent", "@", cpid);
+	check_fork_out(s, "child", "@", gpid);
+	assert_null(strstr(e, "pid="));
 	free(s);
 	free(e);
 	tdir_remove(&t);

@@ -585,6 +585,70 @@ static void test_relp_restart(void **state)
 	assert_int_equal(after.sink_lost - before.sink_lost, 0);
 }
 
+/*
+ * fork() with a connected TCP sink and records pending: the child's
+ * records go out on a connection of its own, with its pid as PROCID; the
+ * parent's pending records are sent by the parent only. Every record
+ * arrives once, in order, with its process's pid.
+ */
+static void test_fork_reconnect(void **state)
+{
+	char url[64], path[128], line[1024];
+	long next_rec = 0, next_kid = 0;
+	pid_t kid;
+	int st;
+	FILE *f;
+
+	(void)state;
+	/* ThreadSanitizer cannot start threads in the child of a
+	 * multi-threaded fork ("dup thread with used id"; its die_after_fork
+	 * default says so): this path runs in the release and ASan builds. */
+#if defined(__SANITIZE_THREAD__)
+	skip();
+#endif
+	with_rsyslog();
+	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
+	start_llog(url, 0);
+	log_range(0, 500, 250); /* connected */
+	log_range(500, 500, 0);  /* pending at the fork */
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		for (long i = 0; i < 1000; i++)
+			LOG_INFO("kid i=%ld", i);
+		llog_shutdown();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	log_range(1000, 1000, 250);
+	llog_shutdown();
+	wait_lines(3000);
+	snprintf(path, sizeof(path), "%s/out.log", rs.dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		long pid, i;
+		char *m;
+
+		assert_int_equal(sscanf(line, "158|" APP "|%ld|", &pid), 1);
+		if ((m = strstr(line, "|rec i=")) != NULL) {
+			assert_int_equal(pid, (long)getpid());
+			assert_int_equal(sscanf(m, "|rec i=%ld", &i), 1);
+			assert_int_equal(i, next_rec++);
+		} else if ((m = strstr(line, "|kid i=")) != NULL) {
+			assert_int_equal(pid, (long)kid);
+			assert_int_equal(sscanf(m, "|kid i=%ld", &i), 1);
+			assert_int_equal(i, next_kid++);
+		} else {
+			fail_msg("unexpected line: %s", line);
+		}
+	}
+	fclose(f);
+	assert_int_equal(next_rec, 2000);
+	assert_int_equal(next_kid, 1000);
+}
+
 static void test_bad_urls(void **state)
 {
 	static const char *const bad[] = {"http://x:1", "tcp://", "tcp://h:0", "tcp://h:99999",
@@ -623,6 +687,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_collector_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_restart_accounting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relp_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_reconnect, setup, teardown),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */

@@ -55,10 +55,20 @@ struct llog_entry {
  *           Returns the bytes written to the medium or a negative errno.
  *   close   flushes and frees the sink (at llog_shutdown, or when
  *           llog_add_sink fails).
+ * Version 2 adds (each may be NULL):
+ *   after_fork  called in the child of a fork() of a process where llog
+ *           runs, on the thread that forked, before fork() returns (no
+ *           other thread exists; llog is between two flusher rounds). The
+ *           sink's buffers hold the parent's pending records and its
+ *           descriptors are shared with the parent: discard the records
+ *           (the parent writes them), give up connections without
+ *           shutdown(2) (close the child's descriptor only) so the child
+ *           reconnects, and refresh anything that names the process. The
+ *           child's first LOG then starts a flusher that uses the sink.
  * A failing sink never stops the others. To write a sink, embed struct
  * llog_sink first in your own struct and hand it to llog_add_sink().
  */
-#define LLOG_SINK_VERSION 1
+#define LLOG_SINK_VERSION 2
 
 struct llog_sink;
 
@@ -67,6 +77,8 @@ struct llog_sink_ops {
 	long (*write)(struct llog_sink *s, const struct llog_entry *e);
 	long (*commit)(struct llog_sink *s);
 	void (*close)(struct llog_sink *s);
+	/* version 2 */
+	void (*after_fork)(struct llog_sink *s);
 };
 
 struct llog_sink {
