@@ -77,7 +77,10 @@ static void memsink_close(struct llog_sink *s)
 }
 
 static const struct llog_sink_ops memsink_ops = {
-	LLOG__SINK_VERSION, memsink_write, memsink_commit, memsink_close,
+	.version = LLOG__SINK_VERSION,
+	.write = memsink_write,
+	.commit = memsink_commit,
+	.close = memsink_close,
 };
 
 static inline struct memsink *memsink_new(enum llog_level level)

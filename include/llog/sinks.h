@@ -3,7 +3,8 @@
  *
  * A sink receives every record at or above its own minimum level, already
  * formatted once by the flusher, and a commit at the end of each flusher
- * batch. All sink callbacks run on the flusher thread only, one at a time.
+ * batch. All sink callbacks run on the flusher thread only, one at a time
+ * (the crash entry points too, from the crash handler on that thread).
  * A sink is created by its constructor and handed to llog_add_sink(), which
  * takes ownership.
  */
@@ -57,8 +58,35 @@ struct llog_entry {
  *           llog_add_sink fails).
  * A failing sink never stops the others. To write a sink, embed struct
  * llog_sink first in your own struct and hand it to llog_add_sink().
+ *
+ * Version 2 (since llog 0.1.0) adds the crash entry points, both optional
+ * (NULL: the sink is skipped by the crash drain). llog reads them only from
+ * sinks that declare version >= 2; version-1 sinks keep working and are
+ * skipped there. They are called only when the flusher thread itself
+ * crashes (a fault in a sink, a callback or llog's own flusher code), from
+ * the crash handler on that thread, after the sink's normal state may have
+ * been left inconsistent. So they must be async-signal-safe: no malloc, no
+ * lock, no stdio, only write(2)-like system calls, on memory allocated when
+ * the sink was created; they must not call back into llog and should not
+ * block (a watchdog ends the process after a few seconds).
+ *   crash_write  gets, in output order, each entry at or above the sink's
+ *                level that the sink had not yet received when the flusher
+ *                crashed (the rest of the batch in progress, everything
+ *                still queued, then the FATAL crash record, last). Returns
+ *                the bytes accepted or a negative errno.
+ *   crash_commit ends the drain, called once after the last crash_write:
+ *                everything the sink accepted must reach its medium now.
+ *                Returns the bytes written or a negative errno.
+ * interrupted (the same in every call of one drain) is nonzero when the
+ * crash happened inside one of this sink's own callbacks: its normal
+ * buffers may be mid-update and must not be touched (what it had accepted
+ * through write() and not yet committed is lost). When it is zero, the
+ * sink's state is consistent, and before the first entry it takes through
+ * crash_write (or in crash_commit when there is none) the sink writes out
+ * what it had accepted through write() and not yet committed, so that its
+ * medium receives every record once and in order.
  */
-#define LLOG_SINK_VERSION 1
+#define LLOG_SINK_VERSION 2
 
 struct llog_sink;
 
@@ -67,6 +95,9 @@ struct llog_sink_ops {
 	long (*write)(struct llog_sink *s, const struct llog_entry *e);
 	long (*commit)(struct llog_sink *s);
 	void (*close)(struct llog_sink *s);
+	/* version 2: */
+	long (*crash_write)(struct llog_sink *s, const struct llog_entry *e, int interrupted);
+	long (*crash_commit)(struct llog_sink *s, int interrupted);
 };
 
 struct llog_sink {
