@@ -36,6 +36,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@
 #include "core.h"
 
 #define CRASH_WAIT_MS 2000
+#define CRASH_WATCHDOG_S 5
 #define CRASH_TEXT 1024
 #define CRASH_FRAMES 32
 #define NSIGS 5
@@ -73,31 +75,8 @@ static struct {
 _Static_assert(offsetof(__typeof__(crash_rec), text) == LLOG__REC_HDR,
 	       "the text is the record's payload");
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const char *s)
-{
-	while (*s != '\0' && b->n < b->cap)
-		b->p[b->n++] = *s++;
-}
-
-static void put_num(struct buf *b, uint64_t v, unsigned base)
-{
-	char tmp[24];
-	int i = 0;
-
-	do {
-		tmp[i++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v != 0);
-	if (base == 16)
-		put(b, "0x");
-	while (i > 0 && b->n < b->cap)
-		b->p[b->n++] = tmp[--i];
-}
+#define put llog__buf_put
+#define put_num llog__buf_num
 
 static const char *sig_name(int sig)
 {
@@ -131,13 +110,21 @@ static void write_str(const char *s, size_t n)
 	}
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Steps 1..3 (see DESIGN). */
 static void report(int sig, const siginfo_t *si)
 {
 	void *bt[CRASH_FRAMES];
 	int nbt = backtrace(bt, CRASH_FRAMES);
 	struct llog__rec *r = &crash_rec.rec;
-	struct buf b = {crash_rec.text, 0, CRASH_TEXT};
+	struct llog__buf b = {crash_rec.text, 0, CRASH_TEXT};
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);
 	int committed;
 
@@ -162,17 +149,16 @@ static void report(int sig, const siginfo_t *si)
 	r->flags = 0;
 	r->dropped = 0;
 	r->end = 0;
-	committed = llog__crash_drain(r, CRASH_WAIT_MS);
+	if (llog__arena_thread_is_flusher())
+		committed = llog__crash_drain_self(r);
+	else
+		committed = llog__crash_drain(r, CRASH_WAIT_MS);
 	if (!committed) {
-		static const char flusher[] =
-			"llog: the flusher thread crashed: records not yet committed are lost\n";
 		static const char late[] = "llog: records not committed by now may be lost\n";
 
 		write_str(b.p, b.n);
 		write_str("\n", 1);
-		if (llog__arena_thread_is_flusher())
-			write_str(flusher, sizeof(flusher) - 1);
-		else
+		if (!llog__arena_thread_is_flusher())
 			write_str(late, sizeof(late) - 1);
 	}
 	write_str("llog: backtrace of the crashing thread:\n", 40);
@@ -185,12 +171,65 @@ static void restore_all(void)
 		sigaction(crash_sigs[i], &old_act[i], NULL);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
+/*
+ * Watchdog: SIGALRM ends the process with the crash signal when the report
+ * takes longer than CRASH_WATCHDOG_S. Whatever thread gets the SIGALRM
+ * (process-directed; the crashing thread unblocks it) runs this. A SIGALRM
+ * that was already pending for the application, before the deadline, is
+ * ignored.
+ */
+static volatile sig_atomic_t watchdog_sig;
+static volatile int64_t watchdog_deadline_ms;
+static struct sigaction watchdog_old;
+static unsigned watchdog_old_alarm;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+static void watchdog_fire(int alrm)
+{
+	static const char msg[] = "llog: the crash handler did not finish in time: "
+				  "dying of the signal now\n";
+	struct sigaction dfl;
+	sigset_t set;
+	int sig = watchdog_sig;
+
+	(void)alrm;
+	if (mono_ms() < watchdog_deadline_ms)
+		return;
+	write_str(msg, sizeof(msg) - 1);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig); /* the default action: the process ends here */
+	_exit(128 + sig);
+}
+
+static void watchdog_arm(int sig)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	watchdog_sig = sig;
+	watchdog_deadline_ms = mono_ms() + CRASH_WATCHDOG_S * 1000 - 100;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &watchdog_old);
+	watchdog_old_alarm = alarm(CRASH_WATCHDOG_S);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* The report finished: the application's SIGALRM action and alarm back
+ * (the signal mask comes back when the handler returns). */
+static void watchdog_disarm(void)
+{
+	alarm(watchdog_old_alarm);
+	sigaction(SIGALRM, &watchdog_old, NULL);
 }
 
 static void crash_handler(int sig, siginfo_t *si, void *uc)
@@ -204,8 +243,11 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	 * paired with their acquire loads, is what they wait for). */
 	if (atomic_compare_exchange_strong_explicit(&crash_state, &expected, 1,
 						    memory_order_relaxed, memory_order_relaxed)) {
-		if (!(sig == SIGABRT && llog__fatal_aborting))
+		if (!(sig == SIGABRT && llog__fatal_aborting)) {
+			watchdog_arm(sig);
 			report(sig, si);
+			watchdog_disarm();
+		}
 		restore_all();
 		atomic_store_explicit(&crash_state, 2, memory_order_release);
 	} else {
@@ -232,17 +274,10 @@ int llog__crash_install(void)
 	void *bt[2];
 
 	if (altstack == NULL) {
-		size_t sz = 64 * 1024;
-		stack_t cur;
-
-		altstack = malloc(sz);
+		altstack = malloc(LLOG__ALTSTACK_BYTES);
 		if (altstack == NULL)
 			return -ENOMEM;
-		if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
-			stack_t ss = {.ss_sp = altstack, .ss_size = sz, .ss_flags = 0};
-
-			sigaltstack(&ss, NULL);
-		}
+		(void)llog__altstack_install(altstack);
 	}
 	/* Loads libgcc's unwinder now: backtrace() in the handler must not
 	 * call dlopen (malloc, locks). */
