@@ -4,34 +4,62 @@
  * DESIGN
  * Installed by llog_init (unless llog_config.crash_handler_off), with
  * SA_SIGINFO | SA_ONSTACK; the previous actions are saved. Everything the
- * handler uses is made at install time: the alternate signal stack of the
- * installing thread (other threads run the handler on their own stack), the
- * static crash record and its static arena, the static flush barrier
- * (core.c), and libgcc's unwinder (loaded by one backtrace() call).
+ * handler uses is made before any crash: the alternate signal stacks
+ * (LLOG__ALTSTACK_BYTES, 64 KiB, given to the installing thread here, to
+ * the flusher by core.c and to each thread with its arena by arena.c, each
+ * only when the thread has none), the static crash record and its static
+ * arena, the static flush barrier and the flusher's crash render buffer
+ * (core.c), the sinks' crash buffers (made by their constructors), and
+ * libgcc's unwinder (loaded by one backtrace() call).
  *
  * The handler, in the first crashing thread only (an atomic flag; a second
  * crashing thread waits, bounded, for the first to finish, then dies of its
  * own signal):
+ *   0. arms the watchdog: our SIGALRM action, alarm(CRASH_WATCHDOG_S),
+ *      SIGALRM unblocked in this thread. If it fires (in any thread that
+ *      does not block SIGALRM) after the deadline, it writes one line,
+ *      sets the crash signal to SIG_DFL, unblocks and raises it: the
+ *      process dies of that signal however the handler is stuck (a wedged
+ *      sink, backtrace_symbols_fd, a lock taken by snprintf). An earlier
+ *      SIGALRM (an application timer already pending) is ignored;
  *   1. builds the crash record text (signal name from a static table, fault
  *      address, thread id, raw backtrace addresses) in the static record;
- *   2. pushes that record and a static barrier onto the list, wakes the
- *      flusher and waits for the barrier with a monotonic deadline of
- *      CRASH_WAIT_MS (llog__crash_drain): every record pushed before the
- *      crash, then the crash record, is handed to every sink and committed;
- *   3. writes to stderr with write(2) only: the crash line when step 2 did
- *      not complete, then the symbolised backtrace (backtrace_symbols_fd);
- *   4. restores the previous actions of all five signals and lets the
- *      signal happen again: a fault re-executes the faulting instruction,
- *      a signal sent by kill/raise/abort is raised again. The previous
- *      handler (the application's, or the default action with its core
- *      dump) then runs.
- * It never takes a lock and never calls malloc. After a LOG_FATAL (which
- * already flushed and wrote its record) the SIGABRT it raises goes straight
- * to step 4.
- * Not covered: a crash of the flusher thread itself (step 2 is skipped:
- * records not yet committed are lost), a flusher or sink that does not
- * finish within CRASH_WAIT_MS (the handler goes on; what was not committed
- * by then may be lost), a crash inside llog's own push (that record).
+ *   2. has every record pushed before the crash, then that record, handed
+ *      to the sinks and committed:
+ *      - on an application thread (llog__crash_drain): pushes that record
+ *        and a static barrier, wakes the flusher and waits for the barrier
+ *        with a monotonic deadline of CRASH_WAIT_MS;
+ *      - on the flusher thread itself (llog__crash_drain_self), which will
+ *        never finish its round: hands to the sinks' crash entry points
+ *        (llog/sinks.h, version 2) the entry it was handing out (to the
+ *        sinks that had not taken it), the rest of the round but a record
+ *        whose rendering crashed, the list taken with CLOSED installed (LOG
+ *        calls after that go to stderr synchronously), then the crash
+ *        record, and calls their crash_commit. A sink whose callback was
+ *        interrupted is told so and must not touch its normal buffers: what
+ *        it had accepted and not committed (the file sink's partial frame)
+ *        is lost for that sink only. Sinks without crash entry points
+ *        (callback, syslog, version 1) get nothing of it;
+ *   3. writes to stderr with write(2) only: the crash line when no sink
+ *      committed it in step 2, then the symbolised backtrace
+ *      (backtrace_symbols_fd);
+ *   4. disarms the watchdog (the application's SIGALRM action and alarm
+ *      back), restores the previous actions of all five signals and lets
+ *      the signal happen again: a fault re-executes the faulting
+ *      instruction, a signal sent by kill/raise/abort is raised again. The
+ *      previous handler (the application's, or the default action with its
+ *      core dump) then runs.
+ * It never takes a lock and never calls malloc; the one formally unsafe call
+ * is snprintf in the rendering of step 2 on the flusher (%p and floating
+ * point outside llog's own %f; see llog.h), bounded by the watchdog. After
+ * a LOG_FATAL (which already flushed and wrote its record) the SIGABRT it
+ * raises goes straight to step 4 (without a watchdog).
+ * Not covered: a flusher or sink that does not finish within CRASH_WAIT_MS
+ * (the handler goes on; what was not committed by then may be lost); a
+ * sink's crash path that faults (the signal is blocked in the handler: the
+ * kernel ends the process there) or does not finish before the watchdog; a
+ * crash inside llog's own push (that record); a stack overflow in a thread
+ * that never logged and has no alternate stack of its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>

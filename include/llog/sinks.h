@@ -123,6 +123,9 @@ struct llog_console_options {
 
 /*
  * Creates a console sink. opt may be NULL (stderr, colour auto, all levels).
+ * When the flusher thread crashes, its crash entry points write the lines
+ * it still held (unless the crash happened inside this sink), then the
+ * drained records, without colour, with write(2).
  * The fd is not closed by the sink. Allocates. Returns NULL with errno set
  * (ENOMEM, EINVAL for a negative fd).
  */
@@ -185,6 +188,14 @@ struct llog_file_options {
  * Rotation happens only between frames; no record is lost or duplicated.
  * Rotation is not coordinated between processes sharing one path.
  *
+ * When the flusher thread crashes (llog.h, "Process life"), the sink's crash
+ * entry points append, with one write(2) each, zstd frames of one raw
+ * (uncompressed) block, with the content size but no checksum, each of
+ * whole lines and at most 128 KiB: first the lines it held since its last
+ * commit (unless the crash happened inside this sink), then the drained
+ * records. No rotation and no metadata frame then; plain files get the
+ * lines. Its buffer (128 KiB) is allocated here.
+ *
  * Write errors (ENOSPC, EIO, EFBIG) never block: a short write is cut back
  * off the file, the unwritten records (up to 8 MiB of lines) are retried at
  * the next commit, and beyond that the oldest are dropped and counted in
@@ -228,7 +239,9 @@ struct llog_callback_options {
  * deadlock and no recursion; it is dropped and counted in
  * llog_stats.dropped (the flusher thread never logs). They must not call
  * llog_flush() or llog_shutdown() either (those return at once there), and
- * should return quickly: every other sink waits for them.
+ * should return quickly: every other sink waits for them. The callback sink
+ * has no crash entry points: when the flusher thread crashes (in a callback
+ * or elsewhere), the records not yet handed to it never are.
  *
  * Ownership: opt is copied; user remains the caller's and must stay valid
  * until llog_shutdown() returns. Thread-safe; allocates. Returns the sink
@@ -311,7 +324,9 @@ struct llog_syslog_options {
  * llog_stats.sink_lost (as are messages still kept when the sink closes),
  * and the first message after a reconnect says how many were dropped and,
  * for TCP, that messages in flight when the connection broke may be lost
- * (plain TCP cannot tell which ones the collector received). RELP is not
+ * (plain TCP cannot tell which ones the collector received). No crash
+ * entry points: a crash of the flusher thread loses the messages not yet
+ * sent. RELP is not
  * supported.
  *
  * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
