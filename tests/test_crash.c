@@ -28,96 +28,13 @@
 #include "llog.h"
 #include "llog/sinks.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#endif
-
-/* The sanitizers' own handlers for these signals would be llog's
- * "previous" handlers and end the child with an exit code instead. */
-#ifdef TEST_ASAN
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
-}
-#endif
-#ifdef TEST_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
-}
-#endif
+#include "childproc.h"
 
 /* Upper bound on a crashing child's life: a hang detector, not a timing
  * assertion (the watchdog fires after 5 s). */
 #define CHILD_LIMIT_S 20
 
 /* ---- helpers -------------------------------------------------------------- */
-
-struct tdir {
-	char dir[64];
-	char log[128]; /* file sink */
-	char err[128]; /* the child's stderr: the console sink */
-};
-
-static void tdir_make(struct tdir *t)
-{
-	strcpy(t->dir, "/tmp/llog_crash_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
-	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
-
-/* The whole output of a shell command (NUL-terminated, malloc'd). */
-static char *read_cmd(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 1 << 16;
-	char *s = malloc(cap);
-	size_t n;
-
-	assert_non_null(p);
-	assert_non_null(s);
-	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			s = realloc(s, cap);
-			assert_non_null(s);
-		}
-	}
-	s[len] = '\0';
-	pclose(p);
-	return s;
-}
-
-static char *read_zstdcat(const struct tdir *t)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "zstdcat '%s' 2>/dev/null", t->log);
-	return read_cmd(cmd);
-}
 
 /* The file through llogcat (NULL when the build has none). */
 static char *read_llogcat(const struct tdir *t)
@@ -128,14 +45,6 @@ static char *read_llogcat(const struct tdir *t)
 	if (llogcat == NULL)
 		return NULL;
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", llogcat, t->log);
-	return read_cmd(cmd);
-}
-
-static char *read_err(const struct tdir *t)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
 	return read_cmd(cmd);
 }
 
@@ -174,16 +83,6 @@ static void check_crash_last(const char *s, size_t last)
 	assert_non_null(strstr(c, "SIGSEGV"));
 	assert_null(strstr(c + 5, "FATAL"));
 	assert_null(strstr(c, "rec i="));
-}
-
-/* cmocka catches these signals in the test process: the child starts
- * from the default actions, as a program would. */
-static void default_actions(void)
-{
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
 }
 
 static double now_s(void)
@@ -232,14 +131,6 @@ static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGSEGV);
 	fprintf(stderr, "child died of SIGSEGV after %.2f s\n", now_s() - t0);
-}
-
-static int *volatile null_ptr;
-
-/* A real fault, not UBSan's null check (which would exit first). */
-__attribute__((noinline, no_sanitize("undefined"))) static void store_null(void)
-{
-	*null_ptr = 1;
 }
 
 static void sleep_ms(int ms)
@@ -329,7 +220,7 @@ static void test_flusher_crash_drains(void **state)
 	const int n = FIRST + ROUND + QUEUED;
 
 	(void)state;
-	tdir_make(&t);
+	tdir_make(&t, "llog_crash_");
 	run_child(&t, flusher_crash_child);
 	z = read_zstdcat(&t);
 	lc = read_llogcat(&t);
@@ -432,7 +323,7 @@ static void test_watchdog_wedged_crash_sink(void **state)
 	char *e;
 
 	(void)state;
-	tdir_make(&t);
+	tdir_make(&t, "llog_crash_");
 	run_child(&t, wedged_crash_child);
 	e = read_err(&t);
 	assert_non_null(strstr(e, "did not finish in time"));
@@ -466,7 +357,7 @@ static void test_watchdog_sleeping_sink(void **state)
 	char *e;
 
 	(void)state;
-	tdir_make(&t);
+	tdir_make(&t, "llog_crash_");
 	run_child(&t, sleeping_sink_child);
 	e = read_err(&t);
 	/* Not committed in time: the handler wrote the line itself. */
@@ -518,7 +409,7 @@ static void test_stack_overflow_other_thread(void **state)
 	char *z, *e;
 
 	(void)state;
-	tdir_make(&t);
+	tdir_make(&t, "llog_crash_");
 	run_child(&t, overflow_child);
 	z = read_zstdcat(&t);
 	e = read_err(&t);
