@@ -206,8 +206,8 @@ static void restore_all(void)
  * that was already pending for the application, before the deadline, is
  * ignored.
  */
-static volatile sig_atomic_t watchdog_sig;
-static volatile int64_t watchdog_deadline_ms;
+static _Atomic int watchdog_sig;
+static _Atomic int64_t watchdog_deadline_ms;
 static struct sigaction watchdog_old;
 static unsigned watchdog_old_alarm;
 
@@ -217,11 +217,15 @@ static void watchdog_fire(int alrm)
 				  "dying of the signal now\n";
 	struct sigaction dfl;
 	sigset_t set;
-	int sig = watchdog_sig;
+	int sig;
 
 	(void)alrm;
-	if (mono_ms() < watchdog_deadline_ms)
+	/* Acquire: pairs with the release store in watchdog_arm (this may run
+	 * in another thread than the one that armed it); then sig is the
+	 * crash signal. */
+	if (mono_ms() < llog__load_acquire(&watchdog_deadline_ms))
 		return;
+	sig = llog__load_relaxed(&watchdog_sig);
 	write_str(msg, sizeof(msg) - 1);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -239,8 +243,10 @@ static void watchdog_arm(int sig)
 	struct sigaction sa;
 	sigset_t set;
 
-	watchdog_sig = sig;
-	watchdog_deadline_ms = mono_ms() + CRASH_WATCHDOG_S * 1000 - 100;
+	/* Relaxed: published by the release store of the deadline below. */
+	llog__store_relaxed(&watchdog_sig, sig);
+	/* Release: pairs with the acquire load in watchdog_fire. */
+	llog__store_release(&watchdog_deadline_ms, mono_ms() + CRASH_WATCHDOG_S * 1000 - 100);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_fire;
 	sa.sa_flags = SA_ONSTACK;
