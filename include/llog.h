@@ -132,7 +132,8 @@ struct llog_config {
  *     llog_init() runs next, and otherwise the process dies of the same
  *     signal (with its core dump).
  * It takes no lock and does not call malloc: everything it uses is
- * allocated by llog_init() and the sink constructors.
+ * allocated beforehand (by llog_init(), the sink constructors and each
+ * thread's first LOG).
  * Guaranteed: records whose LOG call returned before the crash are
  * committed, if the flusher and the sinks finish within the 2 seconds
  * (application thread), or (flusher thread) in every sink that has crash
