@@ -106,7 +106,8 @@ struct llog_config {
  *     whichever thread gets the SIGALRM sets the crash signal's action to
  *     SIG_DFL and raises it, so the process dies of that signal (without
  *     running an application handler). When the handler finishes, the
- *     application's SIGALRM action and pending alarm() are put back;
+ *     application's SIGALRM action and pending alarm() (whole seconds;
+ *     an ITIMER_REAL interval is not restored) are put back;
  *   - makes a FATAL record naming the signal, the faulting address
  *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
  *     the raw backtrace addresses, and has it committed after every record
