@@ -9,6 +9,12 @@
  * NO_COLOR is set to a non-empty value (no-color.org). Write errors are
  * returned to the flusher, which counts them; the buffer is then discarded
  * so a dead descriptor cannot stall logging.
+ *
+ * Crash path (crash_write/crash_commit, only when the flusher thread
+ * crashed; async-signal-safe): the lines still in buf go first (unless the
+ * crash interrupted this sink), then the crash entries, formatted without
+ * colour into `crash`, a second buffer of the struct, written with
+ * llog__write_all (write(2) and poll(2) only).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +35,11 @@ struct console {
 	long pending_bytes;
 	int error;
 	char buf[BUF_SIZE];
+	/* crash path */
+	int crash_started;
+	size_t crash_used;
+	long crash_rc;
+	char crash[BUF_SIZE];
 };
 
 static long flush_buf(struct console *c)
@@ -92,6 +103,49 @@ static long console_commit(struct llog_sink *s)
 	return rc;
 }
 
+static void crash_out(struct console *c, const char *p, size_t n)
+{
+	long rc = n > 0 ? llog__write_all(c->fd, p, n, 1000) : 0;
+
+	if (c->crash_rc >= 0)
+		c->crash_rc = rc < 0 ? rc : c->crash_rc + rc;
+}
+
+static void crash_begin(struct console *c, int interrupted)
+{
+	if (c->crash_started)
+		return;
+	c->crash_started = 1;
+	if (!interrupted)
+		crash_out(c, c->buf, c->used);
+	c->used = 0;
+}
+
+static long console_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
+{
+	struct console *c = (struct console *)s;
+	size_t n;
+
+	crash_begin(c, interrupted);
+	if (BUF_SIZE - c->crash_used < LINE_MAX_BYTES) {
+		crash_out(c, c->crash, c->crash_used);
+		c->crash_used = 0;
+	}
+	n = llog_format_entry(e, s->format, c->crash + c->crash_used, LINE_MAX_BYTES);
+	c->crash_used += n;
+	return (long)n;
+}
+
+static long console_crash_commit(struct llog_sink *s, int interrupted)
+{
+	struct console *c = (struct console *)s;
+
+	crash_begin(c, interrupted);
+	crash_out(c, c->crash, c->crash_used);
+	c->crash_used = 0;
+	return c->crash_rc;
+}
+
 static void console_close(struct llog_sink *s)
 {
 	struct console *c = (struct console *)s;
@@ -105,6 +159,8 @@ static const struct llog_sink_ops console_ops = {
 	.write = console_write,
 	.commit = console_commit,
 	.close = console_close,
+	.crash_write = console_crash_write,
+	.crash_commit = console_crash_commit,
 };
 
 static int want_color(int fd, enum llog_color mode)
@@ -142,5 +198,8 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 	c->used = 0;
 	c->pending_bytes = 0;
 	c->error = 0;
+	c->crash_started = 0;
+	c->crash_used = 0;
+	c->crash_rc = 0;
 	return &c->base;
 }

@@ -24,6 +24,17 @@
  * is written only after every older one, so a failed frame stops the commit.
  * Rotation (by size or wall-clock period) happens only between frames.
  *
+ * Crash path (crash_write/crash_commit, only when the flusher thread
+ * crashed; async-signal-safe): no compressor, no allocation, no rotation.
+ * Lines are formatted into `crash`, a buffer allocated at creation, and
+ * written as zstd frames of one raw (uncompressed) block each: magic, a
+ * single-segment header with the 4-byte content size, one last-block header
+ * of type Raw, the content (<= CRASH_BLOCK bytes, whole lines), no checksum:
+ * 12 bytes of overhead, one write(2) per frame. When the sink was not the
+ * one interrupted, the lines it had pending (fs->in) go first, through the
+ * same raw frames. Plain files get the lines as they are. No metadata frame
+ * (a crash in a file never committed to leaves it without one).
+ *
  * Limits: ftruncate after a short write can race with another process that
  * appended in between; rotation is not coordinated between processes; plain
  * files are not repaired on open.
@@ -74,6 +85,8 @@
 #define META_ROOM (8 + LLOG_META_MAX)
 #define TS_LEN 26    /* "YYYYMMDDTHHMMSS.nnnnnnnnnZ" */
 #define ZST_EXT ".zst"
+#define CRASH_HDR 12                /* frame header (9) + block header (3) */
+#define CRASH_BLOCK (128u << 10)    /* zstd's block size limit */
 
 struct chunk {
 	size_t start, len;  /* bytes of fs->in */
@@ -103,6 +116,11 @@ struct file_sink {
 	long bytes;             /* written since the last commit */
 	int err;                /* first error since the last commit */
 	int failing;            /* a write failed and none succeeded since */
+	char *crash;            /* CRASH_HDR + CRASH_BLOCK: the crash path's frame */
+	size_t crash_len;       /* content bytes in it */
+	int crash_started;      /* the pending lines are out (crash path) */
+	int crash_err;          /* first error of the crash path */
+	long crash_bytes;       /* written by the crash path */
 };
 
 const char *llog_file_sink_error(void)
@@ -564,6 +582,95 @@ static long file_commit(struct llog_sink *s)
 	return rc;
 }
 
+/* ---- the crash path (crash handler on the flusher; async-signal-safe) ----- */
+
+/* Writes fs->crash as one frame (or plain lines), then empties it. */
+static void crash_emit(struct file_sink *fs)
+{
+	unsigned char *h = (unsigned char *)fs->crash;
+	const char *p = fs->crash + CRASH_HDR;
+	size_t len = fs->crash_len;
+	uint32_t bh = (uint32_t)len << 3 | 1u; /* Raw block (type 0), last */
+
+	if (len == 0 || fs->fd < 0)
+		return;
+	if (!fs->plain) {
+		put_le32(h, LLOG_ZSTD_MAGIC);
+		h[4] = 0xA0; /* content size: 4 bytes; single segment; no checksum */
+		put_le32(h + 5, (uint32_t)len);
+		h[9] = (unsigned char)bh;
+		h[10] = (unsigned char)(bh >> 8);
+		h[11] = (unsigned char)(bh >> 16);
+		p = fs->crash;
+		len += CRASH_HDR;
+	}
+	while (len > 0) {
+		ssize_t w = write(fs->fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (fs->crash_err == 0)
+				fs->crash_err = w < 0 ? -errno : -EIO;
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+		fs->crash_bytes += w;
+	}
+	fs->crash_len = 0;
+}
+
+/* Room for a line of up to LINE_MAX_BYTES in the crash frame. */
+static char *crash_room(struct file_sink *fs)
+{
+	if (CRASH_BLOCK - fs->crash_len < LINE_MAX_BYTES)
+		crash_emit(fs);
+	return fs->crash + CRASH_HDR + fs->crash_len;
+}
+
+/* First crash call: the lines this sink had pending go out first, unless
+ * the crash interrupted this sink (its buffers may be mid-update). */
+static void crash_begin(struct file_sink *fs, int interrupted)
+{
+	if (fs->crash_started)
+		return;
+	fs->crash_started = 1;
+	if (interrupted)
+		return;
+	for (size_t off = 0; off < fs->in_len;) {
+		const char *line = fs->in + off;
+		const char *nl = memchr(line, '\n', fs->in_len - off);
+		size_t n = nl != NULL ? (size_t)(nl - line) + 1 : fs->in_len - off;
+
+		if (n > LINE_MAX_BYTES)
+			n = LINE_MAX_BYTES;
+		memcpy(crash_room(fs), line, n);
+		fs->crash_len += n;
+		off += n;
+	}
+}
+
+static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+	size_t n;
+
+	crash_begin(fs, interrupted);
+	n = llog_format_entry(e, s->format, crash_room(fs), LINE_MAX_BYTES);
+	fs->crash_len += n;
+	return (long)n;
+}
+
+static long file_crash_commit(struct llog_sink *s, int interrupted)
+{
+	struct file_sink *fs = (struct file_sink *)s;
+
+	crash_begin(fs, interrupted);
+	crash_emit(fs);
+	return fs->crash_err != 0 ? fs->crash_err : fs->crash_bytes;
+}
+
 static void free_sink(struct file_sink *fs)
 {
 	if (fs->fd >= 0)
@@ -571,6 +678,7 @@ static void free_sink(struct file_sink *fs)
 	ZSTD_freeCCtx(fs->cctx);
 	free(fs->in);
 	free(fs->out);
+	free(fs->crash);
 	free(fs->rotated_from);
 	free(fs->path);
 	free(fs->dir);
@@ -620,6 +728,8 @@ static const struct llog_sink_ops file_ops = {
 	.commit = file_commit,
 	.close = file_close,
 	.after_fork = file_after_fork,
+	.crash_write = file_crash_write,
+	.crash_commit = file_crash_commit,
 };
 
 /* ---- construction ---------------------------------------------------------- */
@@ -683,7 +793,8 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->interval_s = opt->rotate_interval_s;
 	fs->max_files = opt->max_files;
 	fs->path = strdup(opt->path);
-	rc = fs->path == NULL || split_path(fs) != 0 ? -ENOMEM : 0;
+	fs->crash = malloc(CRASH_HDR + CRASH_BLOCK);
+	rc = fs->path == NULL || fs->crash == NULL || split_path(fs) != 0 ? -ENOMEM : 0;
 	if (rc == 0 && !fs->plain)
 		rc = setup_zstd(fs, opt->zstd_level);
 	if (rc < 0)

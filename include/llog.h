@@ -95,31 +95,66 @@ struct llog_config {
  * re-entry) or llog is not running (written to stderr first).
  *
  * Crash handler (unless crash_handler_off): installed by llog_init() for
- * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT with SA_SIGINFO|SA_ONSTACK;
- * an alternate signal stack is set up for the thread that calls
- * llog_init() only if it has none (other threads run the handler on their
- * own stacks: a stack overflow there is not reported). In the first
- * thread that crashes, the handler
- *   - pushes a FATAL record naming the signal, the faulting address
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT with SA_SIGINFO|SA_ONSTACK.
+ * A 64 KiB alternate signal stack is set up, when the thread has none, for
+ * the thread that calls llog_init(), for the flusher, and for every thread
+ * when it makes its arena (its first LOG), so a stack overflow there is
+ * reported too (not in a thread that never logged and has no stack of its
+ * own). In the first thread that crashes, the handler
+ *   - arms a watchdog (alarm(), SIGALRM unblocked in that thread, our
+ *     SIGALRM action): if the handler has not finished after 5 seconds,
+ *     whichever thread gets the SIGALRM sets the crash signal's action to
+ *     SIG_DFL and raises it, so the process dies of that signal (without
+ *     running an application handler). When the handler finishes, the
+ *     application's SIGALRM action and pending alarm() (whole seconds;
+ *     an ITIMER_REAL interval is not restored) are put back;
+ *   - makes a FATAL record naming the signal, the faulting address
  *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
- *     the raw backtrace addresses, and waits up to 2 seconds for the
- *     flusher to hand every record pushed before the crash, then that one,
- *     to every sink and commit them;
- *   - writes to stderr, with write(2) only: that line again if it was not
- *     committed in time, then the symbolised backtrace;
+ *     the raw backtrace addresses, and has it committed after every record
+ *     pushed before the crash:
+ *       . in an application thread, it pushes it and waits up to 2 seconds
+ *         for the flusher to hand every record pushed before the crash,
+ *         then that one, to every sink and commit them;
+ *       . in the flusher thread itself (a fault in a sink, a callback, or
+ *         llog), it drains directly: the record it was handing out (to the
+ *         sinks that had not taken it), the rest of the batch in progress,
+ *         everything still queued (the queue is closed: LOG calls made
+ *         after that point write to stderr synchronously), then the crash
+ *         record, through the sinks' crash entry points (llog/sinks.h,
+ *         version 2), then their crash commit. The file and console sinks
+ *         have them (the file sink appends zstd frames of raw blocks without
+ *         checksum or metadata, readable by zstdcat and llogcat); the
+ *         callback and syslog sinks and version-1 sinks do not and get
+ *         nothing of the drain;
+ *   - writes to stderr, with write(2) only: that line again if no sink
+ *     committed it, then the symbolised backtrace;
  *   - restores the actions that were installed before llog_init() and lets
  *     the signal happen again, so an application handler installed before
  *     llog_init() runs next, and otherwise the process dies of the same
  *     signal (with its core dump).
- * It takes no lock and does not call malloc. Guaranteed: records whose LOG
- * call returned before the crash are committed, if the flusher and the
- * sinks finish within the 2 seconds. Not guaranteed: the record being
+ * It takes no lock and does not call malloc: everything it uses is
+ * allocated beforehand (by llog_init(), the sink constructors and each
+ * thread's first LOG).
+ * Guaranteed: records whose LOG call returned before the crash are
+ * committed, if the flusher and the sinks finish within the 2 seconds
+ * (application thread), or (flusher thread) in every sink that has crash
+ * entry points, except what is said below. Not guaranteed: the record being
  * logged by the crashing thread at the moment of the crash; anything not
- * committed when the 2 seconds run out; anything not yet committed when the
- * flusher thread itself crashes (only the stderr line is written then).
- * Other threads crashing at the same time wait (bounded) and die of their
- * own signal. A handler the application installs after llog_init()
- * replaces llog's.
+ * committed when the 2 seconds run out; when the flusher crashed inside a
+ * sink's own callback (its write or commit), what that sink had accepted
+ * and not yet committed is lost for that sink (the file sink's partial
+ * frame: every line it held since its last commit; the console sink's
+ * buffer), while the other sinks write theirs; a record whose rendering
+ * crashed the flusher; anything a sink's crash path cannot write within the
+ * watchdog's 5 seconds. Rendering in the drain is llog's own code, except
+ * that %p and floating-point conversions (but the common %f/%F of a double
+ * below 2^63 with a precision up to 9) go through snprintf: glibc's takes
+ * no lock, but it is not on
+ * POSIX's async-signal-safe list and allocates for very large widths or
+ * precisions (a malloc lock held at the crash would then hang it until the
+ * watchdog fires). Other threads crashing at the same time wait (bounded)
+ * and die of their own signal. A handler the application installs after
+ * llog_init() replaces llog's.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
  * one round: the sinks' timeouts bound it). The records pending in the

@@ -18,10 +18,19 @@
  * is after every earlier record of that thread. If no flusher runs (the list
  * is closed), the destructor waits until the last flusher round has released
  * everything of this arena and frees it itself.
+ *
+ * Alternate signal stack: a thread that has none when its arena is made gets
+ * one of LLOG__ALTSTACK_BYTES (64 KiB) carved from the arena's allocation,
+ * so the crash handler runs even when the thread overflows its stack. It is
+ * disabled (if it is still the thread's and not in use) before the arena
+ * can be freed: before the exit record is pushed, or before the thread frees
+ * its arena itself. A thread that already has one (its own, a sanitizer's)
+ * keeps it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -57,14 +66,37 @@ static uint32_t round_pow2(uint32_t v)
 	return p;
 }
 
+int llog__altstack_install(void *mem)
+{
+	stack_t cur, ss = {.ss_sp = mem, .ss_size = LLOG__ALTSTACK_BYTES, .ss_flags = 0};
+
+	if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+		return 0;
+	return sigaltstack(&ss, NULL) == 0;
+}
+
+void llog__altstack_remove(void *mem)
+{
+	stack_t cur, off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+
+	if (mem != NULL && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == mem &&
+	    !(cur.ss_flags & (SS_DISABLE | SS_ONSTACK)))
+		sigaltstack(&off, NULL);
+}
+
 static struct llog__arena *arena_create(void)
 {
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__g.arena_bytes));
-	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);
+	stack_t cur;
+	int alt = sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE);
+	struct llog__arena *a =
+		aligned_alloc(64, sizeof(*a) + size + (alt ? LLOG__ALTSTACK_BYTES : 0));
 
 	if (a == NULL)
 		return NULL;
 	memset(a, 0, sizeof(*a));
+	if (alt && llog__altstack_install(a->ring + size))
+		a->altstack = a->ring + size;
 	a->size = size;
 	a->mask = size - 1;
 	a->tid = (uint64_t)syscall(SYS_gettid);
@@ -115,6 +147,7 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 
 	tls_arena = NULL;
+	llog__altstack_remove(a->altstack);
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
 	r->site = NULL;
@@ -149,6 +182,7 @@ void llog__arena_release_self(void)
 		return;
 	wait_drained(a);
 	tls_arena = NULL;
+	llog__altstack_remove(a->altstack);
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
 	if (a->dropped_pending != 0) {

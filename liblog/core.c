@@ -94,6 +94,23 @@ struct flusher {
 	char *msgbuf;
 	size_t msgcap;
 	struct llog__plan tmp_plan;
+	/*
+	 * Where the round stands, for llog__crash_drain_self when the flusher
+	 * itself crashes. Written by the flusher only and read only by the
+	 * crash handler interrupting it on this same thread, so no atomics:
+	 * volatile keeps every store in program order with the sink calls
+	 * and the rendering around it (what a signal fence would give).
+	 *   crash_rest       records of this chain not yet handed to any sink
+	 *   crash_rendering  the first of them is being rendered
+	 *   crash_entry      the entry being handed to the sinks (or NULL)
+	 *   crash_sink       index of the sink whose callback runs, or -1
+	 */
+	struct llist_node *volatile crash_rest;
+	volatile int crash_rendering;
+	const struct llog_entry *volatile crash_entry;
+	volatile int crash_sink;
+	char *crash_msg;   /* the drain's render buffer, msgcap bytes */
+	char *altstack;    /* the flusher's alternate signal stack */
 };
 
 /* ---- futex ------------------------------------------------------------ */
@@ -551,30 +568,39 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 
 /* ---- the flusher -------------------------------------------------------- */
 
+static void count_commit(long rc)
+{
+	if (rc < 0)
+		llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
+	else
+		llog__fetch_add_relaxed(&llog__g.stats.bytes_written, (uint64_t)rc);
+}
+
 static void sink_write(struct flusher *f, const struct llog_entry *e)
 {
+	f->crash_entry = e;
 	for (int i = 0; i < f->nsinks; i++) {
 		struct llog_sink *s = f->sinks[i];
 		long rc;
 
 		if (e->level < s->level)
 			continue;
+		f->crash_sink = i;
 		rc = s->ops->write(s, e);
 		if (rc < 0)
 			llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
 	}
+	f->crash_entry = NULL;
+	f->crash_sink = -1;
 }
 
 static void sinks_commit(struct flusher *f)
 {
 	for (int i = 0; i < f->nsinks; i++) {
-		long rc = f->sinks[i]->ops->commit(f->sinks[i]);
-
-		if (rc < 0)
-			llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
-		else
-			llog__fetch_add_relaxed(&llog__g.stats.bytes_written, (uint64_t)rc);
+		f->crash_sink = i;
+		count_commit(f->sinks[i]->ops->commit(f->sinks[i]));
 	}
+	f->crash_sink = -1;
 }
 
 static int64_t out_ts(struct flusher *f, uint64_t raw)
@@ -587,22 +613,40 @@ static int64_t out_ts(struct flusher *f, uint64_t raw)
 	return ts;
 }
 
-static void drop_notice(struct flusher *f, const struct llog__rec *r)
+/* The entry "llog: thread T dropped N records" before r, in note[96]
+ * (async-signal-safe: the crash drain makes them too). */
+static void notice_entry(struct flusher *f, const struct llog__rec *r, uint32_t dropped,
+			 char *note, struct llog_entry *e)
 {
-	struct llog_entry e = {0};
-	char note[96];
-	int n = snprintf(note, sizeof(note), "llog: thread %llu dropped %u records",
-			 (unsigned long long)r->arena->tid, r->dropped);
+	struct llog__buf b = {note, 0, 96};
 
-	e.seq = ++f->seq;
-	e.ts_ns = out_ts(f, r->ts);
-	e.level = LLOG_WARN;
-	e.tid = r->arena->tid;
-	e.file = __FILE__;
-	e.func = __func__;
-	e.line = __LINE__;
-	e.msg = note;
-	e.msg_len = (size_t)n;
+	llog__buf_put(&b, "llog: thread ");
+	llog__buf_num(&b, r->arena->tid, 10);
+	llog__buf_put(&b, " dropped ");
+	llog__buf_num(&b, dropped, 10);
+	llog__buf_put(&b, " records");
+	memset(e, 0, sizeof(*e));
+	e->seq = ++f->seq;
+	e->ts_ns = out_ts(f, r->ts);
+	e->level = LLOG_WARN;
+	e->tid = r->arena->tid;
+	e->file = __FILE__;
+	e->func = "drop_notice";
+	e->line = __LINE__;
+	e->msg = note;
+	e->msg_len = b.n;
+}
+
+/* Writes r's drop notice. r->dropped is cleared first: a crash drain that
+ * interrupts this must not write the notice a second time. */
+static void drop_notice(struct flusher *f, struct llog__rec *r)
+{
+	struct llog_entry e;
+	char note[96];
+	uint32_t dropped = r->dropped;
+
+	r->dropped = 0;
+	notice_entry(f, r, dropped, note, &e);
 	sink_write(f, &e);
 }
 
@@ -622,10 +666,14 @@ static const struct llog__plan *flusher_plan(const struct llog_site *site,
 	return tmp;
 }
 
-static void write_record(struct flusher *f, struct llog__rec *r)
+/*
+ * Renders r into buf (f->msgcap bytes) and makes its entry. Pure code
+ * except llog__render's snprintf fallback (see the crash drain below).
+ */
+static void render_entry(struct flusher *f, struct llog__rec *r, char *buf,
+			 struct llog__plan *tmp, struct llog_entry *e)
 {
 	const struct llog_site *site = r->site;
-	struct llog_entry e;
 	int trunc = (r->flags & LLOG__REC_TRUNCATED) != 0;
 	size_t n;
 
@@ -633,31 +681,42 @@ static void write_record(struct flusher *f, struct llog__rec *r)
 		n = r->len;
 		if (n > f->msgcap - MARKER_LEN)
 			n = f->msgcap - MARKER_LEN;
-		memcpy(f->msgbuf, llog__rec_payload(r), n);
+		memcpy(buf, llog__rec_payload(r), n);
 		if (n == 0 && trunc) {
 			/* Arguments too large even to capture: show the
 			 * format itself. */
 			n = strnlen(site->fmt, f->msgcap - MARKER_LEN);
-			memcpy(f->msgbuf, site->fmt, n);
+			memcpy(buf, site->fmt, n);
 		}
 	} else {
-		n = llog__render(f->msgbuf, f->msgcap - MARKER_LEN, site->fmt,
-				 flusher_plan(site, &f->tmp_plan), llog__rec_payload(r), &trunc);
+		n = llog__render(buf, f->msgcap - MARKER_LEN, site->fmt,
+				 flusher_plan(site, tmp), llog__rec_payload(r), &trunc);
 	}
 	if (trunc) {
-		memcpy(f->msgbuf + n, MARKER, MARKER_LEN);
+		memcpy(buf + n, MARKER, MARKER_LEN);
 		n += MARKER_LEN;
 		llog__fetch_add_relaxed(&llog__g.stats.truncated, 1);
 	}
-	e.seq = ++f->seq;
-	e.ts_ns = out_ts(f, r->ts);
-	e.level = (enum llog_level)site->level;
-	e.line = site->line;
-	e.tid = r->arena->tid;
-	e.file = site->file;
-	e.func = site->func;
-	e.msg = f->msgbuf;
-	e.msg_len = n;
+	e->seq = ++f->seq;
+	e->ts_ns = out_ts(f, r->ts);
+	e->level = (enum llog_level)site->level;
+	e->line = site->line;
+	e->tid = r->arena->tid;
+	e->file = site->file;
+	e->func = site->func;
+	e->msg = buf;
+	e->msg_len = n;
+}
+
+/* Hands r to the sinks; `next` is the record after it in the chain. */
+static void write_record(struct flusher *f, struct llog__rec *r, struct llist_node *next)
+{
+	struct llog_entry e;
+
+	f->crash_rendering = 1;
+	render_entry(f, r, f->msgbuf, &f->tmp_plan, &e);
+	f->crash_rendering = 0;
+	f->crash_rest = next;
 	sink_write(f, &e);
 }
 
@@ -702,6 +761,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 	llist_for_each_safe(pos, next, chain) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
+		f->crash_rest = pos;
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
@@ -709,7 +769,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 				drop_notice(f, r);
 				rd->notices++;
 			}
-			write_record(f, r);
+			write_record(f, r, next);
 			rd->nrec++;
 			if (hold)
 				defer(rd, pos);
@@ -747,6 +807,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 			break;
 		}
 	}
+	f->crash_rest = NULL;
 }
 
 static void release_deferred(struct llist_node *pos)
@@ -826,6 +887,11 @@ static int flusher_round(struct flusher *f)
 	return stopping;
 }
 
+/* The running flusher, for the crash handler on its thread (set and
+ * cleared by that thread itself: the handler reads its own thread's
+ * store). */
+static struct flusher *crash_flusher;
+
 static void *flusher_main(void *arg)
 {
 	struct flusher *f = arg;
@@ -840,6 +906,11 @@ static void *flusher_main(void *arg)
 	llog__crash_block_mask(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	llog__arena_mark_flusher();
+	/* A fault in a sink (even a stack overflow) runs the crash handler,
+	 * which drains from here (llog__crash_drain_self). */
+	f->crash_sink = -1;
+	crash_flusher = f;
+	(void)llog__altstack_install(f->altstack);
 	/* F6: exit after the final round, else sleep unless asked already. */
 	for (;;) {
 		int final;
@@ -852,7 +923,116 @@ static void *flusher_main(void *arg)
 		if (llog__load_seq_cst(&llog__g.pending) == 0)
 			llog__futex_wait(&llog__g.pending, 0, llog__g.flush_interval_ms);
 	}
+	llog__altstack_remove(f->altstack);
+	crash_flusher = NULL;
 	return NULL;
+}
+
+/* ---- the crash drain on the flusher thread ------------------------------- */
+
+static int has_crash_ops(const struct llog_sink *s)
+{
+	return s->ops->version >= 2 && s->ops->crash_write != NULL &&
+	       s->ops->crash_commit != NULL;
+}
+
+/* Hands e to the sinks from index `from` on, through their crash entry
+ * points; `at` is the interrupted sink (or -1). Returns how many took it. */
+static int crash_hand(struct flusher *f, int from, const struct llog_entry *e, int at)
+{
+	int took = 0;
+
+	for (int i = from; i < f->nsinks; i++) {
+		struct llog_sink *s = f->sinks[i];
+
+		if (e->level < s->level || !has_crash_ops(s))
+			continue;
+		if (s->ops->crash_write(s, e, i == at) < 0)
+			llog__fetch_add_relaxed(&llog__g.stats.write_errors, 1);
+		else
+			took++;
+	}
+	return took;
+}
+
+/* Renders and hands out the records of a chain in push order; returns how
+ * many records it wrote. */
+static uint64_t crash_chain(struct flusher *f, struct llist_node *pos, int at)
+{
+	struct llog__plan tmp;
+	struct llog_entry e;
+	char note[96];
+	uint64_t n = 0;
+
+	for (; pos != NULL; pos = pos->next) {
+		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT)
+			continue; /* barriers and sink changes: nobody waits now */
+		if (r->dropped != 0) {
+			notice_entry(f, r, r->dropped, note, &e);
+			crash_hand(f, 0, &e, at);
+		}
+		if (r->kind == LLOG__K_EXIT)
+			continue;
+		render_entry(f, r, f->crash_msg, &tmp, &e);
+		crash_hand(f, 0, &e, at);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The flusher crashed (see core.h and crash.c). In output order, to every
+ * sink with crash entry points: the entry it was handing out (to the sinks
+ * that had not taken it yet), the rest of the chain of this round (less a
+ * record whose rendering crashed), the list taken with CLOSED installed
+ * (later pushes go to stderr synchronously), then rec; then crash_commit.
+ * Runs once per process (the first crashing thread only).
+ */
+int llog__crash_drain_self(struct llog__rec *rec)
+{
+	struct flusher *f = crash_flusher;
+	const struct llog_entry *cur;
+	struct llist_node *rest;
+	struct llog_entry e;
+	uint64_t n;
+	int at, took = 0, committed = 0;
+
+	if (f == NULL)
+		return 0;
+	at = f->crash_sink;
+	cur = f->crash_entry;
+	if (cur != NULL)
+		crash_hand(f, at < 0 ? 0 : at, cur, at);
+	rest = f->crash_rest;
+	if (rest != NULL && f->crash_rendering)
+		rest = rest->next; /* lost: rendering it is what crashed */
+	n = crash_chain(f, rest, at);
+	/* Acquire exchange (llist.h): synchronizes with every push in the
+	 * chain, as F3 does. */
+	n += crash_chain(f, llist_reverse_order(llist_del_all_replace(&llog__g.head, LLOG__CLOSED)),
+			 at);
+	if (rec != NULL) {
+		rec->ts = llog__clock_raw();
+		render_entry(f, rec, f->crash_msg, &f->tmp_plan, &e);
+		took = crash_hand(f, 0, &e, at);
+		n++;
+	}
+	for (int i = 0; i < f->nsinks; i++) {
+		struct llog_sink *s = f->sinks[i];
+		long rc;
+
+		if (!has_crash_ops(s))
+			continue;
+		rc = s->ops->crash_commit(s, i == at);
+		count_commit(rc);
+		committed |= rc >= 0;
+	}
+	/* Relaxed: statistics only. */
+	llog__fetch_add_relaxed(&llog__g.stats.written, n);
+	llog__fetch_add_relaxed(&llog__g.stats.logged, n);
+	return took > 0 && committed;
 }
 
 /* ---- public API --------------------------------------------------------- */
@@ -942,6 +1122,7 @@ static void atfork_child(void)
 		llog__store_relaxed(&fork_restart, 1);
 	}
 	running = 0;
+	crash_flusher = NULL;
 	llog__arena_after_fork();
 	pthread_mutex_init(&ctl_lock, NULL);
 	pthread_mutex_init(&round_lock, NULL);
@@ -1000,6 +1181,14 @@ static int apply_config(const struct llog_config *cfg)
 	return 0;
 }
 
+static void free_flusher(struct flusher *f)
+{
+	free(f->msgbuf);
+	free(f->crash_msg);
+	free(f->altstack);
+	free(f);
+}
+
 static void close_all(struct llog_sink **s, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -1031,8 +1220,7 @@ static int start_flusher(struct flusher *f)
 		in_ctl = 0;
 		memcpy(pending_sinks, f->sinks, sizeof(pending_sinks));
 		n_pending_sinks = f->nsinks;
-		free(f->msgbuf);
-		free(f);
+		free_flusher(f);
 		return rc;
 	}
 	the_flusher = f;
@@ -1051,8 +1239,7 @@ static int fork_resume(int stop)
 	if (!stop)
 		return start_flusher(f);
 	close_all(f->sinks, f->nsinks);
-	free(f->msgbuf);
-	free(f);
+	free_flusher(f);
 	return 0;
 }
 
@@ -1099,8 +1286,10 @@ int llog_init(const struct llog_config *cfg)
 	}
 	f->msgcap = llog__load_relaxed(&llog__g.max_record_bytes) + MARKER_LEN;
 	f->msgbuf = malloc(f->msgcap);
-	if (f->msgbuf == NULL) {
-		free(f);
+	f->crash_msg = malloc(f->msgcap);
+	f->altstack = malloc(LLOG__ALTSTACK_BYTES);
+	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL) {
+		free_flusher(f);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -1228,8 +1417,7 @@ void llog_shutdown(void)
 	f = the_flusher;
 	the_flusher = NULL;
 	close_all(f->sinks, f->nsinks);
-	free(f->msgbuf);
-	free(f);
+	free_flusher(f);
 	running = 0;
 	pthread_mutex_unlock(&ctl_lock);
 	in_ctl = 0;

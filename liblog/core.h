@@ -79,6 +79,7 @@ struct llog__arena {
 	uint32_t dropped_pending;
 	volatile int in_log;   /* re-entry guard (signal handlers) */
 	uint64_t tid;
+	void *altstack;        /* ours, after the ring; NULL: the thread had one */
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
 	struct llog__rec exit_rec;
@@ -164,6 +165,12 @@ void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t 
 void llog__arena_free(struct llog__arena *a);
 void llog__arena_release_self(void);
 int llog__arena_thread_is_flusher(void);
+/* Makes mem (LLOG__ALTSTACK_BYTES) the calling thread's alternate signal
+ * stack if it has none; returns 1 when it did. */
+int llog__altstack_install(void *mem);
+/* Disables the calling thread's alternate signal stack if it is still mem
+ * and not in use (before mem is freed). */
+void llog__altstack_remove(void *mem);
 void llog__arena_mark_flusher(void);
 void llog__arena_after_fork(void);
 
@@ -171,6 +178,12 @@ void llog__arena_after_fork(void);
 void llog__wake_flusher(void);
 void llog__wait_released(struct llog__arena *a, uint32_t need);
 void llog__sync_output(const struct llog__rec *r, const char *msg, size_t len);
+/* Async-signal-safe (the crash handler, on the flusher thread only): drains
+ * directly what the flusher had not yet handed to the sinks, then rec (the
+ * crash record, when not NULL), through the sinks' crash entry points (see
+ * llog/sinks.h), and closes the list (later pushes go to stderr). Returns 1
+ * when at least one sink committed rec, 0 otherwise. */
+int llog__crash_drain_self(struct llog__rec *rec);
 /* Async-signal-safe (the crash handler): pushes rec (when not NULL) and a
  * static barrier, wakes the flusher, and waits at most timeout_ms for the
  * barrier. Returns 1 when everything pushed before it is committed, 0 when
@@ -178,6 +191,40 @@ void llog__sync_output(const struct llog__rec *r, const char *msg, size_t len);
 int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms);
 /* Set by LOG_FATAL just before abort(): the crash handler then only chains. */
 extern volatile sig_atomic_t llog__fatal_aborting;
+
+/* The alternate signal stack llog gives a thread that has none (the
+ * llog_init thread, each logging thread with its arena, the flusher), so
+ * that the crash handler runs even after a stack overflow. */
+#define LLOG__ALTSTACK_BYTES (64u * 1024u)
+
+/* Text building without libc formatting (async-signal-safe): appends to
+ * p[n..cap), silently cut at cap. */
+struct llog__buf {
+	char *p;
+	size_t n, cap;
+};
+
+static inline void llog__buf_put(struct llog__buf *b, const char *s)
+{
+	while (*s != '\0' && b->n < b->cap)
+		b->p[b->n++] = *s++;
+}
+
+/* v in base 10, or in base 16 with "0x". */
+static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
+{
+	char tmp[24];
+	int i = 0;
+
+	do {
+		tmp[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v != 0);
+	if (base == 16)
+		llog__buf_put(b, "0x");
+	while (i > 0 && b->n < b->cap)
+		b->p[b->n++] = tmp[--i];
+}
 
 /* crash.c (under the control mutex) */
 int llog__crash_install(void);

@@ -4,38 +4,67 @@
  * DESIGN
  * Installed by llog_init (unless llog_config.crash_handler_off), with
  * SA_SIGINFO | SA_ONSTACK; the previous actions are saved. Everything the
- * handler uses is made at install time: the alternate signal stack of the
- * installing thread (other threads run the handler on their own stack), the
- * static crash record and its static arena, the static flush barrier
- * (core.c), and libgcc's unwinder (loaded by one backtrace() call).
+ * handler uses is made before any crash: the alternate signal stacks
+ * (LLOG__ALTSTACK_BYTES, 64 KiB, given to the installing thread here, to
+ * the flusher by core.c and to each thread with its arena by arena.c, each
+ * only when the thread has none), the static crash record and its static
+ * arena, the static flush barrier and the flusher's crash render buffer
+ * (core.c), the sinks' crash buffers (made by their constructors), and
+ * libgcc's unwinder (loaded by one backtrace() call).
  *
  * The handler, in the first crashing thread only (an atomic flag; a second
  * crashing thread waits, bounded, for the first to finish, then dies of its
  * own signal):
+ *   0. arms the watchdog: our SIGALRM action, alarm(CRASH_WATCHDOG_S),
+ *      SIGALRM unblocked in this thread. If it fires (in any thread that
+ *      does not block SIGALRM) after the deadline, it writes one line,
+ *      sets the crash signal to SIG_DFL, unblocks and raises it: the
+ *      process dies of that signal however the handler is stuck (a wedged
+ *      sink, backtrace_symbols_fd, a lock taken by snprintf). An earlier
+ *      SIGALRM (an application timer already pending) is ignored;
  *   1. builds the crash record text (signal name from a static table, fault
  *      address, thread id, raw backtrace addresses) in the static record;
- *   2. pushes that record and a static barrier onto the list, wakes the
- *      flusher and waits for the barrier with a monotonic deadline of
- *      CRASH_WAIT_MS (llog__crash_drain): every record pushed before the
- *      crash, then the crash record, is handed to every sink and committed;
- *   3. writes to stderr with write(2) only: the crash line when step 2 did
- *      not complete, then the symbolised backtrace (backtrace_symbols_fd);
- *   4. restores the previous actions of all five signals and lets the
- *      signal happen again: a fault re-executes the faulting instruction,
- *      a signal sent by kill/raise/abort is raised again. The previous
- *      handler (the application's, or the default action with its core
- *      dump) then runs.
- * It never takes a lock and never calls malloc. After a LOG_FATAL (which
- * already flushed and wrote its record) the SIGABRT it raises goes straight
- * to step 4.
- * Not covered: a crash of the flusher thread itself (step 2 is skipped:
- * records not yet committed are lost), a flusher or sink that does not
- * finish within CRASH_WAIT_MS (the handler goes on; what was not committed
- * by then may be lost), a crash inside llog's own push (that record).
+ *   2. has every record pushed before the crash, then that record, handed
+ *      to the sinks and committed:
+ *      - on an application thread (llog__crash_drain): pushes that record
+ *        and a static barrier, wakes the flusher and waits for the barrier
+ *        with a monotonic deadline of CRASH_WAIT_MS;
+ *      - on the flusher thread itself (llog__crash_drain_self), which will
+ *        never finish its round: hands to the sinks' crash entry points
+ *        (llog/sinks.h, version 2) the entry it was handing out (to the
+ *        sinks that had not taken it), the rest of the round but a record
+ *        whose rendering crashed, the list taken with CLOSED installed (LOG
+ *        calls after that go to stderr synchronously), then the crash
+ *        record, and calls their crash_commit. A sink whose callback was
+ *        interrupted is told so and must not touch its normal buffers: what
+ *        it had accepted and not committed (the file sink's partial frame)
+ *        is lost for that sink only. Sinks without crash entry points
+ *        (callback, syslog, version 1) get nothing of it;
+ *   3. writes to stderr with write(2) only: the crash line when no sink
+ *      committed it in step 2, then the symbolised backtrace
+ *      (backtrace_symbols_fd);
+ *   4. disarms the watchdog (the application's SIGALRM action and alarm
+ *      back), restores the previous actions of all five signals and lets
+ *      the signal happen again: a fault re-executes the faulting
+ *      instruction, a signal sent by kill/raise/abort is raised again. The
+ *      previous handler (the application's, or the default action with its
+ *      core dump) then runs.
+ * It never takes a lock and never calls malloc; the one formally unsafe call
+ * is snprintf in the rendering of step 2 on the flusher (%p and floating
+ * point outside llog's own %f; see llog.h), bounded by the watchdog. After
+ * a LOG_FATAL (which already flushed and wrote its record) the SIGABRT it
+ * raises goes straight to step 4 (without a watchdog).
+ * Not covered: a flusher or sink that does not finish within CRASH_WAIT_MS
+ * (the handler goes on; what was not committed by then may be lost); a
+ * sink's crash path that faults (the signal is blocked in the handler: the
+ * kernel ends the process there) or does not finish before the watchdog; a
+ * crash inside llog's own push (that record); a stack overflow in a thread
+ * that never logged and has no alternate stack of its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -47,6 +76,7 @@
 #include "core.h"
 
 #define CRASH_WAIT_MS 2000
+#define CRASH_WATCHDOG_S 5
 #define CRASH_TEXT 1024
 #define CRASH_FRAMES 32
 #define NSIGS 5
@@ -73,31 +103,8 @@ static struct {
 _Static_assert(offsetof(__typeof__(crash_rec), text) == LLOG__REC_HDR,
 	       "the text is the record's payload");
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const char *s)
-{
-	while (*s != '\0' && b->n < b->cap)
-		b->p[b->n++] = *s++;
-}
-
-static void put_num(struct buf *b, uint64_t v, unsigned base)
-{
-	char tmp[24];
-	int i = 0;
-
-	do {
-		tmp[i++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v != 0);
-	if (base == 16)
-		put(b, "0x");
-	while (i > 0 && b->n < b->cap)
-		b->p[b->n++] = tmp[--i];
-}
+#define put llog__buf_put
+#define put_num llog__buf_num
 
 static const char *sig_name(int sig)
 {
@@ -131,13 +138,21 @@ static void write_str(const char *s, size_t n)
 	}
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Steps 1..3 (see DESIGN). */
 static void report(int sig, const siginfo_t *si)
 {
 	void *bt[CRASH_FRAMES];
 	int nbt = backtrace(bt, CRASH_FRAMES);
 	struct llog__rec *r = &crash_rec.rec;
-	struct buf b = {crash_rec.text, 0, CRASH_TEXT};
+	struct llog__buf b = {crash_rec.text, 0, CRASH_TEXT};
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);
 	int committed;
 
@@ -162,17 +177,16 @@ static void report(int sig, const siginfo_t *si)
 	r->flags = 0;
 	r->dropped = 0;
 	r->end = 0;
-	committed = llog__crash_drain(r, CRASH_WAIT_MS);
+	if (llog__arena_thread_is_flusher())
+		committed = llog__crash_drain_self(r);
+	else
+		committed = llog__crash_drain(r, CRASH_WAIT_MS);
 	if (!committed) {
-		static const char flusher[] =
-			"llog: the flusher thread crashed: records not yet committed are lost\n";
 		static const char late[] = "llog: records not committed by now may be lost\n";
 
 		write_str(b.p, b.n);
 		write_str("\n", 1);
-		if (llog__arena_thread_is_flusher())
-			write_str(flusher, sizeof(flusher) - 1);
-		else
+		if (!llog__arena_thread_is_flusher())
 			write_str(late, sizeof(late) - 1);
 	}
 	write_str("llog: backtrace of the crashing thread:\n", 40);
@@ -185,12 +199,71 @@ static void restore_all(void)
 		sigaction(crash_sigs[i], &old_act[i], NULL);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
+/*
+ * Watchdog: SIGALRM ends the process with the crash signal when the report
+ * takes longer than CRASH_WATCHDOG_S. Whatever thread gets the SIGALRM
+ * (process-directed; the crashing thread unblocks it) runs this. A SIGALRM
+ * that was already pending for the application, before the deadline, is
+ * ignored.
+ */
+static _Atomic int watchdog_sig;
+static _Atomic int64_t watchdog_deadline_ms;
+static struct sigaction watchdog_old;
+static unsigned watchdog_old_alarm;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+static void watchdog_fire(int alrm)
+{
+	static const char msg[] = "llog: the crash handler did not finish in time: "
+				  "dying of the signal now\n";
+	struct sigaction dfl;
+	sigset_t set;
+	int sig;
+
+	(void)alrm;
+	/* Acquire: pairs with the release store in watchdog_arm (this may run
+	 * in another thread than the one that armed it); then sig is the
+	 * crash signal. */
+	if (mono_ms() < llog__load_acquire(&watchdog_deadline_ms))
+		return;
+	sig = llog__load_relaxed(&watchdog_sig);
+	write_str(msg, sizeof(msg) - 1);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig); /* the default action: the process ends here */
+	_exit(128 + sig);
+}
+
+static void watchdog_arm(int sig)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	/* Relaxed: published by the release store of the deadline below. */
+	llog__store_relaxed(&watchdog_sig, sig);
+	/* Release: pairs with the acquire load in watchdog_fire. */
+	llog__store_release(&watchdog_deadline_ms, mono_ms() + CRASH_WATCHDOG_S * 1000 - 100);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &watchdog_old);
+	watchdog_old_alarm = alarm(CRASH_WATCHDOG_S);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* The report finished: the application's SIGALRM action and alarm back
+ * (the signal mask comes back when the handler returns). */
+static void watchdog_disarm(void)
+{
+	alarm(watchdog_old_alarm);
+	sigaction(SIGALRM, &watchdog_old, NULL);
 }
 
 static void crash_handler(int sig, siginfo_t *si, void *uc)
@@ -204,8 +277,11 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	 * paired with their acquire loads, is what they wait for). */
 	if (atomic_compare_exchange_strong_explicit(&crash_state, &expected, 1,
 						    memory_order_relaxed, memory_order_relaxed)) {
-		if (!(sig == SIGABRT && llog__fatal_aborting))
+		if (!(sig == SIGABRT && llog__fatal_aborting)) {
+			watchdog_arm(sig);
 			report(sig, si);
+			watchdog_disarm();
+		}
 		restore_all();
 		atomic_store_explicit(&crash_state, 2, memory_order_release);
 	} else {
@@ -232,17 +308,10 @@ int llog__crash_install(void)
 	void *bt[2];
 
 	if (altstack == NULL) {
-		size_t sz = 64 * 1024;
-		stack_t cur;
-
-		altstack = malloc(sz);
+		altstack = malloc(LLOG__ALTSTACK_BYTES);
 		if (altstack == NULL)
 			return -ENOMEM;
-		if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
-			stack_t ss = {.ss_sp = altstack, .ss_size = sz, .ss_flags = 0};
-
-			sigaltstack(&ss, NULL);
-		}
+		(void)llog__altstack_install(altstack);
 	}
 	/* Loads libgcc's unwinder now: backtrace() in the handler must not
 	 * call dlopen (malloc, locks). */

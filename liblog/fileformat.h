@@ -23,6 +23,11 @@
  *     writer ends a frame at every commit (and earlier when it reaches that
  *     size). Each frame is written with one write(2), so appenders in other
  *     processes never interleave inside a frame.
+ *  3. Crash data: written only by the crash handler when the flusher thread
+ *     crashed (backends/file.c, crash path): an ordinary zstd frame too,
+ *     whole lines, but made without the compressor: a single-segment header
+ *     with a 4-byte content size, one Raw block (<= 128 KiB), and no
+ *     content checksum. zstd tools and readers treat it as any data frame.
  *
  * A file that ends in the middle of a frame (crash, power loss, disk full)
  * has a torn tail: readers report it and use every complete frame before it;

@@ -34,38 +34,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "memsink.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#endif
-
-/* The sanitizers' own handlers for these signals would be llog's
- * "previous" handlers and end the child with an exit code instead. */
-#ifdef TEST_ASAN
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
-}
-#endif
-#ifdef TEST_TSAN
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
-}
-#endif
+#include "childproc.h"
 
 #define NTHREADS 4
 #define PER_THREAD 2500
@@ -74,67 +43,6 @@ static struct sigaction orig_segv; /* before llog_init (crash_handler_off test) 
 static char self_exe[4096];
 
 /* ---- helpers -------------------------------------------------------------- */
-
-struct tdir {
-	char dir[64];
-	char log[128]; /* file sink */
-	char err[128]; /* the child's stderr */
-};
-
-static void tdir_make(struct tdir *t)
-{
-	strcpy(t->dir, "/tmp/llog_proc_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
-	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
-
-/* The whole output of a shell command (NUL-terminated, malloc'd). */
-static char *read_cmd(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 1 << 16;
-	char *s = malloc(cap);
-	size_t n;
-
-	assert_non_null(p);
-	assert_non_null(s);
-	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			s = realloc(s, cap);
-			assert_non_null(s);
-		}
-	}
-	s[len] = '\0';
-	pclose(p);
-	return s;
-}
-
-static char *read_log(const struct tdir *t)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "zstdcat '%s' 2>/dev/null", t->log);
-	return read_cmd(cmd);
-}
-
-static char *read_err(const struct tdir *t)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
-	return read_cmd(cmd);
-}
 
 /* Checks that records "rec t=T i=I" for every T < NTHREADS and I <
  * PER_THREAD appear exactly once, each thread's in order. Returns the
@@ -171,14 +79,6 @@ static size_t check_records(const char *s, const char *tag)
 enum ending { END_SEGV, END_ABORT, END_FATAL, END_EXIT3, END_RETURN, END_SHUTDOWN_THEN_LOG };
 
 static pthread_barrier_t all_logged;
-/* volatile: the compiler cannot see that it is NULL. */
-static int *volatile null_ptr;
-
-/* A real fault, not UBSan's null check (which would exit first). */
-__attribute__((noinline, no_sanitize("undefined"))) static void store_null(void)
-{
-	*null_ptr = 1;
-}
 static enum ending child_end;
 
 static void *logger(void *arg)
@@ -243,16 +143,6 @@ static int child_run(const char *log, const char *err, enum ending end)
 	return 0; /* END_RETURN: main returns this */
 }
 
-/* cmocka catches these signals in the test process: the child starts
- * from the default actions, as a program would. */
-static void default_actions(void)
-{
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-}
-
 static int wait_child(pid_t pid)
 {
 	int st;
@@ -270,7 +160,7 @@ static void run_ending(enum ending end, int want_sig, int want_exit)
 	char *s, *e;
 	size_t last;
 
-	tdir_make(&t);
+	tdir_make(&t, "llog_proc_");
 	if (end == END_RETURN) {
 		pid = fork();
 		assert_true(pid >= 0);
@@ -296,7 +186,7 @@ static void run_ending(enum ending end, int want_sig, int want_exit)
 		assert_true(WIFEXITED(st));
 		assert_int_equal(WEXITSTATUS(st), want_exit);
 	}
-	s = read_log(&t);
+	s = read_zstdcat(&t);
 	e = read_err(&t);
 	last = check_records(s, "rec");
 	(void)check_records(e, "rec");
@@ -395,7 +285,7 @@ static void test_app_handler_chained(void **state)
 	char *s;
 
 	(void)state;
-	tdir_make(&t);
+	tdir_make(&t, "llog_proc_");
 	assert_int_equal(pipe(pfd), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -418,7 +308,7 @@ static void test_app_handler_chained(void **state)
 	assert_non_null(strstr(buf, "APPHANDLER"));
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGSEGV);
-	s = read_log(&t);
+	s = read_zstdcat(&t);
 	(void)check_records(s, "rec");
 	assert_non_null(strstr(s, "SIGSEGV"));
 	free(s);
@@ -532,7 +422,7 @@ static void test_fork(void **state)
 #if defined(__SANITIZE_THREAD__)
 	skip();
 #endif
-	tdir_make(&t);
+	tdir_make(&t, "llog_proc_");
 	snprintf(pidfile, sizeof(pidfile), "%s/pids", t.dir);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -573,7 +463,7 @@ static void test_fork(void **state)
 	assert_non_null(f);
 	assert_int_equal(fscanf(f, "%ld %ld", &cpid, &gpid), 2);
 	fclose(f);
-	s = read_log(&t);
+	s = read_zstdcat(&t);
 	e = read_err(&t);
 	check_fork_out(s, "parent", "@", cpid);
 	check_fork_out(s, "child", "@", gpid);

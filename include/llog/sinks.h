@@ -3,7 +3,8 @@
  *
  * A sink receives every record at or above its own minimum level, already
  * formatted once by the flusher, and a commit at the end of each flusher
- * batch. All sink callbacks run on the flusher thread only, one at a time.
+ * batch. All sink callbacks run on the flusher thread only, one at a time
+ * (the crash entry points too, from the crash handler on that thread).
  * A sink is created by its constructor and handed to llog_add_sink(), which
  * takes ownership.
  */
@@ -67,6 +68,33 @@ struct llog_entry {
  *           child's first LOG then starts a flusher that uses the sink.
  * A failing sink never stops the others. To write a sink, embed struct
  * llog_sink first in your own struct and hand it to llog_add_sink().
+ *
+ * Version 2 also adds the crash entry points, both optional
+ * (NULL: the sink is skipped by the crash drain). llog reads them only from
+ * sinks that declare version >= 2; version-1 sinks keep working and are
+ * skipped there. They are called only when the flusher thread itself
+ * crashes (a fault in a sink, a callback or llog's own flusher code), from
+ * the crash handler on that thread, after the sink's normal state may have
+ * been left inconsistent. So they must be async-signal-safe: no malloc, no
+ * lock, no stdio, only write(2)-like system calls, on memory allocated when
+ * the sink was created; they must not call back into llog and should not
+ * block (a watchdog ends the process after a few seconds).
+ *   crash_write  gets, in output order, each entry at or above the sink's
+ *                level that the sink had not yet received when the flusher
+ *                crashed (the rest of the batch in progress, everything
+ *                still queued, then the FATAL crash record, last). Returns
+ *                the bytes accepted or a negative errno.
+ *   crash_commit ends the drain, called once after the last crash_write:
+ *                everything the sink accepted must reach its medium now.
+ *                Returns the bytes written or a negative errno.
+ * interrupted (the same in every call of one drain) is nonzero when the
+ * crash happened inside one of this sink's own callbacks: its normal
+ * buffers may be mid-update and must not be touched (what it had accepted
+ * through write() and not yet committed is lost). When it is zero, the
+ * sink's state is consistent, and before the first entry it takes through
+ * crash_write (or in crash_commit when there is none) the sink writes out
+ * what it had accepted through write() and not yet committed, so that its
+ * medium receives every record once and in order.
  */
 #define LLOG_SINK_VERSION 2
 
@@ -79,6 +107,8 @@ struct llog_sink_ops {
 	void (*close)(struct llog_sink *s);
 	/* version 2 */
 	void (*after_fork)(struct llog_sink *s);
+	long (*crash_write)(struct llog_sink *s, const struct llog_entry *e, int interrupted);
+	long (*crash_commit)(struct llog_sink *s, int interrupted);
 };
 
 struct llog_sink {
@@ -104,6 +134,9 @@ struct llog_console_options {
 
 /*
  * Creates a console sink. opt may be NULL (stderr, colour auto, all levels).
+ * When the flusher thread crashes, its crash entry points write the lines
+ * it still held (unless the crash happened inside this sink), then the
+ * drained records, without colour, with write(2).
  * The fd is not closed by the sink. Allocates. Returns NULL with errno set
  * (ENOMEM, EINVAL for a negative fd).
  */
@@ -166,6 +199,14 @@ struct llog_file_options {
  * Rotation happens only between frames; no record is lost or duplicated.
  * Rotation is not coordinated between processes sharing one path.
  *
+ * When the flusher thread crashes (llog.h, "Process life"), the sink's crash
+ * entry points append, with one write(2) each, zstd frames of one raw
+ * (uncompressed) block, with the content size but no checksum, each of
+ * whole lines and at most 128 KiB: first the lines it held since its last
+ * commit (unless the crash happened inside this sink), then the drained
+ * records. No rotation and no metadata frame then; plain files get the
+ * lines. Its buffer (128 KiB) is allocated here.
+ *
  * Write errors (ENOSPC, EIO, EFBIG) never block: a short write is cut back
  * off the file, the unwritten records (up to 8 MiB of lines) are retried at
  * the next commit, and beyond that the oldest are dropped and counted in
@@ -209,7 +250,9 @@ struct llog_callback_options {
  * deadlock and no recursion; it is dropped and counted in
  * llog_stats.dropped (the flusher thread never logs). They must not call
  * llog_flush() or llog_shutdown() either (those return at once there), and
- * should return quickly: every other sink waits for them.
+ * should return quickly: every other sink waits for them. The callback sink
+ * has no crash entry points: when the flusher thread crashes (in a callback
+ * or elsewhere), the records not yet handed to it never are.
  *
  * Ownership: opt is copied; user remains the caller's and must stay valid
  * until llog_shutdown() returns. Thread-safe; allocates. Returns the sink
@@ -308,6 +351,8 @@ struct llog_syslog_options {
  * acknowledgement reached llog. A message the collector rejects (a non-200
  * answer) counts in sink_lost. RELP messages longer than 8000 bytes are cut
  * (rsyslog's default limit; a longer frame makes imrelp drop the session).
+ * No crash entry points: a crash of the flusher thread loses the messages
+ * not yet sent (and, over RELP, not yet acknowledged).
  *
  * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
  * allocates, resolves the host name (getaddrinfo: may block on DNS). Makes

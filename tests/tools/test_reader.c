@@ -137,6 +137,42 @@ static void test_corrupt_middle(void **state)
 	assert_int_equal(r.good, file_n + len);
 }
 
+/* The file sink's crash frames (backends/file.c, crash path): a frame of
+ * one Raw block, single segment, 4-byte content size, no checksum, made
+ * without the compressor. It follows a normal frame; read whole and byte
+ * by byte, and cut at every offset inside it. */
+static void test_raw_block_frame(void **state)
+{
+	unsigned char buf[sizeof(file)];
+	size_t len = sizeof(lines) - 1, n = second;
+	uint32_t bh = (uint32_t)len << 3 | 1u; /* Raw (type 0), last block */
+
+	(void)state;
+	memcpy(buf, file, n);
+	memcpy(buf + n, "\x28\xb5\x2f\xfd\xa0", 5);
+	for (int i = 0; i < 4; i++)
+		buf[n + 5 + i] = (unsigned char)(len >> (8 * i));
+	for (int i = 0; i < 3; i++)
+		buf[n + 9 + i] = (unsigned char)(bh >> (8 * i));
+	memcpy(buf + n + 12, lines, len);
+	n += 12 + len;
+	assert_int_equal(ZSTD_findFrameCompressedSize(buf + second, n - second), n - second);
+	for (size_t step = 1; step <= n; step += n - 1) {
+		struct result r = read_all(buf, n, step);
+
+		assert_int_equal(r.data, 2);
+		assert_int_equal(r.damaged, 0);
+		assert_int_equal(r.good, n);
+	}
+	for (size_t cut = second + 1; cut < n; cut++) {
+		struct result r = read_all(buf, cut, 5);
+
+		assert_int_equal(r.data, 1);
+		assert_int_equal(r.damaged, 1);
+		assert_int_equal(r.good, second);
+	}
+}
+
 static void test_record_parse(void **state)
 {
 	struct lcr_record r;
@@ -183,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_whole_and_bytewise),
 		cmocka_unit_test(test_torn_every_offset),
 		cmocka_unit_test(test_corrupt_middle),
+		cmocka_unit_test(test_raw_block_frame),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_time_roundtrip),
 	};

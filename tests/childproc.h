@@ -1,0 +1,130 @@
+/*
+ * childproc.h - helpers for tests whose scenarios run in a child process
+ * and are checked afterwards from what it left (test-only, header-only;
+ * include it in one file of a test program): a scratch directory with the
+ * file sink's path and the child's stderr, reading a command's output, the
+ * signal actions a program starts with, a real NULL store, and the
+ * sanitizer options such children need.
+ */
+#ifndef LLOG_TEST_CHILDPROC_H
+#define LLOG_TEST_CHILDPROC_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#endif
+
+/* The sanitizers' own handlers for these signals would be llog's
+ * "previous" handlers and end the child with an exit code instead. */
+#ifdef TEST_ASAN
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif
+#ifdef TEST_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif
+
+struct tdir {
+	char dir[64];
+	char log[128]; /* file sink */
+	char err[128]; /* the child's stderr: the console sink */
+};
+
+/* A fresh directory /tmp/<prefix>XXXXXX with the two paths in it. */
+static void tdir_make(struct tdir *t, const char *prefix)
+{
+	snprintf(t->dir, sizeof(t->dir), "/tmp/%sXXXXXX", prefix);
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
+	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
+}
+
+static void tdir_remove(struct tdir *t)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The whole output of a shell command (NUL-terminated, malloc'd). */
+static char *read_cmd(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 1 << 16;
+	char *s = malloc(cap);
+	size_t n;
+
+	assert_non_null(p);
+	assert_non_null(s);
+	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			s = realloc(s, cap);
+			assert_non_null(s);
+		}
+	}
+	s[len] = '\0';
+	pclose(p);
+	return s;
+}
+
+static char *read_zstdcat(const struct tdir *t)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "zstdcat '%s' 2>/dev/null", t->log);
+	return read_cmd(cmd);
+}
+
+static char *read_err(const struct tdir *t)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
+	return read_cmd(cmd);
+}
+
+/* cmocka catches these signals in the test process: the child starts
+ * from the default actions, as a program would. */
+static void default_actions(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
+/* volatile: the compiler cannot see that it is NULL. */
+static int *volatile null_ptr;
+
+/* A real fault, not UBSan's null check (which would exit first). */
+__attribute__((noinline, no_sanitize("undefined"))) static void store_null(void)
+{
+	*null_ptr = 1;
+}
+
+#endif /* LLOG_TEST_CHILDPROC_H */

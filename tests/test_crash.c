@@ -1,0 +1,433 @@
+/*
+ * test_crash.c - the crash handler where test_process.c does not reach: a
+ * crash of the flusher thread itself, the watchdog that bounds the handler,
+ * and a stack overflow in a thread that is not the llog_init thread. Each
+ * scenario runs in a child process; the parent checks how it died (with an
+ * upper bound on the time, as a hang detector) and what it left in the file
+ * sink (through zstdcat and llogcat) and on the console (its stderr).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+
+#include "childproc.h"
+
+/* Upper bound on a crashing child's life: a hang detector, not a timing
+ * assertion (the watchdog fires after 5 s). */
+#define CHILD_LIMIT_S 20
+
+/* ---- helpers -------------------------------------------------------------- */
+
+/* The file through llogcat (NULL when the build has none). */
+static char *read_llogcat(const struct tdir *t)
+{
+	const char *llogcat = getenv("LLOGCAT");
+	char cmd[4096 + 256];
+
+	if (llogcat == NULL)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", llogcat, t->log);
+	return read_cmd(cmd);
+}
+
+/* Records "rec i=I" for I < n appear exactly once and in order. Returns the
+ * offset just after the last one. */
+static size_t check_records(const char *s, int n)
+{
+	const char *p = s;
+	size_t end = 0;
+	int next = 0;
+
+	while ((p = strstr(p, "rec i=")) != NULL) {
+		int i;
+
+		assert_int_equal(sscanf(p + 6, "%d", &i), 1);
+		if (i != next)
+			fprintf(stderr, "record %d where %d was expected\n", i, next);
+		assert_int_equal(i, next);
+		next++;
+		p += 6;
+		end = (size_t)(p - s);
+	}
+	if (next != n)
+		fprintf(stderr, "%d records of %d\n", next, n);
+	assert_int_equal(next, n);
+	return end;
+}
+
+/* After the last record: the FATAL crash record naming SIGSEGV, and no
+ * other record after it. */
+static void check_crash_last(const char *s, size_t last)
+{
+	const char *c = strstr(s + last, "FATAL");
+
+	assert_non_null(c);
+	assert_non_null(strstr(c, "SIGSEGV"));
+	assert_null(strstr(c + 5, "FATAL"));
+	assert_null(strstr(c, "rec i="));
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs fn in a child with stderr to t->err; waits at most CHILD_LIMIT_S
+ * (then kills it and fails); checks that it died of SIGSEGV. */
+static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
+{
+	double t0 = now_s();
+	pid_t pid = fork();
+	int st = 0;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(t->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(90);
+		close(fd);
+		default_actions();
+		fn(t);
+		_exit(91);
+	}
+	for (;;) {
+		struct timespec ms = {0, 10 * 1000000};
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		assert_true(w >= 0);
+		if (w == pid)
+			break;
+		if (now_s() - t0 > CHILD_LIMIT_S) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("the crashing child still runs after %d s", CHILD_LIMIT_S);
+		}
+		nanosleep(&ms, NULL);
+	}
+	if (!WIFSIGNALED(st))
+		fprintf(stderr, "child status %#x\n", st);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+	fprintf(stderr, "child died of SIGSEGV after %.2f s\n", now_s() - t0);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* In the child: a file sink (index 0) and a console sink (index 1), then
+ * `extra` (index 2, may be NULL), then llog_init. */
+static void child_init(const struct tdir *t, struct llog_sink *extra, unsigned interval_ms)
+{
+	struct llog_config cfg = {.flush_interval_ms = interval_ms};
+	struct llog_file_options fo = {.path = t->log};
+	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
+
+	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0)
+		_exit(92);
+	if (extra != NULL && llog_add_sink(extra) != 0)
+		_exit(93);
+	if (llog_init(&cfg) != 0)
+		_exit(94);
+}
+
+/* ---- 1. the flusher crashes in a callback sink ---------------------------------- */
+
+#define FIRST 100  /* committed before the crash, in normal frames */
+#define ROUND 100  /* the round during which the flusher crashes */
+#define QUEUED 100 /* pushed while the flusher is stuck: on the list */
+#define CRASH_AT (FIRST + ROUND / 2)
+
+/* Set by the callback (flusher thread) when it reached CRASH_AT, and by
+ * the main thread when the QUEUED records are pushed. seq_cst: test code,
+ * the simplest correct order (each side only polls the other's flag). */
+static atomic_int at_crash_point, queued;
+
+static void crashing_entry(void *user, const struct llog_entry *e)
+{
+	static int n;
+
+	(void)user;
+	(void)e;
+	if (++n != CRASH_AT)
+		return;
+	atomic_store(&at_crash_point, 1);
+	for (int i = 0; i < 10000 && !atomic_load(&queued); i++)
+		sleep_ms(1);
+	store_null();
+}
+
+static void flusher_crash_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = crashing_entry};
+
+	child_init(t, llog_callback_sink(&cb), 1000);
+	for (int i = 0; i < FIRST; i++)
+		LOG_INFO("rec i=%d first", i);
+	llog_flush();
+	/* The last one is an ERROR: it wakes the flusher for this round. */
+	for (int i = FIRST; i < FIRST + ROUND - 1; i++)
+		LOG_INFO("rec i=%d round", i);
+	LOG_ERROR("rec i=%d round", FIRST + ROUND - 1);
+	for (int i = 0; i < 10000 && !atomic_load(&at_crash_point); i++)
+		sleep_ms(1);
+	for (int i = FIRST + ROUND; i < FIRST + ROUND + QUEUED; i++)
+		LOG_INFO("rec i=%d queued", i);
+	atomic_store(&queued, 1);
+	for (;;)
+		pause();
+}
+
+static void check_output(const char *what, const char *s, int n)
+{
+	size_t last;
+
+	assert_non_null(s);
+	fprintf(stderr, "%s: checking %d records and the crash record\n", what, n);
+	last = check_records(s, n);
+	check_crash_last(s, last);
+}
+
+static void test_flusher_crash_drains(void **state)
+{
+	struct tdir t;
+	char *z, *lc, *e;
+	const int n = FIRST + ROUND + QUEUED;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, flusher_crash_child);
+	z = read_zstdcat(&t);
+	lc = read_llogcat(&t);
+	e = read_err(&t);
+	check_output("zstdcat", z, n);
+	assert_non_null(strstr(z, "at address 0x0"));
+	if (lc != NULL)
+		check_output("llogcat", lc, n);
+	check_output("console", e, n);
+	/* The first FIRST records are in a normal, compressed frame, the rest
+	 * in the raw crash frames: zstd -t accepts the whole file. */
+	{
+		char cmd[256];
+		char *out;
+
+		snprintf(cmd, sizeof(cmd), "zstd -t '%s' 2>&1 && echo ZSTD_OK", t.log);
+		out = read_cmd(cmd);
+		assert_non_null(strstr(out, "ZSTD_OK"));
+		free(out);
+	}
+	free(z);
+	free(lc);
+	free(e);
+	tdir_remove(&t);
+}
+
+/* ---- 2. the watchdog -------------------------------------------------------- */
+
+/* A sink that faults on the flusher in its N-th write and then blocks
+ * forever in its crash path: only the watchdog ends the process. */
+struct wedged {
+	struct llog_sink base;
+	int n;
+};
+
+static long wedged_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	struct wedged *w = (struct wedged *)s;
+
+	(void)e;
+	if (++w->n == 20)
+		store_null();
+	return 0;
+}
+
+static long wedged_commit(struct llog_sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+static void wedged_close(struct llog_sink *s)
+{
+	free(s);
+}
+
+__attribute__((noreturn)) static long wedged_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
+{
+	(void)s;
+	(void)e;
+	(void)interrupted;
+	for (;;)
+		pause();
+}
+
+__attribute__((noreturn)) static long wedged_crash_commit(struct llog_sink *s, int interrupted)
+{
+	(void)s;
+	(void)interrupted;
+	for (;;)
+		pause();
+}
+
+static const struct llog_sink_ops wedged_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = wedged_write,
+	.commit = wedged_commit,
+	.close = wedged_close,
+	.crash_write = wedged_crash_write,
+	.crash_commit = wedged_crash_commit,
+};
+
+static void wedged_crash_child(const struct tdir *t)
+{
+	struct wedged *w = calloc(1, sizeof(*w));
+
+	if (w == NULL)
+		_exit(95);
+	w->base.ops = &wedged_ops;
+	child_init(t, &w->base, 20);
+	for (int i = 0; i < 100; i++)
+		LOG_INFO("rec i=%d", i);
+	for (;;)
+		pause();
+}
+
+static void test_watchdog_wedged_crash_sink(void **state)
+{
+	struct tdir t;
+	char *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, wedged_crash_child);
+	e = read_err(&t);
+	assert_non_null(strstr(e, "did not finish in time"));
+	free(e);
+	tdir_remove(&t);
+}
+
+/* The application thread crashes while a callback sink sleeps forever on
+ * the flusher: the drain's bounded wait, then the re-raised signal. */
+static void sleeping_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if (strstr(e->msg, "sleep") != NULL)
+		for (;;)
+			sleep_ms(1000);
+}
+
+static void sleeping_sink_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = sleeping_entry};
+
+	child_init(t, llog_callback_sink(&cb), 20);
+	LOG_ERROR("sleep now");
+	sleep_ms(200);
+	store_null();
+}
+
+static void test_watchdog_sleeping_sink(void **state)
+{
+	struct tdir t;
+	char *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, sleeping_sink_child);
+	e = read_err(&t);
+	/* Not committed in time: the handler wrote the line itself. */
+	assert_non_null(strstr(e, "caught SIGSEGV"));
+	assert_non_null(strstr(e, "not committed"));
+	free(e);
+	tdir_remove(&t);
+}
+
+/* ---- 3. stack overflow in a thread that is not the llog_init thread ---------- */
+
+static volatile int keep_going = 1;
+
+__attribute__((noinline)) static int recurse(volatile char *prev)
+{
+	volatile char buf[512];
+
+	buf[0] = (char)(prev != NULL ? prev[0] + 1 : 0);
+	if (!keep_going)
+		return buf[0];
+	return recurse(buf) + buf[1];
+}
+
+static void *overflow_thread(void *arg)
+{
+	(void)arg;
+	LOG_INFO("rec i=0 before the overflow");
+	llog_flush();
+	return (void *)(intptr_t)recurse(NULL);
+}
+
+static void overflow_child(const struct tdir *t)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+
+	child_init(t, NULL, 50);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	if (pthread_create(&th, &attr, overflow_thread, NULL) != 0)
+		_exit(96);
+	for (;;)
+		pause();
+}
+
+static void test_stack_overflow_other_thread(void **state)
+{
+	struct tdir t;
+	char *z, *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, overflow_child);
+	z = read_zstdcat(&t);
+	e = read_err(&t);
+	check_output("zstdcat", z, 1);
+	check_output("console", e, 1);
+	free(z);
+	free(e);
+	tdir_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flusher_crash_drains),
+		cmocka_unit_test(test_watchdog_wedged_crash_sink),
+		cmocka_unit_test(test_watchdog_sleeping_sink),
+		cmocka_unit_test(test_stack_overflow_other_thread),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
