@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -46,6 +47,9 @@ const char *__tsan_default_options(void)
 }
 #endif
 
+/* Not every test program uses every helper. */
+#define CHILDPROC_FN static __attribute__((unused))
+
 struct tdir {
 	char dir[64];
 	char log[128]; /* file sink */
@@ -53,7 +57,7 @@ struct tdir {
 };
 
 /* A fresh directory /tmp/<prefix>XXXXXX with the two paths in it. */
-static void tdir_make(struct tdir *t, const char *prefix)
+CHILDPROC_FN void tdir_make(struct tdir *t, const char *prefix)
 {
 	snprintf(t->dir, sizeof(t->dir), "/tmp/%sXXXXXX", prefix);
 	assert_non_null(mkdtemp(t->dir));
@@ -61,7 +65,7 @@ static void tdir_make(struct tdir *t, const char *prefix)
 	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
 }
 
-static void tdir_remove(struct tdir *t)
+CHILDPROC_FN void tdir_remove(struct tdir *t)
 {
 	char cmd[128];
 
@@ -69,13 +73,15 @@ static void tdir_remove(struct tdir *t)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* The whole output of a shell command (NUL-terminated, malloc'd). */
-static char *read_cmd(const char *cmd)
+/* The whole output of a shell command (NUL-terminated, malloc'd); *rc
+ * (when not NULL) gets its exit status, -1 when it did not exit. */
+CHILDPROC_FN char *run_cmd(const char *cmd, int *rc)
 {
 	FILE *p = popen(cmd, "r");
 	size_t len = 0, cap = 1 << 16;
 	char *s = malloc(cap);
 	size_t n;
+	int st;
 
 	assert_non_null(p);
 	assert_non_null(s);
@@ -88,11 +94,18 @@ static char *read_cmd(const char *cmd)
 		}
 	}
 	s[len] = '\0';
-	pclose(p);
+	st = pclose(p);
+	if (rc != NULL)
+		*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return s;
 }
 
-static char *read_zstdcat(const struct tdir *t)
+CHILDPROC_FN char *read_cmd(const char *cmd)
+{
+	return run_cmd(cmd, NULL);
+}
+
+CHILDPROC_FN char *read_zstdcat(const struct tdir *t)
 {
 	char cmd[256];
 
@@ -100,7 +113,7 @@ static char *read_zstdcat(const struct tdir *t)
 	return read_cmd(cmd);
 }
 
-static char *read_err(const struct tdir *t)
+CHILDPROC_FN char *read_err(const struct tdir *t)
 {
 	char cmd[256];
 
@@ -110,7 +123,7 @@ static char *read_err(const struct tdir *t)
 
 /* cmocka catches these signals in the test process: the child starts
  * from the default actions, as a program would. */
-static void default_actions(void)
+CHILDPROC_FN void default_actions(void)
 {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
 
@@ -122,7 +135,7 @@ static void default_actions(void)
 static int *volatile null_ptr;
 
 /* A real fault, not UBSan's null check (which would exit first). */
-__attribute__((noinline, no_sanitize("undefined"))) static void store_null(void)
+__attribute__((noinline, unused, no_sanitize("undefined"))) static void store_null(void)
 {
 	*null_ptr = 1;
 }

@@ -40,34 +40,14 @@
 #include "llog/sinks.h"
 #include "reader.h"
 
+#include "childproc.h"
+
 #define NTHREADS 4
 #define ROUNDS 20
 #define MAX_DELAY_US 40000
 #define FIRST_COMMIT_TIMEOUT_S 20 /* child start and first commit (TSan is slow) */
 
 /* ---- helpers -------------------------------------------------------------- */
-
-struct tdir {
-	char dir[64];
-	char log[128]; /* the file sink's file */
-	char err[128]; /* the child's stderr */
-};
-
-static void tdir_make(struct tdir *t)
-{
-	strcpy(t->dir, "/tmp/llog_kill_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
-	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
 
 static uint64_t prng_state;
 
@@ -123,31 +103,6 @@ static void print_file(const char *path)
 
 	fprintf(stderr, "--- %s:\n%.*s---\n", path, (int)n, (const char *)p);
 	free(p);
-}
-
-/* The whole output of a shell command (NUL-terminated, malloc'd); *rc gets
- * its exit status. */
-static char *run_cmd(const char *cmd, int *rc)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 4096, k;
-	char *s = malloc(cap);
-	int st;
-
-	assert_non_null(p);
-	assert_non_null(s);
-	while ((k = fread(s + len, 1, cap - len - 1, p)) > 0) {
-		len += k;
-		if (cap - len < 1024) {
-			cap *= 2;
-			s = realloc(s, cap);
-			assert_non_null(s);
-		}
-	}
-	s[len] = '\0';
-	st = pclose(p);
-	*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return s;
 }
 
 /* ---- the child ------------------------------------------------------------ */
@@ -356,7 +311,7 @@ static void test_kill_random_moments(void **state)
 		pid_t pid;
 		int st;
 
-		tdir_make(&t);
+		tdir_make(&t, "llog_kill_");
 		fflush(stdout);
 		fflush(stderr);
 		pid = fork();
