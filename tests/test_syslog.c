@@ -521,6 +521,8 @@ static void test_tcp_restart_accounting(void **state)
 	fclose(f);
 	assert_true(notices >= 1);
 	assert_int_equal(said, a + b + c - seen);
+	print_message("tcp accounting: %ld of %ld arrived, %ld reported dropped\n", seen,
+		      a + b + c, said);
 }
 
 struct relp_run {
