@@ -998,6 +998,7 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	struct llog_entry e;
 	uint64_t n;
 	int at, took = 0, committed = 0;
+	struct llist_node *queued;
 
 	if (f == NULL)
 		return 0;
@@ -1010,9 +1011,11 @@ int llog__crash_drain_self(struct llog__rec *rec)
 		rest = rest->next; /* lost: rendering it is what crashed */
 	n = crash_chain(f, rest, at);
 	/* Acquire exchange (llist.h): synchronizes with every push in the
-	 * chain, as F3 does. */
-	n += crash_chain(f, llist_reverse_order(llist_del_all_replace(&llog__g.head, LLOG__CLOSED)),
-			 at);
+	 * chain, as F3 does. In the final round the list is closed already:
+	 * the sentinel is not a record. */
+	queued = llist_del_all_replace(&llog__g.head, LLOG__CLOSED);
+	if (queued != LLOG__CLOSED)
+		n += crash_chain(f, llist_reverse_order(queued), at);
 	if (rec != NULL) {
 		rec->ts = llog__clock_raw();
 		render_entry(f, rec, f->crash_msg, &f->tmp_plan, &e);

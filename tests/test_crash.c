@@ -247,6 +247,37 @@ static void test_flusher_crash_drains(void **state)
 	tdir_remove(&t);
 }
 
+/* The same crash in the final round (llog_shutdown, as at exit): the list
+ * is closed already; everything is drained once, the crash record last. */
+static void final_round_crash_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = crashing_entry};
+
+	atomic_store(&queued, 1); /* nothing to wait for in the callback */
+	child_init(t, llog_callback_sink(&cb), 60000);
+	for (int i = 0; i < FIRST + ROUND; i++)
+		LOG_INFO("rec i=%d", i);
+	llog_shutdown(); /* its final round crashes at CRASH_AT */
+	_exit(96);
+}
+
+static void test_flusher_crash_in_final_round(void **state)
+{
+	struct tdir t;
+	char *z, *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, final_round_crash_child);
+	z = read_zstdcat(&t);
+	e = read_err(&t);
+	check_output("zstdcat", z, FIRST + ROUND);
+	check_output("console", e, FIRST + ROUND);
+	free(z);
+	free(e);
+	tdir_remove(&t);
+}
+
 /* ---- 2. the watchdog -------------------------------------------------------- */
 
 /* A sink that faults on the flusher in its N-th write and then blocks
@@ -424,6 +455,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flusher_crash_drains),
+		cmocka_unit_test(test_flusher_crash_in_final_round),
 		cmocka_unit_test(test_watchdog_wedged_crash_sink),
 		cmocka_unit_test(test_watchdog_sleeping_sink),
 		cmocka_unit_test(test_stack_overflow_other_thread),
