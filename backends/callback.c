@@ -41,11 +41,19 @@ static void cb_close(struct llog_sink *s)
 	free(s);
 }
 
+/* In a fork child: nothing is buffered here; the user's functions go on
+ * being called in the child too. */
+static void cb_after_fork(struct llog_sink *s)
+{
+	(void)s;
+}
+
 static const struct llog_sink_ops cb_ops = {
 	.version = LLOG__SINK_VERSION,
 	.write = cb_write,
 	.commit = cb_commit,
 	.close = cb_close,
+	.after_fork = cb_after_fork,
 };
 
 struct llog_sink *llog_callback_sink(const struct llog_callback_options *opt)

@@ -154,11 +154,23 @@ static void console_close(struct llog_sink *s)
 	free(c);
 }
 
+/* In a fork child: anything not yet written is the parent's. The fd is
+ * shared; each commit is whole lines, so both processes can use it. */
+static void console_after_fork(struct llog_sink *s)
+{
+	struct console *c = (struct console *)s;
+
+	c->used = 0;
+	c->pending_bytes = 0;
+	c->error = 0;
+}
+
 static const struct llog_sink_ops console_ops = {
 	.version = LLOG__SINK_VERSION,
 	.write = console_write,
 	.commit = console_commit,
 	.close = console_close,
+	.after_fork = console_after_fork,
 	.crash_write = console_crash_write,
 	.crash_commit = console_crash_commit,
 };

@@ -108,6 +108,8 @@ struct syslog_sink {
 	int broke;               /* a TCP connection broke since the last notice */
 	int64_t next_try_ms;
 	int backoff_ms;
+	int stalled;             /* a drain from write() ran out of time: no
+				  * more of them until the next commit */
 	long bytes;              /* sent since the last commit */
 	int err;                 /* first error since the last commit */
 };
@@ -730,9 +732,15 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 
 	enqueue(s, m, n);
 	/* A batch larger than the buffer: send as we go (connecting first
-	 * when due) rather than drop. */
-	if (s->qend - s->qhead > s->bound / 2)
+	 * when due) rather than drop; but once such a drain ran out of time
+	 * (a stalled collector), not again before the commit, so one round
+	 * blocks for about two timeouts at most, not one per record. */
+	if (s->qend - s->qhead > s->bound / 2 && !s->stalled) {
+		int64_t t0 = mono_ms();
+
 		drain(s, 0);
+		s->stalled = mono_ms() - t0 >= s->timeout_ms;
+	}
 	return (long)n;
 }
 
@@ -741,6 +749,7 @@ static long syslog_commit(struct llog_sink *base)
 	struct syslog_sink *s = (struct syslog_sink *)base;
 	long rc;
 
+	s->stalled = 0;
 	drain(s, 0);
 	rc = s->err != 0 ? s->err : s->bytes;
 	s->err = 0;

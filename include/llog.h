@@ -157,20 +157,25 @@ struct llog_config {
  * llog_init() replaces llog's.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
- * one round: the sinks' timeouts bound it). The records pending in the
- * parent at the fork are written by the parent only. The child inherits
- * llog's configuration and sinks, but not the parent's pending records
- * (each sink's after_fork drops its copy of them; a syslog sink gives up
- * the parent's connection and connects anew, with the child's pid as
- * PROCID) and not the other threads' arenas (left untouched). A fresh
- * flusher starts at the child's first LOG, llog_flush() or llog_init()
- * (which then returns -EALREADY): that first call creates a thread
- * (allocates), so it must not be made in a signal handler. llog_shutdown()
- * in the child before any of these closes the inherited sinks. A file
- * sink's file stays shared: each commit is one write of whole frames with
- * O_APPEND, so both processes append whole frames. Do not fork from a sink
- * callback. If llog was not running in the parent, the child starts with
- * llog not running either.
+ * one round, bounded by the sinks' timeouts; so a sink callback must not
+ * wait for a lock that a thread calling fork() holds). The records pending
+ * in the parent at the fork are written by the parent only. The child
+ * inherits llog's configuration and sinks (those added just before the
+ * fork included), but not the parent's pending records: each sink's
+ * after_fork drops its copy of them (a syslog sink also gives up the
+ * parent's connection and connects anew, with the child's pid as PROCID).
+ * A sink without after_fork (a version-1 sink of your own) is not used in
+ * the child. The other threads' arenas are left untouched. A fresh flusher
+ * starts at the child's first LOG or llog_flush() (creating a thread:
+ * allocates; a LOG in a signal handler never waits for it but is written
+ * synchronously to stderr instead). A child that calls llog_init() before
+ * logging replaces the inherited sinks with its own (those it added) and
+ * its configuration; llog_shutdown() before any of these closes the
+ * inherited sinks. A file sink's file stays shared: each commit is one
+ * write of whole frames with O_APPEND, so both processes append whole
+ * frames (rotation is not coordinated between them). Do not fork from a
+ * sink callback. If llog was not running in the parent, the child starts
+ * with llog not running either.
  *
  * Signal handlers: a LOG in a signal handler that interrupted a LOG call of
  * the same thread is dropped and counted (stats.dropped, and a notice in

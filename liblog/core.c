@@ -84,6 +84,12 @@ static pthread_t flusher_thread;
 static struct llog_sink *pending_sinks[MAX_SINKS];
 static int n_pending_sinks;
 
+/* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
+struct llog__sink_rec {
+	struct llog__rec rec;
+	struct llog_sink *sink;
+};
+
 /* Flusher-owned state. */
 struct flusher {
 	struct llog_sink *sinks[MAX_SINKS];
@@ -791,10 +797,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 			rd->barriers = pos;
 			break;
 		case LLOG__K_SINK: {
-			struct llog__sink_rec {
-				struct llog__rec rec;
-				struct llog_sink *sink;
-			} *sr = (void *)r;
+			struct llog__sink_rec *sr = (void *)r;
 
 			if (f->nsinks < MAX_SINKS)
 				f->sinks[f->nsinks++] = sr->sink;
@@ -1108,20 +1111,46 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-	/* Relaxed: the child is single-threaded here. */
-	llog__store_relaxed(&llog__g.head.first, LLOG__CLOSED);
+	/* The child is single-threaded here: the orders below do not matter
+	 * (relaxed stores; the exchange is llist.h's). */
+	struct llist_node *inherited = llist_del_all_replace(&llog__g.head, LLOG__CLOSED);
+
+	if (inherited == LLOG__CLOSED)
+		inherited = NULL;
 	llog__store_relaxed(&llog__g.pending, 0);
 	llog__store_relaxed(&llog__g.stop, 0);
 	llog__store_relaxed(&llog__g.blocked_waiters, 0);
 	if (running && the_flusher != NULL) {
 		struct flusher *f = the_flusher;
+		struct llist_node *pos, *next;
+		int n = 0;
 
+		/* Sinks added (llog_add_sink) but not yet installed by the
+		 * flusher are in the list, which is the parent's otherwise. */
+		llist_for_each_safe(pos, next, llist_reverse_order(inherited)) {
+			struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+			if (r->kind == LLOG__K_SINK) {
+				struct llog__sink_rec *sr = (void *)r;
+
+				if (f->nsinks < MAX_SINKS)
+					f->sinks[f->nsinks++] = sr->sink;
+				free(sr);
+			}
+		}
+		/* A sink that cannot drop the parent's state (no after_fork:
+		 * version 1, or a sink that declares none) is not used in the
+		 * child: it would write the parent's data again or share a
+		 * connection. It is forgotten, not closed (the parent's). */
 		for (int i = 0; i < f->nsinks; i++) {
 			const struct llog_sink_ops *ops = f->sinks[i]->ops;
 
-			if (ops->version >= 2 && ops->after_fork != NULL)
+			if (ops->version >= 2 && ops->after_fork != NULL) {
 				ops->after_fork(f->sinks[i]);
+				f->sinks[n++] = f->sinks[i];
+			}
 		}
+		f->nsinks = n;
 		llog__store_relaxed(&fork_restart, 1);
 	}
 	running = 0;
@@ -1232,29 +1261,39 @@ static int start_flusher(struct flusher *f)
 }
 
 /* Under ctl_lock, in a fork child whose inherited flusher waits: starts it
- * (or, with stop, closes its sinks instead). */
+ * with the sinks added in the child too (or, with stop, closes the
+ * inherited sinks instead). */
 static int fork_resume(int stop)
 {
 	struct flusher *f = the_flusher;
 
 	llog__store_relaxed(&fork_restart, 0);
 	the_flusher = NULL;
-	if (!stop)
+	if (!stop) {
+		for (int i = 0; i < n_pending_sinks; i++) {
+			if (f->nsinks < MAX_SINKS)
+				f->sinks[f->nsinks++] = pending_sinks[i];
+			else
+				pending_sinks[i]->ops->close(pending_sinks[i]);
+		}
+		n_pending_sinks = 0;
 		return start_flusher(f);
+	}
 	close_all(f->sinks, f->nsinks);
 	free_flusher(f);
 	return 0;
 }
 
 /* The first use in a fork child: starts the inherited flusher. Returns
- * whether llog runs now. */
+ * whether llog runs now. A try-lock: a LOG in a signal handler that
+ * interrupted this thread inside ctl_lock must not wait for itself (it is
+ * written synchronously instead). */
 static int __attribute__((noinline, cold)) restart_after_fork(void)
 {
 	int ok;
 
-	if (in_ctl)
+	if (in_ctl || pthread_mutex_trylock(&ctl_lock) != 0)
 		return 0;
-	pthread_mutex_lock(&ctl_lock);
 	if (llog__load_relaxed(&fork_restart))
 		(void)fork_resume(0);
 	ok = running;
@@ -1273,11 +1312,11 @@ int llog_init(const struct llog_config *cfg)
 		goto out;
 	}
 	if (llog__load_relaxed(&fork_restart)) {
-		/* A fork child: the inherited configuration goes on. */
-		rc = fork_resume(0);
-		if (rc == 0)
-			rc = -EALREADY;
-		goto out;
+		/* A fork child calling llog_init before any LOG: its own
+		 * configuration and sinks replace the inherited ones. */
+		in_ctl = 1;
+		(void)fork_resume(1);
+		in_ctl = 0;
 	}
 	rc = apply_config(cfg);
 	if (rc != 0)
@@ -1324,25 +1363,12 @@ out:
 
 int llog_add_sink(struct llog_sink *sink)
 {
-	struct llog__sink_rec {
-		struct llog__rec rec;
-		struct llog_sink *sink;
-	} *sr;
+	struct llog__sink_rec *sr;
 	int rc = 0;
 
 	if (sink == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&ctl_lock);
-	if (!running && llog__load_relaxed(&fork_restart)) {
-		/* A fork child, flusher not started yet: ours to change. */
-		struct flusher *f = the_flusher;
-
-		if (f->nsinks < MAX_SINKS)
-			f->sinks[f->nsinks++] = sink;
-		else
-			rc = -ENOSPC;
-		goto out;
-	}
 	if (!running) {
 		if (n_pending_sinks < MAX_SINKS)
 			pending_sinks[n_pending_sinks++] = sink;

@@ -473,6 +473,104 @@ static void test_fork(void **state)
 	tdir_remove(&t);
 }
 
+/* Lines of s containing `pat` (a count). */
+static int count_of(const char *s, const char *pat)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, pat)) != NULL; p += strlen(pat))
+		n++;
+	return n;
+}
+
+static char *zstdcat_of(const char *path)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "zstdcat '%s' 2>/dev/null", path);
+	return read_cmd(cmd);
+}
+
+/*
+ * A sink added just before fork() (still on its way to the flusher) is
+ * the child's too; a child that calls llog_init() before logging gets its
+ * own configuration and sinks instead of the inherited ones.
+ */
+static void test_fork_sinks(void **state)
+{
+	struct tdir t;
+	char b[160], c[160];
+	pid_t pid;
+	int st;
+	char *sa, *sb, *sc;
+
+	(void)state;
+#if defined(__SANITIZE_THREAD__)
+	skip(); /* see test_fork */
+#endif
+	tdir_make(&t, "llog_proc_");
+	snprintf(b, sizeof(b), "%s/b.log.zst", t.dir);
+	snprintf(c, sizeof(c), "%s/c.log.zst", t.dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct llog_config cfg = {.flush_interval_ms = 60000};
+		struct llog_file_options fa = {.path = t.log}, fb = {.path = b}, fc = {.path = c};
+		pid_t g1, g2;
+		int s1, s2;
+
+		if (llog_add_sink(llog_file_sink(&fa)) != 0 || llog_init(&cfg) != 0)
+			_exit(20);
+		LOG_INFO("early");
+		if (llog_add_sink(llog_file_sink(&fb)) != 0)
+			_exit(21);
+		g1 = fork(); /* the sink record for b is still on the list */
+		if (g1 == 0) {
+			for (int i = 0; i < 100; i++)
+				LOG_INFO("g1 i=%d", i);
+			exit(0);
+		}
+		g2 = fork();
+		if (g2 == 0) {
+			if (llog_add_sink(llog_file_sink(&fc)) != 0 || llog_init(NULL) != 0)
+				_exit(30);
+			for (int i = 0; i < 100; i++)
+				LOG_INFO("g2 i=%d", i);
+			exit(0);
+		}
+		if (g1 < 0 || g2 < 0 || waitpid(g1, &s1, 0) != g1 || waitpid(g2, &s2, 0) != g2 ||
+		    !WIFEXITED(s1) || WEXITSTATUS(s1) != 0 || !WIFEXITED(s2) ||
+		    WEXITSTATUS(s2) != 0)
+			_exit(22);
+		LOG_INFO("late");
+		llog_shutdown();
+		_exit(0);
+	}
+	st = wait_child(pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	sa = read_zstdcat(&t);
+	sb = zstdcat_of(b);
+	sc = zstdcat_of(c);
+	/* a: the parent's two and the first child's hundred, once each */
+	assert_int_equal(count_of(sa, " early\n"), 1);
+	assert_int_equal(count_of(sa, " late\n"), 1);
+	assert_int_equal(count_of(sa, " g1 i="), 100);
+	assert_int_equal(count_of(sa, " g2 i="), 0);
+	/* b: added before the fork, so the first child's as well */
+	assert_int_equal(count_of(sb, " g1 i="), 100);
+	assert_int_equal(count_of(sb, " late\n"), 1);
+	assert_int_equal(count_of(sb, " early\n"), 0);
+	assert_int_equal(count_of(sb, " g2 i="), 0);
+	/* c: only the second child's, which replaced the inherited sinks */
+	assert_int_equal(count_of(sc, " g2 i="), 100);
+	assert_int_equal(count_of(sc, " g1 i=") + count_of(sc, " late\n"), 0);
+	free(sa);
+	free(sb);
+	free(sc);
+	tdir_remove(&t);
+}
+
 /* ---- signal handler re-entry ------------------------------------------------ */
 
 static volatile sig_atomic_t handler_calls;
@@ -619,6 +717,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_app_handler_chained),
 		cmocka_unit_test(test_crash_handler_off),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_fork_sinks),
 		cmocka_unit_test(test_concurrent_flush_shutdown),
 		cmocka_unit_test(test_signal_reentry),
 	};
