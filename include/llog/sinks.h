@@ -65,7 +65,9 @@ struct llog_entry {
  *           (the parent writes them), give up connections without
  *           shutdown(2) (close the child's descriptor only) so the child
  *           reconnects, and refresh anything that names the process. The
- *           child's first LOG then starts a flusher that uses the sink.
+ *           child's first LOG then starts a flusher that uses the sink. A
+ *           sink without after_fork is not used in the child (forgotten,
+ *           not closed: its state is the parent's).
  * A failing sink never stops the others. To write a sink, embed struct
  * llog_sink first in your own struct and hand it to llog_add_sink().
  *
