@@ -17,7 +17,8 @@
  *   received == sent + queued + dropped (llog__count_sink_lost)
  *   queued bytes <= buffer_bytes (the oldest are dropped to make room; a
  *   partly sent TCP message dropped this way also drops the connection,
- *   so a frame is never cut)
+ *   so a frame is never cut; RELP keeps what is in flight and drops the
+ *   oldest unsent message instead, or the new one when all are in flight)
  * Order: messages leave in the order write() received them. After drops,
  * or after a TCP connection broke, the next message sent is a notice
  * (app-name as configured, msgid "llog") that says how many were dropped
@@ -227,6 +228,16 @@ static void drop_head(struct syslog_sink *s)
 		s->qhead = s->qend = s->qsent = 0;
 }
 
+/* Removes the unsent item at offset v (not the head, not in flight). */
+static void drop_at(struct syslog_sink *s, size_t v)
+{
+	size_t len = 4 + item_len(s, v);
+
+	memmove(s->q + v, s->q + v + len, s->qend - v - len);
+	s->qend -= len;
+	s->qcount--;
+}
+
 static void disconnect(struct syslog_sink *s)
 {
 	if (s->fd >= 0)
@@ -250,9 +261,24 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 	uint32_t len = (uint32_t)n;
 
 	while (s->qcount > 0 && s->qend - s->qhead + 4 + n > s->bound) {
-		/* Never leave half a frame on the stream; RELP: the head is in
-		 * flight (the collector may have it: counted dropped anyway). */
-		if ((s->qsent == s->qhead && s->send_off > 0) || s->nflight > 0)
+		if (s->nflight > 0) {
+			/* RELP: what is in flight stays (the collector most
+			 * likely has it; dropping it would mean a new session
+			 * and resending the rest): the oldest unsent message
+			 * goes, not one partly sent, else this new one. */
+			size_t v = s->qsent;
+
+			if (v < s->qend && s->send_off > 0)
+				v += 4 + item_len(s, v);
+			s->dropped++;
+			llog__count_sink_lost(1);
+			if (v == s->qend)
+				return;
+			drop_at(s, v);
+			continue;
+		}
+		/* Never leave half a frame on the stream. */
+		if (s->qsent == s->qhead && s->send_off > 0)
 			disconnect(s);
 		drop_head(s);
 		s->dropped++;
