@@ -96,7 +96,8 @@ struct llog_config {
  *
  * Crash handler (unless crash_handler_off): installed by llog_init() for
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT with SA_SIGINFO|SA_ONSTACK.
- * A 64 KiB alternate signal stack is set up, when the thread has none, for
+ * A 64 KiB alternate signal stack (mapped with a guard page below it) is
+ * set up, when the thread has none, for
  * the thread that calls llog_init(), for the flusher, and for every thread
  * when it makes its arena (its first LOG), so a stack overflow there is
  * reported too (not in a thread that never logged and has no stack of its

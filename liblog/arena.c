@@ -20,8 +20,9 @@
  * everything of this arena and frees it itself.
  *
  * Alternate signal stack: a thread that has none when its arena is made gets
- * one of LLOG__ALTSTACK_BYTES (64 KiB) carved from the arena's allocation,
- * so the crash handler runs even when the thread overflows its stack. It is
+ * one of LLOG__ALTSTACK_BYTES (64 KiB, mapped with a guard page below it:
+ * a handler overflowing it faults instead of corrupting memory), so the
+ * crash handler runs even when the thread overflows its stack. It is
  * disabled (if it is still the thread's and not in use) before the arena
  * can be freed: before the exit record is pushed, or before the thread frees
  * its arena itself. A thread that already has one (its own, a sanitizer's)
@@ -33,6 +34,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -75,6 +77,32 @@ int llog__altstack_install(void *mem)
 	return sigaltstack(&ss, NULL) == 0;
 }
 
+/* Maps LLOG__ALTSTACK_BYTES with a PROT_NONE guard page below them: a
+ * handler that overflows its alternate stack faults (and the process dies
+ * of it) instead of writing over whatever lies below. NULL on failure. */
+void *llog__altstack_new(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pg + LLOG__ALTSTACK_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p, pg, PROT_NONE) != 0) {
+		munmap(p, pg + LLOG__ALTSTACK_BYTES);
+		return NULL;
+	}
+	return p + pg;
+}
+
+void llog__altstack_delete(void *mem)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (mem != NULL)
+		munmap((char *)mem - pg, pg + LLOG__ALTSTACK_BYTES);
+}
+
 void llog__altstack_remove(void *mem)
 {
 	stack_t cur, off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
@@ -89,14 +117,16 @@ static struct llog__arena *arena_create(void)
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__g.arena_bytes));
 	stack_t cur;
 	int alt = sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE);
-	struct llog__arena *a =
-		aligned_alloc(64, sizeof(*a) + size + (alt ? LLOG__ALTSTACK_BYTES : 0));
+	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);
 
 	if (a == NULL)
 		return NULL;
 	memset(a, 0, sizeof(*a));
-	if (alt && llog__altstack_install(a->ring + size))
-		a->altstack = a->ring + size;
+	if (alt && (a->altstack = llog__altstack_new()) != NULL &&
+	    !llog__altstack_install(a->altstack)) {
+		llog__altstack_delete(a->altstack);
+		a->altstack = NULL;
+	}
 	a->size = size;
 	a->mask = size - 1;
 	a->tid = (uint64_t)syscall(SYS_gettid);
@@ -129,6 +159,7 @@ void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t 
 
 void llog__arena_free(struct llog__arena *a)
 {
+	llog__altstack_delete(a->altstack);
 	free(a);
 }
 

@@ -1217,7 +1217,7 @@ static void free_flusher(struct flusher *f)
 {
 	free(f->msgbuf);
 	free(f->crash_msg);
-	free(f->altstack);
+	llog__altstack_delete(f->altstack);
 	free(f);
 }
 
@@ -1329,7 +1329,7 @@ int llog_init(const struct llog_config *cfg)
 	f->msgcap = llog__load_relaxed(&llog__g.max_record_bytes) + MARKER_LEN;
 	f->msgbuf = malloc(f->msgcap);
 	f->crash_msg = malloc(f->msgcap);
-	f->altstack = malloc(LLOG__ALTSTACK_BYTES);
+	f->altstack = llog__altstack_new();
 	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL) {
 		free_flusher(f);
 		rc = -ENOMEM;

@@ -79,7 +79,7 @@ struct llog__arena {
 	uint32_t dropped_pending;
 	volatile int in_log;   /* re-entry guard (signal handlers) */
 	uint64_t tid;
-	void *altstack;        /* ours, after the ring; NULL: the thread had one */
+	void *altstack;        /* ours (llog__altstack_new); NULL: the thread had one */
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
 	struct llog__rec exit_rec;
@@ -171,6 +171,9 @@ int llog__altstack_install(void *mem);
 /* Disables the calling thread's alternate signal stack if it is still mem
  * and not in use (before mem is freed). */
 void llog__altstack_remove(void *mem);
+/* A new alternate stack with a guard page (mmap), and its unmapping. */
+void *llog__altstack_new(void);
+void llog__altstack_delete(void *mem);
 void llog__arena_mark_flusher(void);
 void llog__arena_after_fork(void);
 

@@ -308,7 +308,7 @@ int llog__crash_install(void)
 	void *bt[2];
 
 	if (altstack == NULL) {
-		altstack = malloc(LLOG__ALTSTACK_BYTES);
+		altstack = llog__altstack_new();
 		if (altstack == NULL)
 			return -ENOMEM;
 		(void)llog__altstack_install(altstack);
