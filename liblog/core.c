@@ -1155,6 +1155,7 @@ static void atfork_child(void)
 	}
 	running = 0;
 	crash_flusher = NULL;
+	llog__crash_after_fork();
 	llog__arena_after_fork();
 	pthread_mutex_init(&ctl_lock, NULL);
 	pthread_mutex_init(&round_lock, NULL);

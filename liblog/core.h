@@ -232,6 +232,8 @@ static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
 /* crash.c (under the control mutex) */
 int llog__crash_install(void);
 void llog__crash_uninstall(void);
+/* From atfork_child: forgets a crash report in progress in the parent. */
+void llog__crash_after_fork(void);
 /* Removes the crash signals from *set (the flusher's blocked mask). */
 void llog__crash_block_mask(sigset_t *set);
 

@@ -64,6 +64,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <execinfo.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -215,6 +216,7 @@ static void watchdog_fire(int alrm)
 {
 	static const char msg[] = "llog: the crash handler did not finish in time: "
 				  "dying of the signal now\n";
+	struct pollfd err = {.fd = 2, .events = POLLOUT};
 	struct sigaction dfl;
 	sigset_t set;
 	int sig;
@@ -226,7 +228,10 @@ static void watchdog_fire(int alrm)
 	if (mono_ms() < llog__load_acquire(&watchdog_deadline_ms))
 		return;
 	sig = llog__load_relaxed(&watchdog_sig);
-	write_str(msg, sizeof(msg) - 1);
+	/* Only when stderr takes it at once: a stderr that blocks (a full
+	 * pipe) may be what wedged the report in the first place. */
+	if (poll(&err, 1, 0) == 1 && (err.revents & POLLOUT))
+		write_str(msg, sizeof(msg) - 1);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -300,6 +305,23 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	 * re-executes its instruction on return. */
 	if (si == NULL || si->si_code <= 0)
 		raise(sig);
+}
+
+/*
+ * In a fork child (single-threaded, from atfork_child): a crash report that
+ * another thread of the parent was running is not the child's. Start from
+ * "no crash", with the application's SIGALRM action back if the watchdog's
+ * is in place (the child has no alarm pending). Relaxed: no other thread.
+ */
+void llog__crash_after_fork(void)
+{
+	struct sigaction cur;
+
+	if (llog__load_relaxed(&crash_state) == 0)
+		return;
+	if (sigaction(SIGALRM, NULL, &cur) == 0 && cur.sa_handler == watchdog_fire)
+		sigaction(SIGALRM, &watchdog_old, NULL);
+	llog__store_relaxed(&crash_state, 0);
 }
 
 int llog__crash_install(void)

@@ -451,6 +451,113 @@ static void test_stack_overflow_other_thread(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 5. fork while another thread reports a crash ------------------------------- */
+
+/* Set on the flusher when the crash record reaches the callback: the
+ * report of the main thread's crash is then in progress. seq_cst: test
+ * code, each side only polls the other's flag. */
+static atomic_int report_started;
+static const struct tdir *fork_dir;
+
+static void fatal_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if (e->level == LLOG_FATAL)
+		atomic_store(&report_started, 1);
+}
+
+/* Forks during the report; the grandchild crashes at once: its own crash
+ * must be reported (it is not the parent's report in progress). Writes
+ * the grandchild's status and whether its stderr has the report to
+ * DIR/gc, before the 2-second drain of the parent's report ends. */
+static void *forker(void *arg)
+{
+	char err[160], res[160], buf[4096];
+	pid_t g;
+	int st = 0, fd;
+	ssize_t n;
+	FILE *f;
+
+	(void)arg;
+	while (!atomic_load(&report_started))
+		sleep_ms(1);
+	snprintf(err, sizeof(err), "%s/gc_err", fork_dir->dir);
+	snprintf(res, sizeof(res), "%s/gc", fork_dir->dir);
+	g = fork();
+	if (g == 0) {
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(97);
+		store_null();
+		_exit(98);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g)
+		return NULL;
+	fd = open(err, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	f = fopen(res, "w");
+	if (f != NULL) {
+		fprintf(f, "%d %d %d\n", WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : -1,
+			strstr(buf, "caught SIGSEGV") != NULL);
+		fclose(f);
+	}
+	return NULL;
+}
+
+/* The main thread crashes; its report then blocks writing the backtrace
+ * to stderr, a pipe that is full (nobody reads it) until the watchdog ends
+ * the process: a long report outside any flusher round, so fork() in
+ * another thread goes ahead meanwhile. */
+static void fork_during_report_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = fatal_entry};
+	struct llog_file_options fo = {.path = t->log};
+	char fill[4096] = {0};
+	pthread_t th;
+	int p[2];
+
+	fork_dir = t;
+	if (pipe2(p, O_NONBLOCK) != 0)
+		_exit(95);
+	while (write(p[1], fill, sizeof(fill)) > 0)
+		;
+	if (fcntl(p[1], F_SETFL, 0) != 0 || dup2(p[1], 2) < 0)
+		_exit(95);
+	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_callback_sink(&cb)) != 0 ||
+	    llog_init(&(struct llog_config){.flush_interval_ms = 50}) != 0)
+		_exit(94);
+	if (pthread_create(&th, NULL, forker, NULL) != 0)
+		_exit(96);
+	LOG_INFO("rec i=0");
+	store_null();
+}
+
+static void test_fork_during_crash_report(void **state)
+{
+	struct tdir t;
+	char res[160];
+	int sig = 0, term = 0, reported = 0;
+	FILE *f;
+
+	(void)state;
+#if defined(TEST_TSAN)
+	skip(); /* threads after a multi-threaded fork: see test_process's test_fork */
+#endif
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, fork_during_report_child);
+	snprintf(res, sizeof(res), "%s/gc", t.dir);
+	f = fopen(res, "r");
+	if (f == NULL)
+		fail_msg("the grandchild's crash was not over before its parent died");
+	assert_int_equal(fscanf(f, "%d %d %d", &sig, &term, &reported), 3);
+	fclose(f);
+	assert_true(sig);
+	assert_int_equal(term, SIGSEGV);
+	assert_true(reported);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_wedged_crash_sink),
 		cmocka_unit_test(test_watchdog_sleeping_sink),
 		cmocka_unit_test(test_stack_overflow_other_thread),
+		cmocka_unit_test(test_fork_during_crash_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
