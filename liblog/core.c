@@ -775,7 +775,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 				drop_notice(f, r);
 				rd->notices++;
 			}
-			write_record(f, r, next);
+			write_record(f, r, next); /* sets crash_rest = next */
 			rd->nrec++;
 			if (hold)
 				defer(rd, pos);
@@ -787,6 +787,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 				drop_notice(f, r);
 				rd->notices++;
 			}
+			f->crash_rest = next; /* the arena may be freed below */
 			if (hold)
 				defer(rd, pos);
 			else
@@ -803,6 +804,7 @@ static void process(struct flusher *f, struct llist_node *chain, int hold, struc
 				f->sinks[f->nsinks++] = sr->sink;
 			else
 				sr->sink->ops->close(sr->sink);
+			f->crash_rest = next; /* sr is freed below */
 			free(sr);
 			break;
 		}
