@@ -972,8 +972,17 @@ static uint64_t crash_chain(struct flusher *f, struct llist_node *pos, int at)
 	for (; pos != NULL; pos = pos->next) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
+		if (r->kind == LLOG__K_SINK) {
+			/* Installed as the round would have: the records
+			 * after it reach it too (appended: `at` stays valid). */
+			struct llog__sink_rec *sr = (void *)r;
+
+			if (f->nsinks < MAX_SINKS)
+				f->sinks[f->nsinks++] = sr->sink;
+			continue;
+		}
 		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT)
-			continue; /* barriers and sink changes: nobody waits now */
+			continue; /* barriers: nobody waits now */
 		if (r->dropped != 0) {
 			notice_entry(f, r, r->dropped, note, &e);
 			crash_hand(f, 0, &e, at);
