@@ -14,14 +14,18 @@
  * buffer, the records missing are exactly those reported dropped (stats
  * and the notices in the stream). Over RELP (rsyslog's imrelp) 20,000
  * records arrive exactly once, and so do 100,000 when rsyslog is stopped
- * in the middle of the stream and started again. Bad URLs and unknown
- * hosts are refused.
+ * in the middle of the stream and started again; against a small RELP
+ * server of the test's own that stops acknowledging, nothing is sent twice
+ * and what is missing is exactly what is reported dropped. A fork child
+ * sends its records on its own connection with its own pid. Bad URLs and
+ * unknown hosts are refused.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -651,6 +655,168 @@ static void test_fork_reconnect(void **state)
 	assert_int_equal(next_kid, 1000);
 }
 
+/* ---- a RELP collector that stops acknowledging ---------------------------- */
+
+#define FAKE_N 2000
+
+/* A minimal RELP server (one connection at a time) for what rsyslog will
+ * not do on demand: stop acknowledging. It answers "open", records every
+ * "syslog" frame's "rec i=N" (counts) and the drop notices' numbers, and
+ * acknowledges messages only while `acking` (holding the others back, to
+ * acknowledge in order once acking is set again). */
+static struct fake {
+	int lfd, port;
+	_Atomic int acking, stop, sessions;
+	int counts[FAKE_N];
+	long notices_said, frames;
+	pthread_t th;
+} fk;
+
+static void fake_send(int fd, const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void *fake_main(void *arg)
+{
+	static char buf[1 << 20];
+	unsigned held[4096];
+	int nheld = 0, fd = -1;
+	size_t len = 0;
+
+	(void)arg;
+	while (!atomic_load(&fk.stop)) {
+		struct pollfd p = {.fd = fd >= 0 ? fd : fk.lfd, .events = POLLIN};
+		char *nl, ack[64];
+		ssize_t r;
+
+		if (fd >= 0 && atomic_load(&fk.acking) && nheld > 0) {
+			for (int i = 0; i < nheld; i++) {
+				snprintf(ack, sizeof(ack), "%u rsp 6 200 OK\n", held[i]);
+				fake_send(fd, ack);
+			}
+			nheld = 0;
+		}
+		if (poll(&p, 1, 10) != 1)
+			continue;
+		if (fd < 0) {
+			fd = accept(fk.lfd, NULL, NULL);
+			len = 0;
+			nheld = 0;
+			atomic_fetch_add(&fk.sessions, 1);
+			continue;
+		}
+		r = recv(fd, buf + len, sizeof(buf) - len, 0);
+		if (r <= 0) {
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		len += (size_t)r;
+		/* Complete frames: "TXNR CMD LEN[ DATA]\n" */
+		for (;;) {
+			unsigned txnr;
+			size_t dl;
+			char cmd[33];
+			int hl;
+			char *data;
+
+			if (sscanf(buf, "%u %32s %zu%n", &txnr, cmd, &dl, &hl) != 3)
+				break;
+			data = buf + hl + (dl > 0);
+			if ((size_t)(data - buf) + dl + 1 > len)
+				break;
+			nl = data + dl;
+			assert_int_equal(*nl, '\n');
+			if (strcmp(cmd, "open") == 0 || strcmp(cmd, "close") == 0) {
+				snprintf(ack, sizeof(ack), "%u rsp 6 200 OK\n", txnr);
+				fake_send(fd, ack);
+			} else if (strcmp(cmd, "syslog") == 0) {
+				char *m = memmem(data, dl, "rec i=", 6), *k;
+				long i;
+
+				fk.frames++;
+				if (m != NULL && sscanf(m, "rec i=%ld", &i) == 1 && i >= 0 && i < FAKE_N)
+					fk.counts[i]++;
+				k = memmem(data, dl, "llog: ", 6);
+				if (k != NULL && sscanf(k, "llog: %ld messages dropped", &i) == 1)
+					fk.notices_said += i;
+				if (atomic_load(&fk.acking)) {
+					snprintf(ack, sizeof(ack), "%u rsp 6 200 OK\n", txnr);
+					fake_send(fd, ack);
+				} else if (nheld < 4096) {
+					held[nheld++] = txnr;
+				}
+			}
+			memmove(buf, nl + 1, len - (size_t)(nl + 1 - buf));
+			len -= (size_t)(nl + 1 - buf);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * The collector stops acknowledging while 2,000 records are logged into a
+ * small buffer, then acknowledges again. What was in flight stays in
+ * flight (no new session, so nothing is sent twice) and the overflow drops
+ * unsent messages only: every record reaches the collector at most once,
+ * and the records missing are exactly the ones the stats and the notice
+ * in the stream report dropped.
+ */
+static void test_relp_stalled_collector(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	struct llog_stats before, after;
+	char url[64];
+	long got = 0;
+
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	fk.lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fk.lfd >= 0);
+	assert_int_equal(bind(fk.lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fk.lfd, 4), 0);
+	assert_int_equal(getsockname(fk.lfd, (struct sockaddr *)&a, &al), 0);
+	fk.port = ntohs(a.sin_port);
+	assert_int_equal(pthread_create(&fk.th, NULL, fake_main, NULL), 0);
+	snprintf(url, sizeof(url), "relp://127.0.0.1:%d", fk.port);
+	llog_get_stats(&before);
+	timeout_ms = 100;
+	start_llog(url, 32 * 1024);
+	timeout_ms = 500;
+	my_tid = tid_now();
+	log_range(0, FAKE_N / 2, 100); /* not acknowledged */
+	atomic_store(&fk.acking, 1);
+	log_range(FAKE_N / 2, FAKE_N / 2, 100);
+	llog_shutdown();
+	llog_get_stats(&after);
+	atomic_store(&fk.stop, 1);
+	assert_int_equal(pthread_join(fk.th, NULL), 0);
+	close(fk.lfd);
+	for (int i = 0; i < FAKE_N; i++) {
+		assert_true(fk.counts[i] <= 1); /* never twice */
+		got += fk.counts[i];
+	}
+	assert_int_equal(atomic_load(&fk.sessions), 1);
+	assert_true(after.sink_lost - before.sink_lost > 0);
+	assert_int_equal(after.sink_lost - before.sink_lost, (uint64_t)(FAKE_N - got));
+	assert_int_equal(fk.notices_said, FAKE_N - got);
+	print_message("relp stalled: %ld of %d arrived once, %ld reported dropped\n", got, FAKE_N,
+		      fk.notices_said);
+}
+
 static void test_bad_urls(void **state)
 {
 	static const char *const bad[] = {"http://x:1", "tcp://", "tcp://h:0", "tcp://h:99999",
@@ -690,6 +856,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_restart_accounting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relp_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_reconnect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relp_stalled_collector, setup, teardown),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */
