@@ -531,6 +531,8 @@ static void test_tcp_restart_accounting(void **state)
 
 struct relp_run {
 	long n;
+	/* Records logged so far. seq_cst (the default): test code, one writer
+	 * and one poller, no ordering subtleties worth a weaker order. */
 	_Atomic long done;
 };
 
@@ -666,6 +668,8 @@ static void test_fork_reconnect(void **state)
  * acknowledge in order once acking is set again). */
 static struct fake {
 	int lfd, port;
+	/* seq_cst (the default): flags polled across the two threads; the
+	 * plain fields below are read only after pthread_join. */
 	_Atomic int acking, stop, sessions;
 	int counts[FAKE_N];
 	long notices_said, frames;
