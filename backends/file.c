@@ -14,6 +14,15 @@
  * skippable frame of liblog/fileformat.h (written lazily so seq_first is the
  * sequence number of the first record that goes to the file).
  *
+ * No allocation after creation (the flusher commits the crash's last batch
+ * with write()/commit(), and the crash handler promises no malloc): the
+ * input buffer is allocated at its bound, MAX_CHUNKS frames' worth, whose
+ * pages the kernel backs only as they are first used; the CCtx is a static
+ * one (ZSTD_initStaticCCtx) in a workspace sized at creation for the
+ * sink's level and the largest input, LLOG_FRAME_CONTENT_MAX. zstd never
+ * allocates for a static CCtx, nor frees or resizes its workspace; it
+ * would fail with memory_allocation if the workspace were short.
+ *
  * Invariants, with records counted per sink:
  *   received == in the file + pending + lost (llog__count_sink_lost)
  *   pending input <= MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
@@ -75,6 +84,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/* For ZSTD_estimateCCtxSize_usingCParams, ZSTD_getCParams and
+ * ZSTD_initStaticCCtx (zstd.h's static-linking section; libzstd.so exports
+ * them too). */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "fileformat.h"
@@ -82,6 +95,7 @@
 
 #define LINE_MAX_BYTES (16 * 1024)
 #define MAX_CHUNKS 2 /* retry bound: 2 frames' worth of lines, 8 MiB */
+#define IN_CAP ((size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
 #define META_ROOM (8 + LLOG_META_MAX)
 #define TS_LEN 26    /* "YYYYMMDDTHHMMSS.nnnnnnnnnZ" */
 #define ZST_EXT ".zst"
@@ -106,9 +120,10 @@ struct file_sink {
 	int64_t period;         /* rotate_interval_s period of the file */
 	int need_meta;          /* the file is empty: metadata goes first */
 	char *rotated_from;     /* basename the current file replaced */
-	ZSTD_CCtx *cctx;
-	char *in;
-	size_t in_len, in_cap;
+	ZSTD_CCtx *cctx;        /* static: lives in cctx_ws */
+	void *cctx_ws;          /* its workspace (cctx_workspace()) */
+	char *in;               /* IN_CAP bytes */
+	size_t in_len;
 	struct chunk ch[MAX_CHUNKS];
 	int nch;
 	char *out;              /* META_ROOM, then a frame */
@@ -514,25 +529,6 @@ static void flush_chunks(struct file_sink *fs)
 		drop_chunks(fs, done);
 }
 
-/* Room for n more bytes of input; in never exceeds MAX_CHUNKS chunks. */
-static int reserve(struct file_sink *fs, size_t n)
-{
-	size_t cap = fs->in_cap ? fs->in_cap : 64 * 1024;
-	char *p;
-
-	if (fs->in_len + n <= fs->in_cap)
-		return 0;
-	while (cap < fs->in_len + n)
-		cap *= 2;
-	if (cap > (size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
-		cap = (size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX;
-	if ((p = realloc(fs->in, cap)) == NULL)
-		return -ENOMEM;
-	fs->in = p;
-	fs->in_cap = cap;
-	return 0;
-}
-
 /* ---- the sink callbacks (flusher thread only) ----------------------------- */
 
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
@@ -555,10 +551,8 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		}
 		fs->ch[fs->nch++] = (struct chunk){fs->in_len, 0, e->seq, 0};
 	}
-	if (reserve(fs, n) < 0) {
-		llog__count_sink_lost(1);
-		return -ENOMEM;
-	}
+	/* in_len + n <= IN_CAP: at most MAX_CHUNKS chunks of at most
+	 * LLOG_FRAME_CONTENT_MAX bytes each (a line is far shorter). */
 	c = &fs->ch[fs->nch - 1];
 	memcpy(fs->in + fs->in_len, line, n);
 	fs->in_len += n;
@@ -675,7 +669,7 @@ static void free_sink(struct file_sink *fs)
 {
 	if (fs->fd >= 0)
 		close(fs->fd);
-	ZSTD_freeCCtx(fs->cctx);
+	free(fs->cctx_ws); /* a static CCtx is freed with its workspace */
 	free(fs->in);
 	free(fs->out);
 	free(fs->crash);
@@ -750,15 +744,43 @@ static int split_path(struct file_sink *fs)
 	return fs->dir != NULL && fs->stem != NULL && bl > 0 ? 0 : -1;
 }
 
+/*
+ * Bytes of workspace for a static CCtx that compresses, in one call, any
+ * input of up to LLOG_FRAME_CONTENT_MAX bytes at this level. zstd picks its
+ * parameters by input size, from four tables (inputs up to 16 KiB, 128 KiB,
+ * 256 KiB, larger) with the window cut down to the input, so the largest
+ * need is at the top of one of the four ranges; this is how
+ * ZSTD_estimateCCtxSize() does it for inputs of any size.
+ */
+static size_t cctx_workspace(int level)
+{
+	static const unsigned long long tops[] = {16u << 10, 128u << 10, 256u << 10,
+						  LLOG_FRAME_CONTENT_MAX};
+	size_t max = 0;
+
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		size_t n = ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(level, tops[i], 0));
+
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
 static int setup_zstd(struct file_sink *fs, int level)
 {
-	fs->cctx = ZSTD_createCCtx();
+	size_t ws;
+
+	if (level == 0)
+		level = ZSTD_CLEVEL_DEFAULT;
+	ws = cctx_workspace(level);
+	fs->cctx_ws = malloc(ws); /* malloc's alignment: >= 8, as zstd needs */
+	fs->cctx = fs->cctx_ws != NULL ? ZSTD_initStaticCCtx(fs->cctx_ws, ws) : NULL;
 	fs->out_cap = META_ROOM + ZSTD_compressBound(LLOG_FRAME_CONTENT_MAX);
 	fs->out = malloc(fs->out_cap);
 	if (fs->cctx == NULL || fs->out == NULL)
 		return -ENOMEM;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_compressionLevel,
-						level != 0 ? level : ZSTD_CLEVEL_DEFAULT)) ||
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_compressionLevel, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(fs->cctx, ZSTD_c_contentSizeFlag, 1)))
 		return -EINVAL;
@@ -794,7 +816,10 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->max_files = opt->max_files;
 	fs->path = strdup(opt->path);
 	fs->crash = malloc(CRASH_HDR + CRASH_BLOCK);
-	rc = fs->path == NULL || fs->crash == NULL || split_path(fs) != 0 ? -ENOMEM : 0;
+	fs->in = malloc(IN_CAP); /* an mmap: pages are backed as they are used */
+	rc = fs->path == NULL || fs->crash == NULL || fs->in == NULL || split_path(fs) != 0
+		     ? -ENOMEM
+		     : 0;
 	if (rc == 0 && !fs->plain)
 		rc = setup_zstd(fs, opt->zstd_level);
 	if (rc < 0)

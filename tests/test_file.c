@@ -201,13 +201,21 @@ static long check_tag(const char *text, char tag, long first)
 {
 	long next = first;
 	char pat[8];
-	const char *p = text;
+	const char *p = text, *e = text + strlen(text);
 
+	/* memmem, not strstr: AddressSanitizer's strstr takes the strlen of
+	 * the rest of the text at every call (quadratic on big files). */
 	snprintf(pat, sizeof(pat), "tag=%c ", tag);
-	while ((p = strstr(p, pat)) != NULL) {
+	while ((p = memmem(p, (size_t)(e - p), pat, strlen(pat))) != NULL) {
+		const char *num = p + strlen(pat) + 2;
+		char *end;
 		long i;
 
-		if (sscanf(p + strlen(pat), "i=%ld", &i) != 1 || i != next)
+		/* strtol, not sscanf: glibc's sscanf also takes that strlen. */
+		if (strncmp(p + strlen(pat), "i=", 2) != 0)
+			return -1;
+		i = strtol(num, &end, 10);
+		if (end == num || i != next)
 			return -1;
 		next++;
 		p += strlen(pat);
@@ -361,6 +369,58 @@ static void test_roundtrip_zstd(void **state)
 	roundtrip(LLOG_FILE_ZSTD, 1);
 	roundtrip(LLOG_FILE_ZSTD, 0); /* default, 3 */
 	roundtrip(LLOG_FILE_ZSTD, 19);
+}
+
+/* Frames of every size the sink makes, in an order that would make a
+ * dynamic zstd context resize (smaller, larger, many small after a large
+ * one), at fast, default-ish and high levels: the sink's static context is
+ * sized at creation for all of them, so every record arrives compressed
+ * (a frame that failed to compress would stay pending and be lost at
+ * close). One batch is more than LLOG_FRAME_CONTENT_MAX (4 MiB) of lines:
+ * a full frame and a remainder. */
+static void test_levels_frame_sizes(void **state)
+{
+	static const int levels[] = {-5, 1, 3, 19};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
+		/* Long period, large arena: a batch is what was logged between
+		 * two llog_flush() calls. */
+		struct llog_config cfg = {.flush_interval_ms = 60000, .arena_bytes = 64u << 20};
+		struct llog_file_options o = {.zstd_level = levels[k]};
+		struct llog_sink *s;
+		struct decoded d = {0};
+		struct tdir t;
+		long n = 0;
+
+		tdir_make(&t, "app.log.zst");
+		o.path = t.path;
+		s = llog_file_sink(&o);
+		assert_non_null(s);
+		assert_int_equal(llog_add_sink(s), 0);
+		assert_int_equal(llog_init(&cfg), 0);
+		log_range('a', n, 1, 1); /* one record */
+		n += 1;
+		log_range('a', n, 400, 400); /* larger */
+		n += 400;
+		log_range('a', n, 200, 1); /* 200 commits of one record */
+		n += 200;
+		log_range('a', n, 60000, 60000); /* > 4 MiB: a full frame */
+		n += 60000;
+		log_range('a', n, 300, 1); /* many small after the largest */
+		n += 300;
+		log_range('a', n, 3000, 3000);
+		n += 3000;
+		llog_shutdown();
+
+		decode_file(t.path, 0, &d);
+		assert_false(d.damaged);
+		assert_int_equal(check_tag(d.text, 'a', 0), n);
+		assert_true(d.frames >= 503);
+		assert_true(zstd_test_ok(t.path));
+		free(d.text);
+		tdir_remove(&t);
+	}
 }
 
 /* ---- torn tail -------------------------------------------------------------- */
@@ -661,6 +721,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_plain),
 		cmocka_unit_test(test_roundtrip_zstd),
+		cmocka_unit_test(test_levels_frame_sizes),
 		cmocka_unit_test(test_torn_tail_truncated),
 		cmocka_unit_test(test_torn_tail_garbage),
 		cmocka_unit_test(test_rotation_size_keep_all),

@@ -10,13 +10,26 @@
  * with write(2) and ends the process with _exit(99) (not abort(): that would
  * re-enter the crash handler).
  *
- * In a child: a file sink and a console sink (to a file); 4 threads log
- * 4 x 2500 records and are joined; llog_flush() once (every buffer and
- * zstd context has reached its working size); the main thread logs 10 more
- * records; the flag is set; NULL is dereferenced. The parent checks that
- * the child died of SIGSEGV (not exit 99) and that the file (zstdcat) and
- * the console output hold every record, each thread's in order, then the
- * 10 more, then the FATAL crash record naming SIGSEGV.
+ * In a child: a file sink and a console sink (to a file); a warm-up, then
+ * the flag is set and NULL is dereferenced. The parent checks that the
+ * child died of SIGSEGV (not exit 99) and that the file (zstdcat) and the
+ * console output hold every record, each thread's in order, then the ones
+ * the main thread logged last, then the FATAL crash record naming SIGSEGV.
+ * The cases differ in what the last batch (the one the flusher commits
+ * during the crash) is, compared with the batches before it:
+ *   test_crash_without_malloc: 4 threads log 4 x 2500 records, llog_flush(),
+ *     10 more records: a batch smaller than the warm-up's;
+ *   test_crash_after_small_commits: 4 x 2500 records, llog_flush(), 200
+ *     commits of one record each (zstd shrinks a context that stays
+ *     oversized for many calls), then 4 x 10 records;
+ *   test_crash_batch_larger_than_any: one record, llog_flush(), then
+ *     4 x 100 records: a larger frame than any before (zstd would size its
+ *     context up);
+ *   test_crash_batch_grows_input: one record, llog_flush(), then 4 x 600
+ *     records: more input than any batch before (the file sink's input
+ *     buffer would grow).
+ * In the last three the flusher's period is long, so the records logged
+ * after the warm-up are all committed in the crash's batch.
  *
  * Not under AddressSanitizer or ThreadSanitizer: they own malloc (and the
  * SIGSEGV handling). Built there, the interposers are compiled out and the
@@ -172,8 +185,15 @@ void *pvalloc(size_t n)
 /* ---- helpers -------------------------------------------------------------- */
 
 #define NTHREADS 4
-#define PER_THREAD 2500
-#define MORE 10
+
+/* One case: what the child logs before the crash. */
+struct scenario {
+	unsigned flush_interval_ms;
+	int warm;        /* records per thread before the llog_flush() */
+	int commits;     /* then commits of one record each ("commit i=") */
+	int late;        /* then records per thread, continuing "rec" */
+	int more;        /* then records of the main thread ("more i=") */
+};
 
 struct tdir {
 	char dir[64];
@@ -230,12 +250,38 @@ static char *read_path(const char *prog, const char *path)
 	return read_cmd(cmd);
 }
 
-/* Every "rec t=T i=I" once, each thread's in order, then "more i=0..9" in
- * order, then a FATAL line naming SIGSEGV after all of them. */
-static void check_output(const char *s, const char *what)
+/* Every "pfx i=I" in s, I = 0..n-1 in order, each after *last; moves
+ * *last past the final one. */
+static void check_series(const char *s, const char *pfx, int n, const char **last,
+			 const char *what)
 {
-	static const char rec[] = "rec t=", more[] = "more i=";
-	int next[NTHREADS] = {0}, next_more = 0;
+	const char *p = s;
+	int next = 0;
+
+	while ((p = strstr(p, pfx)) != NULL) {
+		int i;
+
+		assert_int_equal(sscanf(p + strlen(pfx), "%d", &i), 1);
+		if (i != next || p < *last) {
+			fprintf(stderr, "%s: %s%d where %s%d was due\n", what, pfx, i, pfx, next);
+			fail();
+		}
+		next++;
+		p += strlen(pfx);
+		*last = p;
+	}
+	if (next != n)
+		fprintf(stderr, "%s: %d of %d \"%s\" records\n", what, next, n, pfx);
+	assert_int_equal(next, n);
+}
+
+/* Every "rec t=T i=I" once, each thread's in order, then the "commit i="
+ * and "more i=" records in order, then a FATAL line naming SIGSEGV after
+ * all of them. */
+static void check_output(const char *s, const struct scenario *sc, const char *what)
+{
+	static const char rec[] = "rec t=";
+	int per_thread = sc->warm + sc->late, next[NTHREADS] = {0};
 	const char *p = s, *last = s, *fatal;
 
 	while ((p = strstr(p, rec)) != NULL) {
@@ -250,26 +296,23 @@ static void check_output(const char *s, const char *what)
 		}
 		next[th]++;
 		p += strlen(rec);
-		last = p;
+		if (p > last)
+			last = p;
 	}
 	for (int th = 0; th < NTHREADS; th++) {
-		if (next[th] != PER_THREAD)
+		if (next[th] != per_thread)
 			fprintf(stderr, "%s: thread %d: %d of %d records\n", what, th, next[th],
-				PER_THREAD);
-		assert_int_equal(next[th], PER_THREAD);
+				per_thread);
+		assert_int_equal(next[th], per_thread);
 	}
-	p = s;
-	while ((p = strstr(p, more)) != NULL) {
-		int i;
+	if (sc->late == 0) /* the commits come after every thread's records */
+		check_series(s, "commit i=", sc->commits, &last, what);
+	else {
+		const char *before = s;
 
-		assert_int_equal(sscanf(p + strlen(more), "%d", &i), 1);
-		assert_int_equal(i, next_more);
-		assert_true(p > last); /* after every thread's records */
-		next_more++;
-		p += strlen(more);
-		last = p;
+		check_series(s, "commit i=", sc->commits, &before, what);
 	}
-	assert_int_equal(next_more, MORE);
+	check_series(s, "more i=", sc->more, &last, what);
 	fatal = strstr(last, " FATAL ");
 	if (fatal == NULL || strstr(fatal, "SIGSEGV") == NULL) {
 		fprintf(stderr, "%s: no FATAL record naming SIGSEGV after the records:\n%s\n", what,
@@ -281,6 +324,7 @@ static void check_output(const char *s, const char *what)
 /* ---- the child ------------------------------------------------------------ */
 
 static pthread_barrier_t start_line;
+static pthread_barrier_t done_line; /* the parked loggers and the main thread */
 /* volatile: the compiler cannot see that it is NULL. */
 static int *volatile null_ptr;
 
@@ -289,22 +333,59 @@ __attribute__((noinline)) static void store_null(void)
 	*null_ptr = 1;
 }
 
+/* One logging thread's share of a phase: "rec t=T i=I" for I in [from, to). */
+struct share {
+	int th, from, to;
+};
+
 static void *logger(void *arg)
 {
-	int th = (int)(intptr_t)arg;
+	const struct share *sh = arg;
 
 	pthread_barrier_wait(&start_line);
-	for (int i = 0; i < PER_THREAD; i++)
-		LOG_INFO("rec t=%d i=%d payload %s %.2f", th, i, "abcdef", i / 3.0);
+	for (int i = sh->from; i < sh->to; i++)
+		LOG_INFO("rec t=%d i=%d payload %s %.2f", sh->th, i, "abcdef", i / 3.0);
 	return NULL;
 }
 
-static void child_run(const struct tdir *t)
+/* A logger that stays alive: the flusher frees an exited thread's arena
+ * when it drains the thread's exit record, and that must not be the crash
+ * round here (what these cases test is the sinks). */
+static void *parked_logger(void *arg)
 {
-	struct llog_config cfg = {.flush_interval_ms = 20};
+	logger(arg);
+	pthread_barrier_wait(&done_line);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* NTHREADS threads log records [from, to) each; then they are joined, or
+ * with park they stay alive, blocked, until the process ends. */
+static void log_phase(int from, int to, int park)
+{
+	static struct share sh[NTHREADS];
+	pthread_t th[NTHREADS];
+
+	if (to <= from)
+		return;
+	for (int i = 0; i < NTHREADS; i++) {
+		sh[i] = (struct share){i, from, to};
+		if (pthread_create(&th[i], NULL, park ? parked_logger : logger, &sh[i]) != 0)
+			_exit(94);
+	}
+	if (park)
+		pthread_barrier_wait(&done_line);
+	else
+		for (int i = 0; i < NTHREADS; i++)
+			pthread_join(th[i], NULL);
+}
+
+static void child_run(const struct tdir *t, const struct scenario *sc)
+{
+	struct llog_config cfg = {.flush_interval_ms = sc->flush_interval_ms};
 	struct llog_file_options fo = {.path = t->log};
 	struct llog_console_options co = {.color = LLOG_COLOR_NEVER};
-	pthread_t th[NTHREADS];
 	int fd = open(t->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 	if (fd < 0 || dup2(fd, 2) < 0)
@@ -318,14 +399,16 @@ static void child_run(const struct tdir *t)
 	if (llog_init(&cfg) != 0)
 		_exit(93);
 	pthread_barrier_init(&start_line, NULL, NTHREADS);
-	for (int i = 0; i < NTHREADS; i++)
-		if (pthread_create(&th[i], NULL, logger, (void *)(intptr_t)i) != 0)
-			_exit(94);
-	for (int i = 0; i < NTHREADS; i++)
-		pthread_join(th[i], NULL);
+	pthread_barrier_init(&done_line, NULL, NTHREADS + 1);
+	log_phase(0, sc->warm, 0);
 	LOG_INFO("main thread's first record"); /* its arena, before the flag */
-	llog_flush(); /* warmed up: buffers and zstd context at their working size */
-	for (int i = 0; i < MORE; i++)
+	llog_flush(); /* warmed up: what this case's warm-up sized */
+	for (int i = 0; i < sc->commits; i++) {
+		LOG_INFO("commit i=%d", i);
+		llog_flush();
+	}
+	log_phase(sc->warm, sc->warm + sc->late, 1);
+	for (int i = 0; i < sc->more; i++)
 		LOG_INFO("more i=%d", i);
 	/* From here on no thread may allocate (pairs with the acquire load
 	 * in check()). */
@@ -336,14 +419,13 @@ static void child_run(const struct tdir *t)
 
 /* ---- the test ------------------------------------------------------------- */
 
-static void test_crash_without_malloc(void **state)
+static void run_case(const struct scenario *sc)
 {
 	struct tdir t;
 	pid_t pid;
 	int st;
 	char *log, *con, *err;
 
-	(void)state;
 #ifdef TEST_SANITIZER
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
@@ -356,7 +438,7 @@ static void test_crash_without_malloc(void **state)
 		/* cmocka catches SIGSEGV in the test process: the child starts
 		 * from the default action, as a program would. */
 		signal(SIGSEGV, SIG_DFL);
-		child_run(&t);
+		child_run(&t, sc);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	err = read_path("cat", t.err);
@@ -369,24 +451,61 @@ static void test_crash_without_malloc(void **state)
 	}
 	log = read_path("zstdcat", t.log);
 	con = read_path("cat", t.console);
-	check_output(log, "file");
-	check_output(con, "console");
+	check_output(log, sc, "file");
+	check_output(con, sc, "console");
 	/* The handler committed the crash record in time (it writes the line
 	 * itself, with this notice, only when it did not) and wrote the
 	 * backtrace, all without allocating. */
 	assert_null(strstr(err, "may be lost"));
 	assert_non_null(strstr(err, "llog: backtrace of the crashing thread:"));
 	assert_null(strstr(err, "test_nomalloc:"));
+	assert_null(strstr(err, "zstd:")); /* every frame compressed */
 	free(log);
 	free(con);
 	free(err);
 	tdir_remove(&t);
 }
 
+static void test_crash_without_malloc(void **state)
+{
+	static const struct scenario sc = {.flush_interval_ms = 20, .warm = 2500, .more = 10};
+
+	(void)state;
+	run_case(&sc);
+}
+
+static void test_crash_after_small_commits(void **state)
+{
+	static const struct scenario sc = {
+		.flush_interval_ms = 60000, .warm = 2500, .commits = 200, .late = 10};
+
+	(void)state;
+	run_case(&sc);
+}
+
+static void test_crash_batch_larger_than_any(void **state)
+{
+	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 100};
+
+	(void)state;
+	run_case(&sc);
+}
+
+static void test_crash_batch_grows_input(void **state)
+{
+	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 600};
+
+	(void)state;
+	run_case(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crash_without_malloc),
+		cmocka_unit_test(test_crash_after_small_commits),
+		cmocka_unit_test(test_crash_batch_larger_than_any),
+		cmocka_unit_test(test_crash_batch_grows_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
