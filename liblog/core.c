@@ -745,8 +745,12 @@ static void defer(struct round *rd, struct llist_node *pos)
 static void release_record(struct llog__rec *r)
 {
 	if (r->kind == LLOG__K_EXIT) {
-		/* Every earlier record of this arena is released. */
-		llog__arena_free(r->arena);
+		/* Every earlier record of this arena is released. While a
+		 * crash is being reported the arena is left (the process is
+		 * dying; free() is what the crash path must never call: the
+		 * crash may have happened inside the allocator). */
+		if (!llog__crash_in_progress())
+			llog__arena_free(r->arena);
 		return;
 	}
 	/* Release: pairs with the owner's load-acquire in

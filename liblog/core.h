@@ -234,6 +234,8 @@ int llog__crash_install(void);
 void llog__crash_uninstall(void);
 /* From atfork_child: forgets a crash report in progress in the parent. */
 void llog__crash_after_fork(void);
+/* Whether a crash is being reported (or was). */
+int llog__crash_in_progress(void);
 /* Removes the crash signals from *set (the flusher's blocked mask). */
 void llog__crash_block_mask(sigset_t *set);
 

@@ -308,6 +308,17 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 }
 
 /*
+ * Relaxed: the crashing thread's CAS on crash_state is sequenced before its
+ * release push of the crash record; a flusher round that took that record
+ * (acquire exchange) therefore sees it. A round that did not is an ordinary
+ * round, and may free.
+ */
+int llog__crash_in_progress(void)
+{
+	return llog__load_relaxed(&crash_state) != 0;
+}
+
+/*
  * In a fork child (single-threaded, from atfork_child): a crash report that
  * another thread of the parent was running is not the child's. Start from
  * "no crash", with the application's SIGALRM action back if the watchdog's

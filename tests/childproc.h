@@ -9,11 +9,13 @@
 #ifndef LLOG_TEST_CHILDPROC_H
 #define LLOG_TEST_CHILDPROC_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -119,6 +121,17 @@ CHILDPROC_FN char *read_err(const struct tdir *t)
 
 	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
 	return read_cmd(cmd);
+}
+
+/* In a child: its stderr goes to path (appended); _exit(90) if it cannot. */
+CHILDPROC_FN void child_stderr_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(90);
+	if (fd != 2)
+		close(fd);
 }
 
 /* cmocka catches these signals in the test process: the child starts

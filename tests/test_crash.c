@@ -103,11 +103,7 @@ static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int fd = open(t->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(90);
-		close(fd);
+		child_stderr_to(t->err);
 		default_actions();
 		fn(t);
 		_exit(91);

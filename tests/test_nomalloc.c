@@ -57,14 +57,17 @@
 #include "llog.h"
 #include "llog/sinks.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#include "childproc.h"
+
+#if defined(TEST_ASAN) || defined(TEST_TSAN)
 #define TEST_SANITIZER 1
 #endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TEST_SANITIZER 1
-#endif
+
+/* The console sink's file, next to the others. */
+static void console_path(const struct tdir *t, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/console.txt", t->dir);
+}
 
 /* Set by the crashing thread just before the fault; read by every thread
  * that allocates. The release store pairs with the acquire load in check();
@@ -192,54 +195,10 @@ struct scenario {
 	int warm;        /* records per thread before the llog_flush() */
 	int commits;     /* then commits of one record each ("commit i=") */
 	int late;        /* then records per thread, continuing "rec" */
+	int late_exit;   /* those threads exit (their exit records, which free
+			  * their arenas, are then in the crash round) */
 	int more;        /* then records of the main thread ("more i=") */
 };
-
-struct tdir {
-	char dir[64];
-	char log[128];     /* file sink */
-	char console[128]; /* console sink */
-	char err[128];     /* the child's stderr */
-};
-
-static void tdir_make(struct tdir *t)
-{
-	strcpy(t->dir, "/tmp/llog_nomalloc_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->log, sizeof(t->log), "%s/app.log.zst", t->dir);
-	snprintf(t->console, sizeof(t->console), "%s/console.txt", t->dir);
-	snprintf(t->err, sizeof(t->err), "%s/stderr.txt", t->dir);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
-
-/* The whole output of a shell command (NUL-terminated, malloc'd). */
-static char *read_cmd(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 1 << 16, n;
-	char *s = malloc(cap);
-
-	assert_non_null(p);
-	assert_non_null(s);
-	while ((n = fread(s + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			s = realloc(s, cap);
-			assert_non_null(s);
-		}
-	}
-	s[len] = '\0';
-	pclose(p);
-	return s;
-}
 
 /* The output of `prog 'path' 2>&1`. */
 static char *read_path(const char *prog, const char *path)
@@ -325,13 +284,6 @@ static void check_output(const char *s, const struct scenario *sc, const char *w
 
 static pthread_barrier_t start_line;
 static pthread_barrier_t done_line; /* the parked loggers and the main thread */
-/* volatile: the compiler cannot see that it is NULL. */
-static int *volatile null_ptr;
-
-__attribute__((noinline)) static void store_null(void)
-{
-	*null_ptr = 1;
-}
 
 /* One logging thread's share of a phase: "rec t=T i=I" for I in [from, to). */
 struct share {
@@ -386,12 +338,11 @@ static void child_run(const struct tdir *t, const struct scenario *sc)
 	struct llog_config cfg = {.flush_interval_ms = sc->flush_interval_ms};
 	struct llog_file_options fo = {.path = t->log};
 	struct llog_console_options co = {.color = LLOG_COLOR_NEVER};
-	int fd = open(t->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	char console[160];
 
-	if (fd < 0 || dup2(fd, 2) < 0)
-		_exit(90);
-	close(fd);
-	co.fd = open(t->console, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	child_stderr_to(t->err);
+	console_path(t, console, sizeof(console));
+	co.fd = open(console, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (co.fd < 0)
 		_exit(91);
 	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0)
@@ -407,7 +358,7 @@ static void child_run(const struct tdir *t, const struct scenario *sc)
 		LOG_INFO("commit i=%d", i);
 		llog_flush();
 	}
-	log_phase(sc->warm, sc->warm + sc->late, 1);
+	log_phase(sc->warm, sc->warm + sc->late, !sc->late_exit);
 	for (int i = 0; i < sc->more; i++)
 		LOG_INFO("more i=%d", i);
 	/* From here on no thread may allocate (pairs with the acquire load
@@ -424,12 +375,12 @@ static void run_case(const struct scenario *sc)
 	struct tdir t;
 	pid_t pid;
 	int st;
-	char *log, *con, *err;
+	char *log, *con, *err, console[160];
 
 #ifdef TEST_SANITIZER
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
-	tdir_make(&t);
+	tdir_make(&t, "llog_nomalloc_");
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -450,7 +401,8 @@ static void run_case(const struct scenario *sc)
 		fail();
 	}
 	log = read_path("zstdcat", t.log);
-	con = read_path("cat", t.console);
+	console_path(&t, console, sizeof(console));
+	con = read_path("cat", console);
 	check_output(log, sc, "file");
 	check_output(con, sc, "console");
 	/* The handler committed the crash record in time (it writes the line
@@ -491,6 +443,14 @@ static void test_crash_batch_larger_than_any(void **state)
 	run_case(&sc);
 }
 
+static void test_crash_after_threads_exited(void **state)
+{
+	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 50, .late_exit = 1};
+
+	(void)state;
+	run_case(&sc);
+}
+
 static void test_crash_batch_grows_input(void **state)
 {
 	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 600};
@@ -506,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_crash_after_small_commits),
 		cmocka_unit_test(test_crash_batch_larger_than_any),
 		cmocka_unit_test(test_crash_batch_grows_input),
+		cmocka_unit_test(test_crash_after_threads_exited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,11 +112,8 @@ static int child_run(const char *log, const char *err, enum ending end)
 	struct llog_config cfg = {.flush_interval_ms = 50};
 	struct llog_file_options fo = {.path = log};
 	pthread_t th[NTHREADS];
-	int fd = open(err, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
-	if (fd < 0 || dup2(fd, 2) < 0)
-		_exit(90);
-	close(fd);
+	child_stderr_to(err);
 	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(NULL)) != 0)
 		_exit(91);
 	if (llog_init(&cfg) != 0)
