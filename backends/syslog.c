@@ -607,8 +607,6 @@ static int try_connect(struct syslog_sink *s, int force)
 	socklen_t el = sizeof(e);
 	int64_t deadline;
 
-	if (s->fd >= 0 && s->tr == T_TCP && s->send_off == 0 && tcp_peer_gone(s->fd))
-		disconnect(s); /* nothing written into the dead socket */
 	if (s->fd >= 0)
 		return 0;
 	if (!force && mono_ms() < s->next_try_ms)
@@ -707,6 +705,11 @@ static void drain(struct syslog_sink *s, int closing)
 	int64_t deadline = mono_ms() + s->timeout_ms;
 	int rc;
 
+	/* Once per drain (one recv), before anything is written into a
+	 * connection the collector may have closed since the last one. */
+	if (s->fd >= 0 && s->tr == T_TCP && s->send_off == 0 && s->qcount > 0 &&
+	    tcp_peer_gone(s->fd))
+		disconnect(s);
 	while (s->qcount > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
 		if ((rc = try_connect(s, closing)) != 0)
 			goto fail;
