@@ -44,8 +44,10 @@
  * restart loses nothing. A duplicate is possible only for a message the
  * collector processed but whose acknowledgement never reached us. A
  * negative acknowledgement (not 200) drops that message, counted in
- * sink_lost. Notices about drops are queued at the head like any message,
- * so they are acknowledged too. Messages are cut to RELP_MAX_MSG bytes
+ * sink_lost. Notices about drops are queued (flagged in their length word)
+ * just before the first unsent message, so they are acknowledged too; a
+ * notice dropped from a full buffer is not a lost record: its count goes
+ * back into the next notice. Messages are cut to RELP_MAX_MSG bytes
  * (rsyslog's default maxMessageSize is 8 KiB; a longer frame makes imrelp
  * abort the session, which would resend it forever).
  */
@@ -207,12 +209,33 @@ static size_t format_msg(const struct syslog_sink *s, const struct llog_entry *e
 
 /* ---- the queue ------------------------------------------------------------- */
 
+/* Flag in an item's length word: a RELP drop notice, not a record. */
+#define ITEM_NOTICE 0x80000000u
+
 static uint32_t item_len(const struct syslog_sink *s, size_t at)
 {
 	uint32_t n;
 
 	memcpy(&n, s->q + at, sizeof(n));
-	return n;
+	return n & ~ITEM_NOTICE;
+}
+
+/* Accounts for dropping the item at v: a record counts as dropped (and
+ * lost); a notice gives its count back, for the next notice to say. */
+static void count_drop_of(struct syslog_sink *s, size_t v)
+{
+	uint32_t w;
+
+	memcpy(&w, s->q + v, sizeof(w));
+	if (w & ITEM_NOTICE) {
+		const char *m = memmem(s->q + v + 4, w & ~ITEM_NOTICE, "llog: ", 6);
+
+		if (m != NULL)
+			s->dropped += strtoull(m + 6, NULL, 10);
+		return;
+	}
+	s->dropped++;
+	llog__count_sink_lost(1);
 }
 
 static void drop_head(struct syslog_sink *s)
@@ -270,19 +293,20 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 
 			if (v < s->qend && s->send_off > 0)
 				v += 4 + item_len(s, v);
-			s->dropped++;
-			llog__count_sink_lost(1);
-			if (v == s->qend)
+			if (v == s->qend) {
+				s->dropped++;
+				llog__count_sink_lost(1);
 				return;
+			}
+			count_drop_of(s, v);
 			drop_at(s, v);
 			continue;
 		}
 		/* Never leave half a frame on the stream. */
 		if (s->qsent == s->qhead && s->send_off > 0)
 			disconnect(s);
+		count_drop_of(s, s->qhead);
 		drop_head(s);
-		s->dropped++;
-		llog__count_sink_lost(1);
 	}
 	if (s->qend + 4 + n > s->qcap) {
 		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
@@ -452,9 +476,13 @@ static int relp_frame(struct syslog_sink *s, uint32_t txnr, const char *cmd, siz
 	if (s->nflight == 0 || txnr != s->txnr_oldest)
 		return -EPROTO;
 	if (!ok) {
+		uint32_t w;
+
 		llog__diag("syslog sink: RELP collector rejected a message: %.*s",
 			   (int)(dl > 200 ? 200 : dl), data);
-		llog__count_sink_lost(1);
+		memcpy(&w, s->q + s->qhead, sizeof(w));
+		if (!(w & ITEM_NOTICE))
+			llog__count_sink_lost(1);
 	}
 	s->nflight--;
 	s->txnr_oldest = txnr_after(s->txnr_oldest);
@@ -678,23 +706,25 @@ static int send_notice(struct syslog_sink *s, int64_t deadline)
 	return rc;
 }
 
-/* RELP, nothing in flight: the notice becomes the head of the queue and is
- * acknowledged like any message. */
+/* RELP: the notice goes into the queue just before the first unsent
+ * message (after those in flight; never inside a partly sent frame: the
+ * caller checks send_off == 0) and is acknowledged like any message. */
 static void queue_notice(struct syslog_sink *s)
 {
 	char m[512];
 	size_t n = notice_text(s, m, sizeof(m));
-	uint32_t len = (uint32_t)n;
+	uint32_t len = (uint32_t)n | ITEM_NOTICE;
 
-	if (s->qhead < 4 + n) { /* the queue leaves MSG_MAX + 4 bytes of room */
-		memmove(s->q + 4 + n, s->q + s->qhead, s->qend - s->qhead);
-		s->qend += 4 + n - s->qhead;
-		s->qhead = 4 + n;
+	if (s->qend + 4 + n > s->qcap) { /* compact (room: MSG_MAX + 4 past the bound) */
+		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
+		s->qend -= s->qhead;
+		s->qsent -= s->qhead;
+		s->qhead = 0;
 	}
-	s->qhead -= 4 + n;
-	memcpy(s->q + s->qhead, &len, 4);
-	memcpy(s->q + s->qhead + 4, m, n);
-	s->qsent = s->qhead;
+	memmove(s->q + s->qsent + 4 + n, s->q + s->qsent, s->qend - s->qsent);
+	memcpy(s->q + s->qsent, &len, 4);
+	memcpy(s->q + s->qsent + 4, m, n);
+	s->qend += 4 + n;
 	s->qcount++;
 }
 
@@ -716,7 +746,7 @@ static void drain(struct syslog_sink *s, int closing)
 		if (s->tr == T_RELP) {
 			if ((rc = relp_read(s, 0, deadline)) != 0)
 				goto fail;
-			if (s->dropped > 0 && s->nflight == 0)
+			if (s->dropped > 0 && s->send_off == 0)
 				queue_notice(s);
 			if (s->qsent == s->qend || s->nflight >= RELP_WINDOW) {
 				/* Everything sent, or the window is full: wait
@@ -796,9 +826,17 @@ static void syslog_close(struct llog_sink *base)
 		(void)relp_command(s, "close", "", mono_ms() + s->timeout_ms);
 	}
 	if (s->qcount > 0) {
-		llog__count_sink_lost(s->qcount);
+		uint64_t records = 0;
+
+		for (size_t at = s->qhead; at < s->qend; at += 4 + item_len(s, at)) {
+			uint32_t w;
+
+			memcpy(&w, s->q + at, sizeof(w));
+			records += !(w & ITEM_NOTICE);
+		}
+		llog__count_sink_lost(records);
 		llog__diag("syslog sink: %llu messages not delivered at close",
-			   (unsigned long long)s->qcount);
+			   (unsigned long long)records);
 	}
 	if (s->fd >= 0)
 		close(s->fd);
