@@ -209,29 +209,50 @@ static size_t format_msg(const struct syslog_sink *s, const struct llog_entry *e
 
 /* ---- the queue ------------------------------------------------------------- */
 
-/* Flag in an item's length word: a RELP drop notice, not a record. */
+/* Flag in an item's length word: a RELP drop notice, not a record. Its
+ * text is followed by the u64 count it reports (not sent). */
 #define ITEM_NOTICE 0x80000000u
+#define NOTICE_MAX 768 /* a notice's text, at most (header included) */
 
+static uint32_t item_word(const struct syslog_sink *s, size_t at)
+{
+	uint32_t w;
+
+	memcpy(&w, s->q + at, sizeof(w));
+	return w;
+}
+
+/* Bytes of the message itself (what is sent). */
 static uint32_t item_len(const struct syslog_sink *s, size_t at)
 {
-	uint32_t n;
+	return item_word(s, at) & ~ITEM_NOTICE;
+}
 
-	memcpy(&n, s->q + at, sizeof(n));
-	return n & ~ITEM_NOTICE;
+/* Bytes the item takes in the queue. */
+static size_t item_size(const struct syslog_sink *s, size_t at)
+{
+	uint32_t w = item_word(s, at);
+
+	return 4 + (w & ~ITEM_NOTICE) + (w & ITEM_NOTICE ? sizeof(uint64_t) : 0);
+}
+
+/* The count a notice item reports; 0 for a record. */
+static uint64_t notice_count(const struct syslog_sink *s, size_t at)
+{
+	uint32_t w = item_word(s, at);
+	uint64_t k = 0;
+
+	if (w & ITEM_NOTICE)
+		memcpy(&k, s->q + at + 4 + (w & ~ITEM_NOTICE), sizeof(k));
+	return k;
 }
 
 /* Accounts for dropping the item at v: a record counts as dropped (and
  * lost); a notice gives its count back, for the next notice to say. */
 static void count_drop_of(struct syslog_sink *s, size_t v)
 {
-	uint32_t w;
-
-	memcpy(&w, s->q + v, sizeof(w));
-	if (w & ITEM_NOTICE) {
-		const char *m = memmem(s->q + v + 4, w & ~ITEM_NOTICE, "llog: ", 6);
-
-		if (m != NULL)
-			s->dropped += strtoull(m + 6, NULL, 10);
+	if (item_word(s, v) & ITEM_NOTICE) {
+		s->dropped += notice_count(s, v);
 		return;
 	}
 	s->dropped++;
@@ -240,7 +261,7 @@ static void count_drop_of(struct syslog_sink *s, size_t v)
 
 static void drop_head(struct syslog_sink *s)
 {
-	size_t next = s->qhead + 4 + item_len(s, s->qhead);
+	size_t next = s->qhead + item_size(s, s->qhead);
 
 	if (s->qsent == s->qhead) {
 		s->qsent = next;
@@ -254,7 +275,7 @@ static void drop_head(struct syslog_sink *s)
 /* Removes the unsent item at offset v (not the head, not in flight). */
 static void drop_at(struct syslog_sink *s, size_t v)
 {
-	size_t len = 4 + item_len(s, v);
+	size_t len = item_size(s, v);
 
 	memmove(s->q + v, s->q + v + len, s->qend - v - len);
 	s->qend -= len;
@@ -292,7 +313,7 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 			size_t v = s->qsent;
 
 			if (v < s->qend && s->send_off > 0)
-				v += 4 + item_len(s, v);
+				v += item_size(s, v);
 			if (v == s->qend) {
 				s->dropped++;
 				llog__count_sink_lost(1);
@@ -476,12 +497,11 @@ static int relp_frame(struct syslog_sink *s, uint32_t txnr, const char *cmd, siz
 	if (s->nflight == 0 || txnr != s->txnr_oldest)
 		return -EPROTO;
 	if (!ok) {
-		uint32_t w;
-
 		llog__diag("syslog sink: RELP collector rejected a message: %.*s",
 			   (int)(dl > 200 ? 200 : dl), data);
-		memcpy(&w, s->q + s->qhead, sizeof(w));
-		if (!(w & ITEM_NOTICE))
+		if (item_word(s, s->qhead) & ITEM_NOTICE)
+			s->dropped += notice_count(s, s->qhead); /* said again later */
+		else
 			llog__count_sink_lost(1);
 	}
 	s->nflight--;
@@ -708,23 +728,32 @@ static int send_notice(struct syslog_sink *s, int64_t deadline)
 
 /* RELP: the notice goes into the queue just before the first unsent
  * message (after those in flight; never inside a partly sent frame: the
- * caller checks send_off == 0) and is acknowledged like any message. */
+ * caller checks send_off == 0), with the count it reports after its text,
+ * and is acknowledged like any message. Only within the bound: when the
+ * queue is full (of messages in flight), the count waits in s->dropped. */
 static void queue_notice(struct syslog_sink *s)
 {
-	char m[512];
-	size_t n = notice_text(s, m, sizeof(m));
-	uint32_t len = (uint32_t)n | ITEM_NOTICE;
+	char m[NOTICE_MAX];
+	uint64_t k = s->dropped;
+	size_t n, size;
+	uint32_t len;
 
-	if (s->qend + 4 + n > s->qcap) { /* compact (room: MSG_MAX + 4 past the bound) */
+	if (s->qend - s->qhead + 4 + NOTICE_MAX + sizeof(k) > s->bound)
+		return;
+	n = notice_text(s, m, sizeof(m));
+	len = (uint32_t)n | ITEM_NOTICE;
+	size = 4 + n + sizeof(k);
+	if (s->qend + size > s->qcap) { /* compact (room: MSG_MAX + 4 past the bound) */
 		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
 		s->qend -= s->qhead;
 		s->qsent -= s->qhead;
 		s->qhead = 0;
 	}
-	memmove(s->q + s->qsent + 4 + n, s->q + s->qsent, s->qend - s->qsent);
+	memmove(s->q + s->qsent + size, s->q + s->qsent, s->qend - s->qsent);
 	memcpy(s->q + s->qsent, &len, 4);
 	memcpy(s->q + s->qsent + 4, m, n);
-	s->qend += 4 + n;
+	memcpy(s->q + s->qsent + 4 + n, &k, sizeof(k));
+	s->qend += size;
 	s->qcount++;
 }
 
@@ -767,7 +796,7 @@ static void drain(struct syslog_sink *s, int closing)
 		if (rc != 0)
 			goto fail;
 		if (s->tr == T_RELP) {
-			s->qsent += 4 + item_len(s, s->qsent);
+			s->qsent += item_size(s, s->qsent);
 			s->send_off = 0;
 			s->nflight++;
 			s->txnr_next = txnr_after(s->txnr_next);
@@ -828,12 +857,8 @@ static void syslog_close(struct llog_sink *base)
 	if (s->qcount > 0) {
 		uint64_t records = 0;
 
-		for (size_t at = s->qhead; at < s->qend; at += 4 + item_len(s, at)) {
-			uint32_t w;
-
-			memcpy(&w, s->q + at, sizeof(w));
-			records += !(w & ITEM_NOTICE);
-		}
+		for (size_t at = s->qhead; at < s->qend; at += item_size(s, at))
+			records += !(item_word(s, at) & ITEM_NOTICE);
 		llog__count_sink_lost(records);
 		llog__diag("syslog sink: %llu messages not delivered at close",
 			   (unsigned long long)records);

@@ -103,13 +103,16 @@ void llog__altstack_delete(void *mem)
 		munmap((char *)mem - pg, pg + LLOG__ALTSTACK_BYTES);
 }
 
-void llog__altstack_remove(void *mem)
+int llog__altstack_remove(void *mem)
 {
 	stack_t cur, off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
 
-	if (mem != NULL && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == mem &&
-	    !(cur.ss_flags & (SS_DISABLE | SS_ONSTACK)))
-		sigaltstack(&off, NULL);
+	if (mem == NULL || sigaltstack(NULL, &cur) != 0 || cur.ss_sp != mem ||
+	    (cur.ss_flags & SS_DISABLE))
+		return 1;
+	if (cur.ss_flags & SS_ONSTACK)
+		return 0; /* running on it (pthread_exit from a handler) */
+	return sigaltstack(&off, NULL) == 0;
 }
 
 static struct llog__arena *arena_create(void)
@@ -178,7 +181,8 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 
 	tls_arena = NULL;
-	llog__altstack_remove(a->altstack);
+	if (!llog__altstack_remove(a->altstack))
+		a->altstack = NULL; /* still in use: never unmapped (leaked) */
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
 	r->site = NULL;
@@ -213,7 +217,8 @@ void llog__arena_release_self(void)
 		return;
 	wait_drained(a);
 	tls_arena = NULL;
-	llog__altstack_remove(a->altstack);
+	if (!llog__altstack_remove(a->altstack))
+		a->altstack = NULL; /* still in use: never unmapped (leaked) */
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
 	if (a->dropped_pending != 0) {

@@ -65,7 +65,10 @@ struct llog__global llog__g = {
 int llog__min_level = LLOG_TRACE;
 
 /* Control state: serialised by ctl_lock (never taken on the record path). */
-static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Error-checking: a LOG in a signal handler that interrupted this thread
+ * inside ctl_lock gets EDEADLK instead of waiting for itself
+ * (restart_after_fork). */
+static pthread_mutex_t ctl_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 /* Set in the thread running llog_shutdown (sinks' close callbacks run there
  * and must not wait for the shutdown they are part of). */
 static __thread int in_ctl;
@@ -932,7 +935,8 @@ static void *flusher_main(void *arg)
 		if (llog__load_seq_cst(&llog__g.pending) == 0)
 			llog__futex_wait(&llog__g.pending, 0, llog__g.flush_interval_ms);
 	}
-	llog__altstack_remove(f->altstack);
+	if (!llog__altstack_remove(f->altstack))
+		f->altstack = NULL; /* still in use: never unmapped (leaked) */
 	crash_flusher = NULL;
 	return NULL;
 }
@@ -1172,7 +1176,14 @@ static void atfork_child(void)
 	crash_flusher = NULL;
 	llog__crash_after_fork();
 	llog__arena_after_fork();
-	pthread_mutex_init(&ctl_lock, NULL);
+	{
+		pthread_mutexattr_t at;
+
+		pthread_mutexattr_init(&at);
+		pthread_mutexattr_settype(&at, PTHREAD_MUTEX_ERRORCHECK);
+		pthread_mutex_init(&ctl_lock, &at);
+		pthread_mutexattr_destroy(&at);
+	}
 	pthread_mutex_init(&round_lock, NULL);
 	in_ctl = 0;
 }
@@ -1301,14 +1312,14 @@ static int fork_resume(int stop)
 }
 
 /* The first use in a fork child: starts the inherited flusher. Returns
- * whether llog runs now. A try-lock: a LOG in a signal handler that
- * interrupted this thread inside ctl_lock must not wait for itself (it is
- * written synchronously instead). */
+ * whether llog runs now. A LOG in a signal handler that interrupted this
+ * thread inside ctl_lock must not wait for itself: EDEADLK (ctl_lock is
+ * error-checking), and the record is written synchronously instead. */
 static int __attribute__((noinline, cold)) restart_after_fork(void)
 {
 	int ok;
 
-	if (in_ctl || pthread_mutex_trylock(&ctl_lock) != 0)
+	if (in_ctl || pthread_mutex_lock(&ctl_lock) != 0)
 		return 0;
 	if (llog__load_relaxed(&fork_restart))
 		(void)fork_resume(0);

@@ -169,8 +169,9 @@ int llog__arena_thread_is_flusher(void);
  * stack if it has none; returns 1 when it did. */
 int llog__altstack_install(void *mem);
 /* Disables the calling thread's alternate signal stack if it is still mem
- * and not in use (before mem is freed). */
-void llog__altstack_remove(void *mem);
+ * and not in use (before mem is freed). Returns 0 when the thread runs on
+ * it right now (then mem must not be freed), else 1. */
+int llog__altstack_remove(void *mem);
 /* A new alternate stack with a guard page (mmap), and its unmapping. */
 void *llog__altstack_new(void);
 void llog__altstack_delete(void *mem);
@@ -234,7 +235,7 @@ int llog__crash_install(void);
 void llog__crash_uninstall(void);
 /* From atfork_child: forgets a crash report in progress in the parent. */
 void llog__crash_after_fork(void);
-/* Whether a crash is being reported (or was). */
+/* Whether a crash is being reported right now. */
 int llog__crash_in_progress(void);
 /* Removes the crash signals from *set (the flusher's blocked mask). */
 void llog__crash_block_mask(sigset_t *set);

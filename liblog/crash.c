@@ -89,6 +89,9 @@ static void *altstack;
 
 /* 0: no crash yet; 1: the first crashing thread is reporting; 2: done. */
 static _Atomic int crash_state;
+/* 1 while report() runs (an application handler chained after it may
+ * recover from the signal: then llog goes on as before). */
+static _Atomic int crash_reporting;
 
 volatile sig_atomic_t llog__fatal_aborting;
 
@@ -283,9 +286,12 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	if (atomic_compare_exchange_strong_explicit(&crash_state, &expected, 1,
 						    memory_order_relaxed, memory_order_relaxed)) {
 		if (!(sig == SIGABRT && llog__fatal_aborting)) {
+			/* Relaxed: see llog__crash_in_progress. */
+			llog__store_relaxed(&crash_reporting, 1);
 			watchdog_arm(sig);
 			report(sig, si);
 			watchdog_disarm();
+			llog__store_relaxed(&crash_reporting, 0);
 		}
 		restore_all();
 		atomic_store_explicit(&crash_state, 2, memory_order_release);
@@ -308,14 +314,16 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 }
 
 /*
- * Relaxed: the crashing thread's CAS on crash_state is sequenced before its
+ * Relaxed: the reporting thread's store of 1 is sequenced before its
  * release push of the crash record; a flusher round that took that record
- * (acquire exchange) therefore sees it. A round that did not is an ordinary
- * round, and may free.
+ * (acquire exchange) therefore sees it. A round that did not (one already
+ * running when the crash happened) is an ordinary round and may still
+ * free: if the crash happened inside the allocator, that round may block,
+ * and the report then goes on after CRASH_WAIT_MS without it.
  */
 int llog__crash_in_progress(void)
 {
-	return llog__load_relaxed(&crash_state) != 0;
+	return llog__load_relaxed(&crash_reporting) != 0;
 }
 
 /*
@@ -332,6 +340,7 @@ void llog__crash_after_fork(void)
 		return;
 	if (sigaction(SIGALRM, NULL, &cur) == 0 && cur.sa_handler == watchdog_fire)
 		sigaction(SIGALRM, &watchdog_old, NULL);
+	llog__store_relaxed(&crash_reporting, 0);
 	llog__store_relaxed(&crash_state, 0);
 }
 

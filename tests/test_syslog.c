@@ -778,15 +778,24 @@ static void *fake_main(void *arg)
  * and the records missing are exactly the ones the stats and the notice
  * in the stream report dropped.
  */
-static void test_relp_stalled_collector(void **state)
+/* One run against the fake collector: host names the sink's hostname,
+ * pad the bytes of filler in each message (0: short messages). */
+static void relp_stalled_run(const char *host, int pad)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t al = sizeof(a);
 	struct llog_stats before, after;
+	struct llog_config cfg = {.flush_interval_ms = 10};
+	struct llog_syslog_options o = {.app_name = APP "-with-a-longer-app-name",
+					.hostname = host, .buffer_bytes = 1, /* the minimum */
+					.timeout_ms = 100};
+	static char filler[8192];
+	struct llog_sink *sk;
 	char url[64];
 	long got = 0;
 
-	(void)state;
+	memset(filler, 'x', sizeof(filler) - 1);
+	filler[pad] = '\0';
 	memset(&fk, 0, sizeof(fk));
 	fk.lfd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fk.lfd >= 0);
@@ -796,14 +805,19 @@ static void test_relp_stalled_collector(void **state)
 	fk.port = ntohs(a.sin_port);
 	assert_int_equal(pthread_create(&fk.th, NULL, fake_main, NULL), 0);
 	snprintf(url, sizeof(url), "relp://127.0.0.1:%d", fk.port);
+	o.url = url;
 	llog_get_stats(&before);
-	timeout_ms = 100;
-	start_llog(url, 32 * 1024);
-	timeout_ms = 500;
-	my_tid = tid_now();
-	log_range(0, FAKE_N / 2, 100); /* not acknowledged */
-	atomic_store(&fk.acking, 1);
-	log_range(FAKE_N / 2, FAKE_N / 2, 100);
+	sk = llog_syslog_sink(&o);
+	assert_non_null(sk);
+	assert_int_equal(llog_add_sink(sk), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (long i = 0; i < FAKE_N; i++) {
+		if (i == FAKE_N / 2)
+			atomic_store(&fk.acking, 1); /* the first half: not acknowledged */
+		LOG_INFO("rec i=%ld %s", i, filler);
+		if ((i + 1) % 100 == 0)
+			llog_flush();
+	}
 	llog_shutdown();
 	llog_get_stats(&after);
 	atomic_store(&fk.stop, 1);
@@ -817,8 +831,18 @@ static void test_relp_stalled_collector(void **state)
 	assert_true(after.sink_lost - before.sink_lost > 0);
 	assert_int_equal(after.sink_lost - before.sink_lost, (uint64_t)(FAKE_N - got));
 	assert_int_equal(fk.notices_said, FAKE_N - got);
-	print_message("relp stalled: %ld of %d arrived once, %ld reported dropped\n", got, FAKE_N,
-		      fk.notices_said);
+	print_message("relp stalled (host %zu bytes, pad %d): %ld of %d arrived once, "
+		      "%ld reported dropped\n", strlen(host), pad, got, FAKE_N, fk.notices_said);
+}
+
+static void test_relp_stalled_collector(void **state)
+{
+	static const char long_host[] = "a-rather-long-pod-name-7f9c8d6b5-x2k4q.cluster.internal."
+					"example.org";
+
+	(void)state;
+	relp_stalled_run("testhost", 0);
+	relp_stalled_run(long_host, 4000); /* notices and 4 KB messages near the bound */
 }
 
 static void test_bad_urls(void **state)
