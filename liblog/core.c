@@ -78,8 +78,10 @@ static int running;
  * caught in the middle of a write or commit. */
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 /* In a fork child: 1 while the inherited flusher (the_flusher, sinks
- * included) waits to be started by the first use. Written under ctl_lock;
- * read relaxed as a hint on the record path (re-checked under the lock). */
+ * included) waits to be started by the first use. Written under ctl_lock:
+ * cleared (release) only after the list was opened or closed for good, so
+ * a producer that reads 0 (acquire) and then reloads the head finds the
+ * list as fork_resume left it; re-checked under the lock. */
 static _Atomic int fork_restart;
 static int restart_after_fork(void);
 static int atexit_done;
@@ -510,9 +512,15 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	 * CAS validates it. Loading the head early also brings its cache
 	 * line in while we capture. */
 	first = llist_first_relaxed(&llog__g.head);
-	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
-	    __builtin_expect(llog__load_relaxed(&fork_restart), 0) && restart_after_fork())
-		first = llist_first_relaxed(&llog__g.head); /* a fork child's first LOG */
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		/* A fork child's first LOG starts the inherited flusher; one
+		 * that saw another thread start it (fork_restart now 0,
+		 * acquire: pairs with the release in fork_resume) finds the
+		 * list open on the reload. Slow path only. */
+		if (llog__load_acquire(&fork_restart))
+			(void)restart_after_fork();
+		first = llist_first_relaxed(&llog__g.head);
+	}
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		a = llog__tls_arena;
 		/* Records of ours still in a shutdown's final round: let it
@@ -1293,8 +1301,8 @@ static int start_flusher(struct flusher *f)
 static int fork_resume(int stop)
 {
 	struct flusher *f = the_flusher;
+	int rc = 0;
 
-	llog__store_relaxed(&fork_restart, 0);
 	the_flusher = NULL;
 	if (!stop) {
 		for (int i = 0; i < n_pending_sinks; i++) {
@@ -1304,11 +1312,15 @@ static int fork_resume(int stop)
 				pending_sinks[i]->ops->close(pending_sinks[i]);
 		}
 		n_pending_sinks = 0;
-		return start_flusher(f);
+		rc = start_flusher(f);
+	} else {
+		close_all(f->sinks, f->nsinks);
+		free_flusher(f);
 	}
-	close_all(f->sinks, f->nsinks);
-	free_flusher(f);
-	return 0;
+	/* Release: after start_flusher's release store that opened the list
+	 * (see fork_restart). */
+	llog__store_release(&fork_restart, 0);
+	return rc;
 }
 
 /* The first use in a fork child: starts the inherited flusher. Returns
@@ -1425,7 +1437,8 @@ void llog_flush(void)
 
 	if (llog__arena_thread_is_flusher())
 		return;
-	if (__builtin_expect(llog__load_relaxed(&fork_restart), 0) && !restart_after_fork())
+	/* Acquire: see fork_restart. */
+	if (__builtin_expect(llog__load_acquire(&fork_restart), 0) && !restart_after_fork())
 		return;
 	b.rec.kind = LLOG__K_BARRIER;
 	if (push(&b.rec) != 0) {

@@ -568,6 +568,82 @@ static void test_fork_sinks(void **state)
 	tdir_remove(&t);
 }
 
+/* Several threads of a fork child make its first LOG at once: one starts
+ * the inherited flusher, the others wait for it; every record reaches the
+ * inherited file sink (none goes to stderr instead). */
+#define RACE_THREADS 4
+#define RACE_ROUNDS 5
+
+static pthread_barrier_t race_line;
+
+static void *race_logger(void *arg)
+{
+	pthread_barrier_wait(&race_line);
+	LOG_INFO("race t=%d", (int)(intptr_t)arg);
+	return NULL;
+}
+
+static void test_fork_first_use_race(void **state)
+{
+	struct tdir t;
+	pid_t pid;
+	int st;
+	char *s, *e;
+
+	(void)state;
+#if defined(__SANITIZE_THREAD__)
+	skip(); /* see test_fork */
+#endif
+	tdir_make(&t, "llog_proc_");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct llog_config cfg = {.flush_interval_ms = 60000};
+		struct llog_file_options fo = {.path = t.log};
+
+		child_stderr_to(t.err);
+		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
+			_exit(20);
+		for (int round = 0; round < RACE_ROUNDS; round++) {
+			pid_t g = fork();
+			int gs;
+
+			if (g == 0) {
+				pthread_t th[RACE_THREADS];
+
+				pthread_barrier_init(&race_line, NULL, RACE_THREADS);
+				for (int i = 0; i < RACE_THREADS; i++)
+					if (pthread_create(&th[i], NULL, race_logger,
+							   (void *)(intptr_t)i) != 0)
+						_exit(30);
+				for (int i = 0; i < RACE_THREADS; i++)
+					pthread_join(th[i], NULL);
+				exit(0);
+			}
+			if (g < 0 || waitpid(g, &gs, 0) != g || !WIFEXITED(gs) ||
+			    WEXITSTATUS(gs) != 0)
+				_exit(21);
+		}
+		llog_shutdown();
+		_exit(0);
+	}
+	st = wait_child(pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	s = read_zstdcat(&t);
+	e = read_err(&t);
+	for (int i = 0; i < RACE_THREADS; i++) {
+		char pat[32];
+
+		snprintf(pat, sizeof(pat), " race t=%d\n", i);
+		assert_int_equal(count_of(s, pat), RACE_ROUNDS);
+	}
+	assert_null(strstr(e, "race t="));
+	free(s);
+	free(e);
+	tdir_remove(&t);
+}
+
 /* ---- signal handler re-entry ------------------------------------------------ */
 
 static volatile sig_atomic_t handler_calls;
@@ -715,6 +791,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_crash_handler_off),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_fork_sinks),
+		cmocka_unit_test(test_fork_first_use_race),
 		cmocka_unit_test(test_concurrent_flush_shutdown),
 		cmocka_unit_test(test_signal_reentry),
 	};
