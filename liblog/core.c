@@ -585,6 +585,7 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 
 /* ---- the flusher -------------------------------------------------------- */
 
+/* Relaxed: statistics only. */
 static void count_commit(long rc)
 {
 	if (rc < 0)
@@ -1178,6 +1179,7 @@ static void atfork_child(void)
 			}
 		}
 		f->nsinks = n;
+		/* Relaxed: no other thread exists yet in the child. */
 		llog__store_relaxed(&fork_restart, 1);
 	}
 	running = 0;
@@ -1273,6 +1275,7 @@ static int start_flusher(struct flusher *f)
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
+	/* Relaxed: no flusher runs; pthread_create orders them before it. */
 	llog__store_relaxed(&llog__g.stop, 0);
 	llog__store_relaxed(&llog__g.pending, 0);
 	/* Release: pairs with the producers' CAS (which reads this NULL and
@@ -1333,6 +1336,7 @@ static int __attribute__((noinline, cold)) restart_after_fork(void)
 
 	if (in_ctl || pthread_mutex_lock(&ctl_lock) != 0)
 		return 0;
+	/* Relaxed: written only under ctl_lock, which we hold. */
 	if (llog__load_relaxed(&fork_restart))
 		(void)fork_resume(0);
 	ok = running;
@@ -1350,6 +1354,7 @@ int llog_init(const struct llog_config *cfg)
 		rc = -EALREADY;
 		goto out;
 	}
+	/* Relaxed: written only under ctl_lock, which we hold. */
 	if (llog__load_relaxed(&fork_restart)) {
 		/* A fork child calling llog_init before any LOG: its own
 		 * configuration and sinks replace the inherited ones. */
@@ -1462,6 +1467,7 @@ void llog_shutdown(void)
 		return;
 	pthread_mutex_lock(&ctl_lock);
 	if (!running) {
+		/* Relaxed: written only under ctl_lock, which we hold. */
 		if (llog__load_relaxed(&fork_restart)) {
 			in_ctl = 1;
 			(void)fork_resume(1);

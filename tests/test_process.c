@@ -331,9 +331,8 @@ static void test_crash_handler_off(void **state)
 	if (pid == 0) {
 		struct llog_config off = {.crash_handler_off = 1};
 		struct sigaction cur;
-		int fd = open("/dev/null", O_WRONLY);
 
-		dup2(fd, 2);
+		child_stderr_to("/dev/null");
 		default_actions();
 		sigaction(SIGSEGV, NULL, &orig_segv);
 		/* Off: the action in force before any llog_init stays. */
@@ -438,9 +437,7 @@ static void test_fork(void **state)
 		if (g < 0)
 			_exit(21);
 		if (g == 0) {
-			int fd = open(t.err, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-			dup2(fd, 2);
+			child_stderr_to(t.err);
 			for (int i = 0; i < FORK_N; i++)
 				LOG_INFO("child pid=%ld i=%d", (long)getpid(), i);
 			exit(0); /* atexit: the child's flusher drains */
@@ -750,9 +747,7 @@ static void test_concurrent_flush_shutdown(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, 2); /* records after a shutdown go to stderr */
+		child_stderr_to("/dev/null"); /* records after a shutdown go to stderr */
 		for (int round = 0; round < 5; round++) {
 			struct memsink *m = memsink_new(LLOG_TRACE);
 			struct llog_config cfg = {.flush_interval_ms = 5};
