@@ -20,6 +20,14 @@ uint64_t llog__clock_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int64_t llog__mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Runs before main (and before any thread can log), so producers read
  * llog__clock_tsc without synchronization. */
 __attribute__((constructor)) void llog__clock_init(void)

@@ -31,6 +31,10 @@ extern int llog__clock_tsc;
 
 uint64_t llog__clock_realtime_ns(void);
 
+/* CLOCK_MONOTONIC in milliseconds: deadlines, back-off and rate limits.
+ * Async-signal-safe (clock_gettime). */
+int64_t llog__mono_ms(void);
+
 /* Async-signal-safe, lock-free; called on every LOG. */
 static inline uint64_t llog__clock_raw(void)
 {

@@ -8,6 +8,9 @@
 #include <llog.h>
 #include <llog/sinks.h>
 
+#include "buf.h"   /* the bounded append buffer, for formatting messages */
+#include "clock.h" /* llog__mono_ms, for deadlines and back-off */
+
 #define LLOG__SINK_VERSION LLOG_SINK_VERSION
 
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,
