@@ -1,53 +1,34 @@
 /*
- * arena.c - per-thread rings of record bytes.
- *
- * DESIGN
- * Each thread that logs owns one arena, created on its first LOG (the only
- * malloc a thread ever makes for logging). The owner reserves contiguous,
- * 8-aligned spans in ring order; a span that would cross the end of the ring
- * starts at offset 0 instead, and the skipped tail is counted as part of the
- * record (rec->end covers it). Records of one thread enter the list in the
- * order they were reserved, the flusher takes them in list order, so it
- * releases them in ring order by storing rec->end into released. Nothing
- * else is shared: no registry, no lock.
- *
- *   free = size - (reserve - released)      (uint32 modular arithmetic)
- *
- * At thread exit a pthread key destructor pushes the exit record that lives
- * in the arena header; the flusher frees the arena when it reaches it, which
- * is after every earlier record of that thread. If no flusher runs (the list
- * is closed), the destructor waits until the last flusher round has released
- * everything of this arena and frees it itself.
- *
- * Alternate signal stack: a thread that has none when its arena is made gets
- * one of LLOG__ALTSTACK_BYTES (64 KiB, mapped with a guard page below it:
- * a handler overflowing it faults instead of corrupting memory), so the
- * crash handler runs even when the thread overflows its stack. It is
- * disabled (if it is still the thread's and not in use) before the arena
- * can be freed: before the exit record is pushed, or before the thread frees
- * its arena itself. A thread that already has one (its own, a sanitizer's)
- * keeps it.
+ * arena.c - creating, waiting on, exiting and forking per-thread rings.
+ * See arena.h for the design; the hot-path parts (reserve, shrink, release)
+ * are inline there.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "core.h"
+#include "altstack.h"
+#include "arena.h"
+#include "config.h"
+#include "stats.h"
+#include "sync.h"
 
 /* initial-exec: a direct %fs-relative access even in the shared library
  * (no __tls_get_addr call on the hot path); two words of static TLS. */
 __thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
 static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
-#define tls_arena llog__tls_arena
 static pthread_key_t arena_key;
 static pthread_once_t arena_key_once = PTHREAD_ONCE_INIT;
+
+/* Owners waiting for space, and the futex word they sleep on (bumped by
+ * the flusher after a round when waiters > 0). */
+static struct {
+	alignas(64) _Atomic uint32_t waiters;
+	_Atomic uint32_t seq;
+} space;
 
 static void arena_thread_exit(void *p);
 
@@ -68,58 +49,10 @@ static uint32_t round_pow2(uint32_t v)
 	return p;
 }
 
-int llog__altstack_install(void *mem)
-{
-	stack_t cur, ss = {.ss_sp = mem, .ss_size = LLOG__ALTSTACK_BYTES, .ss_flags = 0};
-
-	if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
-		return 0;
-	return sigaltstack(&ss, NULL) == 0;
-}
-
-/* Maps LLOG__ALTSTACK_BYTES with a PROT_NONE guard page below them: a
- * handler that overflows its alternate stack faults (and the process dies
- * of it) instead of writing over whatever lies below. NULL on failure. */
-void *llog__altstack_new(void)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, pg + LLOG__ALTSTACK_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if (mprotect(p, pg, PROT_NONE) != 0) {
-		munmap(p, pg + LLOG__ALTSTACK_BYTES);
-		return NULL;
-	}
-	return p + pg;
-}
-
-void llog__altstack_delete(void *mem)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-
-	if (mem != NULL)
-		munmap((char *)mem - pg, pg + LLOG__ALTSTACK_BYTES);
-}
-
-int llog__altstack_remove(void *mem)
-{
-	stack_t cur, off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
-
-	if (mem == NULL || sigaltstack(NULL, &cur) != 0 || cur.ss_sp != mem ||
-	    (cur.ss_flags & SS_DISABLE))
-		return 1;
-	if (cur.ss_flags & SS_ONSTACK)
-		return 0; /* running on it (pthread_exit from a handler) */
-	return sigaltstack(&off, NULL) == 0;
-}
-
 static struct llog__arena *arena_create(void)
 {
-	uint32_t size = round_pow2(llog__load_relaxed(&llog__g.arena_bytes));
-	stack_t cur;
-	int alt = sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE);
+	uint32_t size = round_pow2(llog__load_relaxed(&llog__cfg.arena_bytes));
+	int alt = llog__altstack_missing();
 	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);
 
 	if (a == NULL)
@@ -149,15 +82,8 @@ struct llog__arena *llog__arena_create_self(void)
 		return NULL;
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, a);
-	tls_arena = a;
+	llog__tls_arena = a;
 	return a;
-}
-
-/* Owner only: gives back the last reservation (never pushed). */
-void llog__arena_unreserve(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
-{
-	(void)r;
-	a->reserve = old_reserve;
 }
 
 void llog__arena_free(struct llog__arena *a)
@@ -166,12 +92,52 @@ void llog__arena_free(struct llog__arena *a)
 	free(a);
 }
 
+/*
+ * Dekker handshake with llog__arena_wake_waiters: we announce ourselves in
+ * space.waiters (seq_cst RMW), then re-read released with seq_cst; the
+ * flusher stores released, issues a seq_cst fence, then reads the waiters.
+ * One of us sees the other: either we see the new released and do not
+ * sleep, or it sees our count, bumps space.seq and wakes us (and
+ * futex_wait returns at once if it bumped space.seq after we read it).
+ */
+void llog__arena_wait_space(struct llog__arena *a, uint32_t need)
+{
+	uint32_t seq;
+
+	llog__count(blocked, 1);
+	atomic_fetch_add_explicit(&space.waiters, 1, memory_order_seq_cst);
+	seq = llog__load_seq_cst(&space.seq);
+	llog__wake_flusher();
+	if (a->size - (a->reserve - llog__load_seq_cst(&a->released)) < need)
+		llog__futex_wait(&space.seq, seq, 100);
+	atomic_fetch_sub_explicit(&space.waiters, 1, memory_order_seq_cst);
+}
+
+void llog__arena_wake_waiters(void)
+{
+	/* Fence: pairs with the seq_cst RMW/load in llog__arena_wait_space
+	 * (Dekker handshake; the releases of this round come before it). */
+	llog__fence_seq_cst();
+	if (llog__load_relaxed(&space.waiters) != 0) {
+		/* Release: the waiter's futex check reads it; it then
+		 * re-reads released itself (acquire in reserve). */
+		llog__fetch_add_release(&space.seq, 1);
+		llog__futex_wake(&space.seq, 1);
+	}
+}
+
 /* Waits until the flusher has released every record of a (closed list). */
 static void wait_drained(struct llog__arena *a)
 {
-	/* Acquire: pairs with the flusher's store-release of released. */
-	while (llog__load_acquire(&a->released) != a->reserve)
-		llog__wait_released(a, a->size);
+	while (llog__arena_in_flight(a))
+		llog__arena_wait_space(a, a->size);
+}
+
+/* Disables the thread's alternate stack before the arena can be freed. */
+static void drop_altstack(struct llog__arena *a)
+{
+	if (!llog__altstack_remove(a->altstack))
+		a->altstack = NULL; /* still in use: never unmapped (leaked) */
 }
 
 static void arena_thread_exit(void *p)
@@ -180,9 +146,8 @@ static void arena_thread_exit(void *p)
 	struct llog__rec *r = &a->exit_rec;
 	struct llist_node *first;
 
-	tls_arena = NULL;
-	if (!llog__altstack_remove(a->altstack))
-		a->altstack = NULL; /* still in use: never unmapped (leaked) */
+	llog__tls_arena = NULL;
+	drop_altstack(a);
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
 	r->site = NULL;
@@ -190,42 +155,30 @@ static void arena_thread_exit(void *p)
 	r->flags = 0;
 	r->dropped = a->dropped_pending;
 	a->dropped_pending = 0;
-	first = llist_first_relaxed(&llog__g.head);
-	for (;;) {
-		if (first == LLOG__CLOSED) {
-			if (r->dropped != 0)
-				llog__sync_output(r, NULL, 0);
-			wait_drained(a);
-			llog__arena_free(a);
-			return;
-		}
-		r->ts = llog__clock_raw();
-		/* Release CAS: publishes the exit record and, through the
-		 * release sequence, orders it after all our earlier pushes. */
-		if (llist_try_add(&r->node, &llog__g.head, &first))
-			return; /* the flusher frees a */
-	}
+	first = llog__queue_peek();
+	/* Release CAS (in llog__push_from): publishes the exit record and,
+	 * through the release sequence, orders it after all our pushes. */
+	if (llog__push_from(r, first) == 0)
+		return; /* the flusher frees a */
+	if (r->dropped != 0)
+		llog__sync_notice(a->tid, r->dropped);
+	wait_drained(a);
+	llog__arena_free(a);
 }
 
-/* The calling thread's arena after a shutdown drained it: free it now (the
- * main thread's destructor never runs). */
 void llog__arena_release_self(void)
 {
-	struct llog__arena *a = tls_arena;
+	struct llog__arena *a = llog__tls_arena;
 
 	if (a == NULL)
 		return;
 	wait_drained(a);
-	tls_arena = NULL;
-	if (!llog__altstack_remove(a->altstack))
-		a->altstack = NULL; /* still in use: never unmapped (leaked) */
+	llog__tls_arena = NULL;
+	drop_altstack(a);
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
-	if (a->dropped_pending != 0) {
-		a->exit_rec.kind = LLOG__K_EXIT;
-		a->exit_rec.dropped = a->dropped_pending;
-		llog__sync_output(&a->exit_rec, NULL, 0);
-	}
+	if (a->dropped_pending != 0)
+		llog__sync_notice(a->tid, a->dropped_pending);
 	llog__arena_free(a);
 }
 
@@ -242,24 +195,20 @@ static struct llog__arena flusher_arena = {.in_log = 1};
 void llog__arena_mark_flusher(void)
 {
 	tls_is_flusher = 1;
-	tls_arena = &flusher_arena;
+	llog__tls_arena = &flusher_arena;
 }
 
-/*
- * In the child of fork() (single-threaded, from the atfork child handler):
- * the records of the forking thread still in its ring belong to the parent,
- * which writes them; the child drops its copy of them.
- */
 void llog__arena_after_fork(void)
 {
-	struct llog__arena *a = tls_arena;
+	struct llog__arena *a = llog__tls_arena;
 
+	/* Relaxed: no other thread exists in the child. */
+	llog__store_relaxed(&space.waiters, 0);
 	if (a == NULL || tls_is_flusher)
 		return;
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	a->dropped_pending = 0;
 	a->in_log = 0;
 	a->cached_released = a->reserve;
-	/* Relaxed: no other thread exists in the child. */
 	llog__store_relaxed(&a->released, a->reserve);
 }

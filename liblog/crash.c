@@ -6,10 +6,10 @@
  * SA_SIGINFO | SA_ONSTACK; the previous actions are saved. Everything the
  * handler uses is made before any crash: the alternate signal stacks
  * (LLOG__ALTSTACK_BYTES, 64 KiB, given to the installing thread here, to
- * the flusher by core.c and to each thread with its arena by arena.c, each
+ * the flusher by flusher.c and to each thread with its arena by arena.c, each
  * only when the thread has none), the static crash record and its static
  * arena, the static flush barrier and the flusher's crash render buffer
- * (core.c), the sinks' crash buffers (made by their constructors), and
+ * (flusher.c), the sinks' crash buffers (made by their constructors), and
  * libgcc's unwinder (loaded by one backtrace() call).
  *
  * The handler, in the first crashing thread only (an atomic flag; a second
@@ -60,6 +60,10 @@
  * kernel ends the process there) or does not finish before the watchdog; a
  * crash inside llog's own push (that record); a stack overflow in a thread
  * that never logged and has no alternate stack of its own.
+ *
+ * This file and flusher.c call each other by design: the handler has the
+ * flusher drain (llog__crash_drain, llog__crash_drain_self), and the
+ * flusher asks llog__crash_in_progress before it frees an arena.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,7 +78,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "altstack.h"
+#include "arena.h"
+#include "buf.h"
+#include "clock.h"
+#include "crash.h"
+#include "flusher.h"
+#include "queue.h"
 
 #define CRASH_WAIT_MS 2000
 #define CRASH_WATCHDOG_S 5
@@ -106,9 +116,6 @@ static struct {
 } crash_rec;
 _Static_assert(offsetof(__typeof__(crash_rec), text) == LLOG__REC_HDR,
 	       "the text is the record's payload");
-
-#define put llog__buf_put
-#define put_num llog__buf_num
 
 static const char *sig_name(int sig)
 {
@@ -142,36 +149,28 @@ static void write_str(const char *s, size_t n)
 	}
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Steps 1..3 (see DESIGN). */
 static void report(int sig, const siginfo_t *si)
 {
 	void *bt[CRASH_FRAMES];
 	int nbt = backtrace(bt, CRASH_FRAMES);
 	struct llog__rec *r = &crash_rec.rec;
-	struct llog__buf b = {crash_rec.text, 0, CRASH_TEXT};
+	struct llog__buf b = LLOG__BUF(crash_rec.text, CRASH_TEXT);
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);
 	int committed;
 
-	put(&b, "llog: caught ");
-	put(&b, sig_name(sig));
+	llog__buf_puts(&b, "llog: caught ");
+	llog__buf_puts(&b, sig_name(sig));
 	if (sig != SIGABRT && si != NULL && si->si_code > 0) {
-		put(&b, " at address ");
-		put_num(&b, (uint64_t)(uintptr_t)si->si_addr, 16);
+		llog__buf_puts(&b, " at address ");
+		llog__buf_num(&b, (uint64_t)(uintptr_t)si->si_addr, 16);
 	}
-	put(&b, " in thread ");
-	put_num(&b, tid, 10);
-	put(&b, "; backtrace:");
+	llog__buf_puts(&b, " in thread ");
+	llog__buf_num(&b, tid, 10);
+	llog__buf_puts(&b, "; backtrace:");
 	for (int i = 0; i < nbt; i++) {
-		put(&b, " ");
-		put_num(&b, (uint64_t)(uintptr_t)bt[i], 16);
+		llog__buf_puts(&b, " ");
+		llog__buf_num(&b, (uint64_t)(uintptr_t)bt[i], 16);
 	}
 	crash_arena.tid = tid;
 	r->kind = LLOG__K_TEXT;
@@ -228,7 +227,7 @@ static void watchdog_fire(int alrm)
 	/* Acquire: pairs with the release store in watchdog_arm (this may run
 	 * in another thread than the one that armed it); then sig is the
 	 * crash signal. */
-	if (mono_ms() < llog__load_acquire(&watchdog_deadline_ms))
+	if (llog__mono_ms() < llog__load_acquire(&watchdog_deadline_ms))
 		return;
 	sig = llog__load_relaxed(&watchdog_sig);
 	/* Only when stderr takes it at once: a stderr that blocks (a full
@@ -254,7 +253,7 @@ static void watchdog_arm(int sig)
 	/* Relaxed: published by the release store of the deadline below. */
 	llog__store_relaxed(&watchdog_sig, sig);
 	/* Release: pairs with the acquire load in watchdog_fire. */
-	llog__store_release(&watchdog_deadline_ms, mono_ms() + CRASH_WATCHDOG_S * 1000 - 100);
+	llog__store_release(&watchdog_deadline_ms, llog__mono_ms() + CRASH_WATCHDOG_S * 1000 - 100);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_fire;
 	sa.sa_flags = SA_ONSTACK;
@@ -296,12 +295,12 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		restore_all();
 		atomic_store_explicit(&crash_state, 2, memory_order_release);
 	} else {
-		int64_t deadline = mono_ms() + CRASH_WAIT_MS + 1000;
+		int64_t deadline = llog__mono_ms() + CRASH_WAIT_MS + 1000;
 		struct timespec ms = {0, 1000000};
 
 		/* Acquire: pairs with the release store of 2 above. */
 		while (atomic_load_explicit(&crash_state, memory_order_acquire) != 2 &&
-		       mono_ms() < deadline)
+		       llog__mono_ms() < deadline)
 			nanosleep(&ms, NULL);
 		restore_all();
 	}

@@ -51,6 +51,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* GNU extension used on purpose: strchrnul */
 #endif
+#include "buf.h"
 #include "fmt.h"
 
 #include <limits.h>
@@ -527,41 +528,6 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 
 /* ---- output -------------------------------------------------------------- */
 
-struct out {
-	char *buf;
-	size_t cap;
-	size_t len;
-	int trunc;
-};
-
-static inline void put(struct out *o, const char *s, size_t n)
-{
-	size_t room = o->cap - o->len;
-
-	if (n > room) {
-		n = room;
-		o->trunc = 1;
-	}
-	if (n > 0) {
-		memcpy(o->buf + o->len, s, n);
-		o->len += n;
-	}
-}
-
-static inline void fill(struct out *o, char c, size_t n)
-{
-	size_t room = o->cap - o->len;
-
-	if (n > room) {
-		n = room;
-		o->trunc = 1;
-	}
-	if (n > 0) {
-		memset(o->buf + o->len, c, n);
-		o->len += n;
-	}
-}
-
 /* ---- argument sources ---------------------------------------------------- */
 
 union val {
@@ -651,7 +617,7 @@ static inline int fetch(struct src *s, int kind, union val *v)
 
 /* ---- conversions --------------------------------------------------------- */
 
-static void emit_int(struct out *o, char conv, unsigned fl, int width,
+static void emit_int(struct llog__buf *o, char conv, unsigned fl, int width,
 		     int prec, unsigned long long mag, int neg)
 {
 	static const char lower[] = "0123456789abcdef";
@@ -729,37 +695,37 @@ static void emit_int(struct out *o, char conv, unsigned fl, int width,
 	pad = width > 0 && (size_t)width > body ? (size_t)width - body : 0;
 
 	if (fl & F_MINUS) {
-		put(o, pre, npre);
-		fill(o, '0', zeros);
-		put(o, d, ndig);
-		fill(o, ' ', pad);
+		llog__buf_put(o, pre, npre);
+		llog__buf_fill(o, '0', zeros);
+		llog__buf_put(o, d, ndig);
+		llog__buf_fill(o, ' ', pad);
 	} else if ((fl & F_ZERO) && prec < 0) {
-		put(o, pre, npre);
-		fill(o, '0', zeros + pad);
-		put(o, d, ndig);
+		llog__buf_put(o, pre, npre);
+		llog__buf_fill(o, '0', zeros + pad);
+		llog__buf_put(o, d, ndig);
 	} else {
-		fill(o, ' ', pad);
-		put(o, pre, npre);
-		fill(o, '0', zeros);
-		put(o, d, ndig);
+		llog__buf_fill(o, ' ', pad);
+		llog__buf_put(o, pre, npre);
+		llog__buf_fill(o, '0', zeros);
+		llog__buf_put(o, d, ndig);
 	}
 }
 
-static void emit_padded(struct out *o, unsigned fl, int width, const char *s,
+static void emit_padded(struct llog__buf *o, unsigned fl, int width, const char *s,
 			size_t n)
 {
 	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
 
 	if (fl & F_MINUS) {
-		put(o, s, n);
-		fill(o, ' ', pad);
+		llog__buf_put(o, s, n);
+		llog__buf_fill(o, ' ', pad);
 	} else {
-		fill(o, ' ', pad);
-		put(o, s, n);
+		llog__buf_fill(o, ' ', pad);
+		llog__buf_put(o, s, n);
 	}
 }
 
-static void emit_str(struct out *o, unsigned fl, int width, int prec,
+static void emit_str(struct llog__buf *o, unsigned fl, int width, int prec,
 		     union val *v)
 {
 	size_t n;
@@ -778,7 +744,7 @@ static void emit_str(struct out *o, unsigned fl, int width, int prec,
 			n = (size_t)prec;
 	} else {
 		/* Past max(room, width) the length no longer matters. */
-		size_t bound = o->cap - o->len;
+		size_t bound = o->cap - o->n;
 
 		if (width > 0 && (size_t)width > bound)
 			bound = (size_t)width;
@@ -860,7 +826,7 @@ static int snprintf_one(char *dst, size_t n, const char *spec, int kind,
  */
 __extension__ typedef unsigned __int128 u128; /* GNU extension, on purpose */
 
-static int emit_fixed(struct out *o, unsigned fl, int width, int prec, double d)
+static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, double d)
 {
 	static const uint64_t p10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000,
 					 10000000, 100000000, 1000000000};
@@ -924,24 +890,24 @@ static int emit_fixed(struct out *o, unsigned fl, int width, int prec, double d)
 	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
 	if (!(fl & F_MINUS) && !(fl & F_ZERO))
 		for (; pad > 0; pad--)
-			put(o, " ", 1);
+			llog__buf_put(o, " ", 1);
 	if (sign)
-		put(o, &sign, 1);
+		llog__buf_put(o, &sign, 1);
 	if (!(fl & F_MINUS))
 		for (; pad > 0; pad--)
-			put(o, "0", 1);
-	put(o, b, (size_t)(end - b));
+			llog__buf_put(o, "0", 1);
+	llog__buf_put(o, b, (size_t)(end - b));
 	for (; pad > 0; pad--)
-		put(o, " ", 1);
+		llog__buf_put(o, " ", 1);
 	return 1;
 }
 
 
-static void emit_snprintf(struct out *o, const struct spec *sp, unsigned fl,
+static void emit_snprintf(struct llog__buf *o, const struct spec *sp, unsigned fl,
 			  int width, int prec, int kind, const union val *v)
 {
 	char spec[48], tmp[SNP_TMP];
-	size_t room = o->cap - o->len;
+	size_t room = o->cap - o->n;
 	int n;
 
 	build_spec(spec, sp, fl, width, prec);
@@ -950,29 +916,29 @@ static void emit_snprintf(struct out *o, const struct spec *sp, unsigned fl,
 		return;
 	if ((size_t)n < sizeof(tmp) || room < sizeof(tmp)) {
 		/* tmp holds the whole conversion, or more than fits */
-		put(o, tmp, (size_t)n);
+		llog__buf_put(o, tmp, (size_t)n);
 	} else if ((size_t)n < room) {
-		o->len += (size_t)snprintf_one(o->buf + o->len, room, spec,
+		o->n += (size_t)snprintf_one(o->p + o->n, room, spec,
 					      kind, v);
-	} else if (o->len > 0) {
+	} else if (o->n > 0) {
 		/* Crosses cap: write one byte early so that snprintf's NUL
 		 * lands on the last byte, then move into place. */
-		char *at = o->buf + o->len - 1, saved = *at;
+		char *at = o->p + o->n - 1, saved = *at;
 
 		snprintf_one(at, room + 1, spec, kind, v);
 		memmove(at + 1, at, room);
 		*at = saved;
-		o->len += room;
-		o->trunc = 1;
+		o->n += room;
+		o->cut = 1;
 	} else {
-		snprintf_one(o->buf, room, spec, kind, v);
-		o->len += room - 1; /* snprintf's NUL took the last byte */
-		o->trunc = 1;
+		snprintf_one(o->p, room, spec, kind, v);
+		o->n += room - 1; /* snprintf's NUL took the last byte */
+		o->cut = 1;
 	}
 }
 
 /* Renders one conversion. Returns 0 when the arguments ran out. */
-static int convert(struct out *o, const struct spec *sp, struct src *s)
+static int convert(struct llog__buf *o, const struct spec *sp, struct src *s)
 {
 	unsigned fl = sp->flags;
 	int width = sp->width, prec = sp->prec;
@@ -980,7 +946,7 @@ static int convert(struct out *o, const struct spec *sp, struct src *s)
 
 	if (sp->kind == A_UNKNOWN) {
 		/* glibc prints the specification and consumes nothing */
-		put(o, sp->start, (size_t)(sp->len_at + sp->len_n + 1 -
+		llog__buf_put(o, sp->start, (size_t)(sp->len_at + sp->len_n + 1 -
 					   sp->start));
 		return 1;
 	}
@@ -1047,7 +1013,7 @@ static int convert(struct out *o, const struct spec *sp, struct src *s)
 		emit_str(o, fl, width, prec, &v);
 		break;
 	case '%':
-		put(o, "%", 1); /* glibc ignores flags and width here */
+		llog__buf_put(o, "%", 1); /* glibc ignores flags and width here */
 		break;
 	case 'n':
 		break; /* consumed, never executed */
@@ -1064,19 +1030,19 @@ static int convert(struct out *o, const struct spec *sp, struct src *s)
 	return 1;
 }
 
-static void run(struct out *o, const char *fmt, struct src *s)
+static void run(struct llog__buf *o, const char *fmt, struct src *s)
 {
 	const char *p = fmt;
 
-	while (!o->trunc) {
+	while (!o->cut) {
 		const char *q = strchrnul(p, '%');
 		struct spec sp;
 
-		put(o, p, (size_t)(q - p));
+		llog__buf_put(o, p, (size_t)(q - p));
 		if (*q == '\0')
 			return;
 		if (q[1] == '%') {
-			put(o, "%", 1);
+			llog__buf_put(o, "%", 1);
 			p = q + 2;
 			continue;
 		}
@@ -1085,7 +1051,7 @@ static void run(struct out *o, const char *fmt, struct src *s)
 			return; /* format ends inside a conversion */
 		if (sp.positional) {
 			/* not supported: the rest of the format, as text */
-			put(o, q, strlen(q));
+			llog__buf_put(o, q, strlen(q));
 			return;
 		}
 		if (!convert(o, &sp, s))
@@ -1097,20 +1063,20 @@ size_t llog__render(char *out, size_t cap, const char *fmt,
 		    const struct llog__plan *plan, const void *args,
 		    int *truncated)
 {
-	struct out o = { out, cap, 0, 0 };
+	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = { args, plan->type, 0, plan->nargs, NULL };
 
 	run(&o, fmt, &s);
-	if (o.trunc)
+	if (o.cut)
 		*truncated = 1;
-	return o.len;
+	return o.n;
 }
 
 size_t llog__format_va(char *out, size_t cap, const char *fmt,
 		       const struct llog__plan *plan, va_list ap,
 		       int *truncated)
 {
-	struct out o = { out, cap, 0, 0 };
+	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = { NULL, NULL, 0, 0, NULL };
 	va_list aq;
 
@@ -1119,7 +1085,7 @@ size_t llog__format_va(char *out, size_t cap, const char *fmt,
 	s.ap = &aq;
 	run(&o, fmt, &s);
 	va_end(aq);
-	if (o.trunc)
+	if (o.cut)
 		*truncated = 1;
-	return o.len;
+	return o.n;
 }

@@ -1,5 +1,5 @@
 /*
- * line.c - one entry as one line of text or JSON, and write-all for sinks.
+ * line.c - one entry as one line of text or JSON (llog_format_entry).
  *
  * DESIGN
  * llog_format_entry() writes into a caller buffer, never allocates, never
@@ -14,53 +14,13 @@
  * calendar.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <time.h>
-#include <poll.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <stdatomic.h>
 
 #include "sink.h"
 
-struct out {
-	char *p;
-	size_t n, cap; /* cap excludes the byte kept for '\n' */
-};
-
-static inline void put(struct out *o, const char *s, size_t len)
-{
-	size_t room = o->cap - o->n;
-
-	if (len > room)
-		len = room;
-	memcpy(o->p + o->n, s, len);
-	o->n += len;
-}
-
-static inline void putch(struct out *o, char c)
-{
-	if (o->n < o->cap)
-		o->p[o->n++] = c;
-}
-
-static void put_u64(struct out *o, uint64_t v)
-{
-	char tmp[20];
-	int i = 20;
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	put(o, tmp + i, (size_t)(20 - i));
-}
+/* The line is built in a struct llog__buf whose cap excludes the byte
+ * kept for the final '\n'. */
 
 /* Zero-padded decimal of exactly `width` digits. */
 static void put_fixed(char *dst, uint64_t v, int width)
@@ -132,12 +92,12 @@ void llog__ts_rfc3339(char *b, int64_t ts_ns)
 	b[29] = 'Z';
 }
 
-static void put_ts(struct out *o, int64_t ts_ns)
+static void put_ts(struct llog__buf *o, int64_t ts_ns)
 {
 	char b[30];
 
 	llog__ts_rfc3339(b, ts_ns);
-	put(o, b, sizeof(b));
+	llog__buf_put(o, b, sizeof(b));
 }
 
 static const char hexdig[] = "0123456789abcdef";
@@ -153,7 +113,7 @@ static inline uint64_t has_ctl(uint64_t w)
 	return (((w - 0x20 * ones) | (del - ones)) & ~w & high);
 }
 
-static void put_text_escaped(struct out *o, const char *s, size_t len)
+static void put_text_escaped(struct llog__buf *o, const char *s, size_t len)
 {
 	size_t i = 0;
 
@@ -165,17 +125,17 @@ static void put_text_escaped(struct out *o, const char *s, size_t len)
 			j += 8;
 		while (j < len && (unsigned char)s[j] >= 0x20 && s[j] != 0x7f)
 			j++;
-		put(o, s + i, j - i);
+		llog__buf_put(o, s + i, j - i);
 		if (j == len)
 			break;
 		switch (s[j]) {
-		case '\n': put(o, "\\n", 2); break;
-		case '\r': put(o, "\\r", 2); break;
-		case '\t': put(o, "\\t", 2); break;
+		case '\n': llog__buf_put(o, "\\n", 2); break;
+		case '\r': llog__buf_put(o, "\\r", 2); break;
+		case '\t': llog__buf_put(o, "\\t", 2); break;
 		default: {
 			char e[4] = {'\\', 'x', hexdig[(unsigned char)s[j] >> 4],
 				     hexdig[(unsigned char)s[j] & 15]};
-			put(o, e, 4);
+			llog__buf_put(o, e, 4);
 		}
 		}
 		i = j + 1;
@@ -213,12 +173,12 @@ static size_t utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
-static void put_json_string(struct out *o, const char *str, size_t len)
+static void put_json_string(struct llog__buf *o, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
-	putch(o, '"');
+	llog__buf_putc(o, '"');
 	while (i < len) {
 		unsigned c = s[i];
 		size_t n;
@@ -228,33 +188,33 @@ static void put_json_string(struct out *o, const char *str, size_t len)
 
 			while (j < len && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
 				j++;
-			put(o, str + i, j - i);
+			llog__buf_put(o, str + i, j - i);
 			i = j;
 			continue;
 		}
 		switch (c) {
-		case '"': put(o, "\\\"", 2); i++; continue;
-		case '\\': put(o, "\\\\", 2); i++; continue;
-		case '\n': put(o, "\\n", 2); i++; continue;
-		case '\r': put(o, "\\r", 2); i++; continue;
-		case '\t': put(o, "\\t", 2); i++; continue;
+		case '"': llog__buf_put(o, "\\\"", 2); i++; continue;
+		case '\\': llog__buf_put(o, "\\\\", 2); i++; continue;
+		case '\n': llog__buf_put(o, "\\n", 2); i++; continue;
+		case '\r': llog__buf_put(o, "\\r", 2); i++; continue;
+		case '\t': llog__buf_put(o, "\\t", 2); i++; continue;
 		default: break;
 		}
 		if (c < 0x20) {
 			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
 
-			put(o, e, 6);
+			llog__buf_put(o, e, 6);
 			i++;
 			continue;
 		}
 		n = utf8_len(s + i, len - i);
 		if (n == 0) {
-			put(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			llog__buf_put(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
 		} else {
 			/* Never emit half a character when cut. */
 			if (o->cap - o->n >= n)
-				put(o, str + i, n);
+				llog__buf_put(o, str + i, n);
 			else
 				o->n = o->cap;
 			i += n;
@@ -263,7 +223,7 @@ static void put_json_string(struct out *o, const char *str, size_t len)
 	/* Keep room for the closing quote even when cut. */
 	if (o->n == o->cap && o->cap > 0)
 		o->n--;
-	putch(o, '"');
+	llog__buf_putc(o, '"');
 }
 
 /* The file name without its directories; cached per thread for the last
@@ -284,55 +244,65 @@ static const char *base_name(const char *path, size_t *len)
 	return last_base;
 }
 
-static void format_text(struct out *o, const struct llog_entry *e)
+/* The level's name, padded to 5 columns in text. */
+static void put_level(struct llog__buf *o, enum llog_level level, int pad)
+{
+	const char *name = llog_level_name(level);
+	size_t n = strlen(name);
+
+	llog__buf_put(o, name, n);
+	if (pad && n < 5)
+		llog__buf_fill(o, ' ', 5 - n);
+}
+
+static void format_text(struct llog__buf *o, const struct llog_entry *e)
 {
 	const char *fname;
 	size_t flen;
-	static const char *const lvl[] = {"TRACE", "DEBUG", "INFO ", "WARN ", "ERROR", "FATAL", "OFF  "};
 
 	put_ts(o, e->ts_ns);
-	putch(o, ' ');
-	put(o, (unsigned)e->level <= LLOG_OFF ? lvl[e->level] : "?    ", 5);
-	put(o, " [", 2);
-	put_u64(o, e->tid);
-	put(o, "] ", 2);
+	llog__buf_putc(o, ' ');
+	put_level(o, e->level, 1);
+	llog__buf_put(o, " [", 2);
+	llog__buf_num(o, e->tid, 10);
+	llog__buf_put(o, "] ", 2);
 	fname = base_name(e->file, &flen);
-	put(o, fname, flen);
-	putch(o, ':');
-	put_u64(o, (uint64_t)(e->line < 0 ? 0 : e->line));
-	putch(o, ' ');
+	llog__buf_put(o, fname, flen);
+	llog__buf_putc(o, ':');
+	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
+	llog__buf_putc(o, ' ');
 	put_text_escaped(o, e->msg, e->msg_len);
 }
 
-static void format_json(struct out *o, const struct llog_entry *e)
+static void format_json(struct llog__buf *o, const struct llog_entry *e)
 {
-	put(o, "{\"seq\":", 7);
-	put_u64(o, e->seq);
-	put(o, ",\"ts\":\"", 7);
+	llog__buf_put(o, "{\"seq\":", 7);
+	llog__buf_num(o, e->seq, 10);
+	llog__buf_put(o, ",\"ts\":\"", 7);
 	put_ts(o, e->ts_ns);
-	put(o, "\",\"level\":\"", 11);
-	put(o, llog_level_name(e->level), strlen(llog_level_name(e->level)));
-	put(o, "\",\"thread\":", 11);
-	put_u64(o, e->tid);
-	put(o, ",\"file\":", 8);
+	llog__buf_put(o, "\",\"level\":\"", 11);
+	put_level(o, e->level, 0);
+	llog__buf_put(o, "\",\"thread\":", 11);
+	llog__buf_num(o, e->tid, 10);
+	llog__buf_put(o, ",\"file\":", 8);
 	put_json_string(o, e->file, strlen(e->file));
-	put(o, ",\"line\":", 8);
-	put_u64(o, (uint64_t)(e->line < 0 ? 0 : e->line));
-	put(o, ",\"func\":", 8);
+	llog__buf_put(o, ",\"line\":", 8);
+	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
+	llog__buf_put(o, ",\"func\":", 8);
 	put_json_string(o, e->func, strlen(e->func));
-	put(o, ",\"msg\":", 7);
+	llog__buf_put(o, ",\"msg\":", 7);
 	/* The closing brace must survive a cut message. */
 	if (o->cap > o->n + 1) {
 		o->cap--;
 		put_json_string(o, e->msg, e->msg_len);
 		o->cap++;
 	}
-	putch(o, '}');
+	llog__buf_putc(o, '}');
 }
 
 size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, char *buf, size_t cap)
 {
-	struct out o = {buf, 0, cap ? cap - 1 : 0};
+	struct llog__buf o = LLOG__BUF(buf, cap ? cap - 1 : 0);
 
 	if (cap == 0)
 		return 0;
@@ -342,80 +312,4 @@ size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, ch
 		format_text(&o, e);
 	buf[o.n++] = '\n';
 	return o.n;
-}
-
-long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
-{
-	size_t done = 0;
-	struct stat st;
-	int sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
-
-	while (done < len) {
-		ssize_t n = sock ? send(fd, buf + done, len - done, MSG_NOSIGNAL)
-				 : write(fd, buf + done, len - done);
-
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd p = {.fd = fd, .events = POLLOUT};
-
-			if (poll(&p, 1, timeout_ms) > 0)
-				continue;
-			return -EAGAIN;
-		}
-		return n < 0 ? -errno : -EIO;
-	}
-	return (long)done;
-}
-
-void llog__diag(const char *fmt, ...)
-{
-	static _Atomic int64_t last_s = -1;
-	static _Atomic unsigned suppressed;
-	struct timespec now;
-	char line[512];
-	int n = 0;
-	int64_t prev;
-	va_list ap;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	/* Relaxed: a rate limit, not a synchronization point. */
-	prev = atomic_load_explicit(&last_s, memory_order_relaxed);
-	if (prev == (int64_t)now.tv_sec ||
-	    !atomic_compare_exchange_strong_explicit(&last_s, &prev, (int64_t)now.tv_sec,
-						     memory_order_relaxed, memory_order_relaxed)) {
-		atomic_fetch_add_explicit(&suppressed, 1, memory_order_relaxed);
-		return;
-	}
-	n = snprintf(line, sizeof(line), "llog: ");
-	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 40)
-		n = (int)sizeof(line) - 40;
-	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed);
-	if (sup != 0)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
-	line[n++] = '\n';
-	(void)llog__write_all(2, line, (size_t)n, 100);
-}
-
-static _Thread_local char sink_err[1024];
-
-const char *llog__sink_error(void)
-{
-	return sink_err;
-}
-
-void llog__sink_set_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sink_err, sizeof(sink_err), fmt, ap);
-	va_end(ap);
 }

@@ -1,0 +1,166 @@
+/*
+ * arena.h - per-thread rings of record bytes (internal).
+ *
+ * DESIGN
+ * Each thread that logs owns one arena, created on its first LOG (the only
+ * malloc a thread ever makes for logging). The owner reserves contiguous,
+ * 8-aligned spans in ring order; a span that would cross the end of the
+ * ring starts at offset 0 instead, and the skipped tail is counted as part
+ * of the record (rec->end covers it). Records of one thread enter the list
+ * in the order they were reserved and the flusher takes them in list order,
+ * so it releases them in ring order by storing rec->end into released.
+ * Nothing else is shared: no registry, no lock. Positions are free-running
+ * uint32 counters (differences modulo 2^32; the ring is at most 2^30):
+ *
+ *   used = reserve - released <= size
+ *
+ * Only the owner writes reserve, cached_released, dropped_pending and
+ * in_log; only the flusher writes released (store-release after it has
+ * finished reading a record, paired with the owner's load-acquire before it
+ * reuses the bytes).
+ *
+ * Waiting for space (the BLOCK policy): a full owner announces itself in a
+ * waiter count and sleeps on a sequence word; the flusher, after each
+ * round, bumps the word and wakes the sleepers when the count is not zero
+ * (llog__arena_wait_space / llog__arena_wake_waiters, a Dekker handshake).
+ *
+ * Thread exit: a pthread key destructor pushes the exit record that lives
+ * in the arena header; the flusher frees the arena when it reaches it,
+ * after every earlier record of that thread. If no flusher runs (the list
+ * is closed), the destructor waits until the last round released
+ * everything of this arena and frees it itself.
+ */
+#ifndef LLOG_ARENA_H
+#define LLOG_ARENA_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "queue.h"
+
+struct llog__arena {
+	/* owner side */
+	uint32_t reserve;
+	uint32_t cached_released;
+	uint32_t size;
+	uint32_t mask;
+	uint32_t dropped_pending;
+	volatile int in_log;   /* re-entry guard (signal handlers) */
+	uint64_t tid;
+	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
+	/* flusher side, on its own cache line */
+	alignas(64) _Atomic uint32_t released;
+	struct llog__rec exit_rec;
+	alignas(64) unsigned char ring[];
+};
+
+extern __thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
+
+/* ---- the owner ----------------------------------------------------------- */
+
+struct llog__arena *llog__arena_create_self(void);
+
+/* The calling thread's arena, created on first use; NULL without memory. */
+static inline struct llog__arena *llog__arena_get(void)
+{
+	struct llog__arena *a = llog__tls_arena;
+
+	return __builtin_expect(a != NULL, 1) ? a : llog__arena_create_self();
+}
+
+/*
+ * Returns a record of `bytes` (multiple of 8) or NULL when the ring has no
+ * room right now. A span that would cross the end of the ring starts at
+ * offset 0; the skipped tail belongs to this record (r->end).
+ */
+static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
+{
+	uint32_t off = a->reserve & a->mask;
+	uint32_t tail = a->size - off;
+	uint32_t total = bytes > tail ? bytes + tail : bytes;
+	struct llog__rec *r;
+
+	if (__builtin_expect(total > a->size - (a->reserve - a->cached_released), 0)) {
+		/* Acquire: pairs with the flusher's store-release of released
+		 * in llog__arena_release, issued after it finished reading the
+		 * records before that position; so our writes to those bytes
+		 * cannot race with its reads. */
+		a->cached_released = llog__load_acquire(&a->released);
+		if (total > a->size - (a->reserve - a->cached_released))
+			return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
+	a->reserve += total;
+	r->end = a->reserve;
+	return r;
+}
+
+/* Gives back the unused end of the last reservation. */
+static inline void llog__arena_shrink(struct llog__arena *a, struct llog__rec *r, uint32_t unused)
+{
+	a->reserve -= unused;
+	r->end = a->reserve;
+}
+
+/* Gives back the whole last reservation (never pushed): reserve returns to
+ * what it was before it. */
+static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_reserve)
+{
+	a->reserve = old_reserve;
+}
+
+/* Past half full: refreshes the view of released and wakes the flusher if
+ * the ring is still more than half full. */
+static inline void llog__arena_check_fill(struct llog__arena *a)
+{
+	if (__builtin_expect(a->reserve - a->cached_released > a->size / 2, 0)) {
+		/* Acquire: pairs with the flusher's store-release of
+		 * released (a fresher view of the free space). */
+		a->cached_released = llog__load_acquire(&a->released);
+		if (a->reserve - a->cached_released > a->size / 2)
+			llog__wake_flusher();
+	}
+}
+
+/* Whether records of a are still pushed and not released (a shutdown's
+ * final round may still be writing them). */
+static inline int llog__arena_in_flight(const struct llog__arena *a)
+{
+	/* Acquire: pairs with the flusher's release of released. */
+	return a != NULL && llog__load_acquire(&a->released) != a->reserve;
+}
+
+/* Sleeps until the flusher has released enough of a's ring that `need`
+ * bytes could be free, or a round passed (then the caller retries). */
+void llog__arena_wait_space(struct llog__arena *a, uint32_t need);
+
+/* The calling thread's arena after a shutdown drained it: waits for its
+ * last records, then frees it (the main thread's destructor never runs). */
+void llog__arena_release_self(void);
+
+/* ---- the flusher ---------------------------------------------------------- */
+
+/* The flusher is done reading r: its bytes go back to the owner. */
+static inline void llog__arena_release(const struct llog__rec *r)
+{
+	/* Release: pairs with the owner's load-acquire in llog__arena_reserve
+	 * and llog__arena_in_flight; we are done reading r. */
+	llog__store_release(&r->arena->released, r->end);
+}
+
+/* After each round: wakes the owners sleeping in llog__arena_wait_space. */
+void llog__arena_wake_waiters(void);
+
+/* Frees an exited thread's arena (its EXIT record was reached). */
+void llog__arena_free(struct llog__arena *a);
+
+/* Marks the calling thread as the flusher: its own LOG calls are dropped
+ * and counted (its arena is a header whose in_log guard is always set). */
+void llog__arena_mark_flusher(void);
+int llog__arena_thread_is_flusher(void);
+
+/* In a fork child (single-threaded): the forking thread's records still in
+ * its ring are the parent's; the child drops its copy of them. */
+void llog__arena_after_fork(void);
+
+#endif /* LLOG_ARENA_H */

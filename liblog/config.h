@@ -1,0 +1,32 @@
+/*
+ * config.h - the configuration in force (internal).
+ *
+ * DESIGN
+ * llog_init() validates a struct llog_config (and LLOG_LEVEL) and stores
+ * the result here, under the control lock while no flusher runs
+ * (llog__config_apply). Producers read the fields with relaxed loads: a
+ * torn read of an int is impossible, and a stale value is harmless (a
+ * record made with the previous bounds is still a valid record).
+ */
+#ifndef LLOG_CONFIG_H
+#define LLOG_CONFIG_H
+
+#include <stdint.h>
+
+#include "llog.h"
+
+struct llog__config {
+	_Atomic uint32_t arena_bytes;      /* size of a new thread's ring */
+	_Atomic uint32_t max_record_bytes; /* multiple of 8 */
+	_Atomic int overflow;              /* enum llog_overflow */
+	unsigned flush_interval_ms;        /* read by the flusher it starts */
+};
+
+extern struct llog__config llog__cfg;
+
+/* Validates cfg (NULL: defaults) and LLOG_LEVEL, then stores them and sets
+ * the runtime level. Returns 0 or -EINVAL (nothing changed). Under the
+ * control lock, while no flusher runs. */
+int llog__config_apply(const struct llog_config *cfg);
+
+#endif /* LLOG_CONFIG_H */

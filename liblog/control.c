@@ -1,0 +1,314 @@
+/*
+ * control.c - llog_init, llog_add_sink, llog_flush, llog_shutdown and the
+ * fork handlers: everything the control lock guards. See control.h.
+ *
+ * fork(): prepare takes ctl_lock (no init/shutdown/add_sink is half done
+ * when the address space is copied) and has the flusher stop between
+ * rounds (the sinks' state is whole); the parent releases both. The child
+ * starts with the list closed (the records in it, and in every sink's
+ * buffers, are the parent's, which writes them), no flusher thread, and
+ * the forking thread's ring emptied; each inherited sink's after_fork drops
+ * the parent's pending data and connections. When llog ran in the parent,
+ * the child's first LOG (or llog_flush/llog_init) starts a fresh flusher
+ * with the inherited sinks (llog__control_resume_after_fork); until then
+ * nothing runs. The other threads' arenas are the parent's: unused in the
+ * child (their pages stay shared copy-on-write, never touched).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "arena.h"
+#include "config.h"
+#include "control.h"
+#include "crash.h"
+#include "flusher.h"
+#include "queue.h"
+
+static pthread_mutex_t ctl_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+/* Set in the thread running llog_shutdown or a final round (sinks' close
+ * callbacks run there and must not wait for the shutdown they are part
+ * of), or the fork handlers. */
+static __thread int in_ctl;
+static int running;
+static struct llog__flusher *the_flusher;
+/* Sinks added while llog does not run, for the next llog_init. */
+static struct llog__sinktab pending;
+/* While running: sinks installed or on their way to the flusher. */
+static int n_running_sinks;
+static int registered; /* atexit and pthread_atfork */
+/* In a fork child: 1 while the inherited flusher (the_flusher, sinks
+ * included) waits to be started by the first use. Written under ctl_lock:
+ * cleared (release) only after the list was opened or closed for good, so
+ * a producer that reads 0 (acquire) and then reloads the head finds the
+ * list as fork_resume left it; re-checked under the lock. */
+static _Atomic int fork_restart;
+
+void llog__control_wait_shutdown(void)
+{
+	if (in_ctl)
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+/*
+ * Under ctl_lock: starts f (its sinks installed). On failure, runs one
+ * final round here (records may have been pushed since the list opened:
+ * it closes the list, writes them, signals barriers), keeps f's sinks for
+ * a later llog_init and frees f.
+ */
+static int start_flusher(struct llog__flusher *f)
+{
+	int rc = llog__flusher_start(f);
+
+	if (rc != 0) {
+		in_ctl = 1;
+		llog__flusher_run_final(f);
+		in_ctl = 0;
+		pending = *llog__flusher_sinks(f);
+		llog__flusher_free(f);
+		return rc;
+	}
+	the_flusher = f;
+	n_running_sinks = llog__flusher_sinks(f)->n;
+	running = 1;
+	return 0;
+}
+
+/* Moves the pending sinks into t (closing those that do not fit). */
+static void take_pending(struct llog__sinktab *t)
+{
+	for (int i = 0; i < pending.n; i++)
+		if (llog__sinktab_add(t, pending.s[i]) != 0)
+			pending.s[i]->ops->close(pending.s[i]);
+	pending.n = 0;
+}
+
+/* Under ctl_lock, in a fork child whose inherited flusher waits: starts it
+ * with the sinks added in the child too (or, with stop, closes the
+ * inherited sinks instead). */
+static int fork_resume(int stop)
+{
+	struct llog__flusher *f = the_flusher;
+	int rc = 0;
+
+	the_flusher = NULL;
+	if (!stop) {
+		take_pending(llog__flusher_sinks(f));
+		rc = start_flusher(f);
+	} else {
+		in_ctl = 1;
+		llog__sinktab_close(llog__flusher_sinks(f));
+		in_ctl = 0;
+		llog__flusher_free(f);
+	}
+	/* Release: after start_flusher's release store that opened the list
+	 * (see fork_restart). */
+	llog__store_release(&fork_restart, 0);
+	return rc;
+}
+
+/* The first use in a fork child: starts the inherited flusher. Returns
+ * whether llog runs now. */
+static int __attribute__((noinline, cold)) restart_after_fork(void)
+{
+	int ok;
+
+	if (in_ctl || pthread_mutex_lock(&ctl_lock) != 0)
+		return 0;
+	/* Relaxed: written only under ctl_lock, which we hold. */
+	if (llog__load_relaxed(&fork_restart))
+		(void)fork_resume(0);
+	ok = running;
+	pthread_mutex_unlock(&ctl_lock);
+	return ok;
+}
+
+int llog__control_resume_after_fork(void)
+{
+	/* Acquire: see fork_restart. */
+	if (__builtin_expect(llog__load_acquire(&fork_restart), 0))
+		return restart_after_fork();
+	return 1;
+}
+
+/* ---- fork handlers -------------------------------------------------------- */
+
+static int fork_locked, fork_round_locked;
+
+static void atfork_prepare(void)
+{
+	fork_locked = !in_ctl;
+	if (fork_locked)
+		pthread_mutex_lock(&ctl_lock);
+	/* Not from the flusher itself (a sink callback: it holds the round;
+	 * documented as unsupported) nor without ctl_lock. */
+	fork_round_locked = fork_locked && running && !llog__arena_thread_is_flusher();
+	if (fork_round_locked)
+		llog__flusher_fork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	if (fork_round_locked)
+		llog__flusher_fork_parent();
+	if (fork_locked)
+		pthread_mutex_unlock(&ctl_lock);
+}
+
+static void atfork_child(void)
+{
+	struct llist_node *inherited = llog__queue_after_fork();
+	pthread_mutexattr_t at;
+
+	if (running && the_flusher != NULL) {
+		llog__flusher_after_fork(the_flusher, inherited);
+		n_running_sinks = llog__flusher_sinks(the_flusher)->n;
+		/* Relaxed: no other thread exists yet in the child. */
+		llog__store_relaxed(&fork_restart, 1);
+	}
+	running = 0;
+	llog__flusher_fork_child();
+	llog__crash_after_fork();
+	llog__arena_after_fork();
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_settype(&at, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&ctl_lock, &at);
+	pthread_mutexattr_destroy(&at);
+	in_ctl = 0;
+}
+
+/* ---- the public calls -------------------------------------------------------- */
+
+/* Under ctl_lock: a new flusher with the pending sinks (a console sink on
+ * stderr when none was added). */
+static int make_flusher(struct llog__flusher **out)
+{
+	struct llog__flusher *f = llog__flusher_new();
+
+	if (f == NULL)
+		return -ENOMEM;
+	if (pending.n == 0) {
+		struct llog_sink *s = llog_console_sink(NULL);
+
+		if (s != NULL)
+			(void)llog__sinktab_add(&pending, s);
+	}
+	take_pending(llog__flusher_sinks(f));
+	*out = f;
+	return 0;
+}
+
+int llog_init(const struct llog_config *cfg)
+{
+	struct llog__flusher *f;
+	int rc;
+
+	pthread_mutex_lock(&ctl_lock);
+	if (running) {
+		rc = -EALREADY;
+		goto out;
+	}
+	/* Relaxed: written only under ctl_lock, which we hold. A fork child
+	 * calling llog_init before any LOG: its own configuration and sinks
+	 * replace the inherited ones. */
+	if (llog__load_relaxed(&fork_restart))
+		(void)fork_resume(1);
+	rc = llog__config_apply(cfg);
+	if (rc == 0)
+		rc = make_flusher(&f);
+	if (rc == 0)
+		rc = start_flusher(f);
+	if (rc != 0)
+		goto out;
+	if (cfg != NULL && cfg->crash_handler_off)
+		llog__crash_uninstall();
+	else
+		(void)llog__crash_install(); /* without memory: no handler */
+	if (!registered) {
+		registered = 1;
+		atexit(llog_shutdown);
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	}
+out:
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
+/* Under ctl_lock, llog running: the sink travels to the flusher as a
+ * control record, behind every record pushed before. */
+static int push_sink(struct llog_sink *sink)
+{
+	struct llog__sink_rec *sr;
+
+	if (n_running_sinks >= LLOG__MAX_SINKS)
+		return -ENOSPC;
+	sr = calloc(1, sizeof(*sr));
+	if (sr == NULL)
+		return -ENOMEM;
+	sr->rec.kind = LLOG__K_SINK;
+	sr->sink = sink;
+	/* Cannot see CLOSED: running is set and shutdown needs ctl_lock. */
+	(void)llog__push(&sr->rec);
+	n_running_sinks++;
+	return 0;
+}
+
+int llog_add_sink(struct llog_sink *sink)
+{
+	int rc;
+
+	if (sink == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&ctl_lock);
+	rc = running ? push_sink(sink) : llog__sinktab_add(&pending, sink);
+	pthread_mutex_unlock(&ctl_lock);
+	if (rc != 0)
+		sink->ops->close(sink);
+	return rc;
+}
+
+void llog_flush(void)
+{
+	struct llog__barrier b = {0};
+
+	if (llog__arena_thread_is_flusher() || !llog__control_resume_after_fork())
+		return;
+	/* Closed: not running (everything is synchronous), or a shutdown is
+	 * draining the last round; then wait for it, so that what was pushed
+	 * before this call is committed. */
+	if (llog__barrier_run(&b, NULL, -1) < 0)
+		llog__control_wait_shutdown();
+}
+
+void llog_shutdown(void)
+{
+	if (llog__arena_thread_is_flusher())
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	if (!running) {
+		/* Relaxed: written only under ctl_lock, which we hold. */
+		if (llog__load_relaxed(&fork_restart))
+			(void)fork_resume(1);
+		pthread_mutex_unlock(&ctl_lock);
+		return;
+	}
+	in_ctl = 1;
+	llog__flusher_stop(the_flusher);
+	llog__sinktab_close(llog__flusher_sinks(the_flusher));
+	llog__flusher_free(the_flusher);
+	the_flusher = NULL;
+	n_running_sinks = 0;
+	running = 0;
+	pthread_mutex_unlock(&ctl_lock);
+	in_ctl = 0;
+	llog__arena_release_self();
+}
+
+void llog_sink_destroy(struct llog_sink *sink)
+{
+	if (sink != NULL)
+		sink->ops->close(sink);
+}

@@ -1,0 +1,590 @@
+/*
+ * flusher.c - the flusher thread's rounds and sink table, flush barriers,
+ * and the crash drain on the flusher thread. See flusher.h for the design.
+ *
+ * Calls into crash.c and is called from it, by design (flusher.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "altstack.h"
+#include "arena.h"
+#include "clock.h"
+#include "config.h"
+#include "crash.h"
+#include "flusher.h"
+#include "render.h"
+#include "stats.h"
+
+struct llog__flusher {
+	struct llog__sinktab sinks;
+	pthread_t thread;
+	uint64_t seq;
+	int64_t last_ts;
+	struct llog__clock_conv clock;
+	char *msgbuf;
+	size_t msgcap;
+	struct llog__plan tmp_plan;
+	/*
+	 * Where the round stands, for llog__crash_drain_self when the flusher
+	 * itself crashes. Written by the flusher only and read only by the
+	 * crash handler interrupting it on this same thread, so no atomics:
+	 * volatile keeps every store in program order with the sink calls
+	 * and the rendering around it (what a signal fence would give).
+	 *   crash_rest       records of this chain not yet handed to any sink
+	 *   crash_rendering  the first of them is being rendered
+	 *   crash_entry      the entry being handed to the sinks (or NULL)
+	 *   crash_sink       index of the sink whose callback runs, or -1
+	 */
+	struct llist_node *volatile crash_rest;
+	volatile int crash_rendering;
+	const struct llog_entry *volatile crash_entry;
+	volatile int crash_sink;
+	char *crash_msg;   /* the drain's render buffer, msgcap bytes */
+	char *altstack;    /* the flusher's alternate signal stack */
+};
+
+/* The running flusher, for the crash handler on its thread (set and
+ * cleared by that thread itself: the handler reads its own thread's
+ * store). */
+static struct llog__flusher *crash_flusher;
+
+/* Serialises rounds with fork(): the flusher holds it for each round,
+ * llog__flusher_fork_prepare takes it, so a child's copy of the sinks is
+ * never caught in the middle of a write or commit. */
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the sink table ------------------------------------------------------ */
+
+int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s)
+{
+	if (t->n >= LLOG__MAX_SINKS)
+		return -ENOSPC;
+	t->s[t->n++] = s;
+	return 0;
+}
+
+void llog__sinktab_close(struct llog__sinktab *t)
+{
+	for (int i = 0; i < t->n; i++)
+		t->s[i]->ops->close(t->s[i]);
+	t->n = 0;
+}
+
+/* A sink change reached the flusher (F4, the crash drain, a fork child).
+ * The control lock keeps the count within the bound; a sink that still
+ * finds the table full is closed, or only forgotten where closing is not
+ * safe (the crash drain, a fork child: `forget`). */
+static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, int forget)
+{
+	if (llog__sinktab_add(&f->sinks, sr->sink) != 0 && !forget)
+		sr->sink->ops->close(sr->sink);
+}
+
+/* ---- one round ------------------------------------------------------------ */
+
+static void sink_write(struct llog__flusher *f, const struct llog_entry *e)
+{
+	f->crash_entry = e;
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog_sink *s = f->sinks.s[i];
+
+		if (e->level < s->level)
+			continue;
+		f->crash_sink = i;
+		if (s->ops->write(s, e) < 0)
+			llog__count(write_errors, 1);
+	}
+	f->crash_entry = NULL;
+	f->crash_sink = -1;
+}
+
+static void sinks_commit(struct llog__flusher *f)
+{
+	for (int i = 0; i < f->sinks.n; i++) {
+		f->crash_sink = i;
+		llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
+	}
+	f->crash_sink = -1;
+}
+
+static int64_t out_ts(struct llog__flusher *f, uint64_t raw)
+{
+	int64_t ts = llog__clock_conv_ns(&f->clock, raw);
+
+	if (ts < f->last_ts)
+		ts = f->last_ts; /* never backwards (see flusher.h) */
+	f->last_ts = ts;
+	return ts;
+}
+
+/* r's drop notice as an entry of the output sequence. */
+static void notice_entry(struct llog__flusher *f, const struct llog__rec *r, uint32_t dropped,
+			 char *note, struct llog_entry *e)
+{
+	llog__render_notice(r->arena->tid, dropped, note, e);
+	e->seq = ++f->seq;
+	e->ts_ns = out_ts(f, r->ts);
+}
+
+/* r rendered as an entry of the output sequence, in buf (msgcap bytes). */
+static void record_entry(struct llog__flusher *f, const struct llog__rec *r, char *buf,
+			 struct llog__plan *tmp, struct llog_entry *e)
+{
+	llog__render_record(r, buf, f->msgcap, tmp, e);
+	e->seq = ++f->seq;
+	e->ts_ns = out_ts(f, r->ts);
+}
+
+/* Writes r's drop notice. r->dropped is cleared first: a crash drain that
+ * interrupts this must not write the notice a second time. */
+static void drop_notice(struct llog__flusher *f, struct llog__rec *r)
+{
+	struct llog_entry e;
+	char note[LLOG__NOTICE_BYTES];
+	uint32_t dropped = r->dropped;
+
+	r->dropped = 0;
+	notice_entry(f, r, dropped, note, &e);
+	sink_write(f, &e);
+}
+
+/* Hands r to the sinks; `next` is the record after it in the chain. */
+static void write_record(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
+{
+	struct llog_entry e;
+
+	f->crash_rendering = 1;
+	record_entry(f, r, f->msgbuf, &f->tmp_plan, &e);
+	f->crash_rendering = 0;
+	f->crash_rest = next;
+	sink_write(f, &e);
+}
+
+/* What a round leaves for after its commit. */
+struct round {
+	uint64_t nrec;
+	uint64_t notices;                       /* drop notices written */
+	struct llist_node *barriers;            /* signalled after the commit */
+	struct llist_node *deferred, **dtail;   /* releases held until then */
+};
+
+/* Gives a record's bytes back to its arena, or frees an exited arena. */
+static void release_record(struct llog__rec *r)
+{
+	if (r->kind != LLOG__K_EXIT) {
+		llog__arena_release(r);
+		return;
+	}
+	/* Every earlier record of this arena is released. While a crash is
+	 * being reported the arena is left (the process is dying; free() is
+	 * what the crash path must never call: the crash may have happened
+	 * inside the allocator). */
+	if (!llog__crash_in_progress())
+		llog__arena_free(r->arena);
+}
+
+/* In the final round (hold) releases wait for the commit (flusher.h). */
+static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
+{
+	if (!hold) {
+		release_record(r);
+		return;
+	}
+	r->node.next = NULL;
+	*rd->dtail = &r->node;
+	rd->dtail = &r->node.next;
+}
+
+/* F4 for one record of a thread (LOG, TEXT or EXIT). */
+static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
+			  int hold, struct round *rd)
+{
+	if (r->dropped != 0) {
+		drop_notice(f, r);
+		rd->notices++;
+	}
+	if (r->kind == LLOG__K_EXIT) {
+		f->crash_rest = next; /* the arena may be freed below */
+	} else {
+		write_record(f, r, next); /* sets crash_rest = next */
+		rd->nrec++;
+	}
+	release_or_defer(rd, r, hold);
+}
+
+/* F4: processes one chain in push order. */
+static void process(struct llog__flusher *f, struct llist_node *chain, int hold, struct round *rd)
+{
+	struct llist_node *pos, *next;
+
+	llist_for_each_safe(pos, next, chain) {
+		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+		f->crash_rest = pos;
+		switch (r->kind) {
+		case LLOG__K_LOG:
+		case LLOG__K_TEXT:
+		case LLOG__K_EXIT:
+			process_owned(f, r, next, hold, rd);
+			break;
+		case LLOG__K_BARRIER:
+			pos->next = rd->barriers;
+			rd->barriers = pos;
+			break;
+		case LLOG__K_SINK:
+			install_sink(f, (struct llog__sink_rec *)(void *)r, 0);
+			f->crash_rest = next; /* r is freed below */
+			free(r);
+			break;
+		default:
+			break;
+		}
+	}
+	f->crash_rest = NULL;
+}
+
+static void release_deferred(struct llist_node *pos)
+{
+	struct llist_node *next;
+
+	llist_for_each_safe(pos, next, pos)
+		release_record(llist_entry(pos, struct llog__rec, node));
+}
+
+static void signal_barriers(struct llist_node *b)
+{
+	while (b != NULL) {
+		struct llist_node *next = b->next;
+		struct llog__barrier *bar =
+			(struct llog__barrier *)(void *)llist_entry(b, struct llog__rec, node);
+
+		/* Release: pairs with the acquire load in llog__barrier_run;
+		 * after this store the barrier (on the caller's stack) may
+		 * vanish, so only its address is used below (a futex wake on
+		 * a stale address is harmless: waiters re-check their word). */
+		llog__store_release(&bar->done, 1);
+		llog__futex_wake(&bar->done, 1);
+		b = next;
+	}
+}
+
+/* One round, F1..F5 (flusher.h). Returns whether it was the final one (the
+ * list is then closed). */
+static int flusher_round(struct llog__flusher *f)
+{
+	struct round rd = {0, 0, NULL, NULL, NULL};
+	struct llist_node *chain;
+	int stopping;
+
+	rd.dtail = &rd.deferred;
+	chain = llog__queue_take(&stopping);                         /* F1-F3 */
+	llog__clock_conv_anchor(&f->clock);
+	process(f, chain, stopping, &rd);                            /* F4 */
+	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
+		sinks_commit(f);                                     /* F5 */
+		llog__count_written(rd.nrec);
+		if (rd.nrec != 0)
+			llog__count(batches, 1);
+	}
+	release_deferred(rd.deferred);
+	signal_barriers(rd.barriers);
+	llog__arena_wake_waiters();
+	return stopping;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct llog__flusher *f = arg;
+	sigset_t all;
+
+	/* Signals are for application threads; the flusher never runs a
+	 * handler (and a write to a vanished pipe reader returns EPIPE
+	 * instead of killing the process with SIGPIPE), except the crash
+	 * handler for its own faults (blocked, they would kill the process
+	 * without it). */
+	sigfillset(&all);
+	llog__crash_block_mask(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	llog__arena_mark_flusher();
+	/* A fault in a sink (even a stack overflow) runs the crash handler,
+	 * which drains from here (llog__crash_drain_self). */
+	f->crash_sink = -1;
+	crash_flusher = f;
+	(void)llog__altstack_install(f->altstack);
+	/* F6: exit after the final round, else sleep unless asked already. */
+	for (;;) {
+		int final;
+
+		pthread_mutex_lock(&round_lock);
+		final = flusher_round(f);
+		pthread_mutex_unlock(&round_lock);
+		if (final)
+			break;
+		llog__queue_sleep(llog__cfg.flush_interval_ms);
+	}
+	if (!llog__altstack_remove(f->altstack))
+		f->altstack = NULL; /* still in use: never unmapped (leaked) */
+	crash_flusher = NULL;
+	return NULL;
+}
+
+/* ---- the flusher's life ---------------------------------------------------- */
+
+struct llog__flusher *llog__flusher_new(void)
+{
+	struct llog__flusher *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return NULL;
+	/* Relaxed: see config.h (and written by this thread). */
+	f->msgcap = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN;
+	f->msgbuf = malloc(f->msgcap);
+	f->crash_msg = malloc(f->msgcap);
+	f->altstack = llog__altstack_new();
+	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL) {
+		llog__flusher_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void llog__flusher_free(struct llog__flusher *f)
+{
+	free(f->msgbuf);
+	free(f->crash_msg);
+	llog__altstack_delete(f->altstack);
+	free(f);
+}
+
+struct llog__sinktab *llog__flusher_sinks(struct llog__flusher *f)
+{
+	return &f->sinks;
+}
+
+int llog__flusher_start(struct llog__flusher *f)
+{
+	llog__clock_conv_init(&f->clock);
+	llog__queue_open();
+	return -pthread_create(&f->thread, NULL, flusher_main, f);
+}
+
+void llog__flusher_run_final(struct llog__flusher *f)
+{
+	llog__queue_stop();
+	flusher_round(f);
+}
+
+void llog__flusher_stop(struct llog__flusher *f)
+{
+	llog__queue_stop();
+	pthread_join(f->thread, NULL);
+}
+
+void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inherited)
+{
+	struct llist_node *pos, *next;
+	int n = 0;
+
+	/* Sinks added (llog_add_sink) but not yet installed by the flusher
+	 * are in the list, which is the parent's otherwise. */
+	llist_for_each_safe(pos, next, inherited) {
+		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+		if (r->kind == LLOG__K_SINK) {
+			install_sink(f, (struct llog__sink_rec *)(void *)r, 1);
+			free(r);
+		}
+	}
+	/* A sink that cannot drop the parent's state (no after_fork:
+	 * version 1, or a sink that declares none) is not used in the
+	 * child: it would write the parent's data again or share a
+	 * connection. It is forgotten, not closed (the parent's). */
+	for (int i = 0; i < f->sinks.n; i++) {
+		const struct llog_sink_ops *ops = f->sinks.s[i]->ops;
+
+		if (ops->version >= 2 && ops->after_fork != NULL) {
+			ops->after_fork(f->sinks.s[i]);
+			f->sinks.s[n++] = f->sinks.s[i];
+		}
+	}
+	f->sinks.n = n;
+}
+
+void llog__flusher_fork_prepare(void)
+{
+	pthread_mutex_lock(&round_lock);
+}
+
+void llog__flusher_fork_parent(void)
+{
+	pthread_mutex_unlock(&round_lock);
+}
+
+void llog__flusher_fork_child(void)
+{
+	pthread_mutex_init(&round_lock, NULL);
+	crash_flusher = NULL;
+}
+
+/* ---- barriers ------------------------------------------------------------- */
+
+int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms)
+{
+	int64_t deadline = llog__mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+
+	b->rec.kind = LLOG__K_BARRIER;
+	/* Relaxed: published by the release CAS of the push below. */
+	llog__store_relaxed(&b->done, 0);
+	if (rec != NULL && llog__push(rec) != 0)
+		return -1;
+	if (llog__push(&b->rec) != 0)
+		return -1;
+	llog__wake_flusher();
+	/* Acquire: pairs with the release store in signal_barriers. */
+	while (llog__load_acquire(&b->done) == 0) {
+		int64_t left = deadline - llog__mono_ms();
+
+		if (timeout_ms < 0) {
+			llog__futex_wait(&b->done, 0, 0);
+			continue;
+		}
+		if (left <= 0)
+			return 0;
+		llog__futex_wait(&b->done, 0, left < 10 ? (unsigned)left : 10);
+	}
+	return 1;
+}
+
+/* ---- the crash drain on the flusher thread ---------------------------------- */
+
+static int has_crash_ops(const struct llog_sink *s)
+{
+	return s->ops->version >= 2 && s->ops->crash_write != NULL &&
+	       s->ops->crash_commit != NULL;
+}
+
+/* Hands e to the sinks from index `from` on, through their crash entry
+ * points; `at` is the interrupted sink (or -1). Returns how many took it. */
+static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry *e, int at)
+{
+	int took = 0;
+
+	for (int i = from; i < f->sinks.n; i++) {
+		struct llog_sink *s = f->sinks.s[i];
+
+		if (e->level < s->level || !has_crash_ops(s))
+			continue;
+		if (s->ops->crash_write(s, e, i == at) < 0)
+			llog__count(write_errors, 1);
+		else
+			took++;
+	}
+	return took;
+}
+
+/* Renders and hands out the records of a chain in push order; returns how
+ * many records it wrote. */
+static uint64_t crash_chain(struct llog__flusher *f, struct llist_node *pos, int at)
+{
+	struct llog__plan tmp;
+	struct llog_entry e;
+	char note[LLOG__NOTICE_BYTES];
+	uint64_t n = 0;
+
+	for (; pos != NULL; pos = pos->next) {
+		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+
+		if (r->kind == LLOG__K_SINK) {
+			/* Installed as the round would have: the records
+			 * after it reach it too (appended: `at` stays valid). */
+			install_sink(f, (struct llog__sink_rec *)(void *)r, 1);
+			continue;
+		}
+		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT)
+			continue; /* barriers: nobody waits now */
+		if (r->dropped != 0) {
+			notice_entry(f, r, r->dropped, note, &e);
+			crash_hand(f, 0, &e, at);
+		}
+		if (r->kind == LLOG__K_EXIT)
+			continue;
+		record_entry(f, r, f->crash_msg, &tmp, &e);
+		crash_hand(f, 0, &e, at);
+		n++;
+	}
+	return n;
+}
+
+/* Ends the drain: crash_commit of every sink that has it. Returns whether
+ * one of them committed. */
+static int crash_commit_all(struct llog__flusher *f, int at)
+{
+	int committed = 0;
+
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog_sink *s = f->sinks.s[i];
+		long rc;
+
+		if (!has_crash_ops(s))
+			continue;
+		rc = s->ops->crash_commit(s, i == at);
+		llog__count_commit(rc);
+		committed |= rc >= 0;
+	}
+	return committed;
+}
+
+/*
+ * In output order, to every sink with crash entry points: the entry the
+ * flusher was handing out (to the sinks that had not taken it yet), the
+ * rest of the chain of this round (less a record whose rendering crashed),
+ * the list taken with CLOSED installed (later pushes go to stderr
+ * synchronously), then rec; then crash_commit. Runs once per process (the
+ * first crashing thread only).
+ */
+int llog__crash_drain_self(struct llog__rec *rec)
+{
+	struct llog__flusher *f = crash_flusher;
+	const struct llog_entry *cur;
+	struct llist_node *rest;
+	struct llog_entry e;
+	uint64_t n;
+	int at, took = 0, committed;
+
+	if (f == NULL)
+		return 0;
+	at = f->crash_sink;
+	cur = f->crash_entry;
+	if (cur != NULL)
+		crash_hand(f, at < 0 ? 0 : at, cur, at);
+	rest = f->crash_rest;
+	if (rest != NULL && f->crash_rendering)
+		rest = rest->next; /* lost: rendering it is what crashed */
+	n = crash_chain(f, rest, at);
+	/* In the final round the list is closed already: nothing more. */
+	n += crash_chain(f, llog__queue_close(), at);
+	if (rec != NULL) {
+		rec->ts = llog__clock_raw();
+		record_entry(f, rec, f->crash_msg, &f->tmp_plan, &e);
+		took = crash_hand(f, 0, &e, at);
+		n++;
+	}
+	committed = crash_commit_all(f, at);
+	llog__count_written(n);
+	return took > 0 && committed;
+}
+
+int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
+{
+	/* Static: the flusher may signal it after we gave up waiting. */
+	static struct llog__barrier b;
+
+	if (llog__arena_thread_is_flusher())
+		return 0;
+	return llog__barrier_run(&b, rec, (int)timeout_ms) == 1;
+}

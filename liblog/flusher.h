@@ -1,0 +1,120 @@
+/*
+ * flusher.h - the flusher thread: rounds, the sink table, barriers, and the
+ * crash drain that reads its private state (internal).
+ *
+ * DESIGN
+ * One flusher thread takes the whole list each round, renders each record
+ * once (render.h), hands the entry to every sink at or below its level,
+ * gives the record's bytes back to its arena, then commits every sink:
+ *   F1 pending = 0 (seq_cst store + fence)          queue.c
+ *   F2 stopping = stop                              queue.c
+ *   F3 chain = exchange(head, stopping ? CLOSED : NULL), reversed
+ *   F4 for each record: render, hand to sinks, release its bytes
+ *   F5 commit every sink; signal barriers; wake blocked producers
+ *   F6 stopping -> exit; else sleep on `pending` unless it is already 1
+ * tests/model/pipeline.pml models this protocol (with spin): no record is
+ * lost, no wake-up is lost, and a flush barrier returns after everything
+ * pushed before it. In the final round (stopping) the arena bytes are
+ * released only after the sinks committed: a thread that then finds its
+ * arena drained may write synchronously to stderr and must not get ahead of
+ * its own earlier records, still in a sink's buffer.
+ *
+ * The sink table holds at most LLOG__MAX_SINKS sinks. The control lock
+ * keeps the count of sinks accepted within that bound (llog_add_sink
+ * returns -ENOSPC beyond it), so adding to a table never fails in a
+ * running process; llog__sinktab_add still checks and says so.
+ *
+ * Output timestamps are clamped never to decrease (a producer may, rarely,
+ * push onto an emptied list with a clock value older than the previous
+ * batch's last record).
+ *
+ * The crash handler (crash.c) and this file call each other by design: the
+ * handler asks the flusher to drain (llog__crash_drain*), and the flusher
+ * asks whether a crash is being reported before it frees memory.
+ */
+#ifndef LLOG_FLUSHER_H
+#define LLOG_FLUSHER_H
+
+#include <stdint.h>
+
+#include "llog/sinks.h"
+#include "queue.h"
+
+#define LLOG__MAX_SINKS 16
+
+struct llog__sinktab {
+	struct llog_sink *s[LLOG__MAX_SINKS];
+	int n;
+};
+
+/* Appends s. Returns 0, or -ENOSPC when the table is full (the caller
+ * still owns s then). */
+int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s);
+/* Closes every sink of t and empties it. */
+void llog__sinktab_close(struct llog__sinktab *t);
+
+/* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
+struct llog__sink_rec {
+	struct llog__rec rec;
+	struct llog_sink *sink;
+};
+
+/* A flush barrier: signalled (done = 1) after the commit of the round that
+ * took it. */
+struct llog__barrier {
+	struct llog__rec rec;
+	_Atomic uint32_t done;
+};
+
+/*
+ * Pushes rec (when not NULL), then b, wakes the flusher and waits until b
+ * is signalled, at most timeout_ms (< 0: no limit). Returns 1 when
+ * everything pushed before b is committed, 0 when the time ran out (b must
+ * then outlive the flusher's use of it: make it static), -1 when the list
+ * is closed (nothing more was pushed). Not on the flusher thread.
+ * Async-signal-safe.
+ */
+int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms);
+
+struct llog__flusher;
+
+/* A flusher with buffers for records of max_record_bytes, not started;
+ * NULL without memory. */
+struct llog__flusher *llog__flusher_new(void);
+/* Frees f (not its sinks). */
+void llog__flusher_free(struct llog__flusher *f);
+/* f's sink table (before start, after join, or in a fork child). */
+struct llog__sinktab *llog__flusher_sinks(struct llog__flusher *f);
+/* Opens the list and starts the thread. Returns 0 or the negative errno
+ * of pthread_create (then nothing runs and the list is still open). */
+int llog__flusher_start(struct llog__flusher *f);
+/* Runs the final round on the calling thread (a flusher that could not be
+ * started): closes the list, writes what was pushed, signals barriers. */
+void llog__flusher_run_final(struct llog__flusher *f);
+/* Asks for the final round and joins the thread. */
+void llog__flusher_stop(struct llog__flusher *f);
+/* In a fork child: installs the sink changes of `inherited` (the list the
+ * parent left, in push order; its records are the parent's), then gives
+ * each sink its after_fork and forgets the sinks without one. */
+void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inherited);
+
+/* fork() (control.c's handlers): prepare waits until the flusher is
+ * between rounds and keeps it there; parent lets it go on; child (single
+ * threaded) starts from no round and no crashing flusher. */
+void llog__flusher_fork_prepare(void);
+void llog__flusher_fork_parent(void);
+void llog__flusher_fork_child(void);
+
+/* Async-signal-safe (the crash handler, on the flusher thread only):
+ * drains directly what the flusher had not yet handed to the sinks, then
+ * rec (the crash record, when not NULL), through the sinks' crash entry
+ * points (llog/sinks.h), and closes the list (later pushes go to stderr).
+ * Returns 1 when at least one sink committed rec, 0 otherwise. */
+int llog__crash_drain_self(struct llog__rec *rec);
+/* Async-signal-safe (the crash handler, off the flusher): pushes rec (when
+ * not NULL) and a static barrier, wakes the flusher, and waits at most
+ * timeout_ms for the barrier. Returns 1 when everything pushed before it
+ * is committed, 0 when not (no flusher, or timed out). */
+int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms);
+
+#endif /* LLOG_FLUSHER_H */

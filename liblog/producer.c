@@ -1,0 +1,278 @@
+/*
+ * producer.c - llog__log, the hot path every LOG call takes.
+ *
+ * DESIGN
+ * The macro has checked the level. Then, in five steps:
+ *   1. the site's argument plan (parsed once per site, site.h);
+ *   2. the thread's arena (made on its first LOG, arena.h);
+ *   3. reserve header + captured arguments in the ring, under the overflow
+ *      policy (BLOCK waits for the flusher, DROP counts and discards);
+ *   4. copy the arguments raw (fmt.h), take the clock;
+ *   5. push with one CAS (queue.h), waking the flusher only when it must
+ *      (ERROR and above, ring past half full).
+ * No lock, no malloc (after the thread's first LOG), no system call unless
+ * the flusher must be woken or the ring is full under BLOCK.
+ *
+ * Off the hot path, each in one cold function: a closed list (no flusher:
+ * the record is written synchronously, sync.h; in a fork child the first
+ * use restarts llog, control.h), a record that cannot be logged (no arena,
+ * re-entry from a signal handler, a full ring under DROP: counted and shown
+ * as a notice before the thread's next record), and LOG_FATAL's tail
+ * (flush, then abort), written once.
+ *
+ * Re-entry: a signal handler that interrupts a LOG of its own thread finds
+ * in_log set and drops its record; signal fences keep the arena's state
+ * consistent at every point such a handler can see in_log == 0.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "config.h"
+#include "control.h"
+#include "crash.h"
+#include "fmt.h"
+#include "queue.h"
+#include "site.h"
+#include "stats.h"
+#include "sync.h"
+
+/* Orders this thread's arena accesses against its own signal handlers
+ * (a compiler barrier only: no instruction). */
+#define signal_fence() atomic_signal_fence(memory_order_seq_cst)
+
+static inline uint32_t align8(size_t n)
+{
+	return ((uint32_t)n + 7u) & ~7u;
+}
+
+/*
+ * LOG_FATAL, after its record was pushed, written or dropped: everything
+ * pushed so far (that record included) is committed, then abort(). The
+ * crash handler sees llog__fatal_aborting and only chains. a (when not
+ * NULL) is left outside its LOG call first.
+ */
+static void __attribute__((noreturn, noinline, cold)) fatal_abort(struct llog__arena *a)
+{
+	if (a != NULL) {
+		signal_fence();
+		a->in_log = 0;
+	}
+	llog_flush();
+	llog__fatal_aborting = 1;
+	abort();
+}
+
+/* Reserves `bytes` under the overflow policy; NULL when dropped. */
+static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
+{
+	struct llog__rec *r = llog__arena_reserve(a, bytes);
+
+	while (__builtin_expect(r == NULL, 0)) {
+		/* Relaxed: see config.h. */
+		if (llog__load_relaxed(&llog__cfg.overflow) == LLOG_OVERFLOW_DROP) {
+			llog__wake_flusher();
+			return NULL;
+		}
+		llog__arena_wait_space(a, bytes * 2);
+		r = llog__arena_reserve(a, bytes);
+	}
+	return r;
+}
+
+/* An EAGER plan (wide strings, positional arguments...): rendered now. */
+static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_site *site,
+				       const struct llog__plan *plan, va_list ap, uint32_t budget,
+				       int *trunc)
+{
+	char text[4096];
+	struct llog__rec *r;
+	size_t n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
+				   site->fmt, plan, ap, trunc);
+
+	r = reserve(a, LLOG__REC_HDR + align8(n));
+	if (r == NULL)
+		return NULL;
+	memcpy(llog__rec_payload(r), text, n);
+	r->kind = LLOG__K_TEXT;
+	r->len = (uint32_t)n;
+	return r;
+}
+
+/* Slow capture paths: EAGER plans, and the exact two-pass capture used
+ * when the ring cannot take a record of the maximum size right now. */
+static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_site *site,
+				      const struct llog__plan *plan, va_list ap, int *trunc)
+{
+	/* Relaxed: see config.h. */
+	uint32_t budget = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	struct llog__rec *r;
+	size_t n;
+	va_list ap2;
+
+	if (plan->flags & LLOG__PLAN_EAGER)
+		return capture_eager(a, site, plan, ap, budget, trunc);
+	va_copy(ap2, ap);
+	n = llog__capture_measure(plan, ap2, budget, slen, trunc);
+	va_end(ap2);
+	if (n == (size_t)-1) {
+		/* Even the fixed part exceeds the budget: the message
+		 * becomes the format text, marked truncated. */
+		r = reserve(a, LLOG__REC_HDR);
+		if (r == NULL)
+			return NULL;
+		r->kind = LLOG__K_TEXT;
+		r->len = 0;
+		*trunc = 1;
+		return r;
+	}
+	r = reserve(a, LLOG__REC_HDR + align8(n));
+	if (r == NULL)
+		return NULL;
+	llog__capture_write(plan, ap, slen, llog__rec_payload(r));
+	r->kind = LLOG__K_LOG;
+	r->len = (uint32_t)n;
+	return r;
+}
+
+/*
+ * Steps 3 and 4: captures the call into a record of a's ring. Fast path,
+ * one pass over the arguments: without strings the size is known from the
+ * plan; with strings we reserve the maximum record, write, and give back
+ * the unused end (the owner may, since nothing after it is reserved).
+ */
+static inline struct llog__rec *capture(struct llog__arena *a, const struct llog_site *site,
+					const struct llog__plan *plan, va_list ap)
+{
+	/* Relaxed: see config.h. A multiple of 8. */
+	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	struct llog__rec *r;
+	int trunc = 0;
+	size_t n;
+
+	if (__builtin_expect((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > max, 0)) {
+		r = capture_slow(a, site, plan, ap, &trunc);
+		if (r == NULL)
+			return NULL;
+		n = r->len;
+	} else if (!(plan->flags & LLOG__PLAN_HAS_STR)) {
+		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes));
+		if (r == NULL)
+			return NULL;
+		n = llog__capture_once(plan, ap, llog__rec_payload(r), plan->fixed_bytes, &trunc);
+		r->kind = LLOG__K_LOG;
+	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max)) != NULL) {
+		n = llog__capture_once(plan, ap, llog__rec_payload(r), max, &trunc);
+		llog__arena_shrink(a, r, max - align8(n));
+		r->kind = LLOG__K_LOG;
+	} else {
+		r = capture_slow(a, site, plan, ap, &trunc);
+		if (r == NULL)
+			return NULL;
+		n = r->len;
+	}
+	r->len = (uint32_t)n;
+	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
+	r->site = site;
+	r->arena = a;
+	r->dropped = a->dropped_pending;
+	return r;
+}
+
+/*
+ * The list is closed (no flusher). In a fork child the first use starts
+ * the inherited flusher; a thread that saw another one start it finds the
+ * list open on the reload. Returns the head to push on, or LLOG__CLOSED
+ * after writing the call synchronously.
+ */
+static struct llist_node *__attribute__((noinline, cold))
+closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
+{
+	struct llist_node *first;
+
+	llog__control_resume_after_fork();
+	first = llog__queue_peek();
+	if (first != LLOG__CLOSED)
+		return first;
+	/* Records of ours still in a shutdown's final round: let it write
+	 * them first, so this thread's order is kept on a shared stream. */
+	if (llog__arena_in_flight(llog__tls_arena))
+		llog__control_wait_shutdown();
+	llog__sync_va(site, plan, ap);
+	return LLOG__CLOSED;
+}
+
+/* No arena (no memory), re-entry from a signal handler that interrupted a
+ * LOG of this thread, or a LOG from a sink callback on the flusher (whose
+ * arena is always in_log): dropped and counted. */
+static void __attribute__((noinline, cold)) not_logged(const struct llog_site *site)
+{
+	llog__count_dropped();
+	if (site->level >= LLOG_FATAL)
+		fatal_abort(NULL);
+}
+
+/* Step 5 failed: the list closed while we captured. Rendered here (after
+ * the final round wrote our earlier records); the bytes go back. */
+static void __attribute__((noinline, cold))
+closed_after_capture(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
+{
+	llog__control_wait_shutdown();
+	llog__sync_record(r);
+	llog__arena_unreserve(a, old_reserve);
+}
+
+void llog__log(struct llog_site *site, const char *fmt, ...)
+{
+	struct llog__plan tmp;
+	const struct llog__plan *plan;
+	struct llist_node *first;
+	struct llog__arena *a;
+	struct llog__rec *r;
+	uint32_t old_reserve;
+	va_list ap;
+
+	(void)fmt; /* the site holds the same literal */
+	va_start(ap, fmt);
+	plan = llog__site_plan(site, &tmp);                            /* 1 */
+	first = llog__queue_peek();
+	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
+	    (first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
+		va_end(ap);
+		if (site->level >= LLOG_FATAL)
+			fatal_abort(NULL);
+		return;
+	}
+	a = llog__arena_get();                                         /* 2 */
+	if (__builtin_expect(a == NULL || a->in_log, 0)) {
+		va_end(ap);
+		not_logged(site);
+		return;
+	}
+	a->in_log = 1;
+	/* A signal handler of this thread that sees in_log == 0 must find
+	 * the arena consistent: no arena access moves across the in_log
+	 * stores (a handler's record could then be overwritten). */
+	signal_fence();
+	old_reserve = a->reserve;
+	r = capture(a, site, plan, ap);                                /* 3, 4 */
+	va_end(ap);
+	if (__builtin_expect(r == NULL, 0)) {
+		a->dropped_pending++;
+		llog__count_dropped();
+	} else if (__builtin_expect(llog__push_from(r, first) == 0, 1)) { /* 5 */
+		a->dropped_pending = 0;
+		if (__builtin_expect(site->level >= LLOG_ERROR, 0))
+			llog__wake_flusher();
+		else
+			llog__arena_check_fill(a);
+	} else {
+		closed_after_capture(a, r, old_reserve);
+	}
+	if (__builtin_expect(site->level >= LLOG_FATAL, 0))
+		fatal_abort(a);
+	signal_fence();
+	a->in_log = 0;
+}

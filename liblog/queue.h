@@ -1,0 +1,156 @@
+/*
+ * queue.h - the record queue: the one channel from every thread to the
+ * flusher (internal).
+ *
+ * DESIGN
+ * Everything the flusher learns from other threads travels through one
+ * lock-free list (llist.h) whose head is llog__q.head: log records,
+ * thread-exit markers, flush barriers and sink changes. Each is a struct
+ * llog__rec whose kind says what it is. Log records live in their thread's
+ * arena ring (arena.h); exit markers in the arena header; barriers on the
+ * caller's stack (or static, for the crash handler); sink changes in
+ * malloc'd memory (never on the record path).
+ *
+ * This file owns the head, the wake-up word and the stop flag, and every
+ * step of the protocol that tests/model/pipeline.pml checks with spin:
+ *   producer  push (release CAS), then llog__wake_flusher when it must
+ *   flusher   F1 pending = 0; F2 stopping = stop; F3 take the list
+ *             (llog__queue_take); ... F6 llog__queue_sleep
+ *   shutdown  llog__queue_stop: stop = 1, pending = 1, wake
+ *
+ * The head holds LLOG__CLOSED, a sentinel that is not a record, while no
+ * flusher runs: before llog_init, after llog_shutdown's final round, and in
+ * a fork child until its first use. A push that finds it fails and the
+ * producer writes its record itself, synchronously (sync.c), so a record is
+ * never pushed where no one will take it.
+ *
+ * Order: records come out in the order their pushes took effect (the
+ * modification order of the head): a chain taken by one exchange is
+ * reversed into push order, and chains are taken one after the other.
+ */
+#ifndef LLOG_QUEUE_H
+#define LLOG_QUEUE_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "llist.h"
+#include "llog.h"
+
+enum llog__kind {
+	LLOG__K_LOG = 0,     /* captured arguments, rendered by the flusher */
+	LLOG__K_TEXT = 1,    /* message already rendered at the call (EAGER) */
+	LLOG__K_EXIT = 2,    /* the owning thread exited: free its arena */
+	LLOG__K_BARRIER = 3, /* llog_flush(): commit, then signal */
+	LLOG__K_SINK = 4     /* install a sink */
+};
+
+#define LLOG__REC_TRUNCATED 0x01u
+
+struct llog__arena;
+
+/* A record header. In an arena it is followed by len payload bytes. */
+struct llog__rec {
+	struct llist_node node;       /* first: the list link */
+	const struct llog_site *site; /* LOG/TEXT */
+	struct llog__arena *arena;    /* owning arena (LOG/TEXT/EXIT) */
+	uint64_t ts;                  /* raw clock (clock.h) at the push */
+	uint32_t end;                 /* ring position after this record */
+	uint32_t len;                 /* payload bytes */
+	uint32_t dropped;             /* records this thread dropped before it */
+	uint8_t kind;                 /* enum llog__kind */
+	uint8_t flags;                /* LLOG__REC_* */
+};
+
+#define LLOG__REC_ALIGN 8u
+#define LLOG__REC_HDR ((uint32_t)((sizeof(struct llog__rec) + 7u) & ~7u))
+
+static inline void *llog__rec_payload(const struct llog__rec *r)
+{
+	return (char *)r + LLOG__REC_HDR;
+}
+
+/* The sentinel installed in the head while no flusher runs. */
+extern struct llist_node llog__closed_node;
+#define LLOG__CLOSED (&llog__closed_node)
+
+struct llog__queue {
+	alignas(64) struct llist_head head;
+	/* Futex word: 1 when the flusher has been asked to run a round. */
+	alignas(64) _Atomic uint32_t pending;
+	/* 1 from llog_shutdown until the flusher's final round took it. */
+	_Atomic int stop;
+};
+
+extern struct llog__queue llog__q;
+
+/* ---- producers (any thread) -------------------------------------------- */
+
+/*
+ * Pushes r, starting from the head value `first` the caller loaded.
+ * Returns 0, or -1 when the list is closed (nothing was pushed). The clock
+ * is read after loading the head and again after every failed CAS, so a
+ * record's time is never older than that of the record it is pushed on.
+ * Lock-free; async-signal-safe.
+ */
+static inline int llog__push_from(struct llog__rec *r, struct llist_node *first)
+{
+	for (;;) {
+		if (__builtin_expect(first == LLOG__CLOSED, 0))
+			return -1;
+		r->ts = llog__clock_raw();
+		/* Release CAS (llist.h): publishes the header and payload. */
+		if (__builtin_expect(llist_try_add(&r->node, &llog__q.head, &first), 1))
+			return 0;
+	}
+}
+
+/* The head as a hint (relaxed: only an expectation, validated by the CAS
+ * of llog__push_from; loading it early also brings its cache line in). */
+static inline struct llist_node *llog__queue_peek(void)
+{
+	return llist_first_relaxed(&llog__q.head);
+}
+
+static inline int llog__push(struct llog__rec *r)
+{
+	return llog__push_from(r, llog__queue_peek());
+}
+
+/* Asks the flusher to run a round now; only the first asker after the
+ * flusher's F1 makes the system call. Async-signal-safe. */
+void llog__wake_flusher(void);
+
+/* ---- the flusher ------------------------------------------------------- */
+
+/* F1..F3: re-arms the wake-up word, reads stop into *stopping and takes the
+ * whole list (installing CLOSED when stopping). Returns the chain in push
+ * order (NULL when empty). Flusher only. */
+struct llist_node *llog__queue_take(int *stopping);
+/* F6: sleeps until woken or interval_ms passed, unless already asked. */
+void llog__queue_sleep(unsigned interval_ms);
+/* Closes the list and returns what it held, in push order (NULL when it
+ * was empty or closed already). The crash drain on the flusher, and a fork
+ * child (single-threaded). */
+struct llist_node *llog__queue_close(void);
+
+/* ---- control (under the control lock) ---------------------------------- */
+
+/* Opens the list for a flusher about to start (no flusher runs now). */
+void llog__queue_open(void);
+/* Asks the running flusher for its final round and wakes it. */
+void llog__queue_stop(void);
+/* In a fork child: closed, no wake-up pending, no stop. Returns what the
+ * list held (the parent's records, and sink changes), in push order. */
+struct llist_node *llog__queue_after_fork(void);
+
+/* ---- futexes ------------------------------------------------------------ */
+
+/* Sleeps while *addr == val, at most timeout_ms (0: no limit). The check
+ * and the sleep are atomic in the kernel, which is what makes the wake-up
+ * handshakes free of lost wake-ups. Async-signal-safe. */
+void llog__futex_wait(_Atomic uint32_t *addr, uint32_t val, unsigned timeout_ms);
+void llog__futex_wake(_Atomic uint32_t *addr, int all);
+
+#endif /* LLOG_QUEUE_H */

@@ -1,0 +1,47 @@
+/*
+ * render.h - a record into the entry the sinks see (internal).
+ *
+ * DESIGN
+ * The one renderer of llog: the flusher, its crash drain and the
+ * synchronous path (sync.c) all turn records into struct llog_entry here,
+ * so every output of a record is the same. A message that did not fit (at
+ * capture or at rendering) ends with LLOG__MARKER and is counted once in
+ * stats.truncated, whichever path wrote it. A record whose arguments were
+ * too large even to capture shows its format string instead. Pure code
+ * (async-signal-safe) except llog__render's snprintf fallback (fmt.h).
+ *
+ *   render(fmt, plan, capture(plan, args)) == snprintf(fmt, args)
+ */
+#ifndef LLOG_RENDER_H
+#define LLOG_RENDER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "fmt.h"
+#include "llog/sinks.h"
+#include "queue.h"
+
+#define LLOG__MARKER " [truncated]"
+#define LLOG__MARKER_LEN (sizeof(LLOG__MARKER) - 1)
+/* A drop notice's text, at most. */
+#define LLOG__NOTICE_BYTES 96
+
+/*
+ * Renders the message of r (LOG or TEXT) into buf[0..cap), the marker
+ * included (cap > LLOG__MARKER_LEN), and sets e's level, site fields, tid
+ * and message; e->seq and e->ts_ns are the caller's. *tmp is scratch for a
+ * plan that is not published yet.
+ */
+void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
+			 struct llog__plan *tmp, struct llog_entry *e);
+
+/* The same for a call rendered at once from its va_list (no record). */
+void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
+		     char *buf, size_t cap, struct llog_entry *e);
+
+/* The entry "llog: thread T dropped N records" (WARN), its text in
+ * note[LLOG__NOTICE_BYTES]; e->seq and e->ts_ns are the caller's. */
+void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog_entry *e);
+
+#endif /* LLOG_RENDER_H */

@@ -1,0 +1,91 @@
+/*
+ * sink.c - the helpers llog's backends share (sink.h): writing a whole
+ * buffer to a descriptor, the rate-limited diagnostic line, and the error
+ * message of the last failed sink constructor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "sink.h"
+
+long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
+{
+	size_t done = 0;
+	struct stat st;
+	int sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+
+	while (done < len) {
+		ssize_t n = sock ? send(fd, buf + done, len - done, MSG_NOSIGNAL)
+				 : write(fd, buf + done, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+			if (poll(&p, 1, timeout_ms) > 0)
+				continue;
+			return -EAGAIN;
+		}
+		return n < 0 ? -errno : -EIO;
+	}
+	return (long)done;
+}
+
+void llog__diag(const char *fmt, ...)
+{
+	static _Atomic int64_t last_s = -1;
+	static _Atomic unsigned suppressed;
+	int64_t now_s = llog__mono_ms() / 1000;
+	char line[512];
+	int n = 0;
+	int64_t prev;
+	va_list ap;
+
+	/* Relaxed: a rate limit, not a synchronization point. */
+	prev = llog__load_relaxed(&last_s);
+	if (prev == now_s || !atomic_compare_exchange_strong_explicit(&last_s, &prev, now_s,
+								      memory_order_relaxed,
+								      memory_order_relaxed)) {
+		llog__fetch_add_relaxed(&suppressed, 1);
+		return;
+	}
+	n = snprintf(line, sizeof(line), "llog: ");
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 40)
+		n = (int)sizeof(line) - 40;
+	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed); /* relaxed: as above */
+	if (sup != 0)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
+	line[n++] = '\n';
+	(void)llog__write_all(2, line, (size_t)n, 100);
+}
+
+static _Thread_local char sink_err[1024];
+
+const char *llog__sink_error(void)
+{
+	return sink_err;
+}
+
+void llog__sink_set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sink_err, sizeof(sink_err), fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,50 @@
+/*
+ * stats.h - the library's counters (internal; llog_get_stats() reads them).
+ *
+ * DESIGN
+ * Independent relaxed counters, bumped by any thread: they order nothing
+ * and nothing is ordered by them. After llog_flush() returns, with no
+ * concurrent logging:
+ *   logged == written + dropped
+ */
+#ifndef LLOG_STATS_H
+#define LLOG_STATS_H
+
+#include <stdint.h>
+
+#include "atomic.h"
+
+struct llog__stats {
+	_Atomic uint64_t logged, written, dropped, truncated, batches,
+		bytes_written, write_errors, blocked, sink_lost, repaired;
+};
+
+extern struct llog__stats llog__stats;
+
+/* Adds n to one counter. Relaxed: statistics only. Async-signal-safe. */
+#define llog__count(name, n) ((void)llog__fetch_add_relaxed(&llog__stats.name, (uint64_t)(n)))
+
+/* A record that never reaches the flusher: logged and dropped. */
+static inline void llog__count_dropped(void)
+{
+	llog__count(dropped, 1);
+	llog__count(logged, 1);
+}
+
+/* Records written: logged and written. */
+static inline void llog__count_written(uint64_t n)
+{
+	llog__count(written, n);
+	llog__count(logged, n);
+}
+
+/* A sink's commit result: bytes written, or a negative errno. */
+static inline void llog__count_commit(long rc)
+{
+	if (rc < 0)
+		llog__count(write_errors, 1);
+	else
+		llog__count(bytes_written, rc);
+}
+
+#endif /* LLOG_STATS_H */

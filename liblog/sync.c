@@ -1,0 +1,57 @@
+/*
+ * sync.c - records written to stderr by the calling thread. See sync.h.
+ */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "render.h"
+#include "sink.h"
+#include "stats.h"
+#include "sync.h"
+
+#define LINE_BYTES 8192
+
+/* Stamps e with the wall clock and writes it as one text line. */
+static void write_line(struct llog_entry *e)
+{
+	char line[LINE_BYTES];
+	size_t n;
+
+	e->seq = 0;
+	e->ts_ns = (int64_t)llog__clock_realtime_ns();
+	n = llog_format_entry(e, LLOG_FORMAT_TEXT, line, sizeof(line));
+	(void)llog__write_all(2, line, n, 1000);
+}
+
+void llog__sync_record(const struct llog__rec *r)
+{
+	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
+	struct llog__plan tmp;
+	struct llog_entry e;
+
+	llog__render_record(r, msg, sizeof(msg), &tmp, &e);
+	write_line(&e);
+	llog__count_written(1);
+}
+
+void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap)
+{
+	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
+	struct llog_entry e;
+
+	llog__render_va(site, plan, ap, msg, sizeof(msg), &e);
+	e.tid = (uint64_t)syscall(SYS_gettid);
+	write_line(&e);
+	llog__count_written(1);
+}
+
+void llog__sync_notice(uint64_t tid, uint32_t dropped)
+{
+	char note[LLOG__NOTICE_BYTES];
+	struct llog_entry e;
+
+	llog__render_notice(tid, dropped, note, &e);
+	write_line(&e);
+}
