@@ -15,7 +15,7 @@
  * mapping never drifts: it is re-anchored to the real clock every round.
  * ns_per_tick is measured over the longest baseline since the last reset
  * (init, or a jump of the wall clock), so it converges as the process runs.
- * Output timestamps are then clamped so they never decrease (core.c).
+ * Output timestamps are then clamped so they never decrease (flusher.c).
  */
 #ifndef LLOG_CLOCK_H
 #define LLOG_CLOCK_H

@@ -36,9 +36,9 @@
  * consumer. A producer must not touch a node after pushing it.
  *
  * The head may hold a caller-defined sentinel that is not a node (llog uses
- * LLIST_CLOSED to refuse pushes after shutdown): llist_try_add pushes only
- * when the head still equals what the caller last saw, so the caller can
- * inspect that value between attempts. del_all/del_first/reverse must not
+ * LLOG__CLOSED, queue.h, to refuse pushes while no flusher runs):
+ * llist_try_add pushes only when the head still equals what the caller last
+ * saw, so the caller can inspect that value between attempts. del_all/del_first/reverse must not
  * be used while a sentinel is installed.
  */
 #ifndef LLOG_LLIST_H

@@ -1,13 +1,15 @@
 /*
  * pipeline.pml - spin model of llog's record pipeline: the lock-free push
- * (llog__log / push in liblog/core.c), the flusher's take-all round
- * (flusher_round / process / release_deferred in liblog/core.c), the
+ * (llog__log in liblog/producer.c, llog__push_from in liblog/queue.h),
+ * the flusher's take-all round (llog__queue_take in liblog/queue.c;
+ * flusher_round / process / release_deferred in liblog/flusher.c), the
  * buffered sinks (a record is visible on the stream at the commit), the
- * flusher wake-up handshake
- * (llog__wake_flusher), the BLOCK overflow wait (reserve ->
- * llog__arena_reserve in liblog/arena.c + llog__wait_released), the flush
- * barrier (llog_flush), shutdown (llog_shutdown) and its control mutex
- * (ctl_lock) as the CLOSED paths wait for it (wait_for_shutdown).
+ * flusher wake-up handshake (llog__wake_flusher, queue.c), the BLOCK
+ * overflow wait (reserve -> llog__arena_reserve in liblog/arena.h +
+ * llog__arena_wait_space in arena.c), the flush barrier (llog_flush,
+ * llog__barrier_run), shutdown (llog_shutdown, llog__queue_stop) and its
+ * control mutex (ctl_lock in liblog/control.c) as the CLOSED paths wait for
+ * it (llog__control_wait_shutdown).
  *
  * Memory model: sequential consistency. The C code puts seq_cst fences
  * (or seq_cst RMWs) at exactly the Dekker handshakes where SC matters
@@ -197,7 +199,7 @@ proctype Producer(byte p)
 			do
 			:: rsv - released[p] < CAP(p) -> rsv++; break
 			:: else ->
-				/* llog__wait_released(a, need) */
+				/* llog__arena_wait_space(a, need) */
 				blocked_waiters++;
 				rs_moved[p] = 0;        /* seq = release_seq */
 				wake_flusher(old);
@@ -236,14 +238,14 @@ proctype Producer(byte p)
 			if
 			:: first == CLOSED ->
 				/* closed while we captured: wait_for_shutdown,
-				 * sync_render, unreserve */
+				 * llog__sync_record, unreserve */
 				wait_for_shutdown();
 				sync_deliver(node);
 				rsv--;
 				first = 0
 			:: else -> skip
 			fi;
-			/* after_push: ERROR -> wake; else past half the arena -> wake */
+			/* llog__log step 5: ERROR -> wake; else past half the arena -> wake */
 			if
 			:: ok ->
 				ok = 0;

@@ -1,0 +1,452 @@
+/*
+ * fmt_plan.c - parsing printf formats into argument plans, and capturing
+ * a call's arguments raw by its plan (see fmt.h for the contract).
+ *
+ * DESIGN
+ * Capture layout: the arguments are stored in order, packed, unaligned, in
+ * native byte order, by plan type code:
+ *
+ *   A_INT  (1)  int, 4 bytes      d i o u x X b B c with no/hh/h, '*' values
+ *   A_I64  (2)  8 bytes           integers with l ll q L j z Z t
+ *   A_DBL  (3)  double, 8 bytes   f F e E g G a A (no/l/h/j/z/t)
+ *   A_LDBL (4)  long double, 16   the same with L ll q
+ *   A_PTR  (5)  void *, 8 bytes   p
+ *   A_NPTR (6)  nothing           n: the pointer is consumed, not stored
+ *   A_STR  (7)  u32 len + bytes   s; len 0xffffffff means NULL (no bytes)
+ *   A_STR_STAR (8)                s whose precision is the preceding int
+ *   A_STR_PREC0 + p (16..255)     s with literal precision p (0..239)
+ *
+ * so fixed_bytes = sum of the fixed sizes (4 per string) and
+ * capture size = fixed_bytes + sum of the captured string lengths.
+ * A string's precision is part of its type code because capture must not
+ * read past it (the array need not be NUL-terminated); a literal precision
+ * above 239 makes the plan EAGER.
+ *
+ *
+ * Nothing here allocates or locks; render and capture never call snprintf
+ * for integers, characters or strings.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* GNU extension used on purpose: strchrnul */
+#endif
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "buf.h"
+#include "fmt.h"
+#include "fmt_spec.h"
+
+_Static_assert(sizeof(struct llog__plan) <= 36, "plan must fit llog_site.plan");
+_Static_assert(_Alignof(struct llog__plan) <= 4, "plan must be 4-aligned");
+_Static_assert(sizeof(long) == 8 && sizeof(long long) == 8 &&
+		       sizeof(intmax_t) == 8 && sizeof(size_t) == 8 &&
+		       sizeof(ptrdiff_t) == 8 && sizeof(void *) == 8,
+	       "capture layout assumes LP64");
+_Static_assert(sizeof(int) == 4, "capture layout assumes 32-bit int");
+_Static_assert(sizeof(long double) <= 16, "long double is stored in 16 bytes");
+
+static const char *parse_num(const char *p, int *v)
+{
+	unsigned long n = 0;
+
+	while (*p >= '0' && *p <= '9') {
+		if (n <= INT_MAX)
+			n = n * 10 + (unsigned long)(*p - '0');
+		p++;
+	}
+	*v = n > INT_MAX ? INT_MAX : (int)n;
+	return p;
+}
+
+/* After a '*': a "n$" argument index makes the spec positional. */
+static const char *parse_star_index(const char *p, struct spec *sp)
+{
+	const char *q = p;
+
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (q != p && *q == '$') {
+		sp->positional = 1;
+		return q + 1;
+	}
+	return p;
+}
+
+static uint8_t spec_kind(const struct spec *sp)
+{
+	int small = sp->mod == M_NONE || sp->mod == M_HH || sp->mod == M_H;
+
+	switch (sp->conv) {
+	case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+	case 'b': case 'B':
+		return small ? A_INT : A_I64;
+	case 'c':
+		return small ? A_INT : A_WINT;
+	case 's':
+		return small ? A_STR : A_WSTR;
+	case 'C':
+		return A_WINT;
+	case 'S':
+		return A_WSTR;
+	case 'p':
+		return A_PTR;
+	case 'n':
+		return A_NPTR;
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
+	case 'a': case 'A':
+		return sp->mod == M_LL || sp->mod == M_BIGL ? A_LDBL : A_DBL;
+	case '%': case 'm':
+		return A_NONE;
+	default:
+		return A_UNKNOWN;
+	}
+}
+
+/*
+ * Parses one conversion specification; p points just after its '%'.
+ * Returns the character after the conversion, or NULL when the format ends
+ * inside the specification. One function on purpose (about 80 lines): it
+ * reads the specification left to right, flags, width, precision, length,
+ * conversion, in the order C11 7.21.6.1 gives them.
+ */
+const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
+{
+	const char *q;
+
+	sp->start = p - 1;
+	sp->flags = 0;
+	sp->width_star = sp->prec_star = sp->positional = 0;
+	sp->width = 0;
+	sp->prec = -1;
+
+	for (q = p; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q != p && *q == '$') {
+		sp->positional = 1;
+		p = q + 1;
+	}
+	for (;; p++) {
+		switch (*p) {
+		case '-': sp->flags |= F_MINUS; continue;
+		case '+': sp->flags |= F_PLUS; continue;
+		case ' ': sp->flags |= F_SPACE; continue;
+		case '#': sp->flags |= F_HASH; continue;
+		case '0': sp->flags |= F_ZERO; continue;
+		case '\'': sp->flags |= F_QUOTE; continue;
+		case 'I': sp->flags |= F_I18N; continue;
+		default: break;
+		}
+		break;
+	}
+	if (*p == '*') {
+		sp->width_star = 1;
+		p = parse_star_index(p + 1, sp);
+	} else {
+		p = parse_num(p, &sp->width);
+	}
+	if (*p == '.') {
+		p++;
+		if (*p == '*') {
+			sp->prec_star = 1;
+			p = parse_star_index(p + 1, sp);
+		} else {
+			p = parse_num(p, &sp->prec);
+		}
+	}
+	sp->len_at = p;
+	switch (*p) {
+	case 'h':
+		p++;
+		sp->mod = M_H;
+		if (*p == 'h') {
+			p++;
+			sp->mod = M_HH;
+		}
+		break;
+	case 'l':
+		p++;
+		sp->mod = M_L;
+		if (*p == 'l') {
+			p++;
+			sp->mod = M_LL;
+		}
+		break;
+	case 'q': p++; sp->mod = M_LL; break;
+	case 'L': p++; sp->mod = M_BIGL; break;
+	case 'j': p++; sp->mod = M_J; break;
+	case 'z': case 'Z': p++; sp->mod = M_Z; break;
+	case 't': p++; sp->mod = M_T; break;
+	default: sp->mod = M_NONE; break;
+	}
+	sp->len_n = (uint8_t)(p - sp->len_at);
+	sp->conv = *p;
+	if (sp->conv == '\0')
+		return NULL;
+	sp->kind = spec_kind(sp);
+	/* ' and I depend on the locale: only the numeric conversions are
+	 * affected, and those are rendered at the call by snprintf. */
+	sp->snp = sp->kind == A_WINT || sp->kind == A_WSTR || sp->conv == 'm' ||
+		  ((sp->flags & (F_QUOTE | F_I18N)) &&
+		   (sp->kind == A_INT || sp->kind == A_I64 ||
+		    sp->kind == A_DBL || sp->kind == A_LDBL));
+	return p + 1;
+}
+
+/* ---- plan ---------------------------------------------------------------- */
+
+static unsigned fixed_size(uint8_t code)
+{
+	switch (code) {
+	case A_INT: return 4;
+	case A_I64: case A_DBL: case A_PTR: return 8;
+	case A_LDBL: return LDBL_STORE;
+	case A_NPTR: return 0;
+	default: return 4; /* strings: the length word */
+	}
+}
+
+static int plan_add(struct llog__plan *plan, uint8_t code)
+{
+	if (plan->nargs >= LLOG__PLAN_MAX_ARGS) {
+		plan->flags |= LLOG__PLAN_EAGER;
+		return 0;
+	}
+	plan->type[plan->nargs++] = code;
+	plan->fixed_bytes = (uint16_t)(plan->fixed_bytes + fixed_size(code));
+	return 1;
+}
+
+void llog__plan_parse(const char *fmt, struct llog__plan *plan)
+{
+	const char *p = fmt;
+
+	memset(plan, 0, sizeof(*plan));
+	while (*(p = strchrnul(p, '%')) != '\0') {
+		struct spec sp;
+		uint8_t code;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		p = llog__fmt_parse_spec(p + 1, &sp);
+		if (p == NULL)
+			return; /* rendering stops there, as glibc's does */
+		if (sp.positional || sp.snp || sp.kind == A_UNKNOWN) {
+			plan->flags |= LLOG__PLAN_EAGER;
+			return;
+		}
+		if (sp.width_star && !plan_add(plan, A_INT))
+			return;
+		if (sp.prec_star && !plan_add(plan, A_INT))
+			return;
+		code = sp.kind;
+		if (code == A_NONE)
+			continue;
+		if (code == A_STR) {
+			if (sp.prec_star) {
+				code = A_STR_STAR;
+			} else if (sp.prec >= 0) {
+				if (sp.prec > STR_PREC_MAX) {
+					plan->flags |= LLOG__PLAN_EAGER;
+					return;
+				}
+				code = (uint8_t)(A_STR_PREC0 + sp.prec);
+			}
+		}
+		if (!plan_add(plan, code))
+			return;
+		if (llog__fmt_is_str(code))
+			plan->flags |= LLOG__PLAN_HAS_STR;
+	}
+}
+
+/* ---- capture ------------------------------------------------------------- */
+
+
+static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int);
+
+/* The precision that bounds a string argument of type code, SIZE_MAX for
+ * none (last_int: the int consumed just before, for %.*s). */
+static inline size_t str_prec_bound(uint8_t code, int last_int)
+{
+	if (code == A_STR_STAR && last_int >= 0)
+		return (size_t)last_int;
+	if (code >= A_STR_PREC0)
+		return (size_t)(code - A_STR_PREC0);
+	return SIZE_MAX;
+}
+
+size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
+			     size_t budget, uint32_t *slen, int *truncated)
+{
+	size_t fixed = plan->fixed_bytes, avail, lim, strs = 0;
+	int last_int = -1;
+	unsigned i;
+	va_list aq;
+
+	if ((plan->flags & LLOG__PLAN_EAGER) || fixed > budget)
+		return (size_t)-1;
+	avail = budget - fixed;
+	/* No string needs more than avail + 1 bytes looked at: past that it
+	 * is clipped anyway. */
+	lim = (avail < STR_LEN_MAX ? avail : STR_LEN_MAX) + 1;
+	va_copy(aq, ap); /* a va_list we may pass by address */
+	for (i = 0; i < plan->nargs; i++) {
+		unsigned char scratch[LDBL_STORE], *sp = scratch;
+		const char *s;
+		size_t n, bound;
+
+		/* fixed-size arguments: consumed (copied to scratch) */
+		if (copy_fixed_arg(plan->type[i], &aq, &sp, &last_int))
+			continue;
+		s = va_arg(aq, const char *);
+		slen[i] = 0;
+		if (s == NULL)
+			continue;
+		bound = str_prec_bound(plan->type[i], last_int);
+		n = strnlen(s, bound < lim ? bound : lim);
+		if (n > STR_LEN_MAX) {
+			n = STR_LEN_MAX;
+			*truncated = 1;
+		}
+		slen[i] = (uint32_t)n;
+		strs += n;
+	}
+	va_end(aq);
+	if (strs > avail) {
+		size_t excess = strs - avail;
+
+		*truncated = 1;
+		for (i = plan->nargs; i-- > 0 && excess > 0;) {
+			size_t cut;
+
+			if (!llog__fmt_is_str(plan->type[i]))
+				continue;
+			cut = slen[i] < excess ? slen[i] : excess;
+			slen[i] -= (uint32_t)cut;
+			excess -= cut;
+		}
+		strs = avail;
+	}
+	return fixed + strs;
+}
+
+/*
+ * Copies one non-string argument of type `code` from *ap to *d and advances
+ * *d. Returns 0 when code is a string type (nothing consumed). The int of a
+ * '*' precision is kept in *last_int for a following %.*s.
+ */
+static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int)
+{
+	switch (code) {
+	case A_INT: {
+		int v = va_arg(*ap, int);
+
+		*last_int = v;
+		memcpy(*d, &v, 4);
+		*d += 4;
+		return 1;
+	}
+	case A_I64: {
+		long long v = va_arg(*ap, long long);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_DBL: {
+		double v = va_arg(*ap, double);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_LDBL: {
+		long double v = va_arg(*ap, long double);
+
+		memcpy(*d, &v, sizeof(v));
+		if (sizeof(v) < LDBL_STORE)
+			memset(*d + sizeof(v), 0, LDBL_STORE - sizeof(v));
+		*d += LDBL_STORE;
+		return 1;
+	}
+	case A_PTR: {
+		void *v = va_arg(*ap, void *);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_NPTR:
+		(void)va_arg(*ap, void *); /* %n: never stored through */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Stores a string argument: u32 length (STR_NULL for NULL), then bytes. */
+static inline void put_str_arg(unsigned char **d, const char *s, size_t n)
+{
+	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
+
+	memcpy(*d, &n32, 4);
+	if (s != NULL && n > 0)
+		memcpy(*d + 4, s, n);
+	*d += 4 + (s != NULL ? n : 0);
+}
+
+void llog__capture_write(const struct llog__plan *plan, va_list ap,
+			 const uint32_t *slen, void *dst)
+{
+	unsigned char *d = dst;
+	int last_int = -1;
+	va_list aq;
+
+	va_copy(aq, ap); /* a va_list we may pass by address */
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		if (!copy_fixed_arg(plan->type[i], &aq, &d, &last_int))
+			put_str_arg(&d, va_arg(aq, const char *), slen[i]);
+	}
+	va_end(aq);
+}
+
+size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			  size_t cap, int *truncated)
+{
+	unsigned char *d = dst;
+	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */
+	int last_int = -1;
+	va_list aq;
+
+	va_copy(aq, ap); /* a va_list we may pass by address */
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		uint8_t code = plan->type[i];
+		const char *s;
+		size_t pb, n = 0;
+
+		if (copy_fixed_arg(code, &aq, &d, &last_int))
+			continue;
+		s = va_arg(aq, const char *);
+		if (s != NULL) {
+			pb = str_prec_bound(code, last_int);
+			if (pb <= room) {
+				n = strnlen(s, pb);
+			} else {
+				/* one byte more tells whether we clip */
+				n = strnlen(s, room + 1);
+				if (n > room) {
+					n = room;
+					*truncated = 1;
+				}
+			}
+			room -= n;
+		}
+		put_str_arg(&d, s, n);
+	}
+	va_end(aq);
+	return (size_t)(d - (unsigned char *)dst);
+}
