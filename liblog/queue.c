@@ -86,9 +86,10 @@ void llog__queue_open(void)
 	/* Relaxed: no flusher runs; pthread_create orders them before it. */
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);
-	/* Release: pairs with the producers' CAS (which reads this NULL and
-	 * then relies on the configuration written before only through
-	 * relaxed atomics; the release orders them for completeness). */
+	/* Release, for completeness only: the producers read the head
+	 * relaxed (their CAS validates it) and read the configuration written
+	 * before this with relaxed loads, where a stale value is harmless
+	 * (config.h); nothing else written before it is read through it. */
 	llog__store_release(&llog__q.head.first, NULL);
 }
 
