@@ -5,13 +5,15 @@
  *
  * DESIGN
  * write() formats each entry into one RFC 5424 message and appends it to a
- * FIFO queue (a byte buffer of [u32 length][message] items, bounded by
- * buffer_bytes); commit() sends the queue in order. Only the flusher runs
- * this code, so the application never waits for the network. The socket is
- * non-blocking: a connect and each commit's sending wait (poll) at most
- * timeout_ms; every send uses MSG_NOSIGNAL. A failed connect or a broken
- * connection closes the socket and schedules the next attempt with
- * exponential back-off (50 ms doubling to 5 s); the queue is kept.
+ * FIFO queue (syslog_queue.h, bounded by buffer_bytes); commit() sends the
+ * queue in order. Only the flusher runs this code, so the application never
+ * waits for the network. The socket is non-blocking: a connect and each
+ * commit's sending wait (poll) at most timeout_ms; every send uses
+ * MSG_NOSIGNAL. A failed connect or a broken connection closes the socket
+ * and schedules the next attempt with exponential back-off (50 ms doubling
+ * to 5 s); the queue is kept. What differs between the transports (socket
+ * type, framing, longest message, acknowledgements) is one struct transport
+ * each, chosen once from the URL's scheme.
  *
  * Invariants, in messages:
  *   received == sent + queued + dropped (llog__count_sink_lost)
@@ -30,34 +32,24 @@
  * stopped) is noticed before anything is written into the dead socket, so
  * a restart between commits loses nothing that was not already in flight.
  *
- * RELP (the Reliable Event Logging Protocol of rsyslog's imrelp; written
- * here from the protocol description, no librelp): each message is a frame
- *   TXNR SP "syslog" SP DATALEN SP MESSAGE LF
- * and the collector answers each with "TXNR rsp LEN 200 OK". A session
- * starts with an "open" frame offering relp_version=0 and commands=syslog
- * (transaction 1) and ends with "close". A sent message stays at the head
- * of the queue, in flight, until its acknowledgement arrives (in order:
- * txnr of the queue head == oldest unacknowledged txnr); at most
- * RELP_WINDOW are in flight. When the session breaks (EOF, reset, timeout,
- * "serverclose", a protocol error), every message in flight becomes unsent
- * again and is sent again, in order, on the next session: a collector
- * restart loses nothing. A duplicate is possible only for a message the
- * collector processed but whose acknowledgement never reached us. A
- * negative acknowledgement (not 200) drops that message, counted in
- * sink_lost. Notices about drops are queued (flagged in their length word)
- * just before the first unsent message, so they are acknowledged too; a
- * notice dropped from a full buffer is not a lost record: its count goes
- * back into the next notice. Messages are cut to RELP_MAX_MSG bytes
- * (rsyslog's default maxMessageSize is 8 KiB; a longer frame makes imrelp
- * abort the session, which would resend it forever).
+ * RELP (the session, its frames and its window: relp.c): a sent message
+ * stays at the head of the queue, in flight, until its acknowledgement
+ * arrives (at most LLOG__RELP_WINDOW in flight); when the session breaks,
+ * every message in flight becomes unsent again and is sent again, in
+ * order, on the next session. A negative acknowledgement drops that
+ * message, counted in sink_lost. Notices about drops are queued (flagged
+ * in their word) just before the first unsent message, so they are
+ * acknowledged too; a notice dropped from a full buffer is not a lost
+ * record: its count goes back into the next notice. Messages are cut to
+ * LLOG__RELP_MAX_MSG bytes (rsyslog's default maxMessageSize is 8 KiB; a
+ * longer frame makes imrelp abort the session, which would resend it
+ * forever).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +60,9 @@
 #include <unistd.h>
 
 #include "sink.h"
+#include "net.h"
+#include "relp.h"
+#include "syslog_queue.h"
 
 #define MSG_MAX (16 * 1024)
 #define DEFAULT_BUFFER (4u << 20)
@@ -76,37 +71,42 @@
 #define BACKOFF_MIN_MS 50
 #define BACKOFF_MAX_MS 5000
 #define TRUNC_MARK "...[truncated]"
-#define RELP_WINDOW 128
-#define RELP_MAX_MSG 8000
-#define RELP_TXNR_MAX 999999999u
-#define RELP_RX_CAP 4096
+#define MARK_LEN (sizeof(TRUNC_MARK) - 1)
+#define NOTICE_MAX 768 /* a notice's text, at most (header included) */
 
-enum transport { T_UDP, T_TCP, T_UNIX, T_RELP };
+struct syslog_sink;
+
+/* What differs between the transports: one static instance each, chosen
+ * when the URL is parsed. A frame is prefix, message, trailer. */
+struct transport {
+	const char *scheme;   /* how the URL starts */
+	int socktype;         /* SOCK_DGRAM: a send is a whole message or nothing */
+	int unix_path;        /* the URL names a unix socket, not host:port */
+	int stale_refusal;    /* ECONNREFUSED reports an earlier datagram (UDP) */
+	int unacked;          /* a stream without acknowledgements (TCP): peeked
+			       * at before sending; its breaking may lose what
+			       * was in flight, which the next notice says */
+	int acked;            /* a RELP session: messages stay queued until
+			       * acknowledged; notices are queued too */
+	size_t max_msg;       /* longer messages are cut; 0: never */
+	int max_msg_option;   /* max_msg is max_udp_bytes when that is set */
+	size_t (*prefix)(const struct syslog_sink *s, size_t len, char *pre, size_t cap);
+	const char *trailer;  /* "" when none */
+};
 
 struct syslog_sink {
 	struct llog_sink base; /* first */
-	enum transport tr;
+	const struct transport *tr;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;                  /* -1 when not connected */
 	char host[256], app[49];
 	int facility;
 	long pid;                /* PROCID (renewed in a fork child) */
-	size_t bound, max_udp;
+	size_t bound, max_msg;
 	int timeout_ms;
-	char *q;                 /* queue: [u32 len][bytes] items in [qhead, qend) */
-	size_t qcap, qhead, qend;
-	uint64_t qcount;
-	size_t qsent;            /* first item not yet sent (RELP: those before it
-				  * are in flight; otherwise qsent == qhead) */
-	size_t send_off;         /* framed bytes of the item at qsent sent */
-	/* RELP session */
-	int relp_open;           /* the collector accepted our "open" */
-	uint32_t txnr_next;      /* txnr of the next frame we send */
-	uint32_t txnr_oldest;    /* txnr of the oldest message in flight */
-	uint32_t nflight;        /* messages sent, not yet acknowledged */
-	size_t rxn;
-	char rx[RELP_RX_CAP];    /* received, not yet parsed */
+	struct llog__sq q;
+	struct llog__relp relp;  /* the session, RELP only */
 	uint64_t dropped;        /* dropped since the last notice */
 	int broke;               /* a TCP connection broke since the last notice */
 	int64_t next_try_ms;
@@ -117,6 +117,38 @@ struct syslog_sink {
 	int err;                 /* first error since the last commit */
 };
 
+/* "LEN " (RFC 6587 octet counting). */
+static size_t octet_count_prefix(const struct syslog_sink *s, size_t len, char *pre, size_t cap)
+{
+	(void)s;
+	return (size_t)snprintf(pre, cap, "%zu ", len);
+}
+
+/* "TXNR syslog LEN " */
+static size_t relp_prefix(const struct syslog_sink *s, size_t len, char *pre, size_t cap)
+{
+	return llog__relp_prefix(&s->relp, len, pre, cap);
+}
+
+static const struct transport transport_udp = {
+	.scheme = "udp://", .socktype = SOCK_DGRAM, .stale_refusal = 1,
+	.max_msg = DEFAULT_UDP_MAX, .max_msg_option = 1, .trailer = "",
+};
+static const struct transport transport_tcp = {
+	.scheme = "tcp://", .socktype = SOCK_STREAM, .unacked = 1,
+	.prefix = octet_count_prefix, .trailer = "",
+};
+static const struct transport transport_relp = {
+	.scheme = "relp://", .socktype = SOCK_STREAM, .acked = 1,
+	.max_msg = LLOG__RELP_MAX_MSG, .prefix = relp_prefix, .trailer = "\n",
+};
+static const struct transport transport_unix = {
+	.scheme = "unix:", .socktype = SOCK_DGRAM, .unix_path = 1, .trailer = "",
+};
+static const struct transport *const transports[] = {
+	&transport_udp, &transport_tcp, &transport_relp, &transport_unix,
+};
+
 const char *llog_syslog_sink_error(void)
 {
 	return llog__sink_error();
@@ -124,41 +156,15 @@ const char *llog_syslog_sink_error(void)
 
 #define set_error llog__sink_set_error
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- formatting ------------------------------------------------------------ */
-
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-	if (n > b->cap - b->n)
-		n = b->cap - b->n;
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
+/* ---- formatting ---------------------------------------------------------- */
 
 /* SD-PARAM value with '"', '\' and ']' escaped (RFC 5424 6.3.3). */
-static void put_sd_value(struct buf *b, const char *s)
+static void put_sd_value(struct llog__buf *b, const char *s)
 {
 	for (; *s != '\0'; s++) {
 		if (*s == '"' || *s == '\\' || *s == ']')
-			put(b, "\\", 1);
-		put(b, s, 1);
+			llog__buf_putc(b, '\\');
+		llog__buf_putc(b, *s);
 	}
 }
 
@@ -170,116 +176,75 @@ static int severity(enum llog_level l)
 }
 
 /* The header up to and including the MSGID and a space. */
-static void put_header(const struct syslog_sink *s, struct buf *b, int sev, int64_t ts_ns,
+static void put_header(const struct syslog_sink *s, struct llog__buf *b, int sev, int64_t ts_ns,
 		       const char *msgid)
 {
-	char t[128];
-	int n;
+	char t[32];
 
-	n = snprintf(t, sizeof(t), "<%d>1 ", s->facility * 8 + sev);
-	put(b, t, (size_t)n);
+	llog__buf_putc(b, '<');
+	llog__buf_num(b, (uint64_t)(s->facility * 8 + sev), 10);
+	llog__buf_puts(b, ">1 ");
 	/* RFC 3339 with microseconds: the first 26 bytes of llog's
 	 * nanosecond timestamp, then 'Z'. */
 	llog__ts_rfc3339(t, ts_ns);
-	put(b, t, 26);
-	put(b, "Z ", 2);
-	puts_(b, s->host);
-	put(b, " ", 1);
-	puts_(b, s->app);
-	n = snprintf(t, sizeof(t), " %ld %s ", s->pid, msgid);
-	put(b, t, (size_t)n);
+	llog__buf_put(b, t, 26);
+	llog__buf_puts(b, "Z ");
+	llog__buf_puts(b, s->host);
+	llog__buf_putc(b, ' ');
+	llog__buf_puts(b, s->app);
+	llog__buf_putc(b, ' ');
+	llog__buf_num(b, (uint64_t)s->pid, 10);
+	llog__buf_putc(b, ' ');
+	llog__buf_puts(b, msgid);
+	llog__buf_putc(b, ' ');
 }
 
 static size_t format_msg(const struct syslog_sink *s, const struct llog_entry *e, char *out,
 			 size_t cap)
 {
-	struct buf b = {out, 0, cap};
+	struct llog__buf b = LLOG__BUF(out, cap);
 	const char *base = strrchr(e->file, '/');
 	char t[64];
 
 	put_header(s, &b, severity(e->level), e->ts_ns, llog_level_name(e->level));
-	puts_(&b, "[llog@32473 file=\"");
+	llog__buf_puts(&b, "[llog@32473 file=\"");
 	put_sd_value(&b, base != NULL ? base + 1 : e->file);
 	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\"] ", e->line,
 		 (unsigned long long)e->tid);
-	puts_(&b, t);
-	put(&b, e->msg, e->msg_len);
+	llog__buf_puts(&b, t);
+	llog__buf_put(&b, e->msg, e->msg_len);
 	return b.n;
 }
 
-/* ---- the queue ------------------------------------------------------------- */
-
-/* Flag in an item's length word: a RELP drop notice, not a record. Its
- * text is followed by the u64 count it reports (not sent). */
-#define ITEM_NOTICE 0x80000000u
-#define NOTICE_MAX 768 /* a notice's text, at most (header included) */
-
-static uint32_t item_word(const struct syslog_sink *s, size_t at)
+/* The notice about drops / a broken connection; resets what it reports. */
+static size_t notice_text(struct syslog_sink *s, char *m, size_t cap)
 {
-	uint32_t w;
+	struct llog__buf b = LLOG__BUF(m, cap);
 
-	memcpy(&w, s->q + at, sizeof(w));
-	return w;
+	put_header(s, &b, 4, (int64_t)llog__clock_realtime_ns(), "llog");
+	llog__buf_puts(&b, "- llog: ");
+	llog__buf_num(&b, s->dropped, 10);
+	llog__buf_puts(&b, " messages dropped (buffer full)");
+	if (s->broke)
+		llog__buf_puts(&b, "; connection to the collector was lost: messages in flight "
+				   "then may be lost");
+	s->dropped = 0;
+	s->broke = 0;
+	return b.n;
 }
 
-/* Bytes of the message itself (what is sent). */
-static uint32_t item_len(const struct syslog_sink *s, size_t at)
-{
-	return item_word(s, at) & ~ITEM_NOTICE;
-}
+/* ---- the queue's policy -------------------------------------------------- */
 
-/* Bytes the item takes in the queue. */
-static size_t item_size(const struct syslog_sink *s, size_t at)
-{
-	uint32_t w = item_word(s, at);
-
-	return 4 + (w & ~ITEM_NOTICE) + (w & ITEM_NOTICE ? sizeof(uint64_t) : 0);
-}
-
-/* The count a notice item reports; 0 for a record. */
-static uint64_t notice_count(const struct syslog_sink *s, size_t at)
-{
-	uint32_t w = item_word(s, at);
-	uint64_t k = 0;
-
-	if (w & ITEM_NOTICE)
-		memcpy(&k, s->q + at + 4 + (w & ~ITEM_NOTICE), sizeof(k));
-	return k;
-}
-
-/* Accounts for dropping the item at v: a record counts as dropped (and
+/* Accounts for dropping the item at `at`: a record counts as dropped (and
  * lost); a notice gives its count back, for the next notice to say. */
-static void count_drop_of(struct syslog_sink *s, size_t v)
+static void count_drop_of(struct syslog_sink *s, size_t at)
 {
-	if (item_word(s, v) & ITEM_NOTICE) {
-		s->dropped += notice_count(s, v);
+	if (llog__sq_is_notice(&s->q, at)) {
+		s->dropped += llog__sq_notice_count(&s->q, at);
 		return;
 	}
 	s->dropped++;
 	llog__count_sink_lost(1);
-}
-
-static void drop_head(struct syslog_sink *s)
-{
-	size_t next = s->qhead + item_size(s, s->qhead);
-
-	if (s->qsent == s->qhead) {
-		s->qsent = next;
-		s->send_off = 0;
-	}
-	s->qhead = next;
-	if (--s->qcount == 0)
-		s->qhead = s->qend = s->qsent = 0;
-}
-
-/* Removes the unsent item at offset v (not the head, not in flight). */
-static void drop_at(struct syslog_sink *s, size_t v)
-{
-	size_t len = item_size(s, v);
-
-	memmove(s->q + v, s->q + v + len, s->qend - v - len);
-	s->qend -= len;
-	s->qcount--;
 }
 
 static void disconnect(struct syslog_sink *s)
@@ -287,134 +252,119 @@ static void disconnect(struct syslog_sink *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
-	if (s->tr == T_TCP)
+	if (s->tr->unacked)
 		s->broke = 1;
 	/* A partly sent frame is sent again whole; RELP: what is in flight
 	 * becomes unsent and goes again on the next session. */
-	s->qsent = s->qhead;
-	s->send_off = 0;
-	s->nflight = 0;
-	s->relp_open = 0;
-	s->rxn = 0;
-	s->next_try_ms = mono_ms() + s->backoff_ms;
+	llog__sq_unsend(&s->q);
+	llog__relp_reset(&s->relp);
+	s->next_try_ms = llog__mono_ms() + s->backoff_ms;
 	s->backoff_ms = s->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : s->backoff_ms * 2;
 }
 
 static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 {
-	uint32_t len = (uint32_t)n;
+	struct llog__sq *q = &s->q;
 
-	while (s->qcount > 0 && s->qend - s->qhead + 4 + n > s->bound) {
-		if (s->nflight > 0) {
+	while (q->count > 0 && llog__sq_bytes(q) + 4 + n > s->bound) {
+		if (llog__relp_in_flight(&s->relp) > 0) {
 			/* RELP: what is in flight stays (the collector most
 			 * likely has it; dropping it would mean a new session
 			 * and resending the rest): the oldest unsent message
 			 * goes, not one partly sent, else this new one. */
-			size_t v = s->qsent;
+			size_t v = q->sent;
 
-			if (v < s->qend && s->send_off > 0)
-				v += item_size(s, v);
-			if (v == s->qend) {
+			if (v < q->end && q->send_off > 0)
+				v += llog__sq_size(q, v);
+			if (v == q->end) {
 				s->dropped++;
 				llog__count_sink_lost(1);
 				return;
 			}
 			count_drop_of(s, v);
-			drop_at(s, v);
+			llog__sq_remove(q, v);
 			continue;
 		}
 		/* Never leave half a frame on the stream. */
-		if (s->qsent == s->qhead && s->send_off > 0)
+		if (q->sent == q->head && q->send_off > 0)
 			disconnect(s);
-		count_drop_of(s, s->qhead);
-		drop_head(s);
+		count_drop_of(s, q->head);
+		llog__sq_pop(q);
 	}
-	if (s->qend + 4 + n > s->qcap) {
-		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
-		s->qend -= s->qhead;
-		s->qsent -= s->qhead;
-		s->qhead = 0;
+	llog__sq_push(q, m, n);
+}
+
+/* RELP acknowledged the oldest message in flight, the queue's head. */
+static void relp_acked(void *ctx, int ok)
+{
+	struct syslog_sink *s = ctx;
+
+	if (!ok) {
+		if (llog__sq_is_notice(&s->q, s->q.head))
+			s->dropped += llog__sq_notice_count(&s->q, s->q.head); /* said again later */
+		else
+			llog__count_sink_lost(1);
 	}
-	memcpy(s->q + s->qend, &len, 4);
-	memcpy(s->q + s->qend + 4, m, n);
-	s->qend += 4 + n;
-	s->qcount++;
+	llog__sq_pop(&s->q);
 }
 
-/* ---- the connection -------------------------------------------------------- */
-
-static int wait_fd(int fd, short ev, int64_t deadline)
+/* RELP: the notice goes into the queue just before the first unsent
+ * message (the caller checks send_off == 0), with the count it reports,
+ * and is acknowledged like any message. Only within the bound: when the
+ * queue is full (of messages in flight), the count waits in s->dropped. */
+static void queue_notice(struct syslog_sink *s)
 {
-	struct pollfd p = {.fd = fd, .events = ev};
-	int64_t left = deadline - mono_ms();
-	int rc;
+	char m[NOTICE_MAX];
+	uint64_t k = s->dropped;
+	size_t n;
 
-	if (left <= 0)
-		return -ETIMEDOUT;
-	rc = poll(&p, 1, (int)left);
-	if (rc < 0)
-		return errno == EINTR ? 0 : -errno;
-	return rc == 0 ? -ETIMEDOUT : 0;
+	if (llog__sq_bytes(&s->q) + 4 + NOTICE_MAX + sizeof(k) > s->bound)
+		return;
+	n = notice_text(s, m, sizeof(m));
+	llog__sq_insert_notice(&s->q, m, n, k);
 }
 
-/* The framing prefix of a message of n bytes: "LEN " (TCP), "TXNR syslog
- * LEN " (RELP), nothing otherwise. */
-static size_t frame_prefix(const struct syslog_sink *s, size_t n, char *pre, size_t cap)
-{
-	if (s->tr == T_TCP)
-		return (size_t)snprintf(pre, cap, "%zu ", n);
-	if (s->tr == T_RELP)
-		return (size_t)snprintf(pre, cap, "%u syslog %zu ", s->txnr_next, n);
-	return 0;
-}
+/* ---- framing and sending ------------------------------------------------- */
 
-/* Message bytes that go out: UDP and RELP cut long ones (with the mark). */
-static size_t msg_cut(const struct syslog_sink *s, size_t n)
-{
-	size_t max = s->tr == T_UDP ? s->max_udp : s->tr == T_RELP ? RELP_MAX_MSG : n;
-
-	return n > max ? max - (sizeof(TRUNC_MARK) - 1) : n;
-}
-
-/* Sends one message (framed for the transport) from byte `off` of its
- * framed form. Returns bytes sent or a negative errno. */
-static long send_framed(struct syslog_sink *s, const char *m, size_t n, size_t off)
-{
+/* A message framed for the transport, in four parts: prefix, message (cut
+ * to max_msg when longer), the cut mark when cut, trailer. */
+struct frame {
 	char pre[48];
+	struct iovec part[4];
+	size_t total;
+};
+
+static void frame_msg(const struct syslog_sink *s, const char *m, size_t n, struct frame *f)
+{
+	size_t cut = s->max_msg != 0 && n > s->max_msg ? s->max_msg - MARK_LEN : n;
+	size_t tl = cut < n ? MARK_LEN : 0; /* the frame carries the cut length */
+	size_t pl = s->tr->prefix != NULL ? s->tr->prefix(s, cut + tl, f->pre, sizeof(f->pre)) : 0;
+
+	f->part[0] = (struct iovec){f->pre, pl};
+	f->part[1] = (struct iovec){(char *)m, cut};
+	f->part[2] = (struct iovec){(char *)TRUNC_MARK, tl};
+	f->part[3] = (struct iovec){(char *)s->tr->trailer, strlen(s->tr->trailer)};
+	f->total = pl + cut + tl + f->part[3].iov_len;
+}
+
+/* Sends the frame from byte off on. Returns bytes sent or a negative errno. */
+static long send_frame(struct syslog_sink *s, const struct frame *f, size_t off)
+{
 	struct iovec iov[4];
 	struct msghdr mh = {.msg_iov = iov};
-	size_t pl = frame_prefix(s, n, pre, sizeof(pre)), cut = msg_cut(s, n);
-	size_t at = pl + cut, tl = cut < n ? sizeof(TRUNC_MARK) - 1 : 0;
-	int k = 0;
+	size_t k = 0;
 	ssize_t rc;
 
-	if (cut < n) /* the frame carries the cut length */
-		pl = frame_prefix(s, cut + tl, pre, sizeof(pre)), at = pl + cut;
-	if (off < pl)
-		iov[k++] = (struct iovec){pre + off, pl - off};
-	if (off < at) {
-		size_t o = off > pl ? off - pl : 0;
+	for (int i = 0; i < 4; i++) {
+		size_t len = f->part[i].iov_len;
 
-		iov[k++] = (struct iovec){(char *)m + o, cut - o};
+		if (off < len)
+			iov[k++] = (struct iovec){(char *)f->part[i].iov_base + off, len - off};
+		off = off > len ? off - len : 0;
 	}
-	if (off < at + tl) {
-		size_t o = off > at ? off - at : 0;
-
-		iov[k++] = (struct iovec){(char *)TRUNC_MARK + o, tl - o};
-	}
-	if (s->tr == T_RELP)
-		iov[k++] = (struct iovec){(char *)"\n", 1};
-	mh.msg_iovlen = (size_t)k;
+	mh.msg_iovlen = k;
 	rc = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	return rc < 0 ? -errno : (long)rc;
-}
-
-static size_t framed_len(const struct syslog_sink *s, size_t n)
-{
-	char pre[48];
-	size_t cut = msg_cut(s, n), body = cut < n ? cut + sizeof(TRUNC_MARK) - 1 : n;
-
-	return frame_prefix(s, body, pre, sizeof(pre)) + body + (s->tr == T_RELP);
 }
 
 /* Sends all of one message before the deadline. Returns 0 when sent,
@@ -423,22 +373,23 @@ static size_t framed_len(const struct syslog_sink *s, size_t n)
 static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 		    int64_t deadline)
 {
-	size_t total = framed_len(s, n);
+	struct frame f;
 
-	while (*off < total) {
-		long rc = send_framed(s, m, n, *off);
+	frame_msg(s, m, n, &f);
+	while (*off < f.total) {
+		long rc = send_frame(s, &f, *off);
 
 		if (rc >= 0) {
-			*off = s->tr == T_UDP || s->tr == T_UNIX ? total : *off + (size_t)rc;
+			*off = s->tr->socktype == SOCK_DGRAM ? f.total : *off + (size_t)rc;
 			s->bytes += rc;
 			continue;
 		}
 		if (rc == -EINTR)
 			continue;
-		if (rc == -ECONNREFUSED && s->tr == T_UDP)
+		if (rc == -ECONNREFUSED && s->tr->stale_refusal)
 			continue; /* reports an earlier datagram; this one was not sent */
 		if (rc == -EAGAIN || rc == -ENOBUFS) {
-			if (wait_fd(s->fd, POLLOUT, deadline) != 0)
+			if (llog__net_wait(s->fd, POLLOUT, deadline) != 0)
 				return -EAGAIN;
 			continue;
 		}
@@ -448,267 +399,7 @@ static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 	return 0;
 }
 
-/* ---- RELP ------------------------------------------------------------------- */
-
-static uint32_t txnr_after(uint32_t t)
-{
-	return t >= RELP_TXNR_MAX ? 1 : t + 1;
-}
-
-/* Reads a decimal of 1..9 digits at p[*i..n). Returns 1 with *v, 0 when
- * the buffer ends first, -1 when malformed. */
-static int relp_num(const char *p, size_t n, size_t *i, uint32_t *v)
-{
-	size_t d = 0;
-
-	*v = 0;
-	while (*i < n && p[*i] >= '0' && p[*i] <= '9') {
-		if (++d > 9)
-			return -1;
-		*v = *v * 10 + (uint32_t)(p[(*i)++] - '0');
-	}
-	if (*i == n)
-		return 0;
-	return d > 0 ? 1 : -1;
-}
-
-/* One frame from the collector: "rsp" acknowledges (in order) the open or
- * the oldest message in flight; "serverclose" ends the session. */
-static int relp_frame(struct syslog_sink *s, uint32_t txnr, const char *cmd, size_t cl,
-		      const char *data, size_t dl)
-{
-	int ok = dl >= 3 && memcmp(data, "200", 3) == 0;
-
-	if (cl == 11 && memcmp(cmd, "serverclose", 11) == 0)
-		return -ECONNRESET;
-	if (cl != 3 || memcmp(cmd, "rsp", 3) != 0)
-		return 0; /* nothing else is meant for a client: ignored */
-	if (!s->relp_open) {
-		if (txnr != 1)
-			return -EPROTO;
-		if (!ok) {
-			llog__diag("syslog sink: RELP collector refused the session: %.*s",
-				   (int)(dl > 200 ? 200 : dl), data);
-			return -ECONNREFUSED;
-		}
-		s->relp_open = 1;
-		return 0;
-	}
-	if (s->nflight == 0 || txnr != s->txnr_oldest)
-		return -EPROTO;
-	if (!ok) {
-		llog__diag("syslog sink: RELP collector rejected a message: %.*s",
-			   (int)(dl > 200 ? 200 : dl), data);
-		if (item_word(s, s->qhead) & ITEM_NOTICE)
-			s->dropped += notice_count(s, s->qhead); /* said again later */
-		else
-			llog__count_sink_lost(1);
-	}
-	s->nflight--;
-	s->txnr_oldest = txnr_after(s->txnr_oldest);
-	drop_head(s);
-	return 0;
-}
-
-/* Parses one frame at rx[*at..rxn). Returns 1 (parsed and handled, *at
- * moved past it), 0 (incomplete) or a negative errno. */
-static int relp_parse_one(struct syslog_sink *s, size_t *at)
-{
-	const char *p = s->rx, *cmd;
-	size_t i = *at, n = s->rxn, cl = 0;
-	uint32_t txnr, dl;
-	int r, rc;
-
-	if ((r = relp_num(p, n, &i, &txnr)) <= 0)
-		return r < 0 ? -EPROTO : 0;
-	if (p[i++] != ' ')
-		return -EPROTO;
-	cmd = p + i;
-	while (i < n && ((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
-		i++, cl++;
-	if (i == n)
-		return 0;
-	if (cl == 0 || cl > 32 || p[i++] != ' ')
-		return -EPROTO;
-	if ((r = relp_num(p, n, &i, &dl)) <= 0)
-		return r < 0 ? -EPROTO : 0;
-	if (dl > 0 && p[i++] != ' ')
-		return -EPROTO;
-	if (dl >= RELP_RX_CAP)
-		return -EPROTO;
-	if (n < i + dl + 1)
-		return 0;
-	if (p[i + dl] != '\n')
-		return -EPROTO;
-	if ((rc = relp_frame(s, txnr, cmd, cl, p + i, dl)) != 0)
-		return rc;
-	*at = i + dl + 1;
-	return 1;
-}
-
-/* Handles the complete frames in rx. Returns 0 or a negative errno. */
-static int relp_parse(struct syslog_sink *s)
-{
-	size_t at = 0;
-	int rc;
-
-	while (at < s->rxn && (rc = relp_parse_one(s, &at)) != 0)
-		if (rc < 0)
-			return rc;
-	if (at == 0 && s->rxn == sizeof(s->rx))
-		return -EPROTO; /* a frame larger than we accept */
-	memmove(s->rx, s->rx + at, s->rxn - at);
-	s->rxn -= at;
-	return 0;
-}
-
-/* Reads what the collector sent. wait: until at least one read returned
- * data, the deadline passing (-EAGAIN). Returns 0 or a negative errno; a
- * broken session is disconnected. */
-static int relp_read(struct syslog_sink *s, int wait, int64_t deadline)
-{
-	for (;;) {
-		ssize_t r = recv(s->fd, s->rx + s->rxn, sizeof(s->rx) - s->rxn, MSG_DONTWAIT);
-		int rc;
-
-		if (r > 0) {
-			s->rxn += (size_t)r;
-			if ((rc = relp_parse(s)) != 0) {
-				disconnect(s);
-				return rc;
-			}
-			wait = 0;
-			continue;
-		}
-		if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-			rc = r == 0 ? -ECONNRESET : -errno;
-			disconnect(s);
-			return rc;
-		}
-		if (errno == EINTR)
-			continue;
-		if (!wait)
-			return 0;
-		if (wait_fd(s->fd, POLLIN, deadline) != 0)
-			return -EAGAIN;
-	}
-}
-
-/* Sends a command frame of the session itself (open, close). */
-static int relp_command(struct syslog_sink *s, const char *cmd, const char *data,
-			int64_t deadline)
-{
-	char f[256];
-	size_t dl = strlen(data), off = 0;
-	int n = dl > 0 ? snprintf(f, sizeof(f), "%u %s %zu %s\n", s->txnr_next, cmd, dl, data)
-		       : snprintf(f, sizeof(f), "%u %s 0\n", s->txnr_next, cmd);
-
-	s->txnr_next = txnr_after(s->txnr_next);
-	while (off < (size_t)n) {
-		ssize_t w = send(s->fd, f + off, (size_t)n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (w >= 0) {
-			off += (size_t)w;
-		} else if (errno == EAGAIN || errno == EINTR) {
-			if (wait_fd(s->fd, POLLOUT, deadline) != 0)
-				return -ETIMEDOUT;
-		} else {
-			return -errno;
-		}
-	}
-	return 0;
-}
-
-/* Opens a RELP session on the connected socket (transaction 1). */
-static int relp_open(struct syslog_sink *s, int64_t deadline)
-{
-	int rc;
-
-	s->txnr_next = 1;
-	s->rxn = 0;
-	s->relp_open = 0;
-	rc = relp_command(s, "open",
-			  "relp_version=0\nrelp_software=llog\ncommands=syslog", deadline);
-	while (rc == 0 && !s->relp_open)
-		rc = relp_read(s, 1, deadline);
-	if (rc == 0)
-		s->txnr_oldest = s->txnr_next;
-	return rc == -EAGAIN ? -ETIMEDOUT : rc;
-}
-
-/* ---- connecting and sending ------------------------------------------------- */
-
-/* TCP: whether the collector closed the connection since we last sent. */
-static int tcp_peer_gone(int fd)
-{
-	char c;
-	ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-
-	return r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR);
-}
-
-/* Connects when due. Returns 0 when connected, else a negative errno
- * (-EAGAIN: back-off not yet over). */
-static int try_connect(struct syslog_sink *s, int force)
-{
-	int type = s->tr == T_TCP || s->tr == T_RELP ? SOCK_STREAM : SOCK_DGRAM, fd, rc, e = 0;
-	socklen_t el = sizeof(e);
-	int64_t deadline;
-
-	if (s->fd >= 0)
-		return 0;
-	if (!force && mono_ms() < s->next_try_ms)
-		return -EAGAIN;
-	fd = socket(s->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	deadline = mono_ms() + s->timeout_ms;
-	rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen);
-	if (rc != 0 && errno == EINPROGRESS) {
-		while ((rc = wait_fd(fd, POLLOUT, deadline)) == 0) {
-			struct pollfd p = {.fd = fd, .events = POLLOUT};
-
-			if (poll(&p, 1, 0) == 1)
-				break;
-		}
-		if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == 0 && e != 0)
-			rc = -e;
-	} else if (rc != 0) {
-		rc = -errno;
-	}
-	s->fd = fd;
-	if (rc == 0 && s->tr == T_RELP)
-		rc = relp_open(s, deadline);
-	if (rc != 0) {
-		int broke = s->broke;
-
-		if (s->fd >= 0)
-			disconnect(s);
-		s->broke = broke; /* nothing was in flight on a connection never made */
-		return rc;
-	}
-	s->backoff_ms = BACKOFF_MIN_MS;
-	return 0;
-}
-
-/* The notice about drops / a broken connection. */
-static size_t notice_text(struct syslog_sink *s, char *m, size_t cap)
-{
-	struct buf b = {m, 0, cap};
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	put_header(s, &b, 4, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, "llog");
-	snprintf(m + b.n, cap - b.n, "- llog: %llu messages dropped (buffer full)%s",
-		 (unsigned long long)s->dropped,
-		 s->broke ? "; connection to the collector was lost: messages in flight then "
-			    "may be lost" : "");
-	s->dropped = 0;
-	s->broke = 0;
-	return strlen(m);
-}
-
-/* TCP, UDP, unix: sent before the queue. */
+/* TCP, UDP, unix: the notice is sent before the queue. */
 static int send_notice(struct syslog_sink *s, int64_t deadline)
 {
 	char m[512];
@@ -719,69 +410,110 @@ static int send_notice(struct syslog_sink *s, int64_t deadline)
 
 	if (rc != 0) {
 		s->dropped += dropped;
-		s->broke |= broke && s->tr == T_TCP;
+		s->broke |= broke && s->tr->unacked;
 		if (rc == -EAGAIN && off > 0)
 			disconnect(s); /* never leave half a frame on the stream */
 	}
 	return rc;
 }
 
-/* RELP: the notice goes into the queue just before the first unsent
- * message (after those in flight; never inside a partly sent frame: the
- * caller checks send_off == 0), with the count it reports after its text,
- * and is acknowledged like any message. Only within the bound: when the
- * queue is full (of messages in flight), the count waits in s->dropped. */
-static void queue_notice(struct syslog_sink *s)
-{
-	char m[NOTICE_MAX];
-	uint64_t k = s->dropped;
-	size_t n, size;
-	uint32_t len;
+/* ---- the connection ------------------------------------------------------ */
 
-	if (s->qend - s->qhead + 4 + NOTICE_MAX + sizeof(k) > s->bound)
-		return;
-	n = notice_text(s, m, sizeof(m));
-	len = (uint32_t)n | ITEM_NOTICE;
-	size = 4 + n + sizeof(k);
-	if (s->qend + size > s->qcap) { /* compact (room: MSG_MAX + 4 past the bound) */
-		memmove(s->q, s->q + s->qhead, s->qend - s->qhead);
-		s->qend -= s->qhead;
-		s->qsent -= s->qhead;
-		s->qhead = 0;
+/* TCP: whether the collector closed the connection since we last sent. */
+static int peer_gone(int fd)
+{
+	char c;
+	ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+/* Connects the non-blocking socket fd, waiting until the deadline. */
+static int connect_by(struct syslog_sink *s, int fd, int64_t deadline)
+{
+	int rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen), e = 0;
+	socklen_t el = sizeof(e);
+
+	if (rc != 0 && errno == EINPROGRESS) {
+		while ((rc = llog__net_wait(fd, POLLOUT, deadline)) == 0) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+			if (poll(&p, 1, 0) == 1)
+				break;
+		}
+		if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == 0 && e != 0)
+			rc = -e;
+	} else if (rc != 0) {
+		rc = -errno;
 	}
-	memmove(s->q + s->qsent + size, s->q + s->qsent, s->qend - s->qsent);
-	memcpy(s->q + s->qsent, &len, 4);
-	memcpy(s->q + s->qsent + 4, m, n);
-	memcpy(s->q + s->qsent + 4 + n, &k, sizeof(k));
-	s->qend += size;
-	s->qcount++;
+	return rc;
+}
+
+/* Connects when due (RELP: and opens the session). Returns 0 when
+ * connected, else a negative errno (-EAGAIN: back-off not yet over). */
+static int try_connect(struct syslog_sink *s, int force)
+{
+	int fd, rc;
+	int64_t deadline;
+
+	if (s->fd >= 0)
+		return 0;
+	if (!force && llog__mono_ms() < s->next_try_ms)
+		return -EAGAIN;
+	fd = socket(s->addr.ss_family, s->tr->socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	deadline = llog__mono_ms() + s->timeout_ms;
+	rc = connect_by(s, fd, deadline);
+	s->fd = fd;
+	if (rc == 0 && s->tr->acked)
+		rc = llog__relp_open(&s->relp, fd, deadline);
+	if (rc != 0) {
+		int broke = s->broke;
+
+		disconnect(s);
+		s->broke = broke; /* nothing was in flight on a connection never made */
+		return rc;
+	}
+	s->backoff_ms = BACKOFF_MIN_MS;
+	return 0;
+}
+
+/* RELP: reads acknowledgements; a broken session drops the connection. */
+static int relp_read(struct syslog_sink *s, int wait, int64_t deadline)
+{
+	int rc = llog__relp_read(&s->relp, s->fd, wait, deadline);
+
+	if (rc != 0 && rc != -EAGAIN)
+		disconnect(s);
+	return rc;
 }
 
 /* Sends the queue in order until everything is sent (RELP, closing: and
  * acknowledged), the deadline passes or the connection fails. */
 static void drain(struct syslog_sink *s, int closing)
 {
-	int64_t deadline = mono_ms() + s->timeout_ms;
+	int64_t deadline = llog__mono_ms() + s->timeout_ms;
 	int rc;
 
 	/* Once per drain (one recv), before anything is written into a
 	 * connection the collector may have closed since the last one. */
-	if (s->fd >= 0 && s->tr == T_TCP && s->send_off == 0 && s->qcount > 0 &&
-	    tcp_peer_gone(s->fd))
+	if (s->fd >= 0 && s->tr->unacked && s->q.send_off == 0 && s->q.count > 0 &&
+	    peer_gone(s->fd))
 		disconnect(s);
-	while (s->qcount > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
+	while (s->q.count > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
 		if ((rc = try_connect(s, closing)) != 0)
 			goto fail;
-		if (s->tr == T_RELP) {
+		if (s->tr->acked) {
 			if ((rc = relp_read(s, 0, deadline)) != 0)
 				goto fail;
-			if (s->dropped > 0 && s->send_off == 0)
+			if (s->dropped > 0 && s->q.send_off == 0)
 				queue_notice(s);
-			if (s->qsent == s->qend || s->nflight >= RELP_WINDOW) {
+			if (s->q.sent == s->q.end || llog__relp_window_full(&s->relp)) {
 				/* Everything sent, or the window is full: wait
 				 * for acknowledgements (at a commit only for a
 				 * full window; the rest come with later ones). */
-				if (s->qsent == s->qend && !closing)
+				if (s->q.sent == s->q.end && !closing)
 					return;
 				if ((rc = relp_read(s, 1, deadline)) != 0)
 					goto fail;
@@ -792,16 +524,15 @@ static void drain(struct syslog_sink *s, int closing)
 				goto fail;
 			continue;
 		}
-		rc = send_one(s, s->q + s->qsent + 4, item_len(s, s->qsent), &s->send_off, deadline);
+		rc = send_one(s, llog__sq_msg(&s->q, s->q.sent), llog__sq_len(&s->q, s->q.sent),
+			      &s->q.send_off, deadline);
 		if (rc != 0)
 			goto fail;
-		if (s->tr == T_RELP) {
-			s->qsent += item_size(s, s->qsent);
-			s->send_off = 0;
-			s->nflight++;
-			s->txnr_next = txnr_after(s->txnr_next);
+		if (s->tr->acked) {
+			llog__sq_mark_sent(&s->q);
+			llog__relp_sent(&s->relp);
 		} else {
-			drop_head(s);
+			llog__sq_pop(&s->q);
 		}
 	}
 	return;
@@ -810,7 +541,7 @@ fail:
 		s->err = rc;
 }
 
-/* ---- the sink --------------------------------------------------------------- */
+/* ---- the sink ------------------------------------------------------------ */
 
 static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 {
@@ -823,11 +554,11 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 	 * when due) rather than drop; but once such a drain ran out of time
 	 * (a stalled collector), not again before the commit, so one round
 	 * blocks for about two timeouts at most, not one per record. */
-	if (s->qend - s->qhead > s->bound / 2 && !s->stalled) {
-		int64_t t0 = mono_ms();
+	if (llog__sq_bytes(&s->q) > s->bound / 2 && !s->stalled) {
+		int64_t t0 = llog__mono_ms();
 
 		drain(s, 0);
-		s->stalled = mono_ms() - t0 >= s->timeout_ms;
+		s->stalled = llog__mono_ms() - t0 >= s->timeout_ms;
 	}
 	return (long)n;
 }
@@ -850,22 +581,18 @@ static void syslog_close(struct llog_sink *base)
 	struct syslog_sink *s = (struct syslog_sink *)base;
 
 	drain(s, 1);
-	if (s->tr == T_RELP && s->fd >= 0 && s->qcount == 0) {
-		/* Polite end of the session; its answer is not awaited. */
-		(void)relp_command(s, "close", "", mono_ms() + s->timeout_ms);
-	}
-	if (s->qcount > 0) {
-		uint64_t records = 0;
+	if (s->tr->acked && s->fd >= 0 && s->q.count == 0)
+		llog__relp_close(&s->relp, s->fd, llog__mono_ms() + s->timeout_ms);
+	if (s->q.count > 0) {
+		uint64_t records = llog__sq_records(&s->q);
 
-		for (size_t at = s->qhead; at < s->qend; at += item_size(s, at))
-			records += !(item_word(s, at) & ITEM_NOTICE);
 		llog__count_sink_lost(records);
 		llog__diag("syslog sink: %llu messages not delivered at close",
 			   (unsigned long long)records);
 	}
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->q);
+	free(s->q.p);
 	free(s);
 }
 
@@ -879,10 +606,8 @@ static void syslog_after_fork(struct llog_sink *base)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
-	s->qhead = s->qend = s->qsent = s->send_off = s->rxn = 0;
-	s->qcount = 0;
-	s->nflight = 0;
-	s->relp_open = 0;
+	llog__sq_clear(&s->q);
+	llog__relp_reset(&s->relp);
 	s->dropped = 0;
 	s->broke = 0;
 	s->bytes = 0;
@@ -900,7 +625,7 @@ static const struct llog_sink_ops syslog_ops = {
 	.after_fork = syslog_after_fork,
 };
 
-/* ---- construction ------------------------------------------------------------ */
+/* ---- construction -------------------------------------------------------- */
 
 /* Copies src into dst (cap bytes) keeping printable US-ASCII except space
  * (RFC 5424 PRINTUSASCII), others as '_'; "-" when empty. */
@@ -915,42 +640,32 @@ static void copy_token(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
-static int parse_url(struct syslog_sink *s, const char *url)
+/* "unix:PATH" or "unix://PATH" (p: after "unix:"). */
+static int parse_unix_path(struct syslog_sink *s, const char *url, const char *p)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&s->addr;
+
+	if (strncmp(p, "//", 2) == 0)
+		p += 2;
+	if (p[0] == '\0' || strlen(p) >= sizeof(un->sun_path)) {
+		set_error("syslog sink: %s: bad unix socket path", url);
+		return -EINVAL;
+	}
+	un->sun_family = AF_UNIX;
+	strcpy(un->sun_path, p);
+	s->addrlen = (socklen_t)sizeof(*un);
+	return 0;
+}
+
+/* "HOST[:PORT]" or "[IPV6][:PORT]" (p: after the scheme), resolved. */
+static int parse_host_port(struct syslog_sink *s, const char *url, const char *p)
 {
 	char host[256], port[16] = "514";
-	const char *p, *colon;
+	const char *colon;
 	struct addrinfo hints = {0}, *res = NULL;
 	size_t hl;
 	int rc;
 
-	if (strncmp(url, "unix:", 5) == 0) {
-		struct sockaddr_un *un = (struct sockaddr_un *)&s->addr;
-
-		p = url + 5;
-		if (strncmp(p, "//", 2) == 0)
-			p += 2;
-		if (p[0] == '\0' || strlen(p) >= sizeof(un->sun_path)) {
-			set_error("syslog sink: %s: bad unix socket path", url);
-			return -EINVAL;
-		}
-		s->tr = T_UNIX;
-		un->sun_family = AF_UNIX;
-		strcpy(un->sun_path, p);
-		s->addrlen = (socklen_t)sizeof(*un);
-		return 0;
-	}
-	if (strncmp(url, "udp://", 6) == 0) {
-		s->tr = T_UDP;
-	} else if (strncmp(url, "tcp://", 6) == 0) {
-		s->tr = T_TCP;
-	} else if (strncmp(url, "relp://", 7) == 0) {
-		s->tr = T_RELP;
-	} else {
-		set_error("syslog sink: %s: unknown scheme (want udp://, tcp://, relp:// or unix:)",
-			  url);
-		return -EINVAL;
-	}
-	p = strstr(url, "://") + 3;
 	if (p[0] == '[') {
 		const char *end = strchr(p, ']');
 
@@ -981,7 +696,7 @@ static int parse_url(struct syslog_sink *s, const char *url)
 		}
 		snprintf(port, sizeof(port), "%ld", v);
 	}
-	hints.ai_socktype = s->tr == T_UDP ? SOCK_DGRAM : SOCK_STREAM;
+	hints.ai_socktype = s->tr->socktype;
 	hints.ai_flags = AI_NUMERICSERV;
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0 || res == NULL) {
@@ -995,10 +710,55 @@ static int parse_url(struct syslog_sink *s, const char *url)
 	return 0;
 }
 
+/* Chooses the transport by the URL's scheme, then its address. */
+static int parse_url(struct syslog_sink *s, const char *url)
+{
+	for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++) {
+		size_t sl = strlen(transports[i]->scheme);
+
+		if (strncmp(url, transports[i]->scheme, sl) != 0)
+			continue;
+		s->tr = transports[i];
+		return s->tr->unix_path ? parse_unix_path(s, url, url + sl)
+				   : parse_host_port(s, url, url + sl);
+	}
+	set_error("syslog sink: %s: unknown scheme (want udp://, tcp://, relp:// or unix:)", url);
+	return -EINVAL;
+}
+
+/* Everything but the transport and its address, from the options. */
+static int configure(struct syslog_sink *s, const struct llog_syslog_options *opt)
+{
+	char host[256];
+
+	s->base.ops = &syslog_ops;
+	s->base.level = opt->level;
+	s->base.format = LLOG_FORMAT_TEXT;
+	s->fd = -1;
+	s->facility = opt->facility == 0 ? LLOG_FAC_USER : opt->facility;
+	s->pid = (long)getpid();
+	s->bound = opt->buffer_bytes ? opt->buffer_bytes : DEFAULT_BUFFER;
+	if (s->bound < 2 * (MSG_MAX + 4))
+		s->bound = 2 * (MSG_MAX + 4);
+	s->timeout_ms = opt->timeout_ms ? (int)opt->timeout_ms : DEFAULT_TIMEOUT_MS;
+	s->max_msg = s->tr->max_msg_option && opt->max_udp_bytes ? opt->max_udp_bytes
+								   : s->tr->max_msg;
+	s->backoff_ms = BACKOFF_MIN_MS;
+	if (opt->hostname == NULL && gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "-");
+	host[sizeof(host) - 1] = '\0';
+	copy_token(s->host, sizeof(s->host), opt->hostname != NULL ? opt->hostname : host);
+	copy_token(s->app, sizeof(s->app),
+		   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
+	llog__relp_init(&s->relp, relp_acked, s);
+	s->q.cap = s->bound + MSG_MAX + 4;
+	s->q.p = malloc(s->q.cap);
+	return s->q.p != NULL ? 0 : -ENOMEM;
+}
+
 struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 {
 	struct syslog_sink *s;
-	char host[256];
 	int rc;
 
 	llog__sink_set_error("%s", "");
@@ -1018,35 +778,11 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 		set_error("syslog sink: out of memory");
 		return NULL;
 	}
-	if ((rc = parse_url(s, opt->url)) != 0) {
+	if ((rc = parse_url(s, opt->url)) != 0 || (rc = configure(s, opt)) != 0) {
+		if (rc == -ENOMEM)
+			set_error("syslog sink: out of memory");
 		free(s);
 		errno = -rc;
-		return NULL;
-	}
-	s->base.ops = &syslog_ops;
-	s->base.level = opt->level;
-	s->base.format = LLOG_FORMAT_TEXT;
-	s->fd = -1;
-	s->facility = opt->facility == 0 ? LLOG_FAC_USER : opt->facility;
-	s->pid = (long)getpid();
-	s->bound = opt->buffer_bytes ? opt->buffer_bytes : DEFAULT_BUFFER;
-	if (s->bound < 2 * (MSG_MAX + 4))
-		s->bound = 2 * (MSG_MAX + 4);
-	s->timeout_ms = opt->timeout_ms ? (int)opt->timeout_ms : DEFAULT_TIMEOUT_MS;
-	s->max_udp = opt->max_udp_bytes ? opt->max_udp_bytes : DEFAULT_UDP_MAX;
-	s->backoff_ms = BACKOFF_MIN_MS;
-	if (opt->hostname == NULL && gethostname(host, sizeof(host)) != 0)
-		strcpy(host, "-");
-	host[sizeof(host) - 1] = '\0';
-	copy_token(s->host, sizeof(s->host), opt->hostname != NULL ? opt->hostname : host);
-	copy_token(s->app, sizeof(s->app),
-		   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
-	s->qcap = s->bound + MSG_MAX + 4;
-	s->q = malloc(s->qcap);
-	if (s->q == NULL) {
-		set_error("syslog sink: out of memory");
-		free(s);
-		errno = ENOMEM;
 		return NULL;
 	}
 	return &s->base;
