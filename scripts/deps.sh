@@ -3,7 +3,8 @@
 #
 #   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
 #   bash scripts/deps.sh test    the above plus zstd, cmocka, spin, clang and
-#                                clang's runtimes (libFuzzer for llogcat's fuzz test),
+#                                clang's runtimes (libFuzzer for the fuzz tests: llogcat's
+#                                frame reader, the syslog sink's RELP client),
 #                                rsyslog and rsyslog-relp (the syslog sink's collector,
 #                                its RELP input imrelp) and python3
 #                                (its json parser reads the JSON lines back)
@@ -17,7 +18,7 @@
 #
 # The sanitizer builds use gcc, whose runtimes (libasan8, libubsan1,
 # libtsan2) come with build-essential; libclang-rt-14-dev brings clang's
-# libFuzzer and sanitizer runtimes for the fuzz target built with clang.
+# libFuzzer and sanitizer runtimes for the fuzz targets built with clang.
 set -euo pipefail
 
 profile=${1:-build}

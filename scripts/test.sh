@@ -10,7 +10,8 @@
 #              programs that use it through find_package(llog) and through
 #              pkg-config, and one that uses add_subdirectory() on the sources
 #   clang      the release build with clang (-Werror), its unit and example tests
-#              and the 20-second libFuzzer run of llogcat's frame reader
+#              and the libFuzzer runs of llogcat's frame reader (20 s) and the
+#              syslog sink's RELP client (10 s)
 #   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan       the whole suite under ThreadSanitizer
 #   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
