@@ -15,10 +15,11 @@
  *
  * Off the hot path, each in one cold function: a closed list (no flusher:
  * the record is written synchronously, sync.h; in a fork child the first
- * use restarts llog, control.h), a record that cannot be logged (no arena,
- * re-entry from a signal handler, a full ring under DROP: counted and shown
- * as a notice before the thread's next record), and LOG_FATAL's tail
- * (flush, then abort), written once.
+ * use restarts llog, control.h; from a sink callback on the flusher:
+ * dropped), a record that cannot be logged (no arena, re-entry from a
+ * signal handler, a LOG from a sink callback, a full ring under DROP:
+ * counted; for DROP also shown as a notice before the thread's next
+ * record), and LOG_FATAL's tail (flush, then abort), written once.
  *
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
@@ -64,6 +65,21 @@ static void __attribute__((noreturn, noinline, cold)) fatal_abort(struct llog__a
 	abort();
 }
 
+/*
+ * The bound of one record in a's ring: the configured one, or a quarter of
+ * the ring when the ring was made under an earlier configuration with a
+ * smaller arena (llog_init validates the bound against the arena size it
+ * sets, but a thread keeps its ring across llog_shutdown and llog_init). A
+ * record larger than the ring could never be reserved: BLOCK would wait for
+ * ever. Relaxed: see config.h.
+ */
+static inline uint32_t record_bound(const struct llog__arena *a)
+{
+	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
+
+	return __builtin_expect(max <= a->size / 4, 1) ? max : (a->size / 4) & ~7u;
+}
+
 /* Reserves `bytes` under the overflow policy; NULL when dropped. */
 static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 {
@@ -105,8 +121,7 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_site *site,
 				      const struct llog__plan *plan, va_list ap, int *trunc)
 {
-	/* Relaxed: see config.h. */
-	uint32_t budget = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t budget = record_bound(a);
 	uint32_t slen[LLOG__PLAN_MAX_ARGS];
 	struct llog__rec *r;
 	size_t n;
@@ -146,8 +161,7 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 static inline struct llog__rec *capture(struct llog__arena *a, const struct llog_site *site,
 					const struct llog__plan *plan, va_list ap)
 {
-	/* Relaxed: see config.h. A multiple of 8. */
-	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t max = record_bound(a); /* a multiple of 8 */
 	struct llog__rec *r;
 	int trunc = 0;
 	size_t n;
@@ -192,6 +206,12 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 {
 	struct llist_node *first;
 
+	if (llog__arena_thread_is_flusher()) {
+		/* A sink callback in the final round (the list is closed
+		 * already): dropped and counted, as in every other round. */
+		llog__count_dropped();
+		return LLOG__CLOSED;
+	}
 	llog__control_resume_after_fork();
 	first = llog__queue_peek();
 	if (first != LLOG__CLOSED)

@@ -109,6 +109,40 @@ static void test_callback_that_logs(void **state)
 	assert_int_equal(after.dropped - before.dropped, (uint64_t)N);
 }
 
+static long final_round_entries;
+
+static void log_from_callback(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	(void)e;
+	final_round_entries++;
+	LOG_INFO("from inside the callback, in the final round");
+}
+
+/* The one record reaches the callback in llog_shutdown's final round (a
+ * long interval, and nothing wakes the flusher earlier), when the list is
+ * closed already: the LOG in the callback is dropped and counted there too,
+ * not written to stderr behind the sinks' backs. */
+static void test_callback_logs_in_final_round(void **state)
+{
+	struct llog_callback_options o = {.on_entry = log_from_callback};
+	struct llog_config cfg = {.flush_interval_ms = 60000};
+	struct llog_stats before, after;
+
+	(void)state;
+	final_round_entries = 0;
+	assert_int_equal(llog_add_sink(llog_callback_sink(&o)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	LOG_INFO("the only record");
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(final_round_entries, 1);
+	assert_int_equal(after.written - before.written, 1);
+	assert_int_equal(after.dropped - before.dropped, 1);
+	assert_int_equal(after.logged - before.logged, 2);
+}
+
 static void test_refuses_null(void **state)
 {
 	struct llog_callback_options o = {0};
@@ -127,6 +161,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_entry_in_order),
 		cmocka_unit_test(test_callback_that_logs),
+		cmocka_unit_test(test_callback_logs_in_final_round),
 		cmocka_unit_test(test_refuses_null),
 	};
 

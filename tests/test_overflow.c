@@ -141,11 +141,84 @@ static void test_drop_counts_exactly(void **state)
 		      (unsigned long long)d.written, (unsigned long long)d.dropped, t.notices);
 }
 
+/* ---- a ring made under an earlier, smaller configuration -------------- */
+
+static pthread_barrier_t step;
+static size_t big_len;
+static int big_marked;
+
+/* Logs once under the first configuration (its ring is made then: 16 KiB),
+ * waits while llog restarts with a 4 MiB arena and a 1 MiB bound, then
+ * logs a 500 KB string into the same ring. */
+static void *keeps_its_ring(void *arg)
+{
+	char *big = arg;
+
+	LOG_INFO("before the restart");
+	pthread_barrier_wait(&step);
+	pthread_barrier_wait(&step);
+	LOG_INFO("big <%s>", big);
+	return NULL;
+}
+
+static void big_hook(struct memsink *m, const struct llog_entry *e)
+{
+	(void)m;
+	static const char marker[] = " [truncated]";
+
+	if (e->msg_len > 5 && memcmp(e->msg, "big <", 5) == 0) {
+		big_len = e->msg_len;
+		big_marked = e->msg_len > sizeof(marker) &&
+			     memcmp(e->msg + e->msg_len - (sizeof(marker) - 1), marker,
+				    sizeof(marker) - 1) == 0;
+	}
+}
+
+/* The record is bounded by the thread's ring (a quarter of it), not by the
+ * new configuration: it is cut and marked instead of waiting for ever for
+ * room the ring can never have. */
+static void test_ring_smaller_than_new_bound(void **state)
+{
+	struct llog_config small = {.arena_bytes = 16 * 1024};
+	struct llog_config big = {.arena_bytes = 4u << 20, .max_record_bytes = 1u << 20};
+	struct memsink *m1 = memsink_new(LLOG_TRACE), *m2 = memsink_new(LLOG_TRACE);
+	char *text = malloc(500 * 1000 + 1);
+	pthread_t th;
+
+	(void)state;
+	assert_non_null(text);
+	memset(text, 'b', 500 * 1000);
+	text[500 * 1000] = '\0';
+	big_len = 0;
+	big_marked = 0;
+	m2->hook = big_hook;
+	pthread_barrier_init(&step, NULL, 2);
+	assert_int_equal(memsink_start(m1, &small), 0);
+	assert_int_equal(pthread_create(&th, NULL, keeps_its_ring, text), 0);
+	pthread_barrier_wait(&step);
+	llog_shutdown();
+	assert_int_equal(memsink_start(m2, &big), 0);
+	pthread_barrier_wait(&step);
+	pthread_join(th, NULL);
+	llog_shutdown();
+	assert_int_equal(m1->n, 1);
+	/* captured within a quarter of 16 KiB, 4096 bytes: the string's u32
+	 * length and 4092 of its bytes (fmt.h's layout); rendered as
+	 * "big <" + 4092 bytes + ">", then marked */
+	assert_true(big_marked);
+	assert_int_equal(big_len, 5 + 4092 + 1 + strlen(" [truncated]"));
+	pthread_barrier_destroy(&step);
+	memsink_free(m1);
+	memsink_free(m2);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_block_loses_nothing),
 		cmocka_unit_test(test_drop_counts_exactly),
+		cmocka_unit_test(test_ring_smaller_than_new_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
