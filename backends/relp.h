@@ -1,6 +1,8 @@
 /*
  * relp.h - the RELP client session of the syslog sink (internal: included
- * by backends/syslog.c and by the fuzz target tests/tools/fuzz_relp.c).
+ * by backends/syslog_sink.h, used by backends/syslog.c and, for the
+ * framing, syslog_transport.c, and by the fuzz target
+ * tests/tools/fuzz_relp.c).
  *
  * Three layers, each usable without the ones below it:
  *   llog__relp_parse    bytes -> one frame. Pure: no state, no I/O, reads

@@ -1,7 +1,11 @@
 /*
  * syslog.c - the syslog sink: RFC 5424 messages to a collector (rsyslog,
  * syslog-ng) over UDP, TCP (RFC 6587 octet counting), RELP or a unix
- * datagram socket.
+ * datagram socket. This file is the sink proper: its queue's policy,
+ * connect, send, drain, the sink operations and construction. What it
+ * shares with the other two files of the sink is in syslog_sink.h: the
+ * transports, their URLs and framing are syslog_transport.c's; the
+ * messages' and the notice's text, syslog_fmt.c's.
  *
  * DESIGN
  * write() formats each entry into one RFC 5424 message and appends it to a
@@ -11,9 +15,8 @@
  * commit's sending wait (poll) at most timeout_ms; every send uses
  * MSG_NOSIGNAL. A failed connect or a broken connection closes the socket
  * and schedules the next attempt with exponential back-off (50 ms doubling
- * to 5 s); the queue is kept. What differs between the transports (socket
- * type, framing, longest message, acknowledgements) is one struct transport
- * each, chosen once from the URL's scheme.
+ * to 5 s); the queue is kept. What differs between the transports is read
+ * from the descriptor chosen from the URL (s->tr), never from the scheme.
  *
  * Invariants, in messages:
  *   received == sent + queued + dropped (llog__count_sink_lost)
@@ -40,114 +43,26 @@
  * message, counted in sink_lost. Notices about drops are queued (flagged
  * in their word) just before the first unsent message, so they are
  * acknowledged too; a notice dropped from a full buffer is not a lost
- * record: its count goes back into the next notice. Messages are cut to
- * LLOG__RELP_MAX_MSG bytes (rsyslog's default maxMessageSize is 8 KiB; a
- * longer frame makes imrelp abort the session, which would resend it
- * forever).
+ * record: its count goes back into the next notice.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "sink.h"
 #include "net.h"
-#include "relp.h"
-#include "syslog_queue.h"
+#include "syslog_sink.h"
 
 #define MSG_MAX (16 * 1024)
 #define DEFAULT_BUFFER (4u << 20)
 #define DEFAULT_TIMEOUT_MS 1000
-#define DEFAULT_UDP_MAX 2048
 #define BACKOFF_MIN_MS 50
 #define BACKOFF_MAX_MS 5000
-#define TRUNC_MARK "...[truncated]"
-#define MARK_LEN (sizeof(TRUNC_MARK) - 1)
 #define NOTICE_MAX 768 /* a notice's text, at most (header included) */
-
-struct syslog_sink;
-
-/* What differs between the transports: one static instance each, chosen
- * when the URL is parsed. A frame is prefix, message, trailer. */
-struct transport {
-	const char *scheme;   /* how the URL starts */
-	int socktype;         /* SOCK_DGRAM: a send is a whole message or nothing */
-	int unix_path;        /* the URL names a unix socket, not host:port */
-	int stale_refusal;    /* ECONNREFUSED reports an earlier datagram (UDP) */
-	int unacked;          /* a stream without acknowledgements (TCP): peeked
-			       * at before sending; its breaking may lose what
-			       * was in flight, which the next notice says */
-	int acked;            /* a RELP session: messages stay queued until
-			       * acknowledged; notices are queued too */
-	size_t max_msg;       /* longer messages are cut; 0: never */
-	int max_msg_option;   /* max_msg is max_udp_bytes when that is set */
-	size_t (*prefix)(const struct syslog_sink *s, size_t len, char *pre, size_t cap);
-	const char *trailer;  /* "" when none */
-};
-
-struct syslog_sink {
-	struct llog_sink base; /* first */
-	const struct transport *tr;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	int fd;                  /* -1 when not connected */
-	char host[256], app[49];
-	int facility;
-	long pid;                /* PROCID (renewed in a fork child) */
-	size_t bound, max_msg;
-	int timeout_ms;
-	struct llog__sq q;
-	struct llog__relp relp;  /* the session, RELP only */
-	uint64_t dropped;        /* dropped since the last notice */
-	int broke;               /* a TCP connection broke since the last notice */
-	int64_t next_try_ms;
-	int backoff_ms;
-	int stalled;             /* a drain from write() ran out of time: no
-				  * more of them until the next commit */
-	long bytes;              /* sent since the last commit */
-	int err;                 /* first error since the last commit */
-};
-
-/* "LEN " (RFC 6587 octet counting). */
-static size_t octet_count_prefix(const struct syslog_sink *s, size_t len, char *pre, size_t cap)
-{
-	(void)s;
-	return (size_t)snprintf(pre, cap, "%zu ", len);
-}
-
-/* "TXNR syslog LEN " */
-static size_t relp_prefix(const struct syslog_sink *s, size_t len, char *pre, size_t cap)
-{
-	return llog__relp_prefix(&s->relp, len, pre, cap);
-}
-
-static const struct transport transport_udp = {
-	.scheme = "udp://", .socktype = SOCK_DGRAM, .stale_refusal = 1,
-	.max_msg = DEFAULT_UDP_MAX, .max_msg_option = 1, .trailer = "",
-};
-static const struct transport transport_tcp = {
-	.scheme = "tcp://", .socktype = SOCK_STREAM, .unacked = 1,
-	.prefix = octet_count_prefix, .trailer = "",
-};
-static const struct transport transport_relp = {
-	.scheme = "relp://", .socktype = SOCK_STREAM, .acked = 1,
-	.max_msg = LLOG__RELP_MAX_MSG, .prefix = relp_prefix, .trailer = "\n",
-};
-static const struct transport transport_unix = {
-	.scheme = "unix:", .socktype = SOCK_DGRAM, .unix_path = 1, .trailer = "",
-};
-static const struct transport *const transports[] = {
-	&transport_udp, &transport_tcp, &transport_relp, &transport_unix,
-};
 
 const char *llog_syslog_sink_error(void)
 {
@@ -156,88 +71,11 @@ const char *llog_syslog_sink_error(void)
 
 #define set_error llog__sink_set_error
 
-/* ---- formatting ---------------------------------------------------------- */
-
-/* SD-PARAM value with '"', '\' and ']' escaped (RFC 5424 6.3.3). */
-static void put_sd_value(struct llog__buf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\' || *s == ']')
-			llog__buf_putc(b, '\\');
-		llog__buf_putc(b, *s);
-	}
-}
-
-static int severity(enum llog_level l)
-{
-	static const int sev[] = {7, 7, 6, 4, 3, 2};
-
-	return (unsigned)l < LLOG_OFF ? sev[l] : 6;
-}
-
-/* The header up to and including the MSGID and a space. */
-static void put_header(const struct syslog_sink *s, struct llog__buf *b, int sev, int64_t ts_ns,
-		       const char *msgid)
-{
-	char t[32];
-
-	llog__buf_putc(b, '<');
-	llog__buf_num(b, (uint64_t)(s->facility * 8 + sev), 10);
-	llog__buf_puts(b, ">1 ");
-	/* RFC 3339 with microseconds: the first 26 bytes of llog's
-	 * nanosecond timestamp, then 'Z'. */
-	llog__ts_rfc3339(t, ts_ns);
-	llog__buf_put(b, t, 26);
-	llog__buf_puts(b, "Z ");
-	llog__buf_puts(b, s->host);
-	llog__buf_putc(b, ' ');
-	llog__buf_puts(b, s->app);
-	llog__buf_putc(b, ' ');
-	llog__buf_num(b, (uint64_t)s->pid, 10);
-	llog__buf_putc(b, ' ');
-	llog__buf_puts(b, msgid);
-	llog__buf_putc(b, ' ');
-}
-
-static size_t format_msg(const struct syslog_sink *s, const struct llog_entry *e, char *out,
-			 size_t cap)
-{
-	struct llog__buf b = LLOG__BUF(out, cap);
-	const char *base = strrchr(e->file, '/');
-	char t[64];
-
-	put_header(s, &b, severity(e->level), e->ts_ns, llog_level_name(e->level));
-	llog__buf_puts(&b, "[llog@32473 file=\"");
-	put_sd_value(&b, base != NULL ? base + 1 : e->file);
-	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\"] ", e->line,
-		 (unsigned long long)e->tid);
-	llog__buf_puts(&b, t);
-	llog__buf_put(&b, e->msg, e->msg_len);
-	return b.n;
-}
-
-/* The notice about drops / a broken connection; resets what it reports. */
-static size_t notice_text(struct syslog_sink *s, char *m, size_t cap)
-{
-	struct llog__buf b = LLOG__BUF(m, cap);
-
-	put_header(s, &b, 4, (int64_t)llog__clock_realtime_ns(), "llog");
-	llog__buf_puts(&b, "- llog: ");
-	llog__buf_num(&b, s->dropped, 10);
-	llog__buf_puts(&b, " messages dropped (buffer full)");
-	if (s->broke)
-		llog__buf_puts(&b, "; connection to the collector was lost: messages in flight "
-				   "then may be lost");
-	s->dropped = 0;
-	s->broke = 0;
-	return b.n;
-}
-
 /* ---- the queue's policy -------------------------------------------------- */
 
 /* Accounts for dropping the item at `at`: a record counts as dropped (and
  * lost); a notice gives its count back, for the next notice to say. */
-static void count_drop_of(struct syslog_sink *s, size_t at)
+static void count_drop_of(struct llog__syslog_sink *s, size_t at)
 {
 	if (llog__sq_is_notice(&s->q, at)) {
 		s->dropped += llog__sq_notice_count(&s->q, at);
@@ -247,7 +85,7 @@ static void count_drop_of(struct syslog_sink *s, size_t at)
 	llog__count_sink_lost(1);
 }
 
-static void disconnect(struct syslog_sink *s)
+static void disconnect(struct llog__syslog_sink *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
@@ -262,7 +100,7 @@ static void disconnect(struct syslog_sink *s)
 	s->backoff_ms = s->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : s->backoff_ms * 2;
 }
 
-static void enqueue(struct syslog_sink *s, const char *m, size_t n)
+static void enqueue(struct llog__syslog_sink *s, const char *m, size_t n)
 {
 	struct llog__sq *q = &s->q;
 
@@ -297,7 +135,7 @@ static void enqueue(struct syslog_sink *s, const char *m, size_t n)
 /* RELP acknowledged the oldest message in flight, the queue's head. */
 static void relp_acked(void *ctx, int ok)
 {
-	struct syslog_sink *s = ctx;
+	struct llog__syslog_sink *s = ctx;
 
 	if (!ok) {
 		if (llog__sq_is_notice(&s->q, s->q.head))
@@ -308,11 +146,22 @@ static void relp_acked(void *ctx, int ok)
 	llog__sq_pop(&s->q);
 }
 
+/* The notice about drops / a broken connection, into m[0..cap); resets
+ * what it reports. */
+static size_t take_notice(struct llog__syslog_sink *s, char *m, size_t cap)
+{
+	size_t n = llog__syslog_notice(s, m, cap);
+
+	s->dropped = 0;
+	s->broke = 0;
+	return n;
+}
+
 /* RELP: the notice goes into the queue just before the first unsent
  * message (the caller checks send_off == 0), with the count it reports,
  * and is acknowledged like any message. Only within the bound: when the
  * queue is full (of messages in flight), the count waits in s->dropped. */
-static void queue_notice(struct syslog_sink *s)
+static void queue_notice(struct llog__syslog_sink *s)
 {
 	char m[NOTICE_MAX];
 	uint64_t k = s->dropped;
@@ -320,35 +169,15 @@ static void queue_notice(struct syslog_sink *s)
 
 	if (llog__sq_bytes(&s->q) + 4 + NOTICE_MAX + sizeof(k) > s->bound)
 		return;
-	n = notice_text(s, m, sizeof(m));
+	n = take_notice(s, m, sizeof(m));
 	llog__sq_insert_notice(&s->q, m, n, k);
 }
 
-/* ---- framing and sending ------------------------------------------------- */
-
-/* A message framed for the transport, in four parts: prefix, message (cut
- * to max_msg when longer), the cut mark when cut, trailer. */
-struct frame {
-	char pre[48];
-	struct iovec part[4];
-	size_t total;
-};
-
-static void frame_msg(const struct syslog_sink *s, const char *m, size_t n, struct frame *f)
-{
-	size_t cut = s->max_msg != 0 && n > s->max_msg ? s->max_msg - MARK_LEN : n;
-	size_t tl = cut < n ? MARK_LEN : 0; /* the frame carries the cut length */
-	size_t pl = s->tr->prefix != NULL ? s->tr->prefix(s, cut + tl, f->pre, sizeof(f->pre)) : 0;
-
-	f->part[0] = (struct iovec){f->pre, pl};
-	f->part[1] = (struct iovec){(char *)m, cut};
-	f->part[2] = (struct iovec){(char *)TRUNC_MARK, tl};
-	f->part[3] = (struct iovec){(char *)s->tr->trailer, strlen(s->tr->trailer)};
-	f->total = pl + cut + tl + f->part[3].iov_len;
-}
+/* ---- sending ------------------------------------------------------------- */
 
 /* Sends the frame from byte off on. Returns bytes sent or a negative errno. */
-static long send_frame(struct syslog_sink *s, const struct frame *f, size_t off)
+static long send_frame(struct llog__syslog_sink *s, const struct llog__syslog_frame *f,
+		       size_t off)
 {
 	struct iovec iov[4];
 	struct msghdr mh = {.msg_iov = iov};
@@ -370,12 +199,12 @@ static long send_frame(struct syslog_sink *s, const struct frame *f, size_t off)
 /* Sends all of one message before the deadline. Returns 0 when sent,
  * -EAGAIN when the deadline passed (partly sent: *off kept), or another
  * negative errno (connection dropped). */
-static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
+static int send_one(struct llog__syslog_sink *s, const char *m, size_t n, size_t *off,
 		    int64_t deadline)
 {
-	struct frame f;
+	struct llog__syslog_frame f;
 
-	frame_msg(s, m, n, &f);
+	llog__syslog_frame(s, m, n, &f);
 	while (*off < f.total) {
 		long rc = send_frame(s, &f, *off);
 
@@ -400,12 +229,12 @@ static int send_one(struct syslog_sink *s, const char *m, size_t n, size_t *off,
 }
 
 /* TCP, UDP, unix: the notice is sent before the queue. */
-static int send_notice(struct syslog_sink *s, int64_t deadline)
+static int send_notice(struct llog__syslog_sink *s, int64_t deadline)
 {
 	char m[512];
 	uint64_t dropped = s->dropped;
 	int broke = s->broke;
-	size_t off = 0, n = notice_text(s, m, sizeof(m));
+	size_t off = 0, n = take_notice(s, m, sizeof(m));
 	int rc = send_one(s, m, n, &off, deadline);
 
 	if (rc != 0) {
@@ -429,7 +258,7 @@ static int peer_gone(int fd)
 }
 
 /* Connects the non-blocking socket fd, waiting until the deadline. */
-static int connect_by(struct syslog_sink *s, int fd, int64_t deadline)
+static int connect_by(struct llog__syslog_sink *s, int fd, int64_t deadline)
 {
 	int rc = connect(fd, (struct sockaddr *)&s->addr, s->addrlen), e = 0;
 	socklen_t el = sizeof(e);
@@ -451,7 +280,7 @@ static int connect_by(struct syslog_sink *s, int fd, int64_t deadline)
 
 /* Connects when due (RELP: and opens the session). Returns 0 when
  * connected, else a negative errno (-EAGAIN: back-off not yet over). */
-static int try_connect(struct syslog_sink *s, int force)
+static int try_connect(struct llog__syslog_sink *s, int force)
 {
 	int fd, rc;
 	int64_t deadline;
@@ -480,7 +309,7 @@ static int try_connect(struct syslog_sink *s, int force)
 }
 
 /* RELP: reads acknowledgements; a broken session drops the connection. */
-static int relp_read(struct syslog_sink *s, int wait, int64_t deadline)
+static int relp_read(struct llog__syslog_sink *s, int wait, int64_t deadline)
 {
 	int rc = llog__relp_read(&s->relp, s->fd, wait, deadline);
 
@@ -491,7 +320,7 @@ static int relp_read(struct syslog_sink *s, int wait, int64_t deadline)
 
 /* Sends the queue in order until everything is sent (RELP, closing: and
  * acknowledged), the deadline passes or the connection fails. */
-static void drain(struct syslog_sink *s, int closing)
+static void drain(struct llog__syslog_sink *s, int closing)
 {
 	int64_t deadline = llog__mono_ms() + s->timeout_ms;
 	int rc;
@@ -545,9 +374,9 @@ fail:
 
 static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 {
-	struct syslog_sink *s = (struct syslog_sink *)base;
+	struct llog__syslog_sink *s = (struct llog__syslog_sink *)base;
 	char m[MSG_MAX];
-	size_t n = format_msg(s, e, m, sizeof(m));
+	size_t n = llog__syslog_format(s, e, m, sizeof(m));
 
 	enqueue(s, m, n);
 	/* A batch larger than the buffer: send as we go (connecting first
@@ -565,7 +394,7 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 
 static long syslog_commit(struct llog_sink *base)
 {
-	struct syslog_sink *s = (struct syslog_sink *)base;
+	struct llog__syslog_sink *s = (struct llog__syslog_sink *)base;
 	long rc;
 
 	s->stalled = 0;
@@ -578,7 +407,7 @@ static long syslog_commit(struct llog_sink *base)
 
 static void syslog_close(struct llog_sink *base)
 {
-	struct syslog_sink *s = (struct syslog_sink *)base;
+	struct llog__syslog_sink *s = (struct llog__syslog_sink *)base;
 
 	drain(s, 1);
 	if (s->tr->acked && s->fd >= 0 && s->q.count == 0)
@@ -601,7 +430,7 @@ static void syslog_close(struct llog_sink *base)
  * connects anew, with its own pid as PROCID. */
 static void syslog_after_fork(struct llog_sink *base)
 {
-	struct syslog_sink *s = (struct syslog_sink *)base;
+	struct llog__syslog_sink *s = (struct llog__syslog_sink *)base;
 
 	if (s->fd >= 0)
 		close(s->fd);
@@ -627,107 +456,8 @@ static const struct llog_sink_ops syslog_ops = {
 
 /* ---- construction -------------------------------------------------------- */
 
-/* Copies src into dst (cap bytes) keeping printable US-ASCII except space
- * (RFC 5424 PRINTUSASCII), others as '_'; "-" when empty. */
-static void copy_token(char *dst, size_t cap, const char *src)
-{
-	size_t i;
-
-	for (i = 0; src != NULL && src[i] != '\0' && i + 1 < cap; i++)
-		dst[i] = (src[i] > 32 && src[i] < 127) ? src[i] : '_';
-	if (i == 0)
-		dst[i++] = '-';
-	dst[i] = '\0';
-}
-
-/* "unix:PATH" or "unix://PATH" (p: after "unix:"). */
-static int parse_unix_path(struct syslog_sink *s, const char *url, const char *p)
-{
-	struct sockaddr_un *un = (struct sockaddr_un *)&s->addr;
-
-	if (strncmp(p, "//", 2) == 0)
-		p += 2;
-	if (p[0] == '\0' || strlen(p) >= sizeof(un->sun_path)) {
-		set_error("syslog sink: %s: bad unix socket path", url);
-		return -EINVAL;
-	}
-	un->sun_family = AF_UNIX;
-	strcpy(un->sun_path, p);
-	s->addrlen = (socklen_t)sizeof(*un);
-	return 0;
-}
-
-/* "HOST[:PORT]" or "[IPV6][:PORT]" (p: after the scheme), resolved. */
-static int parse_host_port(struct syslog_sink *s, const char *url, const char *p)
-{
-	char host[256], port[16] = "514";
-	const char *colon;
-	struct addrinfo hints = {0}, *res = NULL;
-	size_t hl;
-	int rc;
-
-	if (p[0] == '[') {
-		const char *end = strchr(p, ']');
-
-		if (end == NULL || (end[1] != '\0' && end[1] != ':')) {
-			set_error("syslog sink: %s: bad IPv6 literal", url);
-			return -EINVAL;
-		}
-		hl = (size_t)(end - p - 1);
-		p++;
-		colon = end[1] == ':' ? end + 1 : NULL;
-	} else {
-		colon = strchr(p, ':');
-		hl = colon != NULL ? (size_t)(colon - p) : strlen(p);
-	}
-	if (hl == 0 || hl >= sizeof(host) || strchr(p, '/') != NULL) {
-		set_error("syslog sink: %s: bad host", url);
-		return -EINVAL;
-	}
-	memcpy(host, p, hl);
-	host[hl] = '\0';
-	if (colon != NULL) {
-		char *end;
-		long v = strtol(colon + 1, &end, 10);
-
-		if (colon[1] == '\0' || *end != '\0' || v < 1 || v > 65535) {
-			set_error("syslog sink: %s: bad port", url);
-			return -EINVAL;
-		}
-		snprintf(port, sizeof(port), "%ld", v);
-	}
-	hints.ai_socktype = s->tr->socktype;
-	hints.ai_flags = AI_NUMERICSERV;
-	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc != 0 || res == NULL) {
-		set_error("syslog sink: %s: cannot resolve host '%s': %s", url, host,
-			  gai_strerror(rc));
-		return -EHOSTUNREACH;
-	}
-	memcpy(&s->addr, res->ai_addr, res->ai_addrlen);
-	s->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-/* Chooses the transport by the URL's scheme, then its address. */
-static int parse_url(struct syslog_sink *s, const char *url)
-{
-	for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++) {
-		size_t sl = strlen(transports[i]->scheme);
-
-		if (strncmp(url, transports[i]->scheme, sl) != 0)
-			continue;
-		s->tr = transports[i];
-		return s->tr->unix_path ? parse_unix_path(s, url, url + sl)
-				   : parse_host_port(s, url, url + sl);
-	}
-	set_error("syslog sink: %s: unknown scheme (want udp://, tcp://, relp:// or unix:)", url);
-	return -EINVAL;
-}
-
 /* Everything but the transport and its address, from the options. */
-static int configure(struct syslog_sink *s, const struct llog_syslog_options *opt)
+static int configure(struct llog__syslog_sink *s, const struct llog_syslog_options *opt)
 {
 	char host[256];
 
@@ -747,9 +477,9 @@ static int configure(struct syslog_sink *s, const struct llog_syslog_options *op
 	if (opt->hostname == NULL && gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "-");
 	host[sizeof(host) - 1] = '\0';
-	copy_token(s->host, sizeof(s->host), opt->hostname != NULL ? opt->hostname : host);
-	copy_token(s->app, sizeof(s->app),
-		   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
+	llog__syslog_token(s->host, sizeof(s->host), opt->hostname != NULL ? opt->hostname : host);
+	llog__syslog_token(s->app, sizeof(s->app),
+			   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
 	llog__relp_init(&s->relp, relp_acked, s);
 	s->q.cap = s->bound + MSG_MAX + 4;
 	s->q.p = malloc(s->q.cap);
@@ -758,7 +488,7 @@ static int configure(struct syslog_sink *s, const struct llog_syslog_options *op
 
 struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 {
-	struct syslog_sink *s;
+	struct llog__syslog_sink *s;
 	int rc;
 
 	llog__sink_set_error("%s", "");
@@ -778,7 +508,7 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 		set_error("syslog sink: out of memory");
 		return NULL;
 	}
-	if ((rc = parse_url(s, opt->url)) != 0 || (rc = configure(s, opt)) != 0) {
+	if ((rc = llog__syslog_parse_url(s, opt->url)) != 0 || (rc = configure(s, opt)) != 0) {
 		if (rc == -ENOMEM)
 			set_error("syslog sink: out of memory");
 		free(s);
