@@ -202,7 +202,10 @@ struct llog_sink;
  * once when this call fails). Before llog_init() the sink is kept for init;
  * afterwards the change travels to the flusher as a control record, so every
  * record logged after this call returns reaches the new sink.
- * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed.
+ * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed
+ * or waiting for llog_init() (the default console sink counts once
+ * installed; in a fork child, the inherited sinks count), -ENOMEM, or
+ * -ECANCELED when called from a sink's close() during llog_shutdown().
  */
 LLOG_EXPORT int llog_add_sink(struct llog_sink *sink);
 

@@ -243,17 +243,32 @@ static int push_sink(struct llog_sink *sink)
 {
 	struct llog__sink_rec *sr;
 
-	if (n_running_sinks >= LLOG__MAX_SINKS)
-		return -ENOSPC;
 	sr = calloc(1, sizeof(*sr));
 	if (sr == NULL)
 		return -ENOMEM;
 	sr->rec.kind = LLOG__K_SINK;
 	sr->sink = sink;
-	/* Cannot see CLOSED: running is set and shutdown needs ctl_lock. */
-	(void)llog__push(&sr->rec);
+	/* CLOSED only from a sink's close callback during llog_shutdown, or
+	 * after the flusher's own crash drain: no flusher will install it. */
+	if (llog__push(&sr->rec) != 0) {
+		free(sr);
+		return -ECANCELED;
+	}
 	n_running_sinks++;
 	return 0;
+}
+
+/* Under ctl_lock: the sinks accepted so far, wherever they are now (the
+ * pending table, the flusher's table or on their way to it, and in a fork
+ * child the inherited ones waiting for the restart). */
+static int accepted_sinks(void)
+{
+	if (running)
+		return n_running_sinks;
+	/* Relaxed: written only under ctl_lock, which we hold. */
+	if (llog__load_relaxed(&fork_restart) && the_flusher != NULL)
+		return pending.n + llog__flusher_sinks(the_flusher)->n;
+	return pending.n;
 }
 
 int llog_add_sink(struct llog_sink *sink)
@@ -263,7 +278,10 @@ int llog_add_sink(struct llog_sink *sink)
 	if (sink == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&ctl_lock);
-	rc = running ? push_sink(sink) : llog__sinktab_add(&pending, sink);
+	if (accepted_sinks() >= LLOG__MAX_SINKS)
+		rc = -ENOSPC;
+	else
+		rc = running ? push_sink(sink) : llog__sinktab_add(&pending, sink);
 	pthread_mutex_unlock(&ctl_lock);
 	if (rc != 0)
 		sink->ops->close(sink);
@@ -285,6 +303,8 @@ void llog_flush(void)
 
 void llog_shutdown(void)
 {
+	struct llog__flusher *f;
+
 	if (llog__arena_thread_is_flusher())
 		return;
 	pthread_mutex_lock(&ctl_lock);
@@ -296,10 +316,14 @@ void llog_shutdown(void)
 		return;
 	}
 	in_ctl = 1;
-	llog__flusher_stop(the_flusher);
-	llog__sinktab_close(llog__flusher_sinks(the_flusher));
-	llog__flusher_free(the_flusher);
+	/* No flusher of record while the sinks close: a fork() from a close
+	 * callback (in_ctl: the handlers skip the lock) must not hand the
+	 * closing sinks to the child. */
+	f = the_flusher;
 	the_flusher = NULL;
+	llog__flusher_stop(f);
+	llog__sinktab_close(llog__flusher_sinks(f));
+	llog__flusher_free(f);
 	n_running_sinks = 0;
 	running = 0;
 	pthread_mutex_unlock(&ctl_lock);

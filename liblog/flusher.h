@@ -21,8 +21,9 @@
  *
  * The sink table holds at most LLOG__MAX_SINKS sinks. The control lock
  * keeps the count of sinks accepted within that bound (llog_add_sink
- * returns -ENOSPC beyond it), so adding to a table never fails in a
- * running process; llog__sinktab_add still checks and says so.
+ * returns -ENOSPC beyond it: before llog_init, while running, and in a fork
+ * child counting the inherited sinks), so adding to a table never fails;
+ * llog__sinktab_add still checks and says so.
  *
  * Output timestamps are clamped never to decrease (a producer may, rarely,
  * push onto an emptied list with a clock value older than the previous

@@ -63,6 +63,8 @@ const char *llog_strerror(int err)
 		return "too many sinks";
 	case -ENOMEM:
 		return "out of memory";
+	case -ECANCELED:
+		return "llog is shutting down";
 	default:
 		return err < 0 ? strerror(-err) : "unknown error";
 	}

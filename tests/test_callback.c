@@ -143,6 +143,45 @@ static void test_callback_logs_in_final_round(void **state)
 	assert_int_equal(after.logged - before.logged, 2);
 }
 
+static long got_by[16];
+
+static void count_for(void *user, const struct llog_entry *e)
+{
+	(void)e;
+	got_by[(intptr_t)user]++;
+}
+
+/* At most 16 sinks, whether added before llog_init or while it runs: the
+ * 17th is refused (-ENOSPC) and closed, never accepted and lost. */
+static void test_seventeenth_sink_refused(void **state)
+{
+	struct llog_callback_options o = {.on_entry = count_for};
+
+	(void)state;
+	memset(got_by, 0, sizeof(got_by));
+	for (intptr_t i = 0; i < 8; i++) {
+		o.user = (void *)i;
+		assert_int_equal(llog_add_sink(llog_callback_sink(&o)), 0);
+	}
+	assert_int_equal(llog_init(NULL), 0);
+	for (intptr_t i = 8; i < 16; i++) {
+		o.user = (void *)i;
+		assert_int_equal(llog_add_sink(llog_callback_sink(&o)), 0);
+	}
+	o.user = (void *)0;
+	assert_int_equal(llog_add_sink(llog_callback_sink(&o)), -ENOSPC);
+	LOG_INFO("to every sink");
+	llog_shutdown();
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(got_by[i], 1);
+	/* and before llog_init */
+	for (intptr_t i = 0; i < 16; i++)
+		assert_int_equal(llog_add_sink(llog_callback_sink(&o)), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&o)), -ENOSPC);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_shutdown();
+}
+
 static void test_refuses_null(void **state)
 {
 	struct llog_callback_options o = {0};
@@ -162,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_every_entry_in_order),
 		cmocka_unit_test(test_callback_that_logs),
 		cmocka_unit_test(test_callback_logs_in_final_round),
+		cmocka_unit_test(test_seventeenth_sink_refused),
 		cmocka_unit_test(test_refuses_null),
 	};
 
