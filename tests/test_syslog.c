@@ -673,6 +673,7 @@ static struct fake {
 	_Atomic int acking, stop, sessions;
 	int counts[FAKE_N];
 	long notices_said, frames;
+	long session_frames[8]; /* syslog frames per session (diagnostics) */
 	pthread_t th;
 } fk;
 
@@ -749,6 +750,7 @@ static void *fake_main(void *arg)
 				long i;
 
 				fk.frames++;
+				fk.session_frames[(atomic_load(&fk.sessions) - 1) & 7]++;
 				if (m != NULL && sscanf(m, "rec i=%ld", &i) == 1 && i >= 0 && i < FAKE_N)
 					fk.counts[i]++;
 				k = memmem(data, dl, "llog: ", 6);
@@ -793,6 +795,7 @@ static void relp_stalled_run(const char *host, int pad)
 	struct llog_sink *sk;
 	char url[64];
 	long got = 0;
+	int with_frames = 0;
 
 	memset(filler, 'x', sizeof(filler) - 1);
 	filler[pad] = '\0';
@@ -827,7 +830,17 @@ static void relp_stalled_run(const char *host, int pad)
 		assert_true(fk.counts[i] <= 1); /* never twice */
 		got += fk.counts[i];
 	}
-	assert_int_equal(atomic_load(&fk.sessions), 1);
+	/* One session carried messages: nothing in flight was given up and
+	 * sent again. (A session whose "open" was not answered within
+	 * timeout_ms, which a loaded machine under TSan can cause, carries
+	 * nothing and is not a resend: it is not counted.) */
+	for (int i = 0; i < 8 && i < atomic_load(&fk.sessions); i++)
+		with_frames += fk.session_frames[i] > 0;
+	if (atomic_load(&fk.sessions) != 1)
+		print_message("relp stalled: %d sessions; syslog frames in each: %ld %ld %ld\n",
+			      atomic_load(&fk.sessions), fk.session_frames[0],
+			      fk.session_frames[1], fk.session_frames[2]);
+	assert_int_equal(with_frames, 1);
 	assert_true(after.sink_lost - before.sink_lost > 0);
 	assert_int_equal(after.sink_lost - before.sink_lost, (uint64_t)(FAKE_N - got));
 	assert_int_equal(fk.notices_said, FAKE_N - got);
