@@ -1,6 +1,8 @@
 /*
  * file.c - the file sink: zstd frames (or plain lines) appended to a file,
- * with rotation, retention, torn-tail repair and bounded retry.
+ * with bounded retry, and its crash path. The files on disk (opening,
+ * torn-tail repair, rotation, retention) are file_rotate.c's; the state
+ * both use is struct llog__file_sink in file.h.
  *
  * DESIGN
  * write() formats each entry into a pending input buffer split into chunks
@@ -16,22 +18,24 @@
  *
  * No allocation after creation (the flusher commits the crash's last batch
  * with write()/commit(), and the crash handler promises no malloc): the
- * input buffer is allocated at its bound, MAX_CHUNKS frames' worth, whose
- * pages the kernel backs only as they are first used; the CCtx is a static
- * one (ZSTD_initStaticCCtx) in a workspace sized at creation for the
- * sink's level and the largest input, LLOG_FRAME_CONTENT_MAX. zstd never
- * allocates for a static CCtx, nor frees or resizes its workspace; it
- * would fail with memory_allocation if the workspace were short.
+ * input buffer is allocated at its bound, LLOG__FILE_MAX_CHUNKS frames'
+ * worth, whose pages the kernel backs only as they are first used; the CCtx
+ * is a static one (ZSTD_initStaticCCtx) in a workspace sized at creation
+ * for the sink's level and the largest input, LLOG_FRAME_CONTENT_MAX.
+ * zstd never allocates for a static CCtx, nor frees or resizes its
+ * workspace; it would fail with memory_allocation if the workspace were
+ * short.
  *
  * Invariants, with records counted per sink:
  *   received == in the file + pending + lost (llog__count_sink_lost)
- *   pending input <= MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
+ *   pending input <= LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
  *   the file is a sequence of complete frames after every commit (a short
  *   write is cut back with ftruncate to where that write began; a failed
  *   write leaves its chunk pending for the next commit).
  * Order: records reach the file in the order write() received them; a frame
  * is written only after every older one, so a failed frame stops the commit.
- * Rotation (by size or wall-clock period) happens only between frames.
+ * Rotation (by size or wall-clock period) happens only between frames:
+ * before each frame, llog__file_ready() (file_rotate.c) rotates when due.
  *
  * Crash path (crash_write/crash_commit, only when the flusher thread
  * crashed; async-signal-safe): no compressor, no allocation, no rotation.
@@ -45,8 +49,7 @@
  * (a crash in a file never committed to leaves it without one).
  *
  * Limits: ftruncate after a short write can race with another process that
- * appended in between; rotation is not coordinated between processes; plain
- * files are not repaired on open.
+ * appended in between (rotation's and repair's limits: file_rotate.c).
  *
  * MEASUREMENT: frame per commit vs. compression ratio. 100,000 llog text
  * lines of "request %d took %.3f ms from %s" (random id and duration, one of
@@ -73,16 +76,11 @@
  * them as the sink does, and with ZSTD_compressStream2(ZSTD_e_flush)).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 /* For ZSTD_estimateCCtxSize_usingCParams, ZSTD_getCParams and
  * ZSTD_initStaticCCtx (zstd.h's static-linking section; libzstd.so exports
@@ -92,70 +90,17 @@
 
 #include "fileformat.h"
 #include "sink.h"
+#include "file.h"
 
 #define LINE_MAX_BYTES (16 * 1024)
-#define MAX_CHUNKS 2 /* retry bound: 2 frames' worth of lines, 8 MiB */
-#define IN_CAP ((size_t)MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
+#define IN_CAP ((size_t)LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
 #define META_ROOM (8 + LLOG_META_MAX)
-#define TS_LEN 26    /* "YYYYMMDDTHHMMSS.nnnnnnnnnZ" */
-#define ZST_EXT ".zst"
 #define CRASH_HDR 12                /* frame header (9) + block header (3) */
 #define CRASH_BLOCK (128u << 10)    /* zstd's block size limit */
-
-struct chunk {
-	size_t start, len;  /* bytes of fs->in */
-	uint64_t seq;       /* sequence number of its first record */
-	uint64_t records;
-};
-
-struct file_sink {
-	struct llog_sink base; /* first */
-	char *path;
-	char *dir, *stem, *ext; /* path = dir/stem ext; rotated: dir/stem.TS ext */
-	int fd;                 /* -1 while a reopen is pending */
-	int plain, do_fsync;
-	uint64_t max_bytes;
-	unsigned interval_s, max_files;
-	uint64_t size;          /* bytes in the file, as this sink knows it */
-	int64_t period;         /* rotate_interval_s period of the file */
-	int need_meta;          /* the file is empty: metadata goes first */
-	char *rotated_from;     /* basename the current file replaced */
-	ZSTD_CCtx *cctx;        /* static: lives in cctx_ws */
-	void *cctx_ws;          /* its workspace (cctx_workspace()) */
-	char *in;               /* IN_CAP bytes */
-	size_t in_len;
-	struct chunk ch[MAX_CHUNKS];
-	int nch;
-	char *out;              /* META_ROOM, then a frame */
-	size_t out_cap;
-	long bytes;             /* written since the last commit */
-	int err;                /* first error since the last commit */
-	int failing;            /* a write failed and none succeeded since */
-	char *crash;            /* CRASH_HDR + CRASH_BLOCK: the crash path's frame */
-	size_t crash_len;       /* content bytes in it */
-	int crash_started;      /* the pending lines are out (crash path) */
-	int crash_err;          /* first error of the crash path */
-	long crash_bytes;       /* written by the crash path */
-};
 
 const char *llog_file_sink_error(void)
 {
 	return llog__sink_error();
-}
-
-#define set_error llog__sink_set_error
-
-static struct timespec now_utc(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts;
-}
-
-static uint32_t get_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static void put_le32(unsigned char *p, uint32_t v)
@@ -166,225 +111,7 @@ static void put_le32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
-/* ---- torn-tail repair ---------------------------------------------------- */
-
-/* Size of the complete frame (skippable or zstd) at p, or 0 when none. */
-static size_t frame_size(const unsigned char *p, size_t n)
-{
-	uint32_t magic;
-	size_t r;
-
-	if (n < 8)
-		return 0;
-	magic = get_le32(p);
-	if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-		uint64_t len = 8 + (uint64_t)get_le32(p + 4);
-
-		return len <= n ? (size_t)len : 0;
-	}
-	if (magic != LLOG_ZSTD_MAGIC)
-		return 0;
-	r = ZSTD_findFrameCompressedSize(p, n);
-	return ZSTD_isError(r) ? 0 : r;
-}
-
-/* Whether a complete frame starts anywhere in p[from, n): then the damage
- * is in the middle of the file, not a torn tail, and is left alone. */
-static int frame_after(const unsigned char *p, size_t from, size_t n)
-{
-	for (size_t i = from; i + 8 <= n; i++) {
-		uint32_t m = get_le32(p + i);
-
-		if ((m == LLOG_ZSTD_MAGIC || m == LLOG_META_MAGIC) && frame_size(p + i, n - i) > 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Cuts a torn last frame off the file just opened (st describes fs->fd). */
-static void repair_tail(struct file_sink *fs, const struct stat *st)
-{
-	size_t n = (size_t)st->st_size, end = 0, k;
-	struct stat rst;
-	unsigned char *p;
-	int rfd = open(fs->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-
-	if (rfd < 0)
-		return;
-	if (fstat(rfd, &rst) != 0 || rst.st_ino != st->st_ino || rst.st_dev != st->st_dev) {
-		close(rfd);
-		return;
-	}
-	p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, rfd, 0);
-	close(rfd);
-	if (p == MAP_FAILED)
-		return;
-	while (end < n && (k = frame_size(p + end, n - end)) > 0)
-		end += k;
-	if (end < n && frame_after(p, end + 1, n)) {
-		llog__diag("%s: damaged data at offset %zu between frames; appending after it",
-			   fs->path, end);
-	} else if (end < n) {
-		if (ftruncate(fs->fd, (off_t)end) == 0) {
-			llog__count_repaired();
-			llog__diag("%s: torn last frame: cut %zu bytes at offset %zu",
-				   fs->path, n - end, end);
-			fs->size = end;
-		} else {
-			llog__diag("%s: cannot cut torn tail at offset %zu: %s", fs->path,
-				   end, strerror(errno));
-		}
-	}
-	munmap(p, n);
-}
-
-/* ---- opening, rotation, retention ---------------------------------------- */
-
-static int64_t period_of(const struct file_sink *fs, time_t t)
-{
-	return fs->interval_s ? (int64_t)t / fs->interval_s : 0;
-}
-
-/* Opens fs->path (regular files only). Returns 0 or a negative errno with
- * the reason in llog__sink_error(). */
-static int open_file(struct file_sink *fs)
-{
-	struct stat st;
-	int e, fd = open(fs->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-			 0640);
-
-	if (fd < 0) {
-		e = errno;
-		if (e == ELOOP)
-			set_error("%s: is a symbolic link, which llog does not follow (%s)",
-				  fs->path, strerror(e));
-		else
-			set_error("%s: cannot open for appending: %s", fs->path, strerror(e));
-		return -e;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		e = errno;
-		if (fstat(fd, &st) == 0)
-			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		set_error("%s: not a regular file (%s)", fs->path, strerror(e));
-		close(fd);
-		return -e;
-	}
-	fs->fd = fd;
-	fs->size = (uint64_t)st.st_size;
-	if (!fs->plain && st.st_size > 0)
-		repair_tail(fs, &st);
-	fs->need_meta = !fs->plain && fs->size == 0;
-	fs->period = period_of(fs, fs->size > 0 ? st.st_mtime : now_utc().tv_sec);
-	return 0;
-}
-
-static void reopen(struct file_sink *fs)
-{
-	if (open_file(fs) < 0)
-		llog__diag("file sink: %s", llog__sink_error());
-}
-
-/* Whether name is stem.TS ext, a file this sink rotated. */
-static int is_rotated(const struct file_sink *fs, const char *name)
-{
-	size_t sl = strlen(fs->stem), el = strlen(fs->ext);
-	const char *ts = name + sl + 1;
-
-	if (strlen(name) != sl + 1 + TS_LEN + el || strncmp(name, fs->stem, sl) != 0 ||
-	    name[sl] != '.' || strcmp(ts + TS_LEN, fs->ext) != 0)
-		return 0;
-	for (int i = 0; i < TS_LEN; i++) {
-		char want = i == 8 ? 'T' : i == 15 ? '.' : i == 25 ? 'Z' : '0';
-
-		if (want == '0' ? (ts[i] < '0' || ts[i] > '9') : ts[i] != want)
-			return 0;
-	}
-	return 1;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Deletes the oldest rotated files beyond max_files. */
-static void retention(const struct file_sink *fs)
-{
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-
-	if (fs->max_files == 0 || (d = opendir(fs->dir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!is_rotated(fs, de->d_name))
-			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
-
-			if (nn == NULL)
-				break;
-			names = nn;
-		}
-		if ((names[n] = strdup(de->d_name)) == NULL)
-			break;
-		n++;
-	}
-	qsort(names, n, sizeof(*names), cmp_names);
-	for (size_t i = 0; i < n; i++) {
-		if (i + fs->max_files < n && unlinkat(dirfd(d), names[i], 0) != 0)
-			llog__diag("file sink: cannot remove %s/%s: %s", fs->dir, names[i],
-				   strerror(errno));
-		free(names[i]);
-	}
-	free(names);
-	closedir(d);
-}
-
-/* Renames path to its rotated name and opens a new file at path. On a
- * failed rename the current file stays in use. */
-static void rotate(struct file_sink *fs)
-{
-	struct timespec ts = now_utc();
-	char name[4096 + 64];
-	struct tm tm;
-	size_t dl = strlen(fs->dir) + 1;
-
-	for (int tries = 0; tries < 100; tries++, ts.tv_nsec++) {
-		gmtime_r(&ts.tv_sec, &tm);
-		snprintf(name, sizeof(name), "%s/%s.%04d%02d%02dT%02d%02d%02d.%09ldZ%s", fs->dir,
-			 fs->stem, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-			 tm.tm_min, tm.tm_sec, ts.tv_nsec % 1000000000, fs->ext);
-		if (access(name, F_OK) != 0)
-			break;
-	}
-	if (rename(fs->path, name) != 0) {
-		llog__diag("file sink: cannot rotate %s to %s: %s", fs->path, name,
-			   strerror(errno));
-		return;
-	}
-	close(fs->fd);
-	fs->fd = -1;
-	free(fs->rotated_from);
-	fs->rotated_from = strdup(name + dl);
-	retention(fs);
-	reopen(fs);
-}
-
-static void maybe_rotate(struct file_sink *fs, size_t frame_len)
-{
-	int64_t period = period_of(fs, now_utc().tv_sec);
-	int due = (fs->interval_s != 0 && period != fs->period) ||
-		  (fs->max_bytes != 0 && fs->size + frame_len > fs->max_bytes);
-
-	fs->period = period;
-	if (due && fs->size > 0 && fs->fd >= 0)
-		rotate(fs);
-}
-
-/* ---- writing frames ------------------------------------------------------- */
+/* ---- writing frames ------------------------------------------------------ */
 
 /* Copies s into dst (cap > 0) with control characters replaced. */
 static void clean_copy(char *dst, size_t cap, const char *s)
@@ -397,10 +124,10 @@ static void clean_copy(char *dst, size_t cap, const char *s)
 }
 
 /* Builds the metadata skippable frame into dst (META_ROOM bytes). */
-static size_t build_meta(const struct file_sink *fs, uint64_t seq_first, unsigned char *dst)
+static size_t build_meta(const struct llog__file_sink *fs, uint64_t seq_first, unsigned char *dst)
 {
 	char host[256], prog[256], from[512] = "";
-	struct timespec ts = now_utc();
+	uint64_t now_ns = llog__clock_realtime_ns();
 	int n;
 
 	if (gethostname(host, sizeof(host)) != 0)
@@ -414,7 +141,7 @@ static size_t build_meta(const struct file_sink *fs, uint64_t seq_first, unsigne
 		     LLOG_META_HEADER "host=%s\npid=%ld\nprogram=%s\ncreated_ns=%lld\n"
 		     "seq_first=%llu\nformat=%s\n%s%s%s",
 		     host, (long)getpid(), prog,
-		     (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		     (long long)now_ns,
 		     (unsigned long long)seq_first,
 		     fs->base.format == LLOG_FORMAT_JSON ? "json" : "text",
 		     from[0] ? "rotated_from=" : "", from, from[0] ? "\n" : "");
@@ -430,7 +157,7 @@ static size_t build_meta(const struct file_sink *fs, uint64_t seq_first, unsigne
 }
 
 /* One write(2) of buf; a short write is cut back off the file. */
-static int write_once(struct file_sink *fs, const char *buf, size_t len)
+static int write_once(struct llog__file_sink *fs, const char *buf, size_t len)
 {
 	ssize_t w;
 	off_t end;
@@ -456,10 +183,11 @@ static int write_once(struct file_sink *fs, const char *buf, size_t len)
 
 /* Compresses chunk c (unless plain) and appends it, rotating first when
  * due. Returns 0 or a negative errno; the chunk stays pending on error. */
-static int write_chunk(struct file_sink *fs, const struct chunk *c)
+static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk *c)
 {
 	char *buf = fs->in + c->start;
 	size_t len = c->len;
+	int rc;
 
 	if (!fs->plain) {
 		size_t z = ZSTD_compress2(fs->cctx, fs->out + META_ROOM, fs->out_cap - META_ROOM,
@@ -472,11 +200,8 @@ static int write_chunk(struct file_sink *fs, const struct chunk *c)
 		buf = fs->out + META_ROOM;
 		len = z;
 	}
-	maybe_rotate(fs, len);
-	if (fs->fd < 0)
-		reopen(fs);
-	if (fs->fd < 0)
-		return -EBADF;
+	if ((rc = llog__file_ready(fs, len)) < 0)
+		return rc;
 	if (fs->need_meta) {
 		unsigned char meta[META_ROOM];
 		size_t m = build_meta(fs, c->seq, meta);
@@ -488,18 +213,19 @@ static int write_chunk(struct file_sink *fs, const struct chunk *c)
 	return write_once(fs, buf, len);
 }
 
-static void note_error(struct file_sink *fs, int rc)
+static void note_error(struct llog__file_sink *fs, int rc)
 {
 	if (fs->err == 0)
 		fs->err = rc;
 	if (!fs->failing)
 		llog__diag("%s: write failed (%s); retrying with up to %u MiB pending",
-			   fs->path, strerror(-rc), (MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX) >> 20);
+			   fs->path, strerror(-rc),
+			   (LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX) >> 20);
 	fs->failing = 1;
 }
 
 /* Forgets the k oldest chunks (written or dropped). */
-static void drop_chunks(struct file_sink *fs, int k)
+static void drop_chunks(struct llog__file_sink *fs, int k)
 {
 	size_t base = k < fs->nch ? fs->ch[k].start : fs->in_len;
 
@@ -513,7 +239,7 @@ static void drop_chunks(struct file_sink *fs, int k)
 }
 
 /* Writes the pending chunks, oldest first, stopping at the first error. */
-static void flush_chunks(struct file_sink *fs)
+static void flush_chunks(struct llog__file_sink *fs)
 {
 	int done = 0, rc = 0;
 
@@ -529,29 +255,29 @@ static void flush_chunks(struct file_sink *fs)
 		drop_chunks(fs, done);
 }
 
-/* ---- the sink callbacks (flusher thread only) ----------------------------- */
+/* ---- the sink callbacks (flusher thread only) ---------------------------- */
 
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	char line[LINE_MAX_BYTES];
 	size_t n = llog_format_entry(e, s->format, line, sizeof(line));
-	struct chunk *c;
+	struct llog__file_chunk *c;
 
 	if (fs->nch == 0 || fs->ch[fs->nch - 1].len + n > LLOG_FRAME_CONTENT_MAX) {
 		/* The last chunk is full: write what is pending early, and when
 		 * that fails with the backlog at its bound, drop the oldest. */
 		if (fs->nch > 0)
 			flush_chunks(fs);
-		if (fs->nch == MAX_CHUNKS) {
+		if (fs->nch == LLOG__FILE_MAX_CHUNKS) {
 			llog__count_sink_lost(fs->ch[0].records);
 			llog__diag("%s: still failing; dropped %llu records", fs->path,
 				   (unsigned long long)fs->ch[0].records);
 			drop_chunks(fs, 1);
 		}
-		fs->ch[fs->nch++] = (struct chunk){fs->in_len, 0, e->seq, 0};
+		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0};
 	}
-	/* in_len + n <= IN_CAP: at most MAX_CHUNKS chunks of at most
+	/* in_len + n <= IN_CAP: at most LLOG__FILE_MAX_CHUNKS chunks of at most
 	 * LLOG_FRAME_CONTENT_MAX bytes each (a line is far shorter). */
 	c = &fs->ch[fs->nch - 1];
 	memcpy(fs->in + fs->in_len, line, n);
@@ -563,7 +289,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 
 static long file_commit(struct llog_sink *s)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	long rc;
 
 	if (fs->nch > 0)
@@ -576,10 +302,10 @@ static long file_commit(struct llog_sink *s)
 	return rc;
 }
 
-/* ---- the crash path (crash handler on the flusher; async-signal-safe) ----- */
+/* ---- the crash path (crash handler on the flusher; async-signal-safe) ---- */
 
 /* Writes fs->crash as one frame (or plain lines), then empties it. */
-static void crash_emit(struct file_sink *fs)
+static void crash_emit(struct llog__file_sink *fs)
 {
 	unsigned char *h = (unsigned char *)fs->crash;
 	const char *p = fs->crash + CRASH_HDR;
@@ -616,7 +342,7 @@ static void crash_emit(struct file_sink *fs)
 }
 
 /* Room for a line of up to LINE_MAX_BYTES in the crash frame. */
-static char *crash_room(struct file_sink *fs)
+static char *crash_room(struct llog__file_sink *fs)
 {
 	if (CRASH_BLOCK - fs->crash_len < LINE_MAX_BYTES)
 		crash_emit(fs);
@@ -625,7 +351,7 @@ static char *crash_room(struct file_sink *fs)
 
 /* First crash call: the lines this sink had pending go out first, unless
  * the crash interrupted this sink (its buffers may be mid-update). */
-static void crash_begin(struct file_sink *fs, int interrupted)
+static void crash_begin(struct llog__file_sink *fs, int interrupted)
 {
 	if (fs->crash_started)
 		return;
@@ -647,7 +373,7 @@ static void crash_begin(struct file_sink *fs, int interrupted)
 
 static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	size_t n;
 
 	crash_begin(fs, interrupted);
@@ -658,14 +384,14 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 
 static long file_crash_commit(struct llog_sink *s, int interrupted)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 
 	crash_begin(fs, interrupted);
 	crash_emit(fs);
 	return fs->crash_err != 0 ? fs->crash_err : fs->crash_bytes;
 }
 
-static void free_sink(struct file_sink *fs)
+static void free_sink(struct llog__file_sink *fs)
 {
 	if (fs->fd >= 0)
 		close(fs->fd);
@@ -682,7 +408,7 @@ static void free_sink(struct file_sink *fs)
 
 static void file_close(struct llog_sink *s)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 
 	(void)file_commit(s);
 	if (fs->nch > 0) {
@@ -701,7 +427,7 @@ static void file_close(struct llog_sink *s)
  * the descriptor (O_APPEND) is shared, each process appends whole frames. */
 static void file_after_fork(struct llog_sink *s)
 {
-	struct file_sink *fs = (struct file_sink *)s;
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	struct stat st;
 
 	fs->in_len = 0;
@@ -726,23 +452,8 @@ static const struct llog_sink_ops file_ops = {
 	.crash_commit = file_crash_commit,
 };
 
-/* ---- construction ---------------------------------------------------------- */
+/* ---- construction -------------------------------------------------------- */
 
-/* Splits path into dir, stem and ext (".zst" or ""). */
-static int split_path(struct file_sink *fs)
-{
-	const char *slash = strrchr(fs->path, '/');
-	const char *base = slash ? slash + 1 : fs->path;
-	size_t bl = strlen(base), el = strlen(ZST_EXT);
-
-	if (slash == fs->path)
-		fs->dir = strdup("/");
-	else
-		fs->dir = slash ? strndup(fs->path, (size_t)(slash - fs->path)) : strdup(".");
-	fs->ext = bl > el && strcmp(base + bl - el, ZST_EXT) == 0 ? ZST_EXT : "";
-	fs->stem = strndup(base, bl - strlen(fs->ext));
-	return fs->dir != NULL && fs->stem != NULL && bl > 0 ? 0 : -1;
-}
 
 /*
  * Bytes of workspace for a static CCtx that compresses, in one call, any
@@ -767,7 +478,7 @@ static size_t cctx_workspace(int level)
 	return max;
 }
 
-static int setup_zstd(struct file_sink *fs, int level)
+static int setup_zstd(struct llog__file_sink *fs, int level)
 {
 	size_t ws;
 
@@ -789,19 +500,19 @@ static int setup_zstd(struct file_sink *fs, int level)
 
 struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 {
-	struct file_sink *fs;
+	struct llog__file_sink *fs;
 	int rc;
 
 	llog__sink_set_error("%s", "");
 	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
 	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
 	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT) {
-		set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
+		llog__sink_set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
 		errno = EINVAL;
 		return NULL;
 	}
 	if ((fs = calloc(1, sizeof(*fs))) == NULL) {
-		set_error("%s: %s", opt->path, strerror(ENOMEM));
+		llog__sink_set_error("%s: %s", opt->path, strerror(ENOMEM));
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -817,15 +528,17 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->path = strdup(opt->path);
 	fs->crash = malloc(CRASH_HDR + CRASH_BLOCK);
 	fs->in = malloc(IN_CAP); /* an mmap: pages are backed as they are used */
-	rc = fs->path == NULL || fs->crash == NULL || fs->in == NULL || split_path(fs) != 0
+	rc = fs->path == NULL || fs->crash == NULL || fs->in == NULL ||
+			     llog__file_names_init(fs) != 0
 		     ? -ENOMEM
 		     : 0;
 	if (rc == 0 && !fs->plain)
 		rc = setup_zstd(fs, opt->zstd_level);
 	if (rc < 0)
-		set_error("%s: cannot set up the file sink: %s", opt->path, strerror(-rc));
+		llog__sink_set_error("%s: cannot set up the file sink: %s", opt->path,
+				     strerror(-rc));
 	else
-		rc = open_file(fs);
+		rc = llog__file_open(fs);
 	if (rc < 0) {
 		free_sink(fs);
 		errno = -rc;

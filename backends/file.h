@@ -1,0 +1,91 @@
+/*
+ * file.h - the file sink's state, shared by its two files (internal).
+ *
+ * DESIGN
+ * One file sink is one struct llog__file_sink, used by two files:
+ *   file.c         the sink proper: write/commit/close/after_fork, the
+ *                  pending chunks, the zstd and metadata frames, the crash
+ *                  path's raw-block frames, construction;
+ *   file_rotate.c  the files on disk: opening, torn-tail repair, rotation
+ *                  and retention of rotated files.
+ * Each group of fields below says which of the two writes it. A sink is
+ * used by one thread at a time, as every sink is (the constructor, then
+ * the flusher, or the crash handler on the flusher's thread); the crash
+ * path writes to fd as it is and never calls into file_rotate.c.
+ */
+#ifndef LLOG_FILE_H
+#define LLOG_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "sink.h"
+
+#define LLOG__FILE_MAX_CHUNKS 2 /* retry bound: 2 frames' worth of lines, 8 MiB */
+
+/* One future frame: whole lines, at most LLOG_FRAME_CONTENT_MAX bytes. */
+struct llog__file_chunk {
+	size_t start, len;  /* bytes of fs->in */
+	uint64_t seq;       /* sequence number of its first record */
+	uint64_t records;
+};
+
+struct llog__file_sink {
+	struct llog_sink base; /* first */
+	/* The options (file.c, at creation; read only after). */
+	char *path;
+	int plain, do_fsync;
+	uint64_t max_bytes;
+	unsigned interval_s, max_files;
+	/* The file on disk: file_rotate.c sets these when it opens or rotates
+	 * a file; file.c keeps size and need_meta current as it writes. */
+	char *dir, *stem, *ext; /* path = dir/stem ext; rotated: dir/stem.TS ext */
+	int fd;                 /* -1 while a reopen is pending */
+	uint64_t size;          /* bytes in the file, as this sink knows it */
+	int64_t period;         /* rotate_interval_s period of the file */
+	int need_meta;          /* the file is empty: metadata goes first */
+	char *rotated_from;     /* basename the current file replaced */
+	/* The pending lines and the frames (file.c only). */
+	ZSTD_CCtx *cctx;        /* static: lives in cctx_ws */
+	void *cctx_ws;          /* its workspace (cctx_workspace()) */
+	char *in;               /* IN_CAP bytes */
+	size_t in_len;
+	struct llog__file_chunk ch[LLOG__FILE_MAX_CHUNKS];
+	int nch;
+	char *out;              /* META_ROOM, then a frame */
+	size_t out_cap;
+	long bytes;             /* written since the last commit */
+	int err;                /* first error since the last commit */
+	int failing;            /* a write failed and none succeeded since */
+	/* The crash path (file.c only). */
+	char *crash;            /* CRASH_HDR + CRASH_BLOCK: the crash path's frame */
+	size_t crash_len;       /* content bytes in it */
+	int crash_started;      /* the pending lines are out (crash path) */
+	int crash_err;          /* first error of the crash path */
+	long crash_bytes;       /* written by the crash path */
+};
+
+/* ---- file_rotate.c ------------------------------------------------------ */
+
+/* Splits fs->path into fs->dir, fs->stem and fs->ext (".zst" or ""), the
+ * names rotation and retention use. Allocates; returns 0, or -1 when out of
+ * memory or the path has no file name. Constructor only. */
+int llog__file_names_init(struct llog__file_sink *fs);
+
+/* Opens fs->path for appending (regular files only, no symbolic link) into
+ * fs->fd and sets fs->size, fs->need_meta and fs->period; a compressed
+ * file's torn last frame is cut off first. Returns 0 or a negative errno
+ * with the reason in llog__sink_error(). Constructor, or flusher with no
+ * file open. */
+int llog__file_open(struct llog__file_sink *fs);
+
+/* Makes fs->fd ready for a frame of frame_len bytes: rotates first when
+ * the frame would take the file past max_bytes or a new rotate_interval_s
+ * period began (never an empty file), and reopens when a reopen is pending.
+ * Blocks in file system calls; allocates when rotating. Returns 0, or
+ * -EBADF when no file is open (the reason went to llog__diag). Flusher
+ * thread only, between frames. */
+int llog__file_ready(struct llog__file_sink *fs, size_t frame_len);
+
+#endif /* LLOG_FILE_H */
