@@ -36,6 +36,7 @@
 #include <stdalign.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "queue.h"
 
 struct llog__arena {
@@ -54,7 +55,8 @@ struct llog__arena {
 	alignas(64) unsigned char ring[];
 };
 
-extern __thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
+extern __thread struct llog__arena *llog__tls_arena
+	__attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
 
 /* ---- the owner ----------------------------------------------------------- */
 

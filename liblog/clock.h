@@ -22,12 +22,14 @@
 
 #include <stdint.h>
 
+#include "compiler.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
 
 /* Nonzero when raw values are TSC ticks; set once by llog__clock_init(). */
-extern int llog__clock_tsc;
+extern int llog__clock_tsc LLOG__HIDDEN;
 
 uint64_t llog__clock_realtime_ns(void);
 

@@ -11,18 +11,22 @@
 #ifndef LLOG_CONFIG_H
 #define LLOG_CONFIG_H
 
+#include <stdalign.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "llog.h"
 
+/* Read-mostly, on a cache line of its own (nothing written often shares
+ * it). */
 struct llog__config {
-	_Atomic uint32_t arena_bytes;      /* size of a new thread's ring */
+	alignas(64) _Atomic uint32_t arena_bytes; /* size of a new thread's ring */
 	_Atomic uint32_t max_record_bytes; /* multiple of 8 */
 	_Atomic int overflow;              /* enum llog_overflow */
 	unsigned flush_interval_ms;        /* read by the flusher it starts */
 };
 
-extern struct llog__config llog__cfg;
+extern struct llog__config llog__cfg LLOG__HIDDEN;
 
 /* Validates cfg (NULL: defaults) and LLOG_LEVEL, then stores them and sets
  * the runtime level. Returns 0 or -EINVAL (nothing changed). Under the

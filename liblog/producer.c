@@ -161,7 +161,11 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 static inline struct llog__rec *capture(struct llog__arena *a, const struct llog_site *site,
 					const struct llog__plan *plan, va_list ap)
 {
-	uint32_t max = record_bound(a); /* a multiple of 8 */
+	/* Relaxed: see config.h. A multiple of 8. Not clamped to the ring
+	 * here: a plan without strings needs at most 512 bytes, and the
+	 * reservation of `max` below does not wait; whatever must wait goes
+	 * through capture_slow, which bounds the record by the ring. */
+	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
 	struct llog__rec *r;
 	int trunc = 0;
 	size_t n;

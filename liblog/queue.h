@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "compiler.h"
 #include "llist.h"
 #include "llog.h"
 
@@ -72,7 +73,7 @@ static inline void *llog__rec_payload(const struct llog__rec *r)
 }
 
 /* The sentinel installed in the head while no flusher runs. */
-extern struct llist_node llog__closed_node;
+extern struct llist_node llog__closed_node LLOG__HIDDEN;
 #define LLOG__CLOSED (&llog__closed_node)
 
 struct llog__queue {
@@ -83,7 +84,7 @@ struct llog__queue {
 	_Atomic int stop;
 };
 
-extern struct llog__queue llog__q;
+extern struct llog__queue llog__q LLOG__HIDDEN;
 
 /* ---- producers (any thread) -------------------------------------------- */
 

@@ -10,16 +10,22 @@
 #ifndef LLOG_STATS_H
 #define LLOG_STATS_H
 
+#include <stdalign.h>
 #include <stdint.h>
 
 #include "atomic.h"
+#include "compiler.h"
 
+/* On cache lines of their own: the flusher bumps them every round, and a
+ * line shared with what every LOG reads (the runtime level, the
+ * configuration) would bounce between the cores. */
 struct llog__stats {
-	_Atomic uint64_t logged, written, dropped, truncated, batches,
+	alignas(64) _Atomic uint64_t logged;
+	_Atomic uint64_t written, dropped, truncated, batches,
 		bytes_written, write_errors, blocked, sink_lost, repaired;
 };
 
-extern struct llog__stats llog__stats;
+extern struct llog__stats llog__stats LLOG__HIDDEN;
 
 /* Adds n to one counter. Relaxed: statistics only. Async-signal-safe. */
 #define llog__count(name, n) ((void)llog__fetch_add_relaxed(&llog__stats.name, (uint64_t)(n)))
