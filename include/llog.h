@@ -188,7 +188,9 @@ struct llog_config {
 /*
  * Starts the flusher thread with the sinks added so far (a console sink on
  * stderr when none was added). Not async-signal-safe. Allocates, creates a
- * thread. Registers llog_shutdown() with atexit() on the first call.
+ * thread and waits until it runs (so a fork() right after it never catches
+ * the thread in its start-up). Registers llog_shutdown() with atexit() on
+ * the first call.
  * Returns 0, -EALREADY when llog is already running, -EINVAL for an invalid
  * configuration, or the negative errno of a failed thread creation.
  * Records logged before llog_init() are written synchronously to stderr.

@@ -23,6 +23,7 @@
 struct llog__flusher {
 	struct llog__sinktab sinks;
 	pthread_t thread;
+	_Atomic uint32_t started; /* futex word: the thread runs flusher_main */
 	uint64_t seq;
 	int64_t last_ts;
 	struct llog__clock_conv clock;
@@ -316,6 +317,12 @@ static void *flusher_main(void *arg)
 	f->crash_sink = -1;
 	crash_flusher = f;
 	(void)llog__altstack_install(f->altstack);
+	/* Release: pairs with the acquire load in llog__flusher_start (it
+	 * orders nothing the starter reads; the point is that the thread's
+	 * start-up, the C library's and a sanitizer runtime's included, is
+	 * over when llog_init returns). */
+	llog__store_release(&f->started, 1);
+	llog__futex_wake(&f->started, 1);
 	/* F6: exit after the final round, else sleep unless asked already. */
 	for (;;) {
 		int final;
@@ -366,11 +373,24 @@ struct llog__sinktab *llog__flusher_sinks(struct llog__flusher *f)
 	return &f->sinks;
 }
 
+/*
+ * Returns once the thread runs flusher_main: a fork() right after
+ * llog_init() must not catch the new thread inside its own start-up, where
+ * it may hold an allocator lock that no fork handler takes (ASan's, in gcc
+ * 12's libasan: the child's first thread then waited for ever for it).
+ */
 int llog__flusher_start(struct llog__flusher *f)
 {
+	int rc;
+
 	llog__clock_conv_init(&f->clock);
 	llog__queue_open();
-	return -pthread_create(&f->thread, NULL, flusher_main, f);
+	llog__store_relaxed(&f->started, 0); /* before the thread exists */
+	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
+	/* Acquire: pairs with the release store in flusher_main. */
+	while (rc == 0 && llog__load_acquire(&f->started) == 0)
+		llog__futex_wait(&f->started, 0, 0);
+	return rc;
 }
 
 void llog__flusher_run_final(struct llog__flusher *f)
