@@ -51,6 +51,7 @@ static uint32_t round_pow2(uint32_t v)
 
 static struct llog__arena *arena_create(void)
 {
+	/* Relaxed: see config.h. */
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__cfg.arena_bytes));
 	int alt = llog__altstack_missing();
 	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);

@@ -467,12 +467,13 @@ int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeou
 	llog__wake_flusher();
 	/* Acquire: pairs with the release store in signal_barriers. */
 	while (llog__load_acquire(&b->done) == 0) {
-		int64_t left = deadline - llog__mono_ms();
+		int64_t left;
 
 		if (timeout_ms < 0) {
 			llog__futex_wait(&b->done, 0, 0);
 			continue;
 		}
+		left = deadline - llog__mono_ms();
 		if (left <= 0)
 			return 0;
 		llog__futex_wait(&b->done, 0, left < 10 ? (unsigned)left : 10);

@@ -203,7 +203,8 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
  * The list is closed (no flusher). In a fork child the first use starts
  * the inherited flusher; a thread that saw another one start it finds the
  * list open on the reload. Returns the head to push on, or LLOG__CLOSED
- * after writing the call synchronously.
+ * when the call is done: written synchronously, or dropped and counted
+ * (a sink callback on the flusher).
  */
 static struct llist_node *__attribute__((noinline, cold))
 closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)

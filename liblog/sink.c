@@ -67,7 +67,8 @@ void llog__diag(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof(line) - 40)
 		n = (int)sizeof(line) - 40;
-	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed); /* relaxed: as above */
+	/* Relaxed: as above. */
+	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed);
 	if (sup != 0)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
 	line[n++] = '\n';
