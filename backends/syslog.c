@@ -452,6 +452,9 @@ static const struct llog_sink_ops syslog_ops = {
 	.commit = syslog_commit,
 	.close = syslog_close,
 	.after_fork = syslog_after_fork,
+	/* A collector may stop reading: the sink gets a thread of its own
+	 * (llog_add_sink_opts), so it never holds up the flusher. */
+	.flags = LLOG_SINK_F_MAY_BLOCK,
 };
 
 /* ---- construction -------------------------------------------------------- */

@@ -246,6 +246,8 @@ struct llog_stats {
 	uint64_t blocked;       /* times a thread waited for arena space */
 	uint64_t sink_lost;     /* records a sink gave up on after write errors */
 	uint64_t repaired;      /* torn file tails cut back by a file sink */
+	uint64_t queue_dropped; /* entries dropped by full sink queues (all sinks;
+				   llog_get_sink_stats) */
 };
 
 /* Fills *out with relaxed snapshots of the counters. */

@@ -185,7 +185,12 @@ void llog__arena_release_self(void)
 
 int llog__arena_thread_is_flusher(void)
 {
-	return tls_is_flusher;
+	return tls_is_flusher == 1;
+}
+
+int llog__arena_thread_is_internal(void)
+{
+	return tls_is_flusher != 0;
 }
 
 /* The flusher's LOG calls are dropped and counted (a sink callback that
@@ -196,6 +201,12 @@ static struct llog__arena flusher_arena = {.in_log = 1};
 void llog__arena_mark_flusher(void)
 {
 	tls_is_flusher = 1;
+	llog__tls_arena = &flusher_arena;
+}
+
+void llog__arena_mark_worker(void)
+{
+	tls_is_flusher = 2;
 	llog__tls_arena = &flusher_arena;
 }
 

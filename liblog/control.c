@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arena.h"
 #include "config.h"
@@ -25,6 +26,7 @@
 #include "crash.h"
 #include "flusher.h"
 #include "queue.h"
+#include "sinkq.h"
 
 static pthread_mutex_t ctl_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 /* Set in the thread running llog_shutdown or a final round (sinks' close
@@ -38,6 +40,10 @@ static struct llog__sinktab pending;
 /* While running: sinks installed or on their way to the flusher. */
 static int n_running_sinks;
 static int registered; /* atexit and pthread_atfork */
+/* Every sink llog owns now and its queue (or NULL), for
+ * llog_get_sink_stats; and how many sinks were ever added (for names). */
+static struct llog__sinktab owned;
+static int n_added;
 /* In a fork child: 1 while the inherited flusher (the_flusher, sinks
  * included) waits to be started by the first use. Written under ctl_lock:
  * cleared (release) only after the list was opened or closed for good, so
@@ -77,12 +83,34 @@ static int start_flusher(struct llog__flusher *f)
 	return 0;
 }
 
+/* Forgets sink s in the `owned` table (closed, or forgotten). */
+static void disown(const struct llog_sink *s)
+{
+	for (int i = 0; i < owned.n; i++) {
+		if (owned.s[i] == s) {
+			owned.s[i] = owned.s[--owned.n];
+			owned.q[i] = owned.q[owned.n];
+			return;
+		}
+	}
+}
+
+/* `owned` is what t holds (t: the sinks of llog now). */
+static void own_exactly(const struct llog__sinktab *t)
+{
+	owned = *t;
+}
+
 /* Moves the pending sinks into t (closing those that do not fit). */
 static void take_pending(struct llog__sinktab *t)
 {
-	for (int i = 0; i < pending.n; i++)
-		if (llog__sinktab_add(t, pending.s[i]) != 0)
+	for (int i = 0; i < pending.n; i++) {
+		if (llog__sinktab_add(t, pending.s[i], pending.q[i]) != 0) {
+			disown(pending.s[i]);
+			llog__sinkq_free(pending.q[i]);
 			pending.s[i]->ops->close(pending.s[i]);
+		}
+	}
 	pending.n = 0;
 }
 
@@ -99,6 +127,8 @@ static int fork_resume(int stop)
 		take_pending(llog__flusher_sinks(f));
 		rc = start_flusher(f);
 	} else {
+		for (int i = 0; i < llog__flusher_sinks(f)->n; i++)
+			disown(llog__flusher_sinks(f)->s[i]);
 		in_ctl = 1;
 		llog__sinktab_close(llog__flusher_sinks(f));
 		in_ctl = 0;
@@ -145,15 +175,15 @@ static void atfork_prepare(void)
 		pthread_mutex_lock(&ctl_lock);
 	/* Not from the flusher itself (a sink callback: it holds the round;
 	 * documented as unsupported) nor without ctl_lock. */
-	fork_round_locked = fork_locked && running && !llog__arena_thread_is_flusher();
+	fork_round_locked = fork_locked && running && !llog__arena_thread_is_internal();
 	if (fork_round_locked)
-		llog__flusher_fork_prepare();
+		llog__flusher_fork_prepare(the_flusher);
 }
 
 static void atfork_parent(void)
 {
 	if (fork_round_locked)
-		llog__flusher_fork_parent();
+		llog__flusher_fork_parent(the_flusher);
 	if (fork_locked)
 		pthread_mutex_unlock(&ctl_lock);
 }
@@ -166,6 +196,7 @@ static void atfork_child(void)
 	if (running && the_flusher != NULL) {
 		llog__flusher_after_fork(the_flusher, inherited);
 		n_running_sinks = llog__flusher_sinks(the_flusher)->n;
+		own_exactly(llog__flusher_sinks(the_flusher));
 		/* Relaxed: no other thread exists yet in the child. */
 		llog__store_relaxed(&fork_restart, 1);
 	}
@@ -193,8 +224,8 @@ static int make_flusher(struct llog__flusher **out)
 	if (pending.n == 0) {
 		struct llog_sink *s = llog_console_sink(NULL);
 
-		if (s != NULL)
-			(void)llog__sinktab_add(&pending, s);
+		if (s != NULL && llog__sinktab_add(&pending, s, NULL) == 0)
+			(void)llog__sinktab_add(&owned, s, NULL);
 	}
 	take_pending(llog__flusher_sinks(f));
 	*out = f;
@@ -239,7 +270,7 @@ out:
 
 /* Under ctl_lock, llog running: the sink travels to the flusher as a
  * control record, behind every record pushed before. */
-static int push_sink(struct llog_sink *sink)
+static int push_sink(struct llog_sink *sink, struct llog__sinkq *q)
 {
 	struct llog__sink_rec *sr;
 
@@ -248,6 +279,7 @@ static int push_sink(struct llog_sink *sink)
 		return -ENOMEM;
 	sr->rec.kind = LLOG__K_SINK;
 	sr->sink = sink;
+	sr->q = q;
 	/* CLOSED only from a sink's close callback during llog_shutdown, or
 	 * after the flusher's own crash drain: no flusher will install it. */
 	if (llog__push(&sr->rec) != 0) {
@@ -271,20 +303,85 @@ static int accepted_sinks(void)
 	return pending.n;
 }
 
-int llog_add_sink(struct llog_sink *sink)
+/* Whether a sink with these options runs on a thread of its own. */
+static int wants_thread(const struct llog_sink *sink, const struct llog_sink_options *opt)
 {
+	if (opt->thread != LLOG_SINK_THREAD_AUTO)
+		return opt->thread == LLOG_SINK_THREAD_OWN;
+	return sink->ops->version >= 3 && (sink->ops->flags & LLOG_SINK_F_MAY_BLOCK) != 0;
+}
+
+static int check_options(const struct llog_sink_options *opt)
+{
+	if ((unsigned)opt->thread > LLOG_SINK_THREAD_FLUSHER ||
+	    (unsigned)opt->full > LLOG_QUEUE_BLOCK || opt->queue_bytes > ((size_t)1 << 34))
+		return -EINVAL;
+	return 0;
+}
+
+/* Under ctl_lock: s (with q) is llog's now, installed or on its way. */
+static int accept_sink(struct llog_sink *s, struct llog__sinkq *q)
+{
+	int rc = running ? push_sink(s, q) : llog__sinktab_add(&pending, s, q);
+
+	if (rc == 0)
+		(void)llog__sinktab_add(&owned, s, q);
+	return rc;
+}
+
+int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *opt)
+{
+	static const struct llog_sink_options defaults;
+	struct llog__sinkq *q = NULL;
 	int rc;
 
 	if (sink == NULL)
 		return -EINVAL;
+	if (opt == NULL)
+		opt = &defaults;
+	rc = check_options(opt);
 	pthread_mutex_lock(&ctl_lock);
-	if (accepted_sinks() >= LLOG__MAX_SINKS)
+	if (rc == 0 && accepted_sinks() >= LLOG__MAX_SINKS)
 		rc = -ENOSPC;
-	else
-		rc = running ? push_sink(sink) : llog__sinktab_add(&pending, sink);
+	if (rc == 0 && wants_thread(sink, opt)) {
+		q = llog__sinkq_new(sink, opt, n_added + 1);
+		if (q == NULL)
+			rc = -ENOMEM;
+	}
+	if (rc == 0)
+		rc = accept_sink(sink, q);
+	if (rc == 0)
+		n_added++;
 	pthread_mutex_unlock(&ctl_lock);
-	if (rc != 0)
+	if (rc != 0) {
+		llog__sinkq_free(q);
 		sink->ops->close(sink);
+	}
+	return rc;
+}
+
+int llog_add_sink(struct llog_sink *sink)
+{
+	return llog_add_sink_opts(sink, NULL);
+}
+
+int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *out)
+{
+	int rc = -ENOENT;
+
+	if (sink == NULL || out == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&ctl_lock);
+	for (int i = 0; i < owned.n; i++) {
+		if (owned.s[i] != sink)
+			continue;
+		memset(out, 0, sizeof(*out));
+		if (owned.q[i] != NULL)
+			llog__sinkq_stats(owned.q[i], out);
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&ctl_lock);
 	return rc;
 }
 
@@ -292,7 +389,7 @@ void llog_flush(void)
 {
 	struct llog__barrier b = {0};
 
-	if (llog__arena_thread_is_flusher() || !llog__control_resume_after_fork())
+	if (llog__arena_thread_is_internal() || !llog__control_resume_after_fork())
 		return;
 	/* Closed: not running (everything is synchronous), or a shutdown is
 	 * draining the last round; then wait for it, so that what was pushed
@@ -305,7 +402,7 @@ void llog_shutdown(void)
 {
 	struct llog__flusher *f;
 
-	if (llog__arena_thread_is_flusher())
+	if (llog__arena_thread_is_internal())
 		return;
 	pthread_mutex_lock(&ctl_lock);
 	if (!running) {
@@ -324,6 +421,7 @@ void llog_shutdown(void)
 	llog__flusher_stop(f);
 	llog__sinktab_close(llog__flusher_sinks(f));
 	llog__flusher_free(f);
+	owned.n = 0;
 	n_running_sinks = 0;
 	running = 0;
 	pthread_mutex_unlock(&ctl_lock);

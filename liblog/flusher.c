@@ -18,6 +18,8 @@
 #include "crash.h"
 #include "flusher.h"
 #include "render.h"
+#include "sink.h"
+#include "sinkq.h"
 #include "stats.h"
 
 struct llog__flusher {
@@ -47,6 +49,19 @@ struct llog__flusher {
 	volatile int crash_sink;
 	char *crash_msg;   /* the drain's render buffer, msgcap bytes */
 	char *altstack;    /* the flusher's alternate signal stack */
+	/*
+	 * Sinks on threads of their own (sinkq.h): rounds are numbered
+	 * (epoch); barriers whose round is committed by the flusher's own
+	 * sinks wait in `waiting` until each queue committed need[i] (the
+	 * last epoch put in it before them) or timed out, counted from
+	 * waiting_t0 (the first of them). `final` is set for the final round.
+	 */
+	uint64_t epoch;
+	struct llist_node *waiting;
+	int64_t waiting_t0;
+	uint64_t need[LLOG__MAX_SINKS];
+	int final;
+	unsigned sleep_ms; /* 0, or how soon a waiting barrier times out */
 };
 
 /* The running flusher, for the crash handler on its thread (set and
@@ -61,19 +76,53 @@ static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the sink table ------------------------------------------------------ */
 
-int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s)
+int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
 {
 	if (t->n >= LLOG__MAX_SINKS)
 		return -ENOSPC;
+	t->q[t->n] = q;
 	t->s[t->n++] = s;
 	return 0;
+}
+
+/* Closes one sink (its thread first: drained within its timeout, then
+ * stopped; a thread stuck inside the sink leaves it unclosed). */
+static void close_one(struct llog_sink *s, struct llog__sinkq *q)
+{
+	if (q != NULL) {
+		if (llog__sinkq_running(q))
+			(void)llog__sinkq_drain(q, llog__mono_ms() + llog__sinkq_timeout_ms(q));
+		if (!llog__sinkq_stop(q))
+			return; /* leaked, with its queue: still in use */
+		llog__sinkq_free(q);
+	}
+	s->ops->close(s);
 }
 
 void llog__sinktab_close(struct llog__sinktab *t)
 {
 	for (int i = 0; i < t->n; i++)
-		t->s[i]->ops->close(t->s[i]);
+		close_one(t->s[i], t->q[i]);
 	t->n = 0;
+}
+
+int llog__sinktab_start(struct llog__sinktab *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		int rc;
+
+		if (t->q[i] == NULL)
+			continue;
+		rc = llog__sinkq_start(t->q[i]);
+		if (rc != 0) {
+			/* Without its thread the sink runs on the flusher. */
+			llog__diag("llog: no thread for a sink (%s); it runs on the flusher",
+				   strerror(-rc));
+			llog__sinkq_free(t->q[i]);
+			t->q[i] = NULL;
+		}
+	}
+	return 0;
 }
 
 /* A sink change reached the flusher (F4, the crash drain, a fork child).
@@ -82,33 +131,63 @@ void llog__sinktab_close(struct llog__sinktab *t)
  * safe (the crash drain, a fork child: `forget`). */
 static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, int forget)
 {
-	if (llog__sinktab_add(&f->sinks, sr->sink) != 0 && !forget)
-		sr->sink->ops->close(sr->sink);
+	if (llog__sinktab_add(&f->sinks, sr->sink, sr->q) != 0) {
+		if (!forget)
+			close_one(sr->sink, sr->q);
+		return;
+	}
+	/* Not in a fork child or the crash drain (forget): nothing starts
+	 * threads there; the child's flusher start does. */
+	if (!forget && sr->q != NULL)
+		(void)llog__sinktab_start(&f->sinks);
 }
 
 /* ---- one round ------------------------------------------------------------ */
+
+/* The queue of sink i when its thread runs (else the flusher calls it). */
+static struct llog__sinkq *queue_of(const struct llog__flusher *f, int i)
+{
+	struct llog__sinkq *q = f->sinks.q[i];
+
+	return q != NULL && llog__sinkq_running(q) ? q : NULL;
+}
 
 static void sink_write(struct llog__flusher *f, const struct llog_entry *e)
 {
 	f->crash_entry = e;
 	for (int i = 0; i < f->sinks.n; i++) {
 		struct llog_sink *s = f->sinks.s[i];
+		struct llog__sinkq *q = queue_of(f, i);
 
 		if (e->level < s->level)
 			continue;
 		f->crash_sink = i;
-		if (s->ops->write(s, e) < 0)
+		if (q != NULL)
+			(void)llog__sinkq_put(q, e, f->final);
+		else if (s->ops->write(s, e) < 0)
 			llog__count(write_errors, 1);
 	}
 	f->crash_entry = NULL;
 	f->crash_sink = -1;
 }
 
-static void sinks_commit(struct llog__flusher *f)
+/* F5: commits the flusher's sinks and ends the round in every queue;
+ * with barriers, notes what they must wait for in each queue. */
+static void sinks_commit(struct llog__flusher *f, int barriers)
 {
+	f->epoch++;
 	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog__sinkq *q = queue_of(f, i);
+
 		f->crash_sink = i;
-		llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
+		if (q != NULL) {
+			uint64_t put = llog__sinkq_commit(q, f->epoch);
+
+			if (barriers && put > f->need[i])
+				f->need[i] = put;
+		} else {
+			llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
+		}
 	}
 	f->crash_sink = -1;
 }
@@ -257,6 +336,60 @@ static void release_deferred(struct llist_node *pos)
 		release_record(llist_entry(pos, struct llog__rec, node));
 }
 
+static void signal_barriers(struct llist_node *b);
+
+/* Adds a round's barriers to those waiting for the queues. */
+static void wait_barriers(struct llog__flusher *f, struct llist_node *b)
+{
+	struct llist_node *last = b;
+
+	while (last->next != NULL)
+		last = last->next;
+	if (f->waiting == NULL)
+		f->waiting_t0 = llog__mono_ms();
+	last->next = f->waiting;
+	f->waiting = b;
+}
+
+/*
+ * Signals the waiting barriers once every queue committed what they need
+ * or timed out (counted late once). With final, waits for that here.
+ * Returns the milliseconds until the nearest timeout while some still wait
+ * (0 when none wait).
+ */
+static unsigned release_waiting(struct llog__flusher *f, int final)
+{
+	int64_t now = llog__mono_ms(), next = -1;
+
+	if (f->waiting == NULL)
+		return 0;
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog__sinkq *q = queue_of(f, i);
+		int64_t deadline;
+
+		if (q == NULL || f->need[i] == 0)
+			continue;
+		deadline = f->waiting_t0 + llog__sinkq_timeout_ms(q);
+		if (final)
+			(void)llog__sinkq_drain(q, deadline);
+		if (llog__sinkq_reached(q, f->need[i])) {
+			f->need[i] = 0;
+		} else if (now >= deadline || final) {
+			llog__sinkq_count_late(q);
+			f->need[i] = 0;
+		} else {
+			llog__sinkq_want(q, f->need[i]);
+			if (next < 0 || deadline < next)
+				next = deadline;
+		}
+	}
+	if (next >= 0)
+		return next - now > 0 ? (unsigned)(next - now) : 1;
+	signal_barriers(f->waiting);
+	f->waiting = NULL;
+	return 0;
+}
+
 static void signal_barriers(struct llist_node *b)
 {
 	while (b != NULL) {
@@ -284,16 +417,20 @@ static int flusher_round(struct llog__flusher *f)
 
 	rd.dtail = &rd.deferred;
 	chain = llog__queue_take(&stopping);                         /* F1-F3 */
+	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
-		sinks_commit(f);                                     /* F5 */
+		sinks_commit(f, rd.barriers != NULL || stopping);    /* F5 */
 		llog__count_written(rd.nrec);
 		if (rd.nrec != 0)
 			llog__count(batches, 1);
 	}
 	release_deferred(rd.deferred);
-	signal_barriers(rd.barriers);
+	/* Barriers wait for the sinks on threads of their own too. */
+	if (rd.barriers != NULL)
+		wait_barriers(f, rd.barriers);
+	f->sleep_ms = release_waiting(f, stopping);
 	llog__arena_wake_waiters();
 	return stopping;
 }
@@ -332,7 +469,10 @@ static void *flusher_main(void *arg)
 		pthread_mutex_unlock(&round_lock);
 		if (final)
 			break;
-		llog__queue_sleep(llog__cfg.flush_interval_ms);
+		if (f->sleep_ms != 0 && f->sleep_ms < llog__cfg.flush_interval_ms)
+			llog__queue_sleep(f->sleep_ms);
+		else
+			llog__queue_sleep(llog__cfg.flush_interval_ms);
 	}
 	if (!llog__altstack_remove(f->altstack))
 		f->altstack = NULL; /* still in use: never unmapped (leaked) */
@@ -384,6 +524,7 @@ int llog__flusher_start(struct llog__flusher *f)
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
+	(void)llog__sinktab_start(&f->sinks);
 	llog__queue_open();
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
@@ -397,6 +538,11 @@ void llog__flusher_run_final(struct llog__flusher *f)
 {
 	llog__queue_stop();
 	flusher_round(f);
+	/* No thread of a sink was started (or they stop now): the sinks are
+	 * kept for a later llog_init. */
+	for (int i = 0; i < f->sinks.n; i++)
+		if (f->sinks.q[i] != NULL)
+			(void)llog__sinkq_stop(f->sinks.q[i]);
 }
 
 void llog__flusher_stop(struct llog__flusher *f)
@@ -423,25 +569,40 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	/* A sink that cannot drop the parent's state (no after_fork:
 	 * version 1, or a sink that declares none) is not used in the
 	 * child: it would write the parent's data again or share a
-	 * connection. It is forgotten, not closed (the parent's). */
+	 * connection. It is forgotten, not closed (the parent's). A queue's
+	 * entries are the parent's too: dropped; its thread starts with the
+	 * child's flusher. */
 	for (int i = 0; i < f->sinks.n; i++) {
 		const struct llog_sink_ops *ops = f->sinks.s[i]->ops;
 
 		if (ops->version >= 2 && ops->after_fork != NULL) {
+			if (f->sinks.q[i] != NULL)
+				llog__sinkq_fork_child(f->sinks.q[i]);
 			ops->after_fork(f->sinks.s[i]);
+			f->sinks.q[n] = f->sinks.q[i];
 			f->sinks.s[n++] = f->sinks.s[i];
 		}
 	}
 	f->sinks.n = n;
+	f->waiting = NULL; /* the parent's barriers */
+	memset(f->need, 0, sizeof(f->need));
 }
 
-void llog__flusher_fork_prepare(void)
+/* The sinks' threads are held between two sink calls after the round:
+ * the flusher does not change its table while held. */
+void llog__flusher_fork_prepare(struct llog__flusher *f)
 {
 	pthread_mutex_lock(&round_lock);
+	for (int i = 0; f != NULL && i < f->sinks.n; i++)
+		if (f->sinks.q[i] != NULL)
+			llog__sinkq_fork_prepare(f->sinks.q[i]);
 }
 
-void llog__flusher_fork_parent(void)
+void llog__flusher_fork_parent(struct llog__flusher *f)
 {
+	for (int i = 0; f != NULL && i < f->sinks.n; i++)
+		if (f->sinks.q[i] != NULL)
+			llog__sinkq_fork_parent(f->sinks.q[i]);
 	pthread_mutex_unlock(&round_lock);
 }
 
@@ -483,6 +644,9 @@ int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeou
 
 /* ---- the crash drain on the flusher thread ---------------------------------- */
 
+/* How long the drain waits for the sinks' own threads, all together. */
+#define CRASH_QUEUE_MS 1000
+
 static int has_crash_ops(const struct llog_sink *s)
 {
 	return s->ops->version >= 2 && s->ops->crash_write != NULL &&
@@ -497,10 +661,14 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 
 	for (int i = from; i < f->sinks.n; i++) {
 		struct llog_sink *s = f->sinks.s[i];
+		struct llog__sinkq *q = queue_of(f, i);
+		long rc;
 
-		if (e->level < s->level || !has_crash_ops(s))
+		if (e->level < s->level || (q == NULL && !has_crash_ops(s)))
 			continue;
-		if (s->ops->crash_write(s, e, i == at) < 0)
+		/* A sink on a thread of its own: its thread writes it. */
+		rc = q != NULL ? llog__sinkq_crash_put(q, e) : s->ops->crash_write(s, e, i == at);
+		if (rc < 0)
 			llog__count(write_errors, 1);
 		else
 			took++;
@@ -545,12 +713,19 @@ static uint64_t crash_chain(struct llog__flusher *f, struct llist_node *pos, int
  * one of them committed. */
 static int crash_commit_all(struct llog__flusher *f, int at)
 {
+	int64_t deadline = llog__mono_ms() + CRASH_QUEUE_MS;
 	int committed = 0;
 
+	f->epoch++;
 	for (int i = 0; i < f->sinks.n; i++) {
 		struct llog_sink *s = f->sinks.s[i];
+		struct llog__sinkq *q = queue_of(f, i);
 		long rc;
 
+		if (q != NULL) {
+			committed |= llog__sinkq_crash_commit(q, f->epoch, deadline);
+			continue;
+		}
 		if (!has_crash_ops(s))
 			continue;
 		rc = s->ops->crash_commit(s, i == at);

@@ -43,21 +43,30 @@
 
 #define LLOG__MAX_SINKS 16
 
+struct llog__sinkq;
+
+/* s[i] runs on the flusher when q[i] is NULL, else on q[i]'s thread. */
 struct llog__sinktab {
 	struct llog_sink *s[LLOG__MAX_SINKS];
+	struct llog__sinkq *q[LLOG__MAX_SINKS];
 	int n;
 };
 
-/* Appends s. Returns 0, or -ENOSPC when the table is full (the caller
- * still owns s then). */
-int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s);
-/* Closes every sink of t and empties it. */
+/* Appends s with its queue (or NULL). Returns 0, or -ENOSPC when the table
+ * is full (the caller still owns s and q then). */
+int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q);
+/* Starts the threads of t's queued sinks that do not run; a sink whose
+ * thread cannot start runs on the flusher. Returns 0. */
+int llog__sinktab_start(struct llog__sinktab *t);
+/* Closes every sink of t and empties it: a queued sink's thread first
+ * commits what is queued (within the sink's drain timeout) and stops. */
 void llog__sinktab_close(struct llog__sinktab *t);
 
 /* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
 struct llog__sink_rec {
 	struct llog__rec rec;
 	struct llog_sink *sink;
+	struct llog__sinkq *q; /* its queue, or NULL */
 };
 
 /* A flush barrier: signalled (done = 1) after the commit of the round that
@@ -102,8 +111,8 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 /* fork() (control.c's handlers): prepare waits until the flusher is
  * between rounds and keeps it there; parent lets it go on; child (single
  * threaded) starts from no round and no crashing flusher. */
-void llog__flusher_fork_prepare(void);
-void llog__flusher_fork_parent(void);
+void llog__flusher_fork_prepare(struct llog__flusher *f);
+void llog__flusher_fork_parent(struct llog__flusher *f);
 void llog__flusher_fork_child(void);
 
 /* Async-signal-safe (the crash handler, on the flusher thread only):

@@ -211,7 +211,7 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 {
 	struct llist_node *first;
 
-	if (llog__arena_thread_is_flusher()) {
+	if (llog__arena_thread_is_internal()) {
 		/* A sink callback in the final round (the list is closed
 		 * already): dropped and counted, as in every other round. */
 		llog__count_dropped();

@@ -22,7 +22,7 @@
 struct llog__stats {
 	alignas(64) _Atomic uint64_t logged;
 	_Atomic uint64_t written, dropped, truncated, batches,
-		bytes_written, write_errors, blocked, sink_lost, repaired;
+		bytes_written, write_errors, blocked, sink_lost, repaired, queue_dropped;
 };
 
 extern struct llog__stats llog__stats LLOG__HIDDEN;

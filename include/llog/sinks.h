@@ -98,7 +98,7 @@ struct llog_entry {
  * what it had accepted through write() and not yet committed, so that its
  * medium receives every record once and in order.
  */
-#define LLOG_SINK_VERSION 2
+#define LLOG_SINK_VERSION 3
 
 struct llog_sink;
 
@@ -111,13 +111,133 @@ struct llog_sink_ops {
 	void (*after_fork)(struct llog_sink *s);
 	long (*crash_write)(struct llog_sink *s, const struct llog_entry *e, int interrupted);
 	long (*crash_commit)(struct llog_sink *s, int interrupted);
+	/* version 3 */
+	unsigned flags; /* LLOG_SINK_F_* */
 };
+
+/*
+ * Version-3 flags of a sink's ops.
+ *   LLOG_SINK_F_MAY_BLOCK  the sink's I/O may wait on something outside the
+ *                          process (a network peer): llog_add_sink() gives it
+ *                          a thread of its own (see llog_add_sink_opts).
+ */
+#define LLOG_SINK_F_MAY_BLOCK 1u
 
 struct llog_sink {
 	const struct llog_sink_ops *ops;
 	enum llog_level level;   /* minimum level this sink receives */
 	enum llog_format format; /* what llog_format_entry should produce */
 };
+
+/* ---- where a sink runs ---------------------------------------------------- */
+
+enum llog_sink_thread {
+	/* The sink's own choice: a thread of its own when its ops declare
+	 * LLOG_SINK_F_MAY_BLOCK (the syslog sink), else the flusher thread
+	 * (the file, console and callback sinks). */
+	LLOG_SINK_THREAD_AUTO = 0,
+	LLOG_SINK_THREAD_OWN = 1,     /* a thread of its own, behind a queue */
+	LLOG_SINK_THREAD_FLUSHER = 2  /* called by the flusher in its rounds */
+};
+
+/* What a sink's full queue does to the next entry. */
+enum llog_queue_full {
+	/* Drop the entry (the newest), count it (llog_get_sink_stats,
+	 * llog_stats.queue_dropped), and precede the next entry that fits,
+	 * in this sink's output only, by a WARN notice "llog: N records
+	 * dropped: sink NAME's queue was full". The default. */
+	LLOG_QUEUE_DROP = 0,
+	/* The flusher waits for room: every sink, then the application
+	 * (through the arenas and the configuration's overflow policy), goes
+	 * at this sink's pace, as if it ran on the flusher. */
+	LLOG_QUEUE_BLOCK = 1
+};
+
+/*
+ * Options of llog_add_sink_opts(). A zero-initialised struct gives what
+ * llog_add_sink() does.
+ */
+struct llog_sink_options {
+	enum llog_sink_thread thread;
+	/* Bound of the queue (entries as rendered, with their file and
+	 * function names, plus 64 bytes each); 0 = 4 MiB. Rounded up to a
+	 * power of two of at least 64 KiB and 4 times the largest record. */
+	size_t queue_bytes;
+	enum llog_queue_full full;
+	/* How long llog_flush() and llog_shutdown() wait for this sink to
+	 * commit what was queued before them (and at most how long shutdown
+	 * waits for its thread to return from the sink after that);
+	 * 0 = 5000 ms. */
+	unsigned drain_timeout_ms;
+	/* Shown in the drop notice and in diagnostics; copied, at most 31
+	 * bytes are kept. NULL: "sink N" (N from 1, in the order of adding). */
+	const char *name;
+};
+
+/*
+ * Adds a sink like llog_add_sink(), choosing where it runs.
+ *
+ * A sink on a thread of its own gets every entry through a bounded queue
+ * that the flusher fills (one copy of the rendered entry); its thread calls
+ * the sink's write and commit, in order, one at a time, never concurrently
+ * with each other, and blocks every signal but the crash signals. So a sink
+ * that blocks (a collector that stopped reading, a hung file system, a slow
+ * callback) delays only its own queue: the flusher's rounds, the other
+ * sinks and the application go on. What this sink then receives:
+ *   - every entry at or above its level, in output order, except those
+ *     dropped under LLOG_QUEUE_DROP, each gap announced by a notice;
+ *   - a commit after each flusher round's entries (rounds that found the
+ *     queue busy may be merged into one commit);
+ *   - llog_flush() returns once this sink committed what was logged
+ *     before the call, or after drain_timeout_ms (counted in
+ *     late_flushes, and said on stderr);
+ *   - llog_shutdown() waits up to drain_timeout_ms for the queue to be
+ *     written and committed; entries still queued then are counted in
+ *     undelivered (and in llog_stats.sink_lost) and said on stderr; the
+ *     sink is closed after its thread returned from its last call. A
+ *     thread stuck in the sink for another drain_timeout_ms is left
+ *     running and its sink is never closed (leaked): shutdown does not
+ *     hang;
+ *   - a LOG from the sink's callbacks is dropped and counted, as on the
+ *     flusher; llog_flush and llog_shutdown return at once there;
+ *   - fork(): the parent waits until the sink's thread is between two
+ *     calls; in the child the queue starts empty (its entries are the
+ *     parent's) and a new thread starts with the child's flusher;
+ *   - when the flusher thread crashes, the sink's crash entry points are
+ *     not used: the drain queues the remaining entries and the crash
+ *     record for the sink's thread and waits for its commit (about a
+ *     second at most); when the sink's own thread crashes, the process
+ *     is reported and ends like any thread's crash, and flushes stop
+ *     waiting for this sink.
+ * Memory: the queue is allocated here (its pages are backed as they are
+ * used) and a thread is created when llog runs.
+ *
+ * opt may be NULL (as llog_add_sink). Ownership, thread-safety and return
+ * values as llog_add_sink(), and -EINVAL for a bad option (the sink is
+ * closed then too).
+ */
+LLOG_EXPORT int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *opt);
+
+/* Counters of one sink on a thread of its own (all zero for a sink that
+ * runs on the flusher). */
+struct llog_sink_stats {
+	uint64_t queued;       /* entries put in its queue */
+	uint64_t delivered;    /* entries its thread handed to the sink's write */
+	uint64_t dropped;      /* entries dropped because the queue was full */
+	uint64_t undelivered;  /* entries left queued at shutdown (timed out) */
+	uint64_t late_flushes; /* flushes that stopped waiting at the timeout */
+	uint64_t queue_bytes;  /* bytes queued now */
+	uint64_t queue_peak;   /* most bytes ever queued at once */
+	uint64_t queue_cap;    /* the queue's bound in bytes */
+};
+
+/*
+ * Fills *out for `sink`, a sink llog owns (added with llog_add_sink* and
+ * not yet closed). Thread-safe; takes llog's control lock (not from a sink
+ * callback). Returns 0, -EINVAL for NULL, or -ENOENT when llog does not
+ * own that sink.
+ */
+LLOG_EXPORT int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *out);
 
 /* ---- console ----------------------------------------------------------- */
 
