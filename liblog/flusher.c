@@ -171,6 +171,20 @@ static void sink_write(struct llog__flusher *f, const struct llog_entry *e)
 	f->crash_sink = -1;
 }
 
+/* F4, end: the notices of queues whose drops are still unannounced. */
+static uint64_t queue_notices(struct llog__flusher *f)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog__sinkq *q = queue_of(f, i);
+
+		if (q != NULL)
+			n += (uint64_t)llog__sinkq_retry_notice(q);
+	}
+	return n;
+}
+
 /* F5: commits the flusher's sinks and ends the round in every queue;
  * with barriers, notes what they must wait for in each queue. */
 static void sinks_commit(struct llog__flusher *f, int barriers)
@@ -420,6 +434,7 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
+	rd.notices += queue_notices(f);
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
 		sinks_commit(f, rd.barriers != NULL || stopping);    /* F5 */
 		llog__count_written(rd.nrec);

@@ -67,6 +67,7 @@ struct llog__sinkq {
 	uint64_t seen_tail;     /* tail when the flusher last found no room */
 	_Atomic uint32_t room_word, flusher_sleeping;
 	_Atomic uint64_t want_epoch;
+	_Atomic uint32_t notice_wanted; /* drops not yet announced */
 	/* The worker's side. */
 	alignas(64) _Atomic uint64_t tail;
 	_Atomic uint64_t done_epoch;
@@ -127,7 +128,7 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 	if (opt->name != NULL) {
 		llog__buf_puts(&nb, opt->name);
 	} else {
-		llog__buf_puts(&nb, "sink ");
+		llog__buf_putc(&nb, '#');
 		llog__buf_num(&nb, (uint64_t)index, 10);
 	}
 	q->name[nb.n] = '\0';
@@ -286,18 +287,24 @@ static void *worker_main(void *arg)
 
 		while (t != h) {
 			const struct item *it = item_at(q, t);
+			uint64_t epoch = it->kind == ITEM_COMMIT ? it->epoch : 0;
 
 			/* Acquire: pairs with the flusher's release store. */
 			if (llog__load_acquire(&q->stop) == 2)
 				break;
 			run_item(q, it);
 			t += it->size;
-			/* Release: the sink is done with the bytes before t. */
+			/* Release: the sink is done with the bytes before t
+			 * (the item is not read after this). */
 			llog__store_release(&q->tail, t);
-			if (it->kind == ITEM_COMMIT)
-				reached(q, it->epoch);
+			if (epoch != 0)
+				reached(q, epoch);
 		}
 		wake(&q->room_word, &q->flusher_sleeping);
+		/* Drops wait for their notice: now that the queue is empty the
+		 * flusher's next round can put it (llog__sinkq_retry_notice). */
+		if (t == h && llog__load_relaxed(&q->notice_wanted))
+			llog__wake_flusher();
 		/* Acquire: pairs with the flusher's release store of stop,
 		 * made after its last put. */
 		stop = llog__load_acquire(&q->stop);
@@ -497,7 +504,14 @@ static int put_notice(struct llog__sinkq *q)
 	if (!try_put(q, &n))
 		return 0;
 	q->drops = 0;
+	/* Relaxed: a hint for the worker (a missed one costs a round). */
+	llog__store_relaxed(&q->notice_wanted, 0);
 	return 1;
+}
+
+int llog__sinkq_retry_notice(struct llog__sinkq *q)
+{
+	return q->drops != 0 && put_notice(q);
 }
 
 static void drop(struct llog__sinkq *q, const struct llog_entry *e)
@@ -507,6 +521,7 @@ static void drop(struct llog__sinkq *q, const struct llog_entry *e)
 	q->drop_ts = e->ts_ns;
 	llog__fetch_add_relaxed(&q->dropped, 1);
 	llog__count(queue_dropped, 1);
+	llog__store_relaxed(&q->notice_wanted, 1);
 }
 
 int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final)
@@ -578,7 +593,7 @@ void llog__sinkq_want(struct llog__sinkq *q, uint64_t epoch)
 void llog__sinkq_count_late(struct llog__sinkq *q)
 {
 	llog__fetch_add_relaxed(&q->late, 1);
-	llog__diag("llog: sink %s did not commit within %u ms; llog_flush went on without it",
+	llog__diag("sink %s did not commit within %u ms; llog_flush went on without it",
 		   q->name, q->timeout_ms);
 }
 
@@ -616,8 +631,16 @@ int llog__sinkq_stop(struct llog__sinkq *q)
 		int64_t left = deadline - llog__mono_ms();
 
 		if (left <= 0) {
-			llog__diag("llog: sink %s is still busy %u ms after shutdown; left running, "
-				   "not closed", q->name, q->timeout_ms);
+			/* Acquire: as the worker's loads; the item at tail is
+			 * the one it is stuck in. */
+			uint64_t t = llog__load_acquire(&q->tail);
+			uint64_t lost = count_entries(q, t + item_at(q, t)->size,
+						      llog__load_relaxed(&q->head));
+
+			llog__count(sink_lost, lost);
+			llog__diag("sink %s is still inside a call %u ms after shutdown: left running, "
+				   "not closed; %llu records behind it not delivered",
+				   q->name, q->timeout_ms, (unsigned long long)lost);
 			pthread_detach(q->thread);
 			q->running = 0;
 			return 0;
@@ -628,7 +651,7 @@ int llog__sinkq_stop(struct llog__sinkq *q)
 	q->running = 0;
 	if (llog__load_relaxed(&q->undelivered) != 0) {
 		llog__count(sink_lost, llog__load_relaxed(&q->undelivered));
-		llog__diag("llog: sink %s: %llu records not delivered within %u ms at shutdown",
+		llog__diag("sink %s: %llu records not delivered within %u ms at shutdown",
 			   q->name, (unsigned long long)llog__load_relaxed(&q->undelivered),
 			   q->timeout_ms);
 	}
@@ -677,6 +700,7 @@ void llog__sinkq_fork_child(struct llog__sinkq *q)
 	q->put_epoch = 0;
 	q->dirty = 0;
 	q->drops = 0;
+	llog__store_relaxed(&q->notice_wanted, 0);
 	q->final_deadline = 0;
 	q->running = 0;
 }

@@ -1,0 +1,380 @@
+/*
+ * test_sinkq.c - sinks on threads of their own (llog_add_sink_opts): a
+ * sink that blocks holds up neither the application nor the other sinks;
+ * its drops are exact and announced in its own output; back-pressure loses
+ * nothing; a sink thread's LOG is dropped and counted, its llog_flush
+ * returns at once; a sink stuck at shutdown does not hang it and is not
+ * closed while in use.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+
+#define THREADS 4
+#define PER_THREAD 20000
+
+/* What one sink saw: per-thread order, each record at most once. */
+struct seen {
+	pthread_mutex_t gate_lock;
+	pthread_cond_t gate_cond;
+	int gate_closed;     /* on_entry waits while set */
+	int in_gate;         /* a call is waiting at the gate */
+	long next[THREADS];  /* next i expected at least, per thread */
+	long records, bad, notice_sum, commits;
+	_Atomic long notices; /* polled by the test while the sink runs */
+	uint64_t last_seq;
+	int log_inside;
+	long slow;           /* spin this many iterations per entry */
+};
+
+static void seen_init(struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->gate_lock, NULL);
+	pthread_cond_init(&s->gate_cond, NULL);
+}
+
+static void gate_open(struct seen *s)
+{
+	pthread_mutex_lock(&s->gate_lock);
+	s->gate_closed = 0;
+	pthread_cond_broadcast(&s->gate_cond);
+	pthread_mutex_unlock(&s->gate_lock);
+}
+
+/* Waits until a call of the sink is held at the gate. */
+static void gate_wait_held(struct seen *s)
+{
+	pthread_mutex_lock(&s->gate_lock);
+	while (!s->in_gate)
+		pthread_cond_wait(&s->gate_cond, &s->gate_lock);
+	pthread_mutex_unlock(&s->gate_lock);
+}
+
+static void gate_pass(struct seen *s)
+{
+	pthread_mutex_lock(&s->gate_lock);
+	while (s->gate_closed) {
+		s->in_gate = 1;
+		pthread_cond_broadcast(&s->gate_cond);
+		pthread_cond_wait(&s->gate_cond, &s->gate_lock);
+	}
+	s->in_gate = 0;
+	pthread_mutex_unlock(&s->gate_lock);
+}
+
+static void on_entry(void *user, const struct llog_entry *e)
+{
+	struct seen *s = user;
+	char buf[160];
+	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
+	unsigned long long n;
+	int t;
+	long i;
+
+	gate_pass(s);
+	for (volatile long spin = 0; spin < s->slow; spin++)
+		;
+	memcpy(buf, e->msg, k);
+	buf[k] = '\0';
+	if (e->seq <= s->last_seq)
+		s->bad++;
+	s->last_seq = e->seq;
+	if (sscanf(buf, "llog: %llu records dropped: sink gated's queue was full", &n) == 1) {
+		s->notices++;
+		s->notice_sum += (long)n;
+		if (e->level != LLOG_WARN)
+			s->bad++;
+		return;
+	}
+	if (sscanf(buf, "q t=%d i=%ld", &t, &i) != 2 || t < 0 || t >= THREADS || i < s->next[t]) {
+		s->bad++;
+		return;
+	}
+	s->next[t] = i + 1;
+	s->records++;
+	if (s->log_inside) {
+		LOG_INFO("from the sink's own thread %ld", i);
+		llog_flush(); /* returns at once there */
+	}
+}
+
+static void on_commit(void *user)
+{
+	((struct seen *)user)->commits++;
+}
+
+static struct llog_sink *cb_sink(struct seen *s)
+{
+	struct llog_callback_options o = {.on_entry = on_entry, .on_commit = on_commit, .user = s};
+
+	return llog_callback_sink(&o);
+}
+
+static void *producer(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+
+	for (long i = 0; i < PER_THREAD; i++)
+		LOG_INFO("q t=%d i=%ld", t, i);
+	return NULL;
+}
+
+static void run_producers(void)
+{
+	pthread_t th[THREADS];
+
+	for (int t = 0; t < THREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t), 0);
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+}
+
+/* Every record exactly once, in order per thread. */
+static void assert_complete(const struct seen *s)
+{
+	assert_int_equal(s->bad, 0);
+	assert_int_equal(s->records, THREADS * PER_THREAD);
+	for (int t = 0; t < THREADS; t++)
+		assert_int_equal(s->next[t], PER_THREAD);
+}
+
+/*
+ * A sink held inside its first call: the application (BLOCK policy: it
+ * would wait if the flusher stalled) and the flusher's own sink go on, a
+ * flush returns at the blocked sink's timeout; once released, the blocked
+ * sink has a subset in order, and the notices in its output add up to
+ * exactly the drops that its statistics and llog_stats count.
+ */
+static void test_blocked_sink_stalls_nothing(void **state)
+{
+	static struct seen fast, gated;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .queue_bytes = 64 << 10,
+				       .drain_timeout_ms = 200, .name = "gated"};
+	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
+	struct llog_sink *gs;
+	struct llog_sink_stats st;
+	struct llog_stats gst;
+
+	(void)state;
+	seen_init(&fast);
+	seen_init(&gated);
+	gated.gate_closed = 1;
+	gs = cb_sink(&gated);
+	assert_int_equal(llog_add_sink(cb_sink(&fast)), 0);
+	assert_int_equal(llog_add_sink_opts(gs, &qo), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&gated); /* its thread is stuck in the sink now */
+	{
+		pthread_t th[THREADS];
+
+		for (int t = 1; t < THREADS; t++)
+			assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t),
+					 0);
+		for (int t = 1; t < THREADS; t++)
+			pthread_join(th[t], NULL);
+	}
+	for (long i = 1; i < PER_THREAD; i++)
+		LOG_INFO("q t=0 i=%ld", i);
+	llog_flush(); /* returns: the gated sink is late */
+	assert_int_equal(fast.bad, 0);
+	assert_int_equal(fast.records, THREADS * PER_THREAD);
+	assert_int_equal(llog_get_sink_stats(gs, &st), 0);
+	assert_true(st.late_flushes >= 1);
+	assert_true(st.dropped > 0);
+	assert_true(st.queue_peak <= st.queue_cap);
+
+	gate_open(&gated);
+	/* Once the queue ran empty the notice goes out (the sink's thread
+	 * asks for a round); then one more record, after it. */
+	do {
+		assert_int_equal(llog_get_sink_stats(gs, &st), 0);
+		sched_yield();
+	} while (st.queue_bytes != 0 || atomic_load(&gated.notices) == 0);
+	LOG_INFO("q t=0 i=%d", PER_THREAD);
+	llog_flush();
+	assert_int_equal(llog_get_sink_stats(gs, &st), 0);
+	llog_get_stats(&gst);
+	assert_int_equal(gated.bad, 0);
+	assert_int_equal(gated.records + (long)st.dropped, THREADS * PER_THREAD + 1);
+	assert_int_equal(gated.notice_sum, (long)st.dropped);
+	assert_true(gated.notices >= 1);
+	assert_int_equal(gst.queue_dropped, st.dropped);
+	assert_int_equal(st.queued, (uint64_t)gated.records + (uint64_t)gated.notices);
+	assert_int_equal(st.delivered, st.queued);
+	assert_int_equal(gated.next[0], PER_THREAD + 1); /* the last one arrived */
+	llog_shutdown();
+	assert_int_equal(llog_get_sink_stats(gs, &st), -ENOENT); /* closed */
+}
+
+/* LLOG_QUEUE_BLOCK: a slow sink behind a small queue gets everything. */
+static void test_block_policy_loses_nothing(void **state)
+{
+	static struct seen slow;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .queue_bytes = 64 << 10,
+				       .full = LLOG_QUEUE_BLOCK, .name = "slow"};
+	struct llog_sink *s;
+	struct llog_sink_stats st;
+
+	(void)state;
+	seen_init(&slow);
+	slow.slow = 2000;
+	s = cb_sink(&slow);
+	assert_int_equal(llog_add_sink_opts(s, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	run_producers();
+	llog_flush();
+	assert_complete(&slow);
+	assert_int_equal(llog_get_sink_stats(s, &st), 0);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.delivered, THREADS * PER_THREAD);
+	assert_true(slow.commits >= 1);
+	llog_shutdown();
+}
+
+/* A sink added after init, on its own thread: gets what follows, in order. */
+static void test_added_while_running(void **state)
+{
+	static struct seen late;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+
+	(void)state;
+	seen_init(&late);
+	static struct seen quiet;
+
+	seen_init(&quiet);
+	assert_int_equal(llog_add_sink(cb_sink(&quiet)), 0); /* not the console */
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_add_sink_opts(cb_sink(&late), &qo), 0);
+	run_producers();
+	llog_shutdown(); /* drains the queue before closing */
+	assert_complete(&late);
+}
+
+/* On the sink's thread, LOG is dropped and counted; llog_flush returns. */
+static void test_sink_thread_logs(void **state)
+{
+	static struct seen s;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	struct llog_stats before, after;
+
+	(void)state;
+	seen_init(&s);
+	s.log_inside = 1;
+	assert_int_equal(llog_add_sink_opts(cb_sink(&s), &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	for (int i = 0; i < 100; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	llog_flush();
+	llog_get_stats(&after);
+	assert_int_equal(s.records, 100);
+	assert_int_equal(after.dropped - before.dropped, 100);
+	llog_shutdown();
+}
+
+static void test_bad_options(void **state)
+{
+	static struct seen s;
+	struct llog_sink_options bad = {.thread = (enum llog_sink_thread)7};
+	struct llog_sink_stats st;
+
+	(void)state;
+	seen_init(&s);
+	assert_int_equal(llog_add_sink_opts(cb_sink(&s), &bad), -EINVAL);
+	bad = (struct llog_sink_options){.full = (enum llog_queue_full)9};
+	assert_int_equal(llog_add_sink_opts(cb_sink(&s), &bad), -EINVAL);
+	assert_int_equal(llog_add_sink_opts(NULL, NULL), -EINVAL);
+	assert_int_equal(llog_get_sink_stats(NULL, &st), -EINVAL);
+}
+
+/* A sink for the shutdown test: blocks in write; records whether closed. */
+struct stuck {
+	struct llog_sink base;
+	struct seen *s;
+	int closed;
+};
+
+static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	(void)e;
+	gate_pass(((struct stuck *)sk)->s);
+	return 0;
+}
+
+static long stuck_commit(struct llog_sink *sk)
+{
+	(void)sk;
+	return 0;
+}
+
+static void stuck_close(struct llog_sink *sk)
+{
+	((struct stuck *)sk)->closed = 1;
+}
+
+static const struct llog_sink_ops stuck_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = stuck_write,
+	.commit = stuck_commit,
+	.close = stuck_close,
+	.flags = LLOG_SINK_F_MAY_BLOCK, /* AUTO: a thread of its own */
+};
+
+/*
+ * A sink stuck for good: llog_shutdown returns (after its drain timeout
+ * and the wait for its thread), counts what it could not deliver in
+ * sink_lost, and does not close the sink its thread is still inside.
+ * Last: the stuck thread stays until the process exits.
+ */
+static void test_stuck_sink_at_shutdown(void **state)
+{
+	static struct seen s;
+	static struct stuck sk = {.base = {.ops = &stuck_ops}, .s = &s};
+	struct llog_sink_options qo = {.drain_timeout_ms = 100};
+	struct llog_stats before, after;
+
+	(void)state;
+	seen_init(&s);
+	s.gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	for (int i = 0; i < 10; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	gate_wait_held(&s);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(sk.closed, 0);
+	/* The first is inside the sink; the 9 behind it were never written. */
+	assert_int_equal(after.sink_lost - before.sink_lost, 9);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blocked_sink_stalls_nothing),
+		cmocka_unit_test(test_block_policy_loses_nothing),
+		cmocka_unit_test(test_added_while_running),
+		cmocka_unit_test(test_sink_thread_logs),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_stuck_sink_at_shutdown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
