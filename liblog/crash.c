@@ -85,6 +85,7 @@
 #include "crash.h"
 #include "flusher.h"
 #include "queue.h"
+#include "sinkq.h"
 
 #define CRASH_WAIT_MS 2000
 #define CRASH_WATCHDOG_S 5
@@ -180,10 +181,14 @@ static void report(int sig, const siginfo_t *si)
 	r->flags = 0;
 	r->dropped = 0;
 	r->end = 0;
-	if (llog__arena_thread_is_flusher())
+	if (llog__arena_thread_is_flusher()) {
 		committed = llog__crash_drain_self(r);
-	else
+	} else {
+		/* A sink's own thread that crashed will never take its queue
+		 * again: the drain must not wait for it. */
+		llog__sinkq_crashed_self();
 		committed = llog__crash_drain(r, CRASH_WAIT_MS);
+	}
 	if (!committed) {
 		static const char late[] = "llog: records not committed by now may be lost\n";
 
