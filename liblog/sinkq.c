@@ -376,6 +376,13 @@ static int fits(struct llog__sinkq *q, uint64_t size, int reserve, uint64_t *nee
 	return h + total - t <= q->cap;
 }
 
+/* Whether the queue holds more than half its capacity. Relaxed: a
+ * heuristic only (fits() is what decides whether bytes are free). */
+static int over_half(const struct llog__sinkq *q)
+{
+	return llog__load_relaxed(&q->head) - llog__load_relaxed(&q->tail) > q->cap / 2;
+}
+
 /* Writes the item's pad (if any) and returns where the item goes. */
 static struct item *place(struct llog__sinkq *q, uint64_t size, uint64_t need)
 {
@@ -543,6 +550,10 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 					2 * sizeof(struct item) + 16, deadline);
 		else
 			(void)wait_room(q, size, deadline);
+	}
+	if (q->drops != 0 && !wait && over_half(q)) {
+		drop(q, e); /* still in the episode of overload (sinkq.h) */
+		return 0;
 	}
 	if ((q->drops == 0 || put_notice(q)) && try_put(q, e))
 		return 1;

@@ -25,8 +25,12 @@
  *   before writing over them).
  *
  * Full queue, the sink's policy: DROP loses the newest entries, counted
- * exactly (per sink and in llog_stats.queue_dropped); the next entry that
- * fits is preceded, in this sink's output only, by a notice "N records
+ * exactly (per sink and in llog_stats.queue_dropped). Once it dropped, the
+ * queue takes nothing more until the worker has drained it to half its
+ * capacity (one gap and one notice per episode of overload, not one per
+ * entry that squeezed in: the sink's throughput is the same, as the worker
+ * never runs out of work meanwhile); the first entry after that is
+ * preceded, in this sink's output only, by a notice "N records
  * dropped", which carries the sequence number and time of the last dropped
  * record (a number this sink never saw otherwise, so its sequence has no
  * duplicate). BLOCK makes the flusher wait for room: back-pressure on the

@@ -867,6 +867,194 @@ static void test_relp_stalled_collector(void **state)
 #endif
 }
 
+/*
+ * A collector that accepts the connection (the kernel completes it in the
+ * backlog) and never reads: the syslog sink runs on a thread of its own
+ * (its default), so an inline callback sink gets every record at once
+ * while the syslog sink's queue fills and drops. Then the collector
+ * starts reading: what arrives, plus the counts in the notices that
+ * arrive with it, is exactly every record; the queue's notices sum to
+ * the queue's drop counter and the sink's own notices to sink_lost.
+ */
+#define STALL_N 100000L
+
+static long stall_cb_records, stall_cb_bad;
+
+static void stall_on_entry(void *user, const struct llog_entry *e)
+{
+	char m[64];
+	size_t k = e->msg_len < sizeof(m) - 1 ? e->msg_len : sizeof(m) - 1;
+	long i;
+
+	(void)user;
+	memcpy(m, e->msg, k);
+	m[k] = '\0';
+	if (sscanf(m, "rec i=%ld", &i) == 1 && i == stall_cb_records)
+		stall_cb_records++;
+	else
+		stall_cb_bad++;
+}
+
+struct stall_reader {
+	int lfd;
+	char *buf;
+	size_t n, cap;
+};
+
+static void *stall_read(void *arg)
+{
+	struct stall_reader *r = arg;
+	int fd = accept(r->lfd, NULL, NULL);
+	ssize_t k;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (r->cap - r->n < 65536) {
+			r->cap *= 2;
+			r->buf = realloc(r->buf, r->cap);
+			if (r->buf == NULL)
+				abort();
+		}
+		k = read(fd, r->buf + r->n, r->cap - r->n - 1);
+		if (k <= 0)
+			break;
+		r->n += (size_t)k;
+	}
+	r->buf[r->n] = '\0';
+	close(fd);
+	return NULL;
+}
+
+/* Sums the counts in "<before>N<after>" over the stream. */
+static uint64_t sum_notices(const char *p, const char *before, const char *after, long *count)
+{
+	uint64_t sum = 0;
+	size_t bl = strlen(before);
+
+	*count = 0;
+	while ((p = strstr(p, before)) != NULL) {
+		char *end;
+		unsigned long long v = strtoull(p + bl, &end, 10);
+
+		if (end != p + bl && strncmp(end, after, strlen(after)) == 0) {
+			sum += v;
+			(*count)++;
+		}
+		p += bl;
+	}
+	return sum;
+}
+
+static void test_stalled_collector_stalls_nothing(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char url[96];
+	struct llog_syslog_options o = {.url = url, .app_name = APP, .hostname = "testhost",
+					.facility = LLOG_FAC_LOCAL3, .timeout_ms = 200};
+	struct llog_callback_options co = {.on_entry = stall_on_entry};
+	struct llog_sink_options qo = {.queue_bytes = 256 * 1024, .name = "stalled"};
+	struct llog_config cfg = {.flush_interval_ms = 10};
+	struct llog_sink *sys, *cb;
+	struct llog_sink_stats ss;
+	struct llog_stats before, after;
+	struct stall_reader rd = {.cap = 1 << 20};
+	pthread_t reader;
+	long got = 0, next = 0, qn, sn;
+	uint64_t qsum, ssum;
+	char *notices = NULL;
+	size_t nlen = 0;
+	const char *p;
+
+	(void)state;
+	/* A small receive buffer: the kernel's buffers fill early. */
+	setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &(int){4096}, sizeof(int));
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", ntohs(a.sin_port));
+	sys = llog_syslog_sink(&o);
+	if (sys == NULL)
+		fail_msg("%s", llog_syslog_sink_error());
+	cb = llog_callback_sink(&co);
+	assert_non_null(cb);
+	stall_cb_records = stall_cb_bad = 0;
+	assert_int_equal(llog_add_sink_opts(sys, &qo), 0);
+	assert_int_equal(llog_add_sink(cb), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	for (long i = 0; i < STALL_N; i++)
+		LOG_INFO("rec i=%ld", i);
+	llog_flush();
+	/* The inline sink has everything while the collector still reads
+	 * nothing, and the stalled sink's queue has dropped. */
+	assert_int_equal(stall_cb_records, STALL_N);
+	assert_int_equal(stall_cb_bad, 0);
+	assert_int_equal(llog_get_sink_stats(sys, &ss), 0);
+	assert_true(ss.dropped > 0);
+	assert_true(ss.queued + ss.dropped >= (uint64_t)STALL_N);
+
+	rd.lfd = lfd;
+	rd.buf = malloc(rd.cap);
+	assert_non_null(rd.buf);
+	assert_int_equal(pthread_create(&reader, NULL, stall_read, &rd), 0);
+	/* A record after the stall, so that the notices of what was
+	 * dropped have an entry to precede. */
+	LOG_INFO("rec i=%ld", STALL_N);
+	llog_flush();
+	assert_int_equal(llog_get_sink_stats(sys, &ss), 0);
+	llog_get_stats(&after);
+	llog_shutdown();
+	pthread_join(reader, NULL);
+	close(lfd);
+
+	/* Octet-counted frames (RFC 6587 3.4.1): "LEN SP MSG"; each MSG is
+	 * copied out NUL-terminated so that nothing is parsed across two. */
+	for (p = rd.buf; p < rd.buf + rd.n;) {
+		char *end, *msg;
+		unsigned long len = strtoul(p, &end, 10);
+
+		if (end == p || *end != ' ' || len > (size_t)(rd.buf + rd.n - end - 1))
+			fail_msg("bad frame at byte %zu", (size_t)(p - rd.buf));
+		msg = strndup(end + 1, len);
+		assert_non_null(msg);
+		p = end + 1 + len;
+		if ((end = strstr(msg, "] rec i=")) != NULL) {
+			long i = strtol(end + 8, NULL, 10);
+
+			if (i < next)
+				fail_msg("record %ld after %ld", i, next - 1);
+			next = i + 1;
+			got++;
+		} else if (strstr(msg, " llog: ") != NULL) {
+			notices = realloc(notices, nlen + len + 2);
+			assert_non_null(notices);
+			memcpy(notices + nlen, msg, len);
+			nlen += len;
+			notices[nlen++] = '\n';
+			notices[nlen] = '\0';
+		} else {
+			fail_msg("unexpected message: %s", msg);
+		}
+		free(msg);
+	}
+	assert_non_null(notices);
+	qsum = sum_notices(notices, "llog: ", " records dropped: sink stalled's queue was full", &qn);
+	ssum = sum_notices(notices, "llog: ", " messages dropped (buffer full)", &sn);
+	print_message("stalled collector: %ld of %ld records arrived; queue notices %ld (%llu), "
+		      "sink notices %ld (%llu)\n", got, STALL_N + 1, qn, (unsigned long long)qsum,
+		      sn, (unsigned long long)ssum);
+	assert_true(qn > 0);
+	assert_int_equal(qsum, ss.dropped);
+	assert_int_equal(qsum, after.queue_dropped - before.queue_dropped);
+	assert_int_equal(ssum, after.sink_lost - before.sink_lost);
+	assert_int_equal((uint64_t)got + qsum + ssum, (uint64_t)STALL_N + 1);
+	free(notices);
+	free(rd.buf);
+}
+
 static void test_bad_urls(void **state)
 {
 	static const char *const bad[] = {"http://x:1", "tcp://", "tcp://h:0", "tcp://h:99999",
@@ -907,6 +1095,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relp_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_reconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relp_stalled_collector, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_collector_stalls_nothing, setup, teardown),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */
