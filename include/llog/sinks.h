@@ -3,10 +3,26 @@
  *
  * A sink receives every record at or above its own minimum level, already
  * formatted once by the flusher, and a commit at the end of each flusher
- * batch. All sink callbacks run on the flusher thread only, one at a time
- * (the crash entry points too, from the crash handler on that thread).
+ * batch. A sink's callbacks run one at a time, either on the flusher
+ * thread (the file, console and callback sinks by default; the crash
+ * entry points too, from the crash handler on that thread) or on a thread
+ * of the sink's own behind a bounded queue (the syslog sink by default,
+ * any sink on request: llog_add_sink_opts), so that a sink that blocks
+ * stalls neither the application nor the other sinks.
  * A sink is created by its constructor and handed to llog_add_sink(), which
  * takes ownership.
+ *
+ * The guarantee per sink, in short:
+ *   file, console   on the flusher: every record, or the application waits
+ *                   (a slow disk or terminal is back-pressure); losses only
+ *                   on write errors, counted and said.
+ *   callback        on the flusher unless added with LLOG_SINK_THREAD_OWN:
+ *                   a slow callback is back-pressure; on its own thread it
+ *                   gets a queue with drops counted and announced.
+ *   syslog          on its own thread: a collector that stops reading costs
+ *                   only this sink's records, dropped from its queue (or
+ *                   its buffer) with exact counts in llog_get_sink_stats and
+ *                   llog_stats and a notice in its own stream.
  */
 #ifndef LLOG_SINKS_H
 #define LLOG_SINKS_H
@@ -46,8 +62,9 @@ struct llog_entry {
  * A sink is a struct llog_sink whose ops table starts with a version and only
  * ever grows at the end (like sqlite3_vfs); llog calls only the members that
  * exist in the version a sink declares. Every callback runs on the flusher
- * thread, never concurrently with another callback of the same sink, and
- * must not call LOG (such records are dropped and counted) or llog_flush /
+ * thread or on the sink's own thread (version 3, llog_add_sink_opts), never
+ * concurrently with another callback of the same sink, and must not call
+ * LOG (such records are dropped and counted) or llog_flush /
  * llog_shutdown (they return at once there).
  *   write   gets each entry at or above the sink's level. Returns the bytes
  *           it accepted (>= 0) or a negative errno (counted in write_errors).
@@ -68,6 +85,9 @@ struct llog_entry {
  *           child's first LOG then starts a flusher that uses the sink. A
  *           sink without after_fork is not used in the child (forgotten,
  *           not closed: its state is the parent's).
+ * Version 3 adds flags (LLOG_SINK_F_*): what llog_add_sink() should choose
+ * for the sink. A sink of an older version runs on the flusher unless added
+ * with LLOG_SINK_THREAD_OWN.
  * A failing sink never stops the others. To write a sink, embed struct
  * llog_sink first in your own struct and hand it to llog_add_sink().
  *
@@ -143,9 +163,13 @@ enum llog_sink_thread {
 /* What a sink's full queue does to the next entry. */
 enum llog_queue_full {
 	/* Drop the entry (the newest), count it (llog_get_sink_stats,
-	 * llog_stats.queue_dropped), and precede the next entry that fits,
-	 * in this sink's output only, by a WARN notice "llog: N records
-	 * dropped: sink NAME's queue was full". The default. */
+	 * llog_stats.queue_dropped), and go on dropping until the sink's
+	 * thread has emptied the queue to half its bound (one gap and one
+	 * notice per episode of overload; the sink's throughput is the same
+	 * since its thread always has work meanwhile); the next entry is
+	 * preceded, in this sink's output only, by a WARN notice "llog: N
+	 * records dropped: sink NAME's queue was full" carrying the sequence
+	 * number and time of the last one dropped. The default. */
 	LLOG_QUEUE_DROP = 0,
 	/* The flusher waits for room: every sink, then the application
 	 * (through the arenas and the configuration's overflow policy), goes
@@ -378,12 +402,15 @@ struct llog_callback_options {
 
 /*
  * Creates a sink that hands every entry to a user function. The functions
- * run on the flusher thread only, never concurrently with each other. They
- * must not call LOG: a record logged from them is not written, there is no
+ * run on the flusher thread, or, when the sink is added with
+ * llog_add_sink_opts() and LLOG_SINK_THREAD_OWN, on a thread of its own
+ * (then a callback that blocks holds up only its own queue); never
+ * concurrently with each other. They must not call LOG: a record logged from them is not written, there is no
  * deadlock and no recursion; it is dropped and counted in
  * llog_stats.dropped (the flusher thread never logs). They must not call
  * llog_flush() or llog_shutdown() either (those return at once there), and
- * should return quickly: every other sink waits for them. The callback sink
+ * should return quickly when on the flusher: every other sink waits for
+ * them. The callback sink
  * has no crash entry points: when the flusher thread crashes (in a callback
  * or elsewhere), the records not yet handed to it never are.
  *
@@ -460,7 +487,12 @@ struct llog_syslog_options {
  * message never starts a second record; over UDP and unix sockets each
  * message is one datagram.
  *
- * Delivery: the flusher, never the application thread, connects (lazily,
+ * Delivery: the sink runs on a thread of its own (LLOG_SINK_F_MAY_BLOCK;
+ * llog_add_sink_opts chooses the queue's size and policy, or
+ * LLOG_SINK_THREAD_FLUSHER to run it on the flusher as before version 3),
+ * so a collector that stops reading holds up nothing but this sink: its
+ * queue fills and drops (counted, announced once the collector reads
+ * again). That thread, never the application thread, connects (lazily,
  * at the first commit) and sends; a connect and each commit's sending are
  * bounded by timeout_ms and use MSG_NOSIGNAL (a collector that goes away
  * never raises SIGPIPE). While the collector is unreachable, messages are
@@ -484,8 +516,9 @@ struct llog_syslog_options {
  * acknowledgement reached llog. A message the collector rejects (a non-200
  * answer) counts in sink_lost. RELP messages longer than 8000 bytes are cut
  * (rsyslog's default limit; a longer frame makes imrelp drop the session).
- * No crash entry points: a crash of the flusher thread loses the messages
- * not yet sent (and, over RELP, not yet acknowledged).
+ * No crash entry points: a crash of the flusher thread hands the rest to
+ * the sink's thread, which sends what it can within about a second; what
+ * is not sent by then (and, over RELP, not yet acknowledged) is lost.
  *
  * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
  * allocates, resolves the host name (getaddrinfo: may block on DNS). Makes
