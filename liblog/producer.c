@@ -260,6 +260,12 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	va_list ap;
 
 	(void)fmt; /* the site holds the same literal */
+	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
+	 * the macro compiles such a constant out; a site made at run time,
+	 * as C++ does for a static with a variable level, reaches here):
+	 * never logged, never counted, never fatal (llog.h). */
+	if (__builtin_expect((unsigned)site->level > LLOG_FATAL, 0))
+		return;
 	va_start(ap, fmt);
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
