@@ -4,11 +4,17 @@
  * DESIGN
  * llog_format_entry() writes into a caller buffer, never allocates, never
  * overflows: output that does not fit is cut, and the line still ends with
- * '\n'. Every record is exactly one line: in text, bytes below 0x20 and 0x7f
- * in the message are escaped (\n, \r, \t, \xNN), so a message cannot forge
- * another record or drive the terminal; in JSON, strings follow RFC 8259
- * (quote, backslash and control characters escaped, invalid UTF-8 replaced
- * by U+FFFD), so the output is always valid JSON.
+ * '\n'. Every record is exactly one line, and no message can forge another
+ * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
+ * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), the C1
+ * controls too: U+0080..U+009F encoded in UTF-8 (c2 80 .. c2 9f) as
+ * \u0080..\u009f, and a byte 0x80..0x9f that is not part of a valid UTF-8
+ * sequence (an 8-bit terminal's C1, 0x9b is CSI) as \xNN; valid UTF-8
+ * above U+009F and stray bytes 0xa0..0xff are kept as they are. In JSON,
+ * strings follow RFC 8259 (quote, backslash and control characters
+ * escaped, the C1 controls as \u0080..\u009f, invalid UTF-8, stray
+ * 0x80..0x9f included, replaced by U+FFFD), so the output is always valid
+ * JSON.
  * Timestamps are formatted from integers (no gmtime, no locale): civil date
  * from days since 1970 by the usual era arithmetic of the proleptic Gregorian
  * calendar.
@@ -102,46 +108,6 @@ static void put_ts(struct llog__buf *o, int64_t ts_ns)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* Nonzero when one of the 8 bytes of w is below 0x20 or is 0x7f (SWAR:
- * for each byte b, (b - 0x20) borrows into bit 7 only if b < 0x20, and
- * b ^ 0x7f is zero only if b == 0x7f; ~w masks bytes >= 0x80 out). */
-static inline uint64_t has_ctl(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t del = w ^ (0x7f * ones);
-
-	return (((w - 0x20 * ones) | (del - ones)) & ~w & high);
-}
-
-static void put_text_escaped(struct llog__buf *o, const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		size_t j = i;
-		uint64_t w;
-
-		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
-			j += 8;
-		while (j < len && (unsigned char)s[j] >= 0x20 && s[j] != 0x7f)
-			j++;
-		llog__buf_put(o, s + i, j - i);
-		if (j == len)
-			break;
-		switch (s[j]) {
-		case '\n': llog__buf_put(o, "\\n", 2); break;
-		case '\r': llog__buf_put(o, "\\r", 2); break;
-		case '\t': llog__buf_put(o, "\\t", 2); break;
-		default: {
-			char e[4] = {'\\', 'x', hexdig[(unsigned char)s[j] >> 4],
-				     hexdig[(unsigned char)s[j] & 15]};
-			llog__buf_put(o, e, 4);
-		}
-		}
-		i = j + 1;
-	}
-}
-
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t len)
 {
@@ -171,6 +137,83 @@ static size_t utf8_len(const unsigned char *s, size_t len)
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return n;
+}
+
+/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f or is 0x80
+ * and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
+ * b < 0x20, b ^ 0x7f is zero only if b == 0x7f, and bit 7 of b itself is
+ * set for 0x80 and above). Bytes 0x80 and above go to the slow path, which
+ * tells valid UTF-8 (kept) from C1 controls and stray bytes. */
+static inline uint64_t has_ctl(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t del = w ^ (0x7f * ones);
+
+	return (((w - 0x20 * ones) | (del - ones) | w) & high);
+}
+
+/* Whether s[0..n) is a C1 control character, U+0080..U+009F, in UTF-8. */
+static inline int is_c1(const unsigned char *s, size_t n)
+{
+	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
+/* "\u00XX" for a C1 control character encoded as c2 XX. */
+static void put_u00(struct llog__buf *o, unsigned c)
+{
+	char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
+
+	llog__buf_put(o, e, 6);
+}
+
+static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i, n;
+		uint64_t w;
+		unsigned c;
+
+		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
+			j += 8;
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f)
+			j++;
+		llog__buf_put(o, str + i, j - i);
+		if (j == len)
+			break;
+		c = s[j];
+		if (c >= 0x80) {
+			n = utf8_len(s + j, len - j);
+			if (is_c1(s + j, n)) {
+				put_u00(o, s[j + 1]);
+				i = j + 2;
+				continue;
+			}
+			if (n > 0 || c >= 0xa0) {
+				/* Valid UTF-8 (above U+009F), or a stray byte
+				 * that is no control character in any
+				 * encoding: kept as it is. */
+				n = n > 0 ? n : 1;
+				llog__buf_put(o, str + j, n);
+				i = j + n;
+				continue;
+			}
+			/* A stray 0x80..0x9f: a C1 control to an 8-bit
+			 * terminal (0x9b is CSI). Escaped below. */
+		}
+		switch (c) {
+		case '\n': llog__buf_put(o, "\\n", 2); break;
+		case '\r': llog__buf_put(o, "\\r", 2); break;
+		case '\t': llog__buf_put(o, "\\t", 2); break;
+		default: {
+			char e[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
+			llog__buf_put(o, e, 4);
+		}
+		}
+		i = j + 1;
+	}
 }
 
 static void put_json_string(struct llog__buf *o, const char *str, size_t len)
@@ -211,6 +254,9 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len)
 		if (n == 0) {
 			llog__buf_put(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
+		} else if (is_c1(s + i, n)) {
+			put_u00(o, s[i + 1]); /* the same character, escaped */
+			i += 2;
 		} else {
 			/* Never emit half a character when cut. */
 			if (o->cap - o->n >= n)
