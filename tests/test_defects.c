@@ -13,6 +13,7 @@
  *     longer one cut with the marker and counted once; a line past a
  *     sink's hard limit cut with the marker and counted; the synchronous
  *     path likewise;
+ *   - UDP syslog to a closed port: every refused datagram in sink_lost.
  * Scenarios that would abort before their fix run in a child process.
  */
 #define _GNU_SOURCE
@@ -30,6 +31,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -724,6 +728,64 @@ static void test_sync_long_line(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- a UDP collector that refuses --------------------------------------- */
+
+/* A UDP port on 127.0.0.1 that nothing listens on: bound, read, closed. */
+static int closed_udp_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), port;
+
+	assert_true(fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/*
+ * Every datagram sent to a closed port is answered by an ICMP port
+ * unreachable (on loopback, never rate-limited); each is a lost record and
+ * counted once in sink_lost, with the error in write_errors. The count is
+ * read back while llog runs (each commit reads the socket's error queue),
+ * waiting for the ICMP errors with a deadline: they arrive after the
+ * sends. It must reach exactly the number of records, and never pass it.
+ */
+static void test_udp_refused_counted(void **state)
+{
+	struct llog_syslog_options so = {0};
+	struct llog_config cfg = {.flush_interval_ms = 5};
+	struct llog_stats before, now;
+	char url[64];
+	const int n = 50;
+	time_t deadline;
+
+	(void)state;
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", closed_udp_port());
+	so.url = url;
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&so)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	for (int i = 0; i < n; i++) {
+		LOG_INFO("refused %d", i);
+		if (i % 10 == 9)
+			llog_flush(); /* several commits, several datagrams each */
+	}
+	deadline = time(NULL) + 10;
+	do {
+		llog_flush();
+		llog_get_stats(&now);
+	} while (now.sink_lost - before.sink_lost < (uint64_t)n && time(NULL) < deadline);
+	llog_shutdown();
+	llog_get_stats(&now);
+	assert_int_equal(now.sink_lost - before.sink_lost, n);
+	assert_true(now.write_errors > before.write_errors);
+	assert_int_equal(now.written - before.written, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_long_records_whole),
 		cmocka_unit_test(test_file_line_cut_marked),
 		cmocka_unit_test(test_sync_long_line),
+		cmocka_unit_test(test_udp_refused_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
