@@ -2,9 +2,12 @@
  * console.c - the console sink: text or JSON lines on stderr or stdout.
  *
  * DESIGN
- * Entries are formatted into a 64 KiB buffer; the buffer is written with
- * llog__write_all when it cannot take the next line and at every commit, so
- * a batch costs one write(2) in the common case. Colour (the level name
+ * Entries are formatted straight into a buffer (64 KiB, grown to the
+ * longest line's bound, llog__line_bound, so every record arrives whole
+ * whatever max_record_bytes is; if growing fails, the line is cut to the
+ * buffer with the " [truncated]" marker and counted); the buffer is
+ * written with llog__write_all when it cannot take the next line and at
+ * every commit, so a batch costs one write(2) in the common case. Colour (the level name
  * only) when the descriptor is a terminal, or when asked for, and never when
  * NO_COLOR is set to a non-empty value (no-color.org). Write errors are
  * returned to the flusher, which counts them; the buffer is then discarded
@@ -25,16 +28,18 @@
 #include "sink.h"
 
 #define BUF_SIZE (64 * 1024)
-#define LINE_MAX_BYTES (16 * 1024)
+/* Room for the colour codes around the level name ("\033[1;35m" and
+ * "\033[0m": 11 bytes at most). */
+#define COLOR_ROOM 16
 
 struct console {
 	struct llog_sink base; /* first */
 	int fd;
 	int color;
-	size_t used;
+	size_t used, cap;
 	long pending_bytes;
 	int error;
-	char buf[BUF_SIZE];
+	char *buf;
 	/* crash path */
 	int crash_started;
 	size_t crash_used;
@@ -64,29 +69,47 @@ static void note(struct console *c, long rc)
 static const char *const colors[] = {"\033[90m", "\033[36m", "\033[32m",
 				     "\033[33m", "\033[31m", "\033[1;35m"};
 
+/* Makes the (empty) buffer at least `need` bytes; keeps it as it is when
+ * memory is short (the line is then cut to it). */
+static void grow(struct console *c, size_t need)
+{
+	size_t cap = c->cap;
+	char *p;
+
+	while (cap < need)
+		cap *= 2;
+	p = realloc(c->buf, cap);
+	if (p != NULL) {
+		c->buf = p;
+		c->cap = cap;
+	}
+}
+
 static long console_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct console *c = (struct console *)s;
-	char line[LINE_MAX_BYTES];
-	size_t n = llog_format_entry(e, s->format, line, sizeof(line));
+	size_t bound = llog__line_bound(e, s->format), room, n;
+	char *line;
 
-	if (c->used + n + 16 > BUF_SIZE)
+	if (c->used + bound + COLOR_ROOM > c->cap)
 		note(c, flush_buf(c));
+	if (bound + COLOR_ROOM > c->cap)
+		grow(c, bound + COLOR_ROOM);
+	room = c->cap - c->used - COLOR_ROOM;
+	line = c->buf + c->used;
+	n = llog__format_line(e, s->format, line, bound < room ? bound : room);
+	c->used += n;
 	if (c->color && s->format == LLOG_FORMAT_TEXT && (unsigned)e->level < LLOG_OFF &&
 	    n > 36) {
 		/* Colour the level name: bytes 31..35 of a text line. */
 		const char *col = colors[e->level];
 		size_t cl = strlen(col);
 
-		memcpy(c->buf + c->used, line, 31);
-		memcpy(c->buf + c->used + 31, col, cl);
-		memcpy(c->buf + c->used + 31 + cl, line + 31, 5);
-		memcpy(c->buf + c->used + 36 + cl, "\033[0m", 4);
-		memcpy(c->buf + c->used + 40 + cl, line + 36, n - 36);
-		c->used += n + cl + 4;
-	} else {
-		memcpy(c->buf + c->used, line, n);
-		c->used += n;
+		memmove(line + 40 + cl, line + 36, n - 36);
+		memmove(line + 31 + cl, line + 31, 5);
+		memcpy(line + 31, col, cl);
+		memcpy(line + 36 + cl, "\033[0m", 4);
+		c->used += cl + 4;
 	}
 	return (long)n;
 }
@@ -126,12 +149,18 @@ static long console_crash_write(struct llog_sink *s, const struct llog_entry *e,
 	struct console *c = (struct console *)s;
 	size_t n;
 
+	size_t need = llog__line_bound(e, s->format);
+
+	/* Lines longer than the crash buffer are cut with the marker and
+	 * counted: no allocation here. */
+	if (need > BUF_SIZE)
+		need = BUF_SIZE;
 	crash_begin(c, interrupted);
-	if (BUF_SIZE - c->crash_used < LINE_MAX_BYTES) {
+	if (BUF_SIZE - c->crash_used < need) {
 		crash_out(c, c->crash, c->crash_used);
 		c->crash_used = 0;
 	}
-	n = llog_format_entry(e, s->format, c->crash + c->crash_used, LINE_MAX_BYTES);
+	n = llog__format_line(e, s->format, c->crash + c->crash_used, need);
 	c->crash_used += n;
 	return (long)n;
 }
@@ -151,6 +180,7 @@ static void console_close(struct llog_sink *s)
 	struct console *c = (struct console *)s;
 
 	(void)flush_buf(c);
+	free(c->buf);
 	free(c);
 }
 
@@ -202,6 +232,12 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 	c = malloc(sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	c->cap = BUF_SIZE;
+	c->buf = malloc(c->cap);
+	if (c->buf == NULL) {
+		free(c);
+		return NULL;
+	}
 	c->base.ops = &console_ops;
 	c->base.level = o.level;
 	c->base.format = o.format;

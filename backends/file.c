@@ -92,6 +92,7 @@
 #include "sink.h"
 #include "file.h"
 
+/* The pieces in which the crash path copies pending lines. */
 #define LINE_MAX_BYTES (16 * 1024)
 #define IN_CAP ((size_t)LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
 #define META_ROOM (8 + LLOG_META_MAX)
@@ -257,13 +258,22 @@ static void flush_chunks(struct llog__file_sink *fs)
 
 /* ---- the sink callbacks (flusher thread only) ---------------------------- */
 
+/*
+ * The line is formatted straight into the last chunk, with room for its
+ * bound (llog__line_bound), so a record of any max_record_bytes arrives
+ * whole; only a line longer than a frame's content
+ * (LLOG_FRAME_CONTENT_MAX, the format's hard limit) is cut, with the
+ * " [truncated]" marker, and counted (llog__format_line). A chunk may so
+ * end up to one bound short of the limit.
+ */
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	char line[LINE_MAX_BYTES];
-	size_t n = llog_format_entry(e, s->format, line, sizeof(line));
+	size_t n = llog__line_bound(e, s->format);
 	struct llog__file_chunk *c;
 
+	if (n > LLOG_FRAME_CONTENT_MAX)
+		n = LLOG_FRAME_CONTENT_MAX;
 	if (fs->nch == 0 || fs->ch[fs->nch - 1].len + n > LLOG_FRAME_CONTENT_MAX) {
 		/* The last chunk is full: write what is pending early, and when
 		 * that fails with the backlog at its bound, drop the oldest. */
@@ -278,9 +288,9 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0};
 	}
 	/* in_len + n <= IN_CAP: at most LLOG__FILE_MAX_CHUNKS chunks of at most
-	 * LLOG_FRAME_CONTENT_MAX bytes each (a line is far shorter). */
+	 * LLOG_FRAME_CONTENT_MAX bytes each, the last one with room for n. */
 	c = &fs->ch[fs->nch - 1];
-	memcpy(fs->in + fs->in_len, line, n);
+	n = llog__format_line(e, s->format, fs->in + fs->in_len, n);
 	fs->in_len += n;
 	c->len += n;
 	c->records++;
@@ -341,10 +351,10 @@ static void crash_emit(struct llog__file_sink *fs)
 	fs->crash_len = 0;
 }
 
-/* Room for a line of up to LINE_MAX_BYTES in the crash frame. */
-static char *crash_room(struct llog__file_sink *fs)
+/* Room for `need` bytes (at most CRASH_BLOCK) in the crash frame. */
+static char *crash_room(struct llog__file_sink *fs, size_t need)
 {
-	if (CRASH_BLOCK - fs->crash_len < LINE_MAX_BYTES)
+	if (CRASH_BLOCK - fs->crash_len < need)
 		crash_emit(fs);
 	return fs->crash + CRASH_HDR + fs->crash_len;
 }
@@ -365,7 +375,7 @@ static void crash_begin(struct llog__file_sink *fs, int interrupted)
 
 		if (n > LINE_MAX_BYTES)
 			n = LINE_MAX_BYTES;
-		memcpy(crash_room(fs), line, n);
+		memcpy(crash_room(fs, n), line, n);
 		fs->crash_len += n;
 		off += n;
 	}
@@ -376,8 +386,13 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	size_t n;
 
+	/* A line longer than a crash block is cut with the marker and
+	 * counted: no allocation here. */
+	n = llog__line_bound(e, s->format);
+	if (n > CRASH_BLOCK)
+		n = CRASH_BLOCK;
 	crash_begin(fs, interrupted);
-	n = llog_format_entry(e, s->format, crash_room(fs), LINE_MAX_BYTES);
+	n = llog__format_line(e, s->format, crash_room(fs, n), n);
 	fs->crash_len += n;
 	return (long)n;
 }

@@ -20,6 +20,9 @@
  *
  * Invariants, in messages:
  *   received == sent + queued + dropped (llog__count_sink_lost)
+ *   (UDP: a sent datagram that an ICMP error reports refused is counted
+ *   in sink_lost too, once, with -ECONNREFUSED as the commit's error and
+ *   a diagnostic: syslog_transport.c says what can and cannot be known)
  *   queued bytes <= buffer_bytes (the oldest are dropped to make room; a
  *   partly sent TCP message dropped this way also drops the connection,
  *   so a frame is never cut; RELP keeps what is in flight and drops the
@@ -85,8 +88,24 @@ static void count_drop_of(struct llog__syslog_sink *s, size_t at)
 	llog__count_sink_lost(1);
 }
 
+/* UDP: datagrams an ICMP error reported lost (syslog_transport.c) count
+ * in sink_lost, as a sink error, with a diagnostic. */
+static void count_refused(struct llog__syslog_sink *s)
+{
+	uint64_t n = llog__syslog_refusals(s, s->fd);
+
+	if (n == 0)
+		return;
+	llog__count_sink_lost(n);
+	if (s->err == 0)
+		s->err = -ECONNREFUSED;
+	llog__diag("syslog sink: %llu messages refused by the collector (%s)",
+		   (unsigned long long)n, strerror(ECONNREFUSED));
+}
+
 static void disconnect(struct llog__syslog_sink *s)
 {
+	count_refused(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
@@ -215,8 +234,12 @@ static int send_one(struct llog__syslog_sink *s, const char *m, size_t n, size_t
 		}
 		if (rc == -EINTR)
 			continue;
-		if (rc == -ECONNREFUSED && s->tr->stale_refusal)
-			continue; /* reports an earlier datagram; this one was not sent */
+		if (rc == -ECONNREFUSED && s->tr->stale_refusal) {
+			/* Reports an earlier datagram, lost; this one was not
+			 * sent and goes again. */
+			count_refused(s);
+			continue;
+		}
 		if (rc == -EAGAIN || rc == -ENOBUFS) {
 			if (llog__net_wait(s->fd, POLLOUT, deadline) != 0)
 				return -EAGAIN;
@@ -292,6 +315,7 @@ static int try_connect(struct llog__syslog_sink *s, int force)
 	fd = socket(s->addr.ss_family, s->tr->socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	llog__syslog_watch_refusals(s, fd);
 	deadline = llog__mono_ms() + s->timeout_ms;
 	rc = connect_by(s, fd, deadline);
 	s->fd = fd;
@@ -330,6 +354,7 @@ static void drain(struct llog__syslog_sink *s, int closing)
 	if (s->fd >= 0 && s->tr->unacked && s->q.send_off == 0 && s->q.count > 0 &&
 	    peer_gone(s->fd))
 		disconnect(s);
+	count_refused(s);
 	while (s->q.count > 0 || s->dropped > 0 || (s->broke && s->fd < 0)) {
 		if ((rc = try_connect(s, closing)) != 0)
 			goto fail;
@@ -419,6 +444,7 @@ static void syslog_close(struct llog_sink *base)
 		llog__diag("syslog sink: %llu messages not delivered at close",
 			   (unsigned long long)records);
 	}
+	count_refused(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->q.p);

@@ -93,6 +93,14 @@ struct llog__syslog_frame {
 void llog__syslog_frame(const struct llog__syslog_sink *s, const char *m, size_t n,
 			struct llog__syslog_frame *f);
 
+/* UDP: asks the kernel to queue the ICMP errors fd receives (IP_RECVERR);
+ * nothing for the other transports. */
+void llog__syslog_watch_refusals(const struct llog__syslog_sink *s, int fd);
+/* UDP: reads fd's error queue; returns how many datagrams sent on it were
+ * reported lost by an ICMP error since the last call (0 for the other
+ * transports). */
+uint64_t llog__syslog_refusals(const struct llog__syslog_sink *s, int fd);
+
 /* ---- syslog_fmt.c ---------------------------------------------------------- */
 
 /* The entry as one RFC 5424 message into out[0..cap), cut at cap. Returns

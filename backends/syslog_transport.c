@@ -9,7 +9,7 @@
  * chosen once from the URL's scheme; nothing branches on the scheme after
  * that.
  *   udp://HOST[:PORT]    datagrams, cut to max_udp_bytes (default 2048); an
- *                        ECONNREFUSED reports an earlier datagram
+ *                        ECONNREFUSED reports an earlier datagram (below)
  *   tcp://HOST[:PORT]    a stream, RFC 6587 octet counting: "LEN " MSG
  *   relp://HOST[:PORT]   a RELP session (relp.c): "TXNR syslog LEN " MSG LF
  *   unix:PATH, unix://PATH   datagrams on a unix socket, never cut
@@ -24,6 +24,19 @@
  * LLOG__RELP_MAX_MSG bytes (rsyslog's default maxMessageSize is 8 KiB; a
  * longer frame makes imrelp abort the session, which would resend it
  * forever).
+ *
+ * Refused datagrams (UDP): a datagram to a port nothing listens on is
+ * answered by an ICMP port unreachable after it left; a later send then
+ * fails with ECONNREFUSED (that send did not happen and is retried). The
+ * socket is made with IP_RECVERR (IPV6_RECVERR), so the kernel queues one
+ * error per ICMP error received, each naming one datagram that was lost;
+ * llog__syslog_refusals reads that queue. Every such datagram is so
+ * counted once, in sink_lost (syslog.c), when the sink next looks: at each
+ * refused send, each drain and at close. Not knowable, so not counted: a
+ * datagram whose ICMP error never comes (a firewall, ICMP rate limits on
+ * other hosts than this one, a collector that reads nothing) or comes after
+ * the sink closed its socket, and errors beyond the socket's receive
+ * buffer, which the kernel drops.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +48,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <linux/errqueue.h>
 
 #include "syslog_sink.h"
 
@@ -181,4 +195,51 @@ void llog__syslog_frame(const struct llog__syslog_sink *s, const char *m, size_t
 	f->part[2] = (struct iovec){(char *)TRUNC_MARK, tl};
 	f->part[3] = (struct iovec){(char *)s->tr->trailer, strlen(s->tr->trailer)};
 	f->total = pl + cut + tl + f->part[3].iov_len;
+}
+
+/* ---- refused datagrams --------------------------------------------------- */
+
+void llog__syslog_watch_refusals(const struct llog__syslog_sink *s, int fd)
+{
+	int on = 1;
+
+	if (!s->tr->stale_refusal)
+		return;
+	if (s->addr.ss_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
+	else
+		(void)setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on));
+}
+
+uint64_t llog__syslog_refusals(const struct llog__syslog_sink *s, int fd)
+{
+	uint64_t n = 0;
+
+	if (!s->tr->stale_refusal || fd < 0)
+		return 0;
+	for (;;) {
+		char data[64];
+		union {
+			struct cmsghdr align;
+			char buf[512];
+		} ctl;
+		struct iovec iov = {data, sizeof(data)};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+				    .msg_controllen = sizeof(ctl.buf)};
+
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return n; /* EAGAIN: the queue is empty */
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+			struct sock_extended_err ee;
+
+			if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+			      (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR)))
+				continue;
+			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			/* An ICMP error names one datagram that did not
+			 * arrive; local errors failed a send, which said so. */
+			if (ee.ee_origin == SO_EE_ORIGIN_ICMP || ee.ee_origin == SO_EE_ORIGIN_ICMP6)
+				n++;
+		}
+	}
 }

@@ -34,7 +34,17 @@ extern "C" {
 #define LLOG_VERSION_MINOR 1
 #define LLOG_VERSION_PATCH 0
 
-/* Severity levels. Values are part of the ABI and never renumbered. */
+/*
+ * Severity levels. Values are part of the ABI and never renumbered.
+ * A record's level is one of LLOG_TRACE .. LLOG_FATAL. LLOG_OFF is a
+ * threshold only (llog_set_level, llog_config.level, a sink's level):
+ * LOG(LLOG_OFF, ...), like LOG with any value outside TRACE..FATAL, is
+ * never logged and never fatal. With a constant level (the only kind a C
+ * LOG accepts: the call site is a static) the call is compiled out, its
+ * arguments unevaluated; a call site whose level is known only at run
+ * time (C++, where a static may be initialised from a variable) is
+ * ignored at run time: nothing is written or counted, and it returns.
+ */
 enum llog_level {
 	LLOG_TRACE = 0,
 	LLOG_DEBUG = 1,
@@ -299,11 +309,14 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 
 /*
  * LOG(level, fmt, ...): one statement. fmt must be a string literal. When
- * the level is disabled the arguments are not evaluated.
+ * the level is disabled, or is not a record's level (LLOG_OFF, or outside
+ * LLOG_TRACE..LLOG_FATAL: see enum llog_level), the arguments are not
+ * evaluated and nothing is logged.
  */
 #define LOG(level, ...)                                                       \
 	do {                                                                  \
 		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
+		    (unsigned)(level) <= (unsigned)LLOG_FATAL &&              \
 		    (int)(level) >= __atomic_load_n(&llog__min_level,         \
 						    __ATOMIC_RELAXED)) {      \
 			static struct llog_site llog__site_ = {               \

@@ -3,12 +3,22 @@
  *
  * DESIGN
  * llog_format_entry() writes into a caller buffer, never allocates, never
- * overflows: output that does not fit is cut, and the line still ends with
- * '\n'. Every record is exactly one line: in text, bytes below 0x20 and 0x7f
- * in the message are escaped (\n, \r, \t, \xNN), so a message cannot forge
- * another record or drive the terminal; in JSON, strings follow RFC 8259
- * (quote, backslash and control characters escaped, invalid UTF-8 replaced
- * by U+FFFD), so the output is always valid JSON.
+ * overflows: output that does not fit is cut, ends with the marker
+ * " [truncated]" (inside the message string in JSON: the line stays valid
+ * JSON; an escape sequence or a UTF-8 character is never cut in half) and
+ * the line still ends with '\n'. llog's own sinks size their buffers with
+ * llog__line_bound, so they cut only at a hard limit of theirs, through
+ * llog__format_line, which also counts the cut in stats.truncated. Every record is exactly one line, and no message can forge another
+ * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
+ * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), the C1
+ * controls too: U+0080..U+009F encoded in UTF-8 (c2 80 .. c2 9f) as
+ * \u0080..\u009f, and a byte 0x80..0x9f that is not part of a valid UTF-8
+ * sequence (an 8-bit terminal's C1, 0x9b is CSI) as \xNN; valid UTF-8
+ * above U+009F and stray bytes 0xa0..0xff are kept as they are. In JSON,
+ * strings follow RFC 8259 (quote, backslash and control characters
+ * escaped, the C1 controls as \u0080..\u009f, invalid UTF-8, stray
+ * 0x80..0x9f included, replaced by U+FFFD), so the output is always valid
+ * JSON.
  * Timestamps are formatted from integers (no gmtime, no locale): civil date
  * from days since 1970 by the usual era arithmetic of the proleptic Gregorian
  * calendar.
@@ -17,7 +27,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "render.h" /* LLOG__MARKER: the same marker as a cut message's */
 #include "sink.h"
+#include "stats.h"
 
 /* The line is built in a struct llog__buf whose cap excludes the byte
  * kept for the final '\n'. */
@@ -102,44 +114,17 @@ static void put_ts(struct llog__buf *o, int64_t ts_ns)
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* Nonzero when one of the 8 bytes of w is below 0x20 or is 0x7f (SWAR:
- * for each byte b, (b - 0x20) borrows into bit 7 only if b < 0x20, and
- * b ^ 0x7f is zero only if b == 0x7f; ~w masks bytes >= 0x80 out). */
-static inline uint64_t has_ctl(uint64_t w)
+/* Appends s[0..n) whole or not at all (an escape sequence or a UTF-8
+ * character is never cut in half); sets cut and fills the room when it
+ * does not fit, so nothing after it is appended either. */
+static void put_whole(struct llog__buf *o, const char *s, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t del = w ^ (0x7f * ones);
-
-	return (((w - 0x20 * ones) | (del - ones)) & ~w & high);
-}
-
-static void put_text_escaped(struct llog__buf *o, const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		size_t j = i;
-		uint64_t w;
-
-		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
-			j += 8;
-		while (j < len && (unsigned char)s[j] >= 0x20 && s[j] != 0x7f)
-			j++;
-		llog__buf_put(o, s + i, j - i);
-		if (j == len)
-			break;
-		switch (s[j]) {
-		case '\n': llog__buf_put(o, "\\n", 2); break;
-		case '\r': llog__buf_put(o, "\\r", 2); break;
-		case '\t': llog__buf_put(o, "\\t", 2); break;
-		default: {
-			char e[4] = {'\\', 'x', hexdig[(unsigned char)s[j] >> 4],
-				     hexdig[(unsigned char)s[j] & 15]};
-			llog__buf_put(o, e, 4);
-		}
-		}
-		i = j + 1;
+	if (n > o->cap - o->n) {
+		o->n = o->cap;
+		o->cut = 1;
+		return;
 	}
+	llog__buf_put(o, s, n);
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
@@ -173,12 +158,95 @@ static size_t utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
-static void put_json_string(struct llog__buf *o, const char *str, size_t len)
+/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f or is 0x80
+ * and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
+ * b < 0x20, b ^ 0x7f is zero only if b == 0x7f, and bit 7 of b itself is
+ * set for 0x80 and above). Bytes 0x80 and above go to the slow path, which
+ * tells valid UTF-8 (kept) from C1 controls and stray bytes. */
+static inline uint64_t has_ctl(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t del = w ^ (0x7f * ones);
+
+	return (((w - 0x20 * ones) | (del - ones) | w) & high);
+}
+
+/* Whether s[0..n) is a C1 control character, U+0080..U+009F, in UTF-8. */
+static inline int is_c1(const unsigned char *s, size_t n)
+{
+	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
+/* "\u00XX" for a C1 control character encoded as c2 XX. */
+static void put_u00(struct llog__buf *o, unsigned c)
+{
+	char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
+
+	put_whole(o, e, 6);
+}
+
+static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
+	while (i < len) {
+		size_t j = i, n;
+		uint64_t w;
+		unsigned c;
+
+		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
+			j += 8;
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f)
+			j++;
+		llog__buf_put(o, str + i, j - i);
+		if (j == len)
+			break;
+		c = s[j];
+		if (c >= 0x80) {
+			n = utf8_len(s + j, len - j);
+			if (is_c1(s + j, n)) {
+				put_u00(o, s[j + 1]);
+				i = j + 2;
+				continue;
+			}
+			if (n > 0 || c >= 0xa0) {
+				/* Valid UTF-8 (above U+009F), or a stray byte
+				 * that is no control character in any
+				 * encoding: kept as it is. */
+				n = n > 0 ? n : 1;
+				put_whole(o, str + j, n);
+				i = j + n;
+				continue;
+			}
+			/* A stray 0x80..0x9f: a C1 control to an 8-bit
+			 * terminal (0x9b is CSI). Escaped below. */
+		}
+		switch (c) {
+		case '\n': put_whole(o, "\\n", 2); break;
+		case '\r': put_whole(o, "\\r", 2); break;
+		case '\t': put_whole(o, "\\t", 2); break;
+		default: {
+			char e[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
+			put_whole(o, e, 4);
+		}
+		}
+		i = j + 1;
+	}
+}
+
+/* A JSON string; when it is cut, tail[0..tl) ends it, before the closing
+ * quote, which is always there (room is kept for both). */
+static void put_json_string(struct llog__buf *o, const char *str, size_t len, const char *tail,
+			    size_t tl)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, cap = o->cap;
+
 	llog__buf_putc(o, '"');
+	if (o->cap - o->n < 1 + tl)
+		return;
+	o->cap -= 1 + tl;
 	while (i < len) {
 		unsigned c = s[i];
 		size_t n;
@@ -193,36 +261,35 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len)
 			continue;
 		}
 		switch (c) {
-		case '"': llog__buf_put(o, "\\\"", 2); i++; continue;
-		case '\\': llog__buf_put(o, "\\\\", 2); i++; continue;
-		case '\n': llog__buf_put(o, "\\n", 2); i++; continue;
-		case '\r': llog__buf_put(o, "\\r", 2); i++; continue;
-		case '\t': llog__buf_put(o, "\\t", 2); i++; continue;
+		case '"': put_whole(o, "\\\"", 2); i++; continue;
+		case '\\': put_whole(o, "\\\\", 2); i++; continue;
+		case '\n': put_whole(o, "\\n", 2); i++; continue;
+		case '\r': put_whole(o, "\\r", 2); i++; continue;
+		case '\t': put_whole(o, "\\t", 2); i++; continue;
 		default: break;
 		}
 		if (c < 0x20) {
 			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
 
-			llog__buf_put(o, e, 6);
+			put_whole(o, e, 6);
 			i++;
 			continue;
 		}
 		n = utf8_len(s + i, len - i);
 		if (n == 0) {
-			llog__buf_put(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			put_whole(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
+		} else if (is_c1(s + i, n)) {
+			put_u00(o, s[i + 1]); /* the same character, escaped */
+			i += 2;
 		} else {
-			/* Never emit half a character when cut. */
-			if (o->cap - o->n >= n)
-				llog__buf_put(o, str + i, n);
-			else
-				o->n = o->cap;
+			put_whole(o, str + i, n);
 			i += n;
 		}
 	}
-	/* Keep room for the closing quote even when cut. */
-	if (o->n == o->cap && o->cap > 0)
-		o->n--;
+	o->cap = cap;
+	if (o->cut)
+		llog__buf_put(o, tail, tl);
 	llog__buf_putc(o, '"');
 }
 
@@ -255,7 +322,10 @@ static void put_level(struct llog__buf *o, enum llog_level level, int pad)
 		llog__buf_fill(o, ' ', 5 - n);
 }
 
-static void format_text(struct llog__buf *o, const struct llog_entry *e)
+/* The line of e; a message cut by the room ends with tail[0..tl) (room is
+ * kept for it). */
+static void format_text(struct llog__buf *o, const struct llog_entry *e, const char *tail,
+			size_t tl)
 {
 	const char *fname;
 	size_t flen;
@@ -271,10 +341,17 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e)
 	llog__buf_putc(o, ':');
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_putc(o, ' ');
+	if (o->cap - o->n < tl)
+		return;
+	o->cap -= tl;
 	put_text_escaped(o, e->msg, e->msg_len);
+	o->cap += tl;
+	if (o->cut)
+		llog__buf_put(o, tail, tl);
 }
 
-static void format_json(struct llog__buf *o, const struct llog_entry *e)
+static void format_json(struct llog__buf *o, const struct llog_entry *e, const char *tail,
+			size_t tl)
 {
 	llog__buf_put(o, "{\"seq\":", 7);
 	llog__buf_num(o, e->seq, 10);
@@ -285,31 +362,81 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e)
 	llog__buf_put(o, "\",\"thread\":", 11);
 	llog__buf_num(o, e->tid, 10);
 	llog__buf_put(o, ",\"file\":", 8);
-	put_json_string(o, e->file, strlen(e->file));
+	put_json_string(o, e->file, strlen(e->file), "", 0);
 	llog__buf_put(o, ",\"line\":", 8);
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_put(o, ",\"func\":", 8);
-	put_json_string(o, e->func, strlen(e->func));
+	put_json_string(o, e->func, strlen(e->func), "", 0);
 	llog__buf_put(o, ",\"msg\":", 7);
 	/* The closing brace must survive a cut message. */
 	if (o->cap > o->n + 1) {
 		o->cap--;
-		put_json_string(o, e->msg, e->msg_len);
+		put_json_string(o, e->msg, e->msg_len, tail, tl);
 		o->cap++;
 	}
 	llog__buf_putc(o, '}');
 }
 
+/* One attempt into buf[0..cap) (cap > 0); *cut when something did not
+ * fit. A cut line ends with tail. */
+static size_t format_once(const struct llog_entry *e, enum llog_format format, char *buf,
+			  size_t cap, const char *tail, size_t tl, int *cut)
+{
+	struct llog__buf o = LLOG__BUF(buf, cap - 1);
+
+	if (format == LLOG_FORMAT_JSON)
+		format_json(&o, e, tail, tl);
+	else
+		format_text(&o, e, tail, tl);
+	buf[o.n++] = '\n';
+	*cut = o.cut;
+	return o.n;
+}
+
+/* A line that does not fit is made again with room kept for the marker:
+ * only lines that are cut pay twice. */
+static size_t format_line(const struct llog_entry *e, enum llog_format format, char *buf,
+			  size_t cap, int *cut)
+{
+	size_t n;
+
+	if (cap == 0) {
+		*cut = 1;
+		return 0;
+	}
+	n = format_once(e, format, buf, cap, "", 0, cut);
+	if (*cut)
+		n = format_once(e, format, buf, cap, LLOG__MARKER, LLOG__MARKER_LEN, cut), *cut = 1;
+	return n;
+}
+
 size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, char *buf, size_t cap)
 {
-	struct llog__buf o = LLOG__BUF(buf, cap ? cap - 1 : 0);
+	int cut;
 
-	if (cap == 0)
-		return 0;
-	if (format == LLOG_FORMAT_JSON)
-		format_json(&o, e);
-	else
-		format_text(&o, e);
-	buf[o.n++] = '\n';
-	return o.n;
+	return format_line(e, format, buf, cap, &cut);
+}
+
+size_t llog__format_line(const struct llog_entry *e, enum llog_format format, char *buf,
+			 size_t cap)
+{
+	int cut;
+	size_t n = format_line(e, format, buf, cap, &cut);
+
+	if (cut)
+		llog__count(truncated, 1);
+	return n;
+}
+
+size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
+{
+	/* Text: at most 4 bytes per message byte (\xNN; \u00NN stands for
+	 * two), plus the header: timestamp 30, level 5, tid and line 20 +
+	 * 10 digits, the base name, separators. JSON: at most 6 bytes per
+	 * byte of file, function and message (\u00NN), plus the fixed keys
+	 * and numbers (73 bytes in text, 160 in JSON). */
+	size_t k = format == LLOG_FORMAT_JSON ? 6 : 4;
+	size_t names = strlen(e->file) + (format == LLOG_FORMAT_JSON ? strlen(e->func) : 0);
+
+	return k * (e->msg_len + names) + 192;
 }

@@ -18,8 +18,9 @@
  * use restarts llog, control.h; from a sink callback on the flusher:
  * dropped), a record that cannot be logged (no arena, re-entry from a
  * signal handler, a LOG from a sink callback, a full ring under DROP:
- * counted; for DROP also shown as a notice before the thread's next
- * record), and LOG_FATAL's tail (flush, then abort), written once.
+ * counted; for DROP and re-entry also shown as a notice before the
+ * thread's next record), and LOG_FATAL's tail (flush, then abort),
+ * written once.
  *
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
@@ -46,6 +47,21 @@
 static inline uint32_t align8(size_t n)
 {
 	return ((uint32_t)n + 7u) & ~7u;
+}
+
+/*
+ * The thread's count of records dropped since its last pushed record,
+ * which that record's drop notice reports. Changed only by read-modify-
+ * writes of one instruction (a lock-prefixed add on x86; an LL/SC loop
+ * that a signal restarts elsewhere), because a signal handler of this
+ * thread adds to it (dropped re-entry) at any point of a LOG it
+ * interrupted, including between that LOG's read of the count and its
+ * subtraction after the push. Relaxed: only this thread and its own
+ * handlers touch it; the record carries its copy to the flusher.
+ */
+static inline _Atomic uint32_t *pending_drops(struct llog__arena *a)
+{
+	return (_Atomic uint32_t *)&a->dropped_pending;
 }
 
 /*
@@ -195,7 +211,7 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
 	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
 	r->site = site;
 	r->arena = a;
-	r->dropped = a->dropped_pending;
+	r->dropped = llog__load_relaxed(pending_drops(a));
 	return r;
 }
 
@@ -231,10 +247,16 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 
 /* No arena (no memory), re-entry from a signal handler that interrupted a
  * LOG of this thread, or a LOG from a sink callback on the flusher (whose
- * arena is always in_log): dropped and counted. */
-static void __attribute__((noinline, cold)) not_logged(const struct llog_site *site)
+ * arena is always in_log): dropped and counted. A re-entry also feeds the
+ * thread's drop notice (before its next record, or at its exit); the
+ * flusher's and the sink threads' shared header arena does not: they
+ * never push records. */
+static void __attribute__((noinline, cold))
+not_logged(const struct llog_site *site, struct llog__arena *a)
 {
 	llog__count_dropped();
+	if (a != NULL && !llog__arena_thread_is_internal())
+		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
 	if (site->level >= LLOG_FATAL)
 		fatal_abort(NULL);
 }
@@ -256,10 +278,16 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	struct llist_node *first;
 	struct llog__arena *a;
 	struct llog__rec *r;
-	uint32_t old_reserve;
+	uint32_t old_reserve, carried;
 	va_list ap;
 
 	(void)fmt; /* the site holds the same literal */
+	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
+	 * the macro compiles such a constant out; a site made at run time,
+	 * as C++ does for a static with a variable level, reaches here):
+	 * never logged, never counted, never fatal (llog.h). */
+	if (__builtin_expect((unsigned)site->level > LLOG_FATAL, 0))
+		return;
 	va_start(ap, fmt);
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
@@ -273,7 +301,7 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	a = llog__arena_get();                                         /* 2 */
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
 		va_end(ap);
-		not_logged(site);
+		not_logged(site, a);
 		return;
 	}
 	a->in_log = 1;
@@ -285,10 +313,14 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	r = capture(a, site, plan, ap);                                /* 3, 4 */
 	va_end(ap);
 	if (__builtin_expect(r == NULL, 0)) {
-		a->dropped_pending++;
+		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
 		llog__count_dropped();
-	} else if (__builtin_expect(llog__push_from(r, first) == 0, 1)) { /* 5 */
-		a->dropped_pending = 0;
+	} else if (carried = r->dropped,                               /* 5 */
+		   __builtin_expect(llog__push_from(r, first) == 0, 1)) {
+		/* Only what the record carries: a handler's drop counted
+		 * after the record read the count stays for the next one. */
+		if (__builtin_expect(carried != 0, 0))
+			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
 		if (__builtin_expect(site->level >= LLOG_ERROR, 0))
 			llog__wake_flusher();
 		else

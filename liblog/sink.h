@@ -27,6 +27,15 @@ void llog__count_repaired(void);
  * the record path. printf-style; thread-safe. */
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* llog_format_entry for llog's own sinks: a line that does not fit cap
+ * (a hard limit of the sink) is cut with the marker " [truncated]" and
+ * counted once in stats.truncated. Async-signal-safe. */
+size_t llog__format_line(const struct llog_entry *e, enum llog_format format, char *buf,
+			 size_t cap);
+/* An upper bound of the length of e's whole line in format (the buffer
+ * that llog__format_line never needs to cut in). */
+size_t llog__line_bound(const struct llog_entry *e, enum llog_format format);
+
 /* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":
  * exactly 30 bytes into out, no NUL. The same text as in llog's lines. */
 void llog__ts_rfc3339(char *out, int64_t ts_ns);

@@ -11,7 +11,11 @@
 #include "stats.h"
 #include "sync.h"
 
-#define LINE_BYTES 8192
+/* Room for the longest message (LLOG__SYNC_MSG and the marker) escaped
+ * (at most 4 bytes a byte) and the header: such a line is never cut. A
+ * longer one (a source file name of hundreds of bytes) is cut with the
+ * marker and counted (llog__format_line). */
+#define LINE_BYTES (4 * (LLOG__SYNC_MSG + LLOG__MARKER_LEN) + 512)
 
 /* Stamps e with the wall clock and writes it as one text line. */
 static void write_line(struct llog_entry *e)
@@ -21,7 +25,7 @@ static void write_line(struct llog_entry *e)
 
 	e->seq = 0;
 	e->ts_ns = (int64_t)llog__clock_realtime_ns();
-	n = llog_format_entry(e, LLOG_FORMAT_TEXT, line, sizeof(line));
+	n = llog__format_line(e, LLOG_FORMAT_TEXT, line, sizeof(line));
 	(void)llog__write_all(2, line, n, 1000);
 }
 

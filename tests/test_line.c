@@ -60,7 +60,10 @@ static void test_text_escapes_controls(void **state)
 	assert_ptr_equal(memchr(buf, '\n', n), buf + n - 1);
 }
 
-/* Reference escaping, byte by byte, written independently of line.c. */
+/* Reference escaping, byte by byte, written independently of line.c. The
+ * messages below hold no byte 0xc2..0xf4, so no valid UTF-8 sequence of
+ * two or more bytes: every byte 0x80..0x9f is a stray C1 control (valid
+ * UTF-8 and the C1 characters in it: test_defects.c). */
 static size_t ref_escape(const unsigned char *m, size_t n, char *out)
 {
 	size_t k = 0;
@@ -72,7 +75,7 @@ static size_t ref_escape(const unsigned char *m, size_t n, char *out)
 			k += (size_t)sprintf(out + k, "\\r");
 		else if (m[i] == '\t')
 			k += (size_t)sprintf(out + k, "\\t");
-		else if (m[i] < 0x20 || m[i] == 0x7f)
+		else if (m[i] < 0x20 || m[i] == 0x7f || (m[i] >= 0x80 && m[i] <= 0x9f))
 			k += (size_t)sprintf(out + k, "\\x%02x", m[i]);
 		else
 			out[k++] = (char)m[i];
