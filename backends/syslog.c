@@ -403,6 +403,10 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 	char m[MSG_MAX];
 	size_t n = llog__syslog_format(s, e, m, sizeof(m));
 
+	/* Cut by the transport when sent (UDP's max_udp_bytes, RELP's 8000):
+	 * counted once here, not at each attempt. */
+	if (s->max_msg != 0 && n > s->max_msg)
+		llog__count_truncated();
 	enqueue(s, m, n);
 	/* A batch larger than the buffer: send as we go (connecting first
 	 * when due) rather than drop; but once such a drain ran out of time

@@ -81,6 +81,20 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\"] ", e->line,
 		 (unsigned long long)e->tid);
 	llog__buf_puts(&b, t);
+	if (e->msg_len > b.cap - b.n) {
+		/* Longer than a message of this sink can be: cut where a UTF-8
+		 * character starts, marked and counted (the transport's own
+		 * cut, for UDP and RELP, comes later and is counted there). */
+		static const char mark[] = "...[truncated]";
+		size_t keep = b.cap - b.n > sizeof(mark) - 1 ? b.cap - b.n - (sizeof(mark) - 1) : 0;
+
+		while (keep > 0 && ((unsigned char)e->msg[keep] & 0xC0) == 0x80)
+			keep--;
+		llog__buf_put(&b, e->msg, keep);
+		llog__buf_puts(&b, mark);
+		llog__count_truncated();
+		return b.n;
+	}
 	llog__buf_put(&b, e->msg, e->msg_len);
 	return b.n;
 }

@@ -27,6 +27,11 @@ void llog__count_sink_lost(uint64_t records)
 	llog__count(sink_lost, records);
 }
 
+void llog__count_truncated(void)
+{
+	llog__count(truncated, 1);
+}
+
 void llog__count_repaired(void)
 {
 	llog__count(repaired, 1);

@@ -1056,6 +1056,100 @@ static void test_stalled_collector_stalls_nothing(void **state)
 	free(rd.buf);
 }
 
+/*
+ * Messages longer than the sink can carry are cut, marked and counted
+ * once: over UDP at max_udp_bytes, over TCP at the sink's 16 KiB bound at
+ * a UTF-8 character boundary; shorter ones arrive whole and uncounted.
+ */
+static void test_long_messages_cut_marked_counted(void **state)
+{
+	struct sockaddr_in ua = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in ta = ua;
+	socklen_t l = sizeof(ua);
+	int ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char uurl[64], turl[64], dg[4096];
+	struct llog_syslog_options uo = {.url = uurl, .app_name = APP, .hostname = "testhost"};
+	struct llog_syslog_options to = {.url = turl, .app_name = APP, .hostname = "testhost"};
+	struct llog_config cfg = {.flush_interval_ms = 10, .max_record_bytes = 65536};
+	struct llog_stats before, after;
+	struct stall_reader rd = {.cap = 1 << 20};
+	static char ascii[3001], utf8[20001];
+	pthread_t reader;
+	struct timeval tv = {5, 0};
+	const char *mark = "...[truncated]", *msg, *end;
+	ssize_t k;
+	size_t frame_len, i;
+
+	(void)state;
+	memset(ascii, 'a', sizeof(ascii) - 1);
+	for (i = 0; i + 1 < sizeof(utf8); i += 2)
+		memcpy(utf8 + i, "\xc3\xa9", 2); /* U+00E9, 10,000 times */
+	assert_int_equal(bind(ufd, (struct sockaddr *)&ua, sizeof(ua)), 0);
+	assert_int_equal(getsockname(ufd, (struct sockaddr *)&ua, &l), 0);
+	setsockopt(ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	l = sizeof(ta);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&ta, sizeof(ta)), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&ta, &l), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	rd.lfd = lfd;
+	rd.buf = malloc(rd.cap);
+	assert_non_null(rd.buf);
+	assert_int_equal(pthread_create(&reader, NULL, stall_read, &rd), 0);
+	snprintf(uurl, sizeof(uurl), "udp://127.0.0.1:%d", ntohs(ua.sin_port));
+	snprintf(turl, sizeof(turl), "tcp://127.0.0.1:%d", ntohs(ta.sin_port));
+	uo.level = LLOG_WARN; /* the UDP sink takes the WARN records only */
+	to.level = LLOG_INFO;
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&uo)), 0);
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&to)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	LOG_WARN("%s", ascii + 2000);  /* 1000 bytes: whole over UDP */
+	LOG_WARN("%sEND", ascii);      /* 3003 bytes: cut to 2048 over UDP */
+	LOG_INFO("%sEND", utf8);       /* 20003 bytes: cut to 16 KiB over TCP */
+	llog_flush();
+	llog_shutdown();
+	llog_get_stats(&after);
+	pthread_join(reader, NULL);
+	close(lfd);
+
+	/* UDP: the whole one, then the cut one. */
+	k = recv(ufd, dg, sizeof(dg), 0);
+	assert_true(k > 1000);
+	assert_non_null(memmem(dg, (size_t)k, ascii + 2000, 1000));
+	assert_null(memmem(dg, (size_t)k, mark, strlen(mark)));
+	k = recv(ufd, dg, sizeof(dg), 0);
+	assert_int_equal(k, 2048);
+	assert_memory_equal(dg + k - strlen(mark), mark, strlen(mark));
+	assert_null(memmem(dg, (size_t)k, "END", 3));
+	close(ufd);
+	/* TCP: the two WARN records whole (both under 16 KiB), the last cut
+	 * at a character boundary, marked. */
+	for (msg = rd.buf; msg < rd.buf + rd.n; msg = end + frame_len) {
+		frame_len = strtoul(msg, (char **)&end, 10);
+		assert_true(end > msg && *end == ' ');
+		end++;
+		assert_true(frame_len <= (size_t)(rd.buf + rd.n - end));
+		if (memmem(end, frame_len, "\xc3\xa9\xc3\xa9", 4) == NULL)
+			continue;
+		assert_true(frame_len <= 16 * 1024);
+		assert_memory_equal(end + frame_len - strlen(mark), mark, strlen(mark));
+		/* The kept text is whole characters: an even count of bytes
+		 * of U+00E9 before the mark. */
+		{
+			const char *p = (const char *)memmem(end, frame_len, "] ", 2) + 2;
+			size_t body = (size_t)(end + frame_len - strlen(mark) - p);
+
+			assert_true(body % 2 == 0);
+			assert_memory_equal(p, utf8, body);
+		}
+		break;
+	}
+	assert_true(msg < rd.buf + rd.n);
+	assert_int_equal(after.truncated - before.truncated, 2);
+	free(rd.buf);
+}
+
 static void test_bad_urls(void **state)
 {
 	static const char *const bad[] = {"http://x:1", "tcp://", "tcp://h:0", "tcp://h:99999",
@@ -1097,6 +1191,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fork_reconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relp_stalled_collector, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_collector_stalls_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_messages_cut_marked_counted, setup, teardown),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */

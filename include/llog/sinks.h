@@ -516,6 +516,9 @@ struct llog_syslog_options {
  * acknowledgement reached llog. A message the collector rejects (a non-200
  * answer) counts in sink_lost. RELP messages longer than 8000 bytes are cut
  * (rsyslog's default limit; a longer frame makes imrelp drop the session).
+ * Every message is at most 16 KiB (header included); a cut message, on any
+ * transport, ends in "...[truncated]" (at a UTF-8 character boundary for
+ * the 16 KiB bound) and is counted once in llog_stats.truncated.
  * No crash entry points: a crash of the flusher thread hands the rest to
  * the sink's thread, which sends what it can within about a second; what
  * is not sent by then (and, over RELP, not yet acknowledged) is lost.
