@@ -102,13 +102,16 @@ struct llog_config {
  * when it makes its arena (its first LOG), so a stack overflow there is
  * reported too (not in a thread that never logged and has no stack of its
  * own). In the first thread that crashes, the handler
- *   - arms a watchdog (alarm(), SIGALRM unblocked in that thread, our
- *     SIGALRM action): if the handler has not finished after 5 seconds,
- *     whichever thread gets the SIGALRM sets the crash signal's action to
- *     SIG_DFL and raises it, so the process dies of that signal (without
- *     running an application handler). When the handler finishes, the
- *     application's SIGALRM action and pending alarm() (whole seconds;
- *     an ITIMER_REAL interval is not restored) are put back;
+ *   - arms a watchdog (a POSIX timer of llog's own that sends SIGALRM to
+ *     that thread, SIGALRM unblocked there, our SIGALRM action): if the
+ *     handler has not finished after 5 seconds, it sets the crash
+ *     signal's action to SIG_DFL and raises it, so the process dies of
+ *     that signal (without running an application handler). The
+ *     application's alarm()/ITIMER_REAL timer is never read or changed
+ *     (a periodic one keeps its interval across a recovered crash), but a
+ *     SIGALRM of it that arrives during the report is ignored. When the
+ *     handler finishes, the timer is deleted and the application's
+ *     SIGALRM action put back;
  *   - makes a FATAL record naming the signal, the faulting address
  *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
  *     the raw backtrace addresses, and has it committed after every record
