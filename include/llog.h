@@ -121,7 +121,8 @@ struct llog_config {
  *         then that one, to every sink and commit them;
  *       . in the flusher thread itself (a fault in a sink, a callback, or
  *         llog), it drains directly: the record it was handing out (to the
- *         sinks that had not taken it), the rest of the batch in progress,
+ *         sinks after the one it faulted in, which had not taken it), the
+ *         rest of the batch in progress,
  *         everything still queued (the queue is closed: LOG calls made
  *         after that point write to stderr synchronously), then the crash
  *         record, through the sinks' crash entry points (llog/sinks.h,
@@ -130,6 +131,12 @@ struct llog_config {
  *         checksum or metadata, readable by zstdcat and llogcat); the
  *         callback and syslog sinks and version-1 sinks do not and get
  *         nothing of the drain;
+ *       . when the flusher faults while an application thread reports
+ *         (the fault of the first thread made the flusher run a sink or
+ *         a record that faults in turn), the flusher's handler drains the
+ *         same way (the record or sink that faulted skipped, the crashing
+ *         thread's crash record included) and lets that thread go on; the
+ *         process then dies of that thread's signal;
  *   - writes to stderr, with write(2) only: that line again if no sink
  *     committed it, then the symbolised backtrace;
  *   - restores the actions that were installed before llog_init() and lets
@@ -156,8 +163,8 @@ struct llog_config {
  * no lock, but it is not on
  * POSIX's async-signal-safe list and allocates for very large widths or
  * precisions (a malloc lock held at the crash would then hang it until the
- * watchdog fires). Other threads crashing at the same time wait (bounded)
- * and die of their own signal. A handler the application installs after
+ * watchdog fires). Other threads crashing at the same time (but the
+ * flusher, see above) wait (bounded) and die of their own signal. A handler the application installs after
  * llog_init() replaces llog's.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most

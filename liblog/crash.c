@@ -33,7 +33,7 @@
  *      - on the flusher thread itself (llog__crash_drain_self), which will
  *        never finish its round: hands to the sinks' crash entry points
  *        (llog/sinks.h, version 2) the entry it was handing out (to the
- *        sinks that had not taken it), the rest of the round but a record
+ *        sinks after the one it faulted in), the rest of the round but a record
  *        whose rendering crashed, the list taken with CLOSED installed (LOG
  *        calls after that go to stderr synchronously), then the crash
  *        record, and calls their crash_commit. A sink whose callback was
@@ -41,11 +41,19 @@
  *        it had accepted and not committed (the file sink's partial frame)
  *        is lost for that sink only. Sinks without crash entry points
  *        (callback, syslog, version 1) get nothing of it;
+ *      - the flusher faulting during an application thread's report (a
+ *        second crashing thread, but the one the report waits for) drains
+ *        the same way, once, from its own handler, without a record of its
+ *        own: the reporter's crash record is in what it drains, and the
+ *        reporter's barrier is signalled when a sink committed it. It then
+ *        waits for the report to end and a while more, so that the
+ *        reporter's signal ends the process;
  *   3. writes to stderr with write(2) only: the crash line when no sink
  *      committed it in step 2, then the symbolised backtrace
  *      (backtrace_symbols_fd);
  *   4. disarms the watchdog (its timer deleted, the application's
- *      SIGALRM action back), restores the previous actions of all five signals and lets
+ *      SIGALRM action back), restores the previous actions of all five
+ *      signals and lets
  *      the signal happen again: a fault re-executes the faulting
  *      instruction, a signal sent by kill/raise/abort is raised again. The
  *      previous handler (the application's, or the default action with its
@@ -104,6 +112,8 @@ static _Atomic int crash_state;
 /* 1 while report() runs (an application handler chained after it may
  * recover from the signal: then llog goes on as before). */
 static _Atomic int crash_reporting;
+/* 1 once the flusher drained during another thread's report. */
+static _Atomic int flusher_drained;
 
 volatile sig_atomic_t llog__fatal_aborting;
 
@@ -347,10 +357,32 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		int64_t deadline = llog__mono_ms() + CRASH_WAIT_MS + 1000;
 		struct timespec ms = {0, 1000000};
+		int drained = 0;
 
+		/* The flusher faulting while another thread reports: that
+		 * thread waits for a round that will never end. Drain from
+		 * here, as when the flusher crashes first (what the sinks
+		 * accepted is committed through their crash entry points,
+		 * the record or sink that faulted skipped), then let the
+		 * reporting thread end the process with its own signal.
+		 * Relaxed: the exchange only elects one drain (a nested
+		 * fault of another signal in it must not start a second);
+		 * the state load is a filter (1: a report runs now). */
+		if (llog__arena_thread_is_flusher() &&
+		    atomic_load_explicit(&crash_state, memory_order_relaxed) == 1 &&
+		    atomic_exchange_explicit(&flusher_drained, 1, memory_order_relaxed) == 0) {
+			(void)llog__crash_drain_self(NULL);
+			drained = 1;
+		}
 		/* Acquire: pairs with the release store of 2 above. */
 		while (atomic_load_explicit(&crash_state, memory_order_acquire) != 2 &&
 		       llog__mono_ms() < deadline)
+			nanosleep(&ms, NULL);
+		/* The reporting thread, back from its handler, meets its
+		 * signal again (the process dies of the original signal);
+		 * give it that time before this fault repeats. */
+		deadline = llog__mono_ms() + 1000;
+		while (drained && llog__mono_ms() < deadline)
 			nanosleep(&ms, NULL);
 		restore_all();
 	}
@@ -391,6 +423,7 @@ void llog__crash_after_fork(void)
 	if (sigaction(SIGALRM, NULL, &cur) == 0 && cur.sa_handler == watchdog_fire)
 		sigaction(SIGALRM, &watchdog_old, NULL);
 	watchdog_timer = -1;
+	llog__store_relaxed(&flusher_drained, 0);
 	llog__store_relaxed(&crash_reporting, 0);
 	llog__store_relaxed(&crash_state, 0);
 }

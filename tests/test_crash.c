@@ -1,8 +1,9 @@
 /*
  * test_crash.c - the crash handler where test_process.c does not reach: a
  * crash of the flusher thread itself, the watchdog that bounds the handler,
- * a stack overflow in a thread that is not the llog_init thread, and an
- * application's periodic timer across a recovered crash. Each
+ * a stack overflow in a thread that is not the llog_init thread, an
+ * application's periodic timer across a recovered crash, and the flusher
+ * faulting while an application thread reports its crash. Each
  * scenario runs in a child process; the parent checks how it died (with an
  * upper bound on the time, as a hang detector) and what it left in the file
  * sink (through zstdcat and llogcat) and on the console (its stderr).
@@ -648,6 +649,61 @@ static void test_recovered_crash_keeps_itimer(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 7. the flusher faults while an application thread reports ------------- */
+
+#define BEFORE_MARK 200
+
+/* A callback sink (after the file and console sinks) that faults on the
+ * flusher, with SIGILL, on the marked record. */
+static void faulting_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if (strstr(e->msg, "MARK") != NULL)
+		__builtin_trap();
+}
+
+/* BEFORE_MARK records and the marked one wait for the crash's round (no
+ * round before it: a long interval, INFO only), then the main thread
+ * crashes: the flusher faults in the callback during that report. */
+static void fault_in_report_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = faulting_entry};
+
+	child_init(t, llog_callback_sink(&cb), 60000);
+	for (int i = 0; i < BEFORE_MARK; i++)
+		LOG_INFO("rec i=%d before the mark", i);
+	LOG_INFO("rec i=%d MARK", BEFORE_MARK);
+	store_null();
+}
+
+static void test_flusher_fault_during_report(void **state)
+{
+	struct tdir t;
+	char *z, *lc, *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	/* Dies of the application thread's SIGSEGV, not the flusher's SIGILL. */
+	run_child(&t, fault_in_report_child);
+	z = read_zstdcat(&t);
+	lc = read_llogcat(&t);
+	e = read_err(&t);
+	/* The file and console sinks had accepted every record, the marked
+	 * one included (they come before the callback): all are committed,
+	 * then the crash record of the main thread. */
+	check_output("zstdcat", z, BEFORE_MARK + 1);
+	assert_non_null(strstr(z, "at address 0x0"));
+	if (lc != NULL)
+		check_output("llogcat", lc, BEFORE_MARK + 1);
+	check_output("console", e, BEFORE_MARK + 1);
+	/* The drain signalled the reporting thread: no 2-second timeout. */
+	assert_null(strstr(e, "not committed"));
+	free(z);
+	free(lc);
+	free(e);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_stack_overflow_other_thread),
 		cmocka_unit_test(test_fork_during_crash_report),
 		cmocka_unit_test(test_recovered_crash_keeps_itimer),
+		cmocka_unit_test(test_flusher_fault_during_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
