@@ -188,6 +188,41 @@ struct llog_config {
  * sink callback. If llog was not running in the parent, the child starts
  * with llog not running either.
  *
+ * Shared libraries that log (dlopen()/dlclose()): a LOG call site keeps
+ * its format string, file and function names and parsed plan in the
+ * calling object's own memory (struct llog_site below), and the flusher
+ * reads them when it renders the record, later. So that dlclose() of a
+ * library does not unmap them under records still queued, every object
+ * (executable or shared library) with a translation unit that includes
+ * this header gets a hidden destructor (llog__dso_fini_tu below; GCC and
+ * Clang; all the object's translation units share one flag, so it waits
+ * once per object). It runs last among the object's destructors (priority
+ * 101; a destructor of yours with priority 101 may run after it: its LOG
+ * calls are then not covered) and returns once every record pushed before
+ * it, by any thread, has been rendered and handed to the sinks (not
+ * necessarily committed: the sinks keep copies). That takes one flusher
+ * round while llog runs; it does nothing else when llog is not running,
+ * and at exit after llog's own atexit handler has shut it down (the usual
+ * case: exit() runs the atexit handlers registered once the program
+ * started, llog_init()'s included, before the objects' destructors; when
+ * llog_init() ran earlier, in a shared library's constructor, the
+ * destructors may come first and each object waits for one round). It may block as
+ * llog_flush() does (behind a sink the flusher waits for) and holds the
+ * dynamic loader's lock meanwhile (dlclose() runs destructors under it):
+ * a sink that calls dlopen(), dlclose() or dlsym() on the flusher could
+ * then deadlock (sinks on threads of their own are not waited for).
+ * Not covered: LOG calls of the library made after its destructors (by
+ * other threads still running its code: an application bug, as calling
+ * into an unloaded library is); dlclose() from a sink callback or a sink's
+ * thread (it cannot wait for the flusher there and returns at once: the
+ * library's queued records are then read from unmapped memory); llog
+ * linked statically into the library itself (that copy of llog, its
+ * flusher included, goes with the library: link llog as a shared library,
+ * or into the executable with its symbols exported, when libraries that
+ * log are unloaded). Define LLOG_NO_DSO_FINI before including this header
+ * to leave the destructor out of a translation unit (for an object that
+ * is never unloaded, or one that waits itself with llog_flush()).
+ *
  * Signal handlers: a LOG in a signal handler that interrupted a LOG call of
  * the same thread is dropped and counted (stats.dropped, and a notice in
  * the output); otherwise it is logged normally, lock-free and without
@@ -322,6 +357,27 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 			llog__log(&llog__site_, __VA_ARGS__);                 \
 		}                                                             \
 	} while (0)
+
+/*
+ * The shared-object destructor (see "Shared libraries" above). Called by
+ * it only: waits until every record pushed before the call has been
+ * rendered and handed to the sinks, once per *done (an int that starts at
+ * 0; NULL: every call waits). Not async-signal-safe; may block; a no-op on
+ * the flusher and on a sink's thread, and (but for waiting for a shutdown
+ * in progress) while llog is not running.
+ */
+LLOG_EXPORT void llog__dso_fini(int *done);
+
+#if defined(__GNUC__) && !defined(LLOG_NO_DSO_FINI)
+/* One per object: hidden (not shared with other objects) and weak (the
+ * definitions of its translation units merge into one). */
+__attribute__((weak, visibility("hidden"))) int llog__dso_fini_done;
+static void llog__dso_fini_tu(void) __attribute__((destructor(101), used));
+static void llog__dso_fini_tu(void)
+{
+	llog__dso_fini(&llog__dso_fini_done);
+}
+#endif
 
 #define LOG_TRACE(...) LOG(LLOG_TRACE, __VA_ARGS__)
 #define LOG_DEBUG(...) LOG(LLOG_DEBUG, __VA_ARGS__)

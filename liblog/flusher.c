@@ -311,6 +311,8 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	release_or_defer(rd, r, hold);
 }
 
+static void signal_barriers(struct llist_node *b);
+
 /* F4: processes one chain in push order. */
 static void process(struct llog__flusher *f, struct llist_node *chain, int hold, struct round *rd)
 {
@@ -327,6 +329,14 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			process_owned(f, r, next, hold, rd);
 			break;
 		case LLOG__K_BARRIER:
+			if (r->flags & LLOG__BARRIER_RENDERED) {
+				/* llog__dso_fini: everything before it was
+				 * handed to the sinks, no commit needed. */
+				f->crash_rest = next; /* before pos->next goes */
+				pos->next = NULL;
+				signal_barriers(pos);
+				break;
+			}
 			pos->next = rd->barriers;
 			rd->barriers = pos;
 			break;
@@ -349,8 +359,6 @@ static void release_deferred(struct llist_node *pos)
 	llist_for_each_safe(pos, next, pos)
 		release_record(llist_entry(pos, struct llog__rec, node));
 }
-
-static void signal_barriers(struct llist_node *b);
 
 /* Adds a round's barriers to those waiting for the queues. */
 static void wait_barriers(struct llog__flusher *f, struct llist_node *b)

@@ -70,7 +70,11 @@ struct llog__sink_rec {
 };
 
 /* A flush barrier: signalled (done = 1) after the commit of the round that
- * took it. */
+ * took it; with LLOG__BARRIER_RENDERED in rec.flags, as soon as the flusher
+ * reaches it (every record pushed before it was rendered and handed to
+ * the sinks, which copy what they keep: nothing in a record's call site is
+ * read after that; llog__dso_fini). */
+#define LLOG__BARRIER_RENDERED 0x80u
 struct llog__barrier {
 	struct llog__rec rec;
 	_Atomic uint32_t done;
