@@ -164,8 +164,8 @@ struct llog_config {
  * POSIX's async-signal-safe list and allocates for very large widths or
  * precisions (a malloc lock held at the crash would then hang it until the
  * watchdog fires). Other threads crashing at the same time (but the
- * flusher, see above) wait (bounded) and die of their own signal. A handler the application installs after
- * llog_init() replaces llog's.
+ * flusher, see above) wait (bounded) and die of their own signal. A
+ * handler the application installs after llog_init() replaces llog's.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
  * one round, bounded by the sinks' timeouts; so a sink callback must not

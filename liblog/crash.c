@@ -33,13 +33,13 @@
  *      - on the flusher thread itself (llog__crash_drain_self), which will
  *        never finish its round: hands to the sinks' crash entry points
  *        (llog/sinks.h, version 2) the entry it was handing out (to the
- *        sinks after the one it faulted in), the rest of the round but a record
- *        whose rendering crashed, the list taken with CLOSED installed (LOG
- *        calls after that go to stderr synchronously), then the crash
- *        record, and calls their crash_commit. A sink whose callback was
- *        interrupted is told so and must not touch its normal buffers: what
- *        it had accepted and not committed (the file sink's partial frame)
- *        is lost for that sink only. Sinks without crash entry points
+ *        sinks after the one it faulted in), the rest of the round but a
+ *        record whose rendering crashed, the list taken with CLOSED
+ *        installed (LOG calls after that go to stderr synchronously), then
+ *        the crash record, and calls their crash_commit. A sink whose
+ *        callback was interrupted is told so and must not touch its normal
+ *        buffers: what it had accepted and not committed (the file sink's
+ *        partial frame) is lost for that sink only. Sinks without crash entry points
  *        (callback, syslog, version 1) get nothing of it;
  *      - the flusher faulting during an application thread's report (a
  *        second crashing thread, but the one the report waits for) drains
@@ -53,11 +53,10 @@
  *      (backtrace_symbols_fd);
  *   4. disarms the watchdog (its timer deleted, the application's
  *      SIGALRM action back), restores the previous actions of all five
- *      signals and lets
- *      the signal happen again: a fault re-executes the faulting
- *      instruction, a signal sent by kill/raise/abort is raised again. The
- *      previous handler (the application's, or the default action with its
- *      core dump) then runs.
+ *      signals and lets the signal happen again: a fault re-executes the
+ *      faulting instruction, a signal sent by kill/raise/abort is raised
+ *      again. The previous handler (the application's, or the default
+ *      action with its core dump) then runs.
  * It never takes a lock and never calls malloc; the one formally unsafe call
  * is snprintf in the rendering of step 2 on the flusher (%p and floating
  * point outside llog's own %f; see llog.h), bounded by the watchdog. After
