@@ -112,13 +112,16 @@ struct llog_config {
  * when it makes its arena (its first LOG), so a stack overflow there is
  * reported too (not in a thread that never logged and has no stack of its
  * own). In the first thread that crashes, the handler
- *   - arms a watchdog (alarm(), SIGALRM unblocked in that thread, our
- *     SIGALRM action): if the handler has not finished after 5 seconds,
- *     whichever thread gets the SIGALRM sets the crash signal's action to
- *     SIG_DFL and raises it, so the process dies of that signal (without
- *     running an application handler). When the handler finishes, the
- *     application's SIGALRM action and pending alarm() (whole seconds;
- *     an ITIMER_REAL interval is not restored) are put back;
+ *   - arms a watchdog (a POSIX timer of llog's own that sends SIGALRM to
+ *     that thread, SIGALRM unblocked there, our SIGALRM action): if the
+ *     handler has not finished after 5 seconds, it sets the crash
+ *     signal's action to SIG_DFL and raises it, so the process dies of
+ *     that signal (without running an application handler). The
+ *     application's alarm()/ITIMER_REAL timer is never read or changed
+ *     (a periodic one keeps its interval across a recovered crash), but a
+ *     SIGALRM of it that arrives during the report is ignored. When the
+ *     handler finishes, the timer is deleted and the application's
+ *     SIGALRM action put back;
  *   - makes a FATAL record naming the signal, the faulting address
  *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
  *     the raw backtrace addresses, and has it committed after every record
@@ -128,7 +131,8 @@ struct llog_config {
  *         then that one, to every sink and commit them;
  *       . in the flusher thread itself (a fault in a sink, a callback, or
  *         llog), it drains directly: the record it was handing out (to the
- *         sinks that had not taken it), the rest of the batch in progress,
+ *         sinks after the one it faulted in, which had not taken it), the
+ *         rest of the batch in progress,
  *         everything still queued (the queue is closed: LOG calls made
  *         after that point write to stderr synchronously), then the crash
  *         record, through the sinks' crash entry points (llog/sinks.h,
@@ -137,6 +141,12 @@ struct llog_config {
  *         checksum or metadata, readable by zstdcat and llogcat); the
  *         callback and syslog sinks and version-1 sinks do not and get
  *         nothing of the drain;
+ *       . when the flusher faults while an application thread reports
+ *         (the fault of the first thread made the flusher run a sink or
+ *         a record that faults in turn), the flusher's handler drains the
+ *         same way (the record or sink that faulted skipped, the crashing
+ *         thread's crash record included) and lets that thread go on; the
+ *         process then dies of that thread's signal;
  *   - writes to stderr, with write(2) only: that line again if no sink
  *     committed it, then the symbolised backtrace;
  *   - restores the actions that were installed before llog_init() and lets
@@ -163,9 +173,9 @@ struct llog_config {
  * no lock, but it is not on
  * POSIX's async-signal-safe list and allocates for very large widths or
  * precisions (a malloc lock held at the crash would then hang it until the
- * watchdog fires). Other threads crashing at the same time wait (bounded)
- * and die of their own signal. A handler the application installs after
- * llog_init() replaces llog's.
+ * watchdog fires). Other threads crashing at the same time (but the
+ * flusher, see above) wait (bounded) and die of their own signal. A
+ * handler the application installs after llog_init() replaces llog's.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
  * one round, bounded by the sinks' timeouts; so a sink callback must not
@@ -187,6 +197,41 @@ struct llog_config {
  * frames (rotation is not coordinated between them). Do not fork from a
  * sink callback. If llog was not running in the parent, the child starts
  * with llog not running either.
+ *
+ * Shared libraries that log (dlopen()/dlclose()): a LOG call site keeps
+ * its format string, file and function names and parsed plan in the
+ * calling object's own memory (struct llog_site below), and the flusher
+ * reads them when it renders the record, later. So that dlclose() of a
+ * library does not unmap them under records still queued, every object
+ * (executable or shared library) with a translation unit that includes
+ * this header gets a hidden destructor (llog__dso_fini_tu below; GCC and
+ * Clang; all the object's translation units share one flag, so it waits
+ * once per object). It runs last among the object's destructors (priority
+ * 101; a destructor of yours with priority 101 may run after it: its LOG
+ * calls are then not covered) and returns once every record pushed before
+ * it, by any thread, has been rendered and handed to the sinks (not
+ * necessarily committed: the sinks keep copies). That takes one flusher
+ * round while llog runs; it does nothing else when llog is not running,
+ * and at exit after llog's own atexit handler has shut it down (the usual
+ * case: exit() runs the atexit handlers registered once the program
+ * started, llog_init()'s included, before the objects' destructors; when
+ * llog_init() ran earlier, in a shared library's constructor, the
+ * destructors may come first and each object waits for one round). It may block as
+ * llog_flush() does (behind a sink the flusher waits for) and holds the
+ * dynamic loader's lock meanwhile (dlclose() runs destructors under it):
+ * a sink that calls dlopen(), dlclose() or dlsym() on the flusher could
+ * then deadlock (sinks on threads of their own are not waited for).
+ * Not covered: LOG calls of the library made after its destructors (by
+ * other threads still running its code: an application bug, as calling
+ * into an unloaded library is); dlclose() from a sink callback or a sink's
+ * thread (it cannot wait for the flusher there and returns at once: the
+ * library's queued records are then read from unmapped memory); llog
+ * linked statically into the library itself (that copy of llog, its
+ * flusher included, goes with the library: link llog as a shared library,
+ * or into the executable with its symbols exported, when libraries that
+ * log are unloaded). Define LLOG_NO_DSO_FINI before including this header
+ * to leave the destructor out of a translation unit (for an object that
+ * is never unloaded, or one that waits itself with llog_flush()).
  *
  * Signal handlers: a LOG in a signal handler that interrupted a LOG call of
  * the same thread is dropped and counted (stats.dropped, and a notice in
@@ -325,6 +370,27 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 			llog__log(&llog__site_, __VA_ARGS__);                 \
 		}                                                             \
 	} while (0)
+
+/*
+ * The shared-object destructor (see "Shared libraries" above). Called by
+ * it only: waits until every record pushed before the call has been
+ * rendered and handed to the sinks, once per *done (an int that starts at
+ * 0; NULL: every call waits). Not async-signal-safe; may block; a no-op on
+ * the flusher and on a sink's thread, and (but for waiting for a shutdown
+ * in progress) while llog is not running.
+ */
+LLOG_EXPORT void llog__dso_fini(int *done);
+
+#if defined(__GNUC__) && !defined(LLOG_NO_DSO_FINI)
+/* One per object: hidden (not shared with other objects) and weak (the
+ * definitions of its translation units merge into one). */
+__attribute__((weak, visibility("hidden"))) int llog__dso_fini_done;
+static void llog__dso_fini_tu(void) __attribute__((destructor(101), used));
+static void llog__dso_fini_tu(void)
+{
+	llog__dso_fini(&llog__dso_fini_done);
+}
+#endif
 
 #define LOG_TRACE(...) LOG(LLOG_TRACE, __VA_ARGS__)
 #define LOG_DEBUG(...) LOG(LLOG_DEBUG, __VA_ARGS__)

@@ -398,6 +398,37 @@ void llog_flush(void)
 		llog__control_wait_shutdown();
 }
 
+/*
+ * The destructor llog.h gives every shared object (llog__dso_fini_tu):
+ * waits until every record pushed before the call was rendered and handed
+ * to the sinks (a barrier signalled when the flusher reaches it, without
+ * waiting for a commit or for the sinks' own threads, which copy what they
+ * keep). *done (per shared object, hidden) makes that one wait per object:
+ * its destructors run one after another on one thread (dlclose's or
+ * exit's), so a plain int is enough.
+ */
+void llog__dso_fini(int *done)
+{
+	struct llog__barrier b = {0};
+
+	if (done != NULL) {
+		if (*done)
+			return;
+		*done = 1;
+	}
+	/* On the flusher (a sink callback) or a sink's thread: waiting here
+	 * for the flusher could wait for ever (llog.h says what is then not
+	 * protected). */
+	if (llog__arena_thread_is_internal())
+		return;
+	b.rec.flags = LLOG__BARRIER_RENDERED;
+	/* Closed (not running, at exit after llog_shutdown, a shutdown in
+	 * progress, a fork child before its restart): only wait for a
+	 * shutdown in progress, whose final round renders what it took. */
+	if (llog__barrier_run(&b, NULL, -1) < 0)
+		llog__control_wait_shutdown();
+}
+
 void llog_shutdown(void)
 {
 	struct llog__flusher *f;

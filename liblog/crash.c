@@ -15,9 +15,10 @@
  * The handler, in the first crashing thread only (an atomic flag; a second
  * crashing thread waits, bounded, for the first to finish, then dies of its
  * own signal):
- *   0. arms the watchdog: our SIGALRM action, alarm(CRASH_WATCHDOG_S),
- *      SIGALRM unblocked in this thread. If it fires (in any thread that
- *      does not block SIGALRM) after the deadline, it writes one line,
+ *   0. arms the watchdog: our SIGALRM action, a timer of llog's own
+ *      (CRASH_WATCHDOG_S, its SIGALRM sent to this thread, which unblocks
+ *      it; the application's alarm/ITIMER_REAL is not touched). If it
+ *      fires after the deadline, it writes one line,
  *      sets the crash signal to SIG_DFL, unblocks and raises it: the
  *      process dies of that signal however the handler is stuck (a wedged
  *      sink, backtrace_symbols_fd, a lock taken by snprintf). An earlier
@@ -32,23 +33,30 @@
  *      - on the flusher thread itself (llog__crash_drain_self), which will
  *        never finish its round: hands to the sinks' crash entry points
  *        (llog/sinks.h, version 2) the entry it was handing out (to the
- *        sinks that had not taken it), the rest of the round but a record
- *        whose rendering crashed, the list taken with CLOSED installed (LOG
- *        calls after that go to stderr synchronously), then the crash
- *        record, and calls their crash_commit. A sink whose callback was
- *        interrupted is told so and must not touch its normal buffers: what
- *        it had accepted and not committed (the file sink's partial frame)
- *        is lost for that sink only. Sinks without crash entry points
+ *        sinks after the one it faulted in), the rest of the round but a
+ *        record whose rendering crashed, the list taken with CLOSED
+ *        installed (LOG calls after that go to stderr synchronously), then
+ *        the crash record, and calls their crash_commit. A sink whose
+ *        callback was interrupted is told so and must not touch its normal
+ *        buffers: what it had accepted and not committed (the file sink's
+ *        partial frame) is lost for that sink only. Sinks without crash entry points
  *        (callback, syslog, version 1) get nothing of it;
+ *      - the flusher faulting during an application thread's report (a
+ *        second crashing thread, but the one the report waits for) drains
+ *        the same way, once, from its own handler, without a record of its
+ *        own: the reporter's crash record is in what it drains, and the
+ *        reporter's barrier is signalled when a sink committed it. It then
+ *        waits for the report to end and a while more, so that the
+ *        reporter's signal ends the process;
  *   3. writes to stderr with write(2) only: the crash line when no sink
  *      committed it in step 2, then the symbolised backtrace
  *      (backtrace_symbols_fd);
- *   4. disarms the watchdog (the application's SIGALRM action and alarm
- *      back), restores the previous actions of all five signals and lets
- *      the signal happen again: a fault re-executes the faulting
- *      instruction, a signal sent by kill/raise/abort is raised again. The
- *      previous handler (the application's, or the default action with its
- *      core dump) then runs.
+ *   4. disarms the watchdog (its timer deleted, the application's
+ *      SIGALRM action back), restores the previous actions of all five
+ *      signals and lets the signal happen again: a fault re-executes the
+ *      faulting instruction, a signal sent by kill/raise/abort is raised
+ *      again. The previous handler (the application's, or the default
+ *      action with its core dump) then runs.
  * It never takes a lock and never calls malloc; the one formally unsafe call
  * is snprintf in the rendering of step 2 on the flusher (%p and floating
  * point outside llog's own %f; see llog.h), bounded by the watchdog. After
@@ -103,6 +111,8 @@ static _Atomic int crash_state;
 /* 1 while report() runs (an application handler chained after it may
  * recover from the signal: then llog goes on as before). */
 static _Atomic int crash_reporting;
+/* 1 once the flusher drained during another thread's report. */
+static _Atomic int flusher_drained;
 
 volatile sig_atomic_t llog__fatal_aborting;
 
@@ -209,15 +219,31 @@ static void restore_all(void)
 
 /*
  * Watchdog: SIGALRM ends the process with the crash signal when the report
- * takes longer than CRASH_WATCHDOG_S. Whatever thread gets the SIGALRM
- * (process-directed; the crashing thread unblocks it) runs this. A SIGALRM
- * that was already pending for the application, before the deadline, is
+ * takes longer than CRASH_WATCHDOG_S. The timer is llog's own, a POSIX
+ * timer made for this report (timer_create with SIGEV_THREAD_ID: its
+ * SIGALRM goes to the crashing thread, which unblocks it), so the
+ * application's ITIMER_REAL (alarm, setitimer) is never read or changed: a
+ * periodic timer keeps its interval and phase when a crash is recovered
+ * (an application handler chained after ours that siglongjmps out). Saving
+ * and restoring the application's itimerval instead would be a
+ * read-modify-write of its timer that races with its own setitimer calls
+ * in other threads and shifts its phase by the report's length; alarm()
+ * (what this used before) even dropped the interval and rounded to whole
+ * seconds. Thread-directed, a sigwait() for SIGALRM in another thread
+ * cannot take the watchdog's signal. The three timer calls are system
+ * calls made directly (no libc wrapper state, no allocation, nothing to
+ * link). Only the SIGALRM action is replaced during the report: an
+ * application SIGALRM that arrives meanwhile (before the deadline) is
  * ignored.
  */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
 static _Atomic int watchdog_sig;
 static _Atomic int64_t watchdog_deadline_ms;
 static struct sigaction watchdog_old;
-static unsigned watchdog_old_alarm;
+static int watchdog_timer = -1; /* the kernel's timer id, or -1 */
 
 static void watchdog_fire(int alrm)
 {
@@ -250,6 +276,29 @@ static void watchdog_fire(int alrm)
 	_exit(128 + sig);
 }
 
+/* A one-shot CLOCK_MONOTONIC timer of CRASH_WATCHDOG_S that sends SIGALRM
+ * to this thread. Returns the kernel's timer id, or -1. */
+static int watchdog_timer_start(void)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	int id = -1;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGALRM;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id) != 0)
+		return -1;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = CRASH_WATCHDOG_S;
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
+		(void)syscall(SYS_timer_delete, id);
+		return -1;
+	}
+	return id;
+}
+
 static void watchdog_arm(int sig)
 {
 	struct sigaction sa;
@@ -264,17 +313,22 @@ static void watchdog_arm(int sig)
 	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &watchdog_old);
-	watchdog_old_alarm = alarm(CRASH_WATCHDOG_S);
+	/* Without a timer (the kernel's limit on timers reached) the report
+	 * runs unguarded. */
+	watchdog_timer = watchdog_timer_start();
 	sigemptyset(&set);
 	sigaddset(&set, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
-/* The report finished: the application's SIGALRM action and alarm back
- * (the signal mask comes back when the handler returns). */
+/* The report finished: our timer gone (with its signal, if pending) and
+ * the application's SIGALRM action back (the signal mask comes back when
+ * the handler returns). */
 static void watchdog_disarm(void)
 {
-	alarm(watchdog_old_alarm);
+	if (watchdog_timer >= 0)
+		(void)syscall(SYS_timer_delete, watchdog_timer);
+	watchdog_timer = -1;
 	sigaction(SIGALRM, &watchdog_old, NULL);
 }
 
@@ -302,10 +356,32 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		int64_t deadline = llog__mono_ms() + CRASH_WAIT_MS + 1000;
 		struct timespec ms = {0, 1000000};
+		int drained = 0;
 
+		/* The flusher faulting while another thread reports: that
+		 * thread waits for a round that will never end. Drain from
+		 * here, as when the flusher crashes first (what the sinks
+		 * accepted is committed through their crash entry points,
+		 * the record or sink that faulted skipped), then let the
+		 * reporting thread end the process with its own signal.
+		 * Relaxed: the exchange only elects one drain (a nested
+		 * fault of another signal in it must not start a second);
+		 * the state load is a filter (1: a report runs now). */
+		if (llog__arena_thread_is_flusher() &&
+		    atomic_load_explicit(&crash_state, memory_order_relaxed) == 1 &&
+		    atomic_exchange_explicit(&flusher_drained, 1, memory_order_relaxed) == 0) {
+			(void)llog__crash_drain_self(NULL);
+			drained = 1;
+		}
 		/* Acquire: pairs with the release store of 2 above. */
 		while (atomic_load_explicit(&crash_state, memory_order_acquire) != 2 &&
 		       llog__mono_ms() < deadline)
+			nanosleep(&ms, NULL);
+		/* The reporting thread, back from its handler, meets its
+		 * signal again (the process dies of the original signal);
+		 * give it that time before this fault repeats. */
+		deadline = llog__mono_ms() + 1000;
+		while (drained && llog__mono_ms() < deadline)
 			nanosleep(&ms, NULL);
 		restore_all();
 	}
@@ -334,7 +410,8 @@ int llog__crash_in_progress(void)
  * In a fork child (single-threaded, from atfork_child): a crash report that
  * another thread of the parent was running is not the child's. Start from
  * "no crash", with the application's SIGALRM action back if the watchdog's
- * is in place (the child has no alarm pending). Relaxed: no other thread.
+ * is in place (POSIX timers are not inherited: the watchdog's is not the
+ * child's). Relaxed: no other thread.
  */
 void llog__crash_after_fork(void)
 {
@@ -344,6 +421,8 @@ void llog__crash_after_fork(void)
 		return;
 	if (sigaction(SIGALRM, NULL, &cur) == 0 && cur.sa_handler == watchdog_fire)
 		sigaction(SIGALRM, &watchdog_old, NULL);
+	watchdog_timer = -1;
+	llog__store_relaxed(&flusher_drained, 0);
 	llog__store_relaxed(&crash_reporting, 0);
 	llog__store_relaxed(&crash_state, 0);
 }

@@ -311,6 +311,8 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	release_or_defer(rd, r, hold);
 }
 
+static void signal_barriers(struct llist_node *b);
+
 /* F4: processes one chain in push order. */
 static void process(struct llog__flusher *f, struct llist_node *chain, int hold, struct round *rd)
 {
@@ -327,6 +329,14 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			process_owned(f, r, next, hold, rd);
 			break;
 		case LLOG__K_BARRIER:
+			if (r->flags & LLOG__BARRIER_RENDERED) {
+				/* llog__dso_fini: everything before it was
+				 * handed to the sinks, no commit needed. */
+				f->crash_rest = next; /* before pos->next goes */
+				pos->next = NULL;
+				signal_barriers(pos);
+				break;
+			}
 			pos->next = rd->barriers;
 			rd->barriers = pos;
 			break;
@@ -349,8 +359,6 @@ static void release_deferred(struct llist_node *pos)
 	llist_for_each_safe(pos, next, pos)
 		release_record(llist_entry(pos, struct llog__rec, node));
 }
-
-static void signal_barriers(struct llist_node *b);
 
 /* Adds a round's barriers to those waiting for the queues. */
 static void wait_barriers(struct llog__flusher *f, struct llist_node *b)
@@ -691,17 +699,38 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 	return took;
 }
 
-/* Renders and hands out the records of a chain in push order; returns how
- * many records it wrote. */
-static uint64_t crash_chain(struct llog__flusher *f, struct llist_node *pos, int at)
+/*
+ * The crash record and barrier of an application thread's report
+ * (llog__crash_drain). When the flusher faults during that report, its own
+ * drain (llog__crash_drain_self) hands that record out and then signals
+ * the barrier, so the reporting thread goes on at once. crash_barrier is
+ * static: the flusher may signal it after the reporter gave up waiting.
+ * crash_pushed: relaxed store before the release push of the record;
+ * relaxed load in the drain, which only compares it with records of a
+ * chain it took (acquire), so the store happened before.
+ */
+static struct llog__barrier crash_barrier;
+static _Atomic(const struct llog__rec *) crash_pushed;
+
+/* What the drain met in the chains it handed out. */
+struct crash_drain {
+	uint64_t n;       /* records written */
+	int barrier_met;  /* crash_barrier was in them */
+	int pushed_took;  /* sinks that took the crash record crash_pushed */
+};
+
+/* Renders and hands out the records of a chain in push order. */
+static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
+			struct crash_drain *d)
 {
+	const struct llog__rec *pushed = llog__load_relaxed(&crash_pushed);
 	struct llog__plan tmp;
 	struct llog_entry e;
 	char note[LLOG__NOTICE_BYTES];
-	uint64_t n = 0;
 
 	for (; pos != NULL; pos = pos->next) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
+		int took;
 
 		if (r->kind == LLOG__K_SINK) {
 			/* Installed as the round would have: the records
@@ -709,8 +738,10 @@ static uint64_t crash_chain(struct llog__flusher *f, struct llist_node *pos, int
 			install_sink(f, (struct llog__sink_rec *)(void *)r, 1);
 			continue;
 		}
+		if (r->kind == LLOG__K_BARRIER && pos == &crash_barrier.rec.node)
+			d->barrier_met = 1;
 		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT)
-			continue; /* barriers: nobody waits now */
+			continue; /* other barriers: their threads wait in vain */
 		if (r->dropped != 0) {
 			notice_entry(f, r, r->dropped, note, &e);
 			crash_hand(f, 0, &e, at);
@@ -718,10 +749,11 @@ static uint64_t crash_chain(struct llog__flusher *f, struct llist_node *pos, int
 		if (r->kind == LLOG__K_EXIT)
 			continue;
 		record_entry(f, r, f->crash_msg, &tmp, &e);
-		crash_hand(f, 0, &e, at);
-		n++;
+		took = crash_hand(f, 0, &e, at);
+		if (r == pushed)
+			d->pushed_took = took;
+		d->n++;
 	}
-	return n;
 }
 
 /* Ends the drain: crash_commit of every sink that has it. Returns whether
@@ -752,19 +784,25 @@ static int crash_commit_all(struct llog__flusher *f, int at)
 
 /*
  * In output order, to every sink with crash entry points: the entry the
- * flusher was handing out (to the sinks that had not taken it yet), the
- * rest of the chain of this round (less a record whose rendering crashed),
- * the list taken with CLOSED installed (later pushes go to stderr
- * synchronously), then rec; then crash_commit. Runs once per process (the
- * first crashing thread only).
+ * flusher was handing out (to the sinks after the one it faulted in, which
+ * had not taken it yet; the faulting sink is not given that entry again),
+ * the rest of the chain of this round (less a record whose rendering
+ * crashed), the list taken with CLOSED installed (later pushes go to stderr
+ * synchronously), then rec (when not NULL); then crash_commit. Runs once
+ * per process: for the first crashing thread when that is the flusher (rec
+ * is its crash record), or, with rec NULL, when the flusher faults while
+ * an application thread reports its crash (the drain that thread waits
+ * for would never finish): that thread's crash record is then in the
+ * chains, and its barrier is signalled after the commit when some sink
+ * committed the record.
  */
 int llog__crash_drain_self(struct llog__rec *rec)
 {
 	struct llog__flusher *f = crash_flusher;
+	struct crash_drain d = {0, 0, 0};
 	const struct llog_entry *cur;
 	struct llist_node *rest;
 	struct llog_entry e;
-	uint64_t n;
 	int at, took = 0, committed;
 
 	if (f == NULL)
@@ -772,30 +810,35 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	at = f->crash_sink;
 	cur = f->crash_entry;
 	if (cur != NULL)
-		crash_hand(f, at < 0 ? 0 : at, cur, at);
+		crash_hand(f, at + 1, cur, at);
 	rest = f->crash_rest;
 	if (rest != NULL && f->crash_rendering)
 		rest = rest->next; /* lost: rendering it is what crashed */
-	n = crash_chain(f, rest, at);
+	crash_chain(f, rest, at, &d);
 	/* In the final round the list is closed already: nothing more. */
-	n += crash_chain(f, llog__queue_close(), at);
+	crash_chain(f, llog__queue_close(), at, &d);
 	if (rec != NULL) {
 		rec->ts = llog__clock_raw();
 		record_entry(f, rec, f->crash_msg, &f->tmp_plan, &e);
 		took = crash_hand(f, 0, &e, at);
-		n++;
+		d.n++;
 	}
 	committed = crash_commit_all(f, at);
-	llog__count_written(n);
+	llog__count_written(d.n);
+	if (d.barrier_met && d.pushed_took > 0 && committed) {
+		/* Release: pairs with the acquire load in llog__barrier_run
+		 * of the reporting thread (the static barrier stays). */
+		llog__store_release(&crash_barrier.done, 1);
+		llog__futex_wake(&crash_barrier.done, 1);
+	}
 	return took > 0 && committed;
 }
 
 int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
 {
-	/* Static: the flusher may signal it after we gave up waiting. */
-	static struct llog__barrier b;
-
 	if (llog__arena_thread_is_flusher())
 		return 0;
-	return llog__barrier_run(&b, rec, (int)timeout_ms) == 1;
+	/* Relaxed: published by the release push of rec (crash_pushed). */
+	llog__store_relaxed(&crash_pushed, rec);
+	return llog__barrier_run(&crash_barrier, rec, (int)timeout_ms) == 1;
 }

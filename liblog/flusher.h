@@ -70,7 +70,11 @@ struct llog__sink_rec {
 };
 
 /* A flush barrier: signalled (done = 1) after the commit of the round that
- * took it. */
+ * took it; with LLOG__BARRIER_RENDERED in rec.flags, as soon as the flusher
+ * reaches it (every record pushed before it was rendered and handed to
+ * the sinks, which copy what they keep: nothing in a record's call site is
+ * read after that; llog__dso_fini). */
+#define LLOG__BARRIER_RENDERED 0x80u
 struct llog__barrier {
 	struct llog__rec rec;
 	_Atomic uint32_t done;
@@ -119,6 +123,9 @@ void llog__flusher_fork_child(void);
  * drains directly what the flusher had not yet handed to the sinks, then
  * rec (the crash record, when not NULL), through the sinks' crash entry
  * points (llog/sinks.h), and closes the list (later pushes go to stderr).
+ * Also when the flusher faults while another thread reports (rec NULL):
+ * that thread's crash record is drained with the rest and its barrier
+ * (llog__crash_drain) signalled when a sink committed the record.
  * Returns 1 when at least one sink committed rec, 0 otherwise. */
 int llog__crash_drain_self(struct llog__rec *rec);
 /* Async-signal-safe (the crash handler, off the flusher): pushes rec (when

@@ -1,7 +1,9 @@
 /*
  * test_crash.c - the crash handler where test_process.c does not reach: a
  * crash of the flusher thread itself, the watchdog that bounds the handler,
- * and a stack overflow in a thread that is not the llog_init thread. Each
+ * a stack overflow in a thread that is not the llog_init thread, an
+ * application's periodic timer across a recovered crash, and the flusher
+ * faulting while an application thread reports its crash. Each
  * scenario runs in a child process; the parent checks how it died (with an
  * upper bound on the time, as a hang detector) and what it left in the file
  * sink (through zstdcat and llogcat) and on the console (its stderr).
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,8 +97,8 @@ static double now_s(void)
 }
 
 /* Runs fn in a child with stderr to t->err; waits at most CHILD_LIMIT_S
- * (then kills it and fails); checks that it died of SIGSEGV. */
-static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
+ * (then kills it and fails). Returns its wait status. */
+static int run_child_status(const struct tdir *t, void (*fn)(const struct tdir *))
 {
 	double t0 = now_s();
 	pid_t pid = fork();
@@ -122,11 +125,19 @@ static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 		}
 		nanosleep(&ms, NULL);
 	}
+	fprintf(stderr, "child ended after %.2f s\n", now_s() - t0);
+	return st;
+}
+
+/* run_child_status, and the child must have died of SIGSEGV. */
+static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
+{
+	int st = run_child_status(t, fn);
+
 	if (!WIFSIGNALED(st))
 		fprintf(stderr, "child status %#x\n", st);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGSEGV);
-	fprintf(stderr, "child died of SIGSEGV after %.2f s\n", now_s() - t0);
 }
 
 static void sleep_ms(int ms)
@@ -554,6 +565,145 @@ static void test_fork_during_crash_report(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 6. a recovered crash leaves the application's periodic timer alone ---- */
+
+#define TICK_US 20000
+#define MORE_TICKS 3
+#define TICK_WAIT_S 5
+
+/* SIGALRMs of the application's ITIMER_REAL (lock-free atomic: written in
+ * its signal handler). */
+static atomic_int ticks;
+static sigjmp_buf recover_env;
+
+static void count_tick(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&ticks, 1);
+}
+
+static void recover_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(recover_env, 1);
+}
+
+/* The application's SIGSEGV handler (installed before llog_init, so llog
+ * chains to it) recovers with siglongjmp; its periodic timer must then go
+ * on ticking. Exit status: 0 when MORE_TICKS more ticks came within
+ * TICK_WAIT_S, 10 when not, 11 when the crash was not recovered. */
+static void recovered_crash_child(const struct tdir *t)
+{
+	struct itimerval it = {{0, TICK_US}, {0, TICK_US}};
+	struct sigaction sa;
+	volatile int recovered = 0;
+	double deadline;
+	int before;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = count_tick;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = recover_segv;
+	sa.sa_flags = 0;
+	sigaction(SIGSEGV, &sa, NULL);
+	if (setitimer(ITIMER_REAL, &it, NULL) != 0)
+		_exit(95);
+	child_init(t, NULL, 50);
+	LOG_INFO("rec i=0 before the crash");
+	if (sigsetjmp(recover_env, 1) == 0)
+		store_null();
+	else
+		recovered = 1;
+	if (!recovered)
+		_exit(11);
+	LOG_INFO("rec i=1 after the recovered crash");
+	before = atomic_load(&ticks);
+	deadline = now_s() + TICK_WAIT_S;
+	while (atomic_load(&ticks) < before + MORE_TICKS && now_s() < deadline)
+		sleep_ms(1);
+	fprintf(stderr, "ticks after the recovery: %d\n", atomic_load(&ticks) - before);
+	llog_shutdown();
+	_exit(atomic_load(&ticks) >= before + MORE_TICKS ? 0 : 10);
+}
+
+static void test_recovered_crash_keeps_itimer(void **state)
+{
+	struct tdir t;
+	char *z;
+	int st;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	st = run_child_status(&t, recovered_crash_child);
+	if (!WIFEXITED(st))
+		fprintf(stderr, "child status %#x\n", st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* The crash was reported before the application recovered. */
+	z = read_zstdcat(&t);
+	assert_non_null(strstr(z, "caught SIGSEGV"));
+	assert_non_null(strstr(z, "rec i=1 after the recovered crash"));
+	free(z);
+	tdir_remove(&t);
+}
+
+/* ---- 7. the flusher faults while an application thread reports ------------- */
+
+#define BEFORE_MARK 200
+
+/* A callback sink (after the file and console sinks) that faults on the
+ * flusher, with SIGILL, on the marked record. */
+static void faulting_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if (strstr(e->msg, "MARK") != NULL)
+		__builtin_trap();
+}
+
+/* BEFORE_MARK records and the marked one wait for the crash's round (no
+ * round before it: a long interval, INFO only), then the main thread
+ * crashes: the flusher faults in the callback during that report. */
+static void fault_in_report_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = faulting_entry};
+
+	child_init(t, llog_callback_sink(&cb), 60000);
+	for (int i = 0; i < BEFORE_MARK; i++)
+		LOG_INFO("rec i=%d before the mark", i);
+	LOG_INFO("rec i=%d MARK", BEFORE_MARK);
+	store_null();
+}
+
+static void test_flusher_fault_during_report(void **state)
+{
+	struct tdir t;
+	char *z, *lc, *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	/* Dies of the application thread's SIGSEGV, not the flusher's SIGILL. */
+	run_child(&t, fault_in_report_child);
+	z = read_zstdcat(&t);
+	lc = read_llogcat(&t);
+	e = read_err(&t);
+	/* The file and console sinks had accepted every record, the marked
+	 * one included (they come before the callback): all are committed,
+	 * then the crash record of the main thread. */
+	check_output("zstdcat", z, BEFORE_MARK + 1);
+	assert_non_null(strstr(z, "at address 0x0"));
+	if (lc != NULL)
+		check_output("llogcat", lc, BEFORE_MARK + 1);
+	check_output("console", e, BEFORE_MARK + 1);
+	/* The drain signalled the reporting thread: no 2-second timeout. */
+	assert_null(strstr(e, "not committed"));
+	free(z);
+	free(lc);
+	free(e);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +713,8 @@ int main(void)
 		cmocka_unit_test(test_watchdog_sleeping_sink),
 		cmocka_unit_test(test_stack_overflow_other_thread),
 		cmocka_unit_test(test_fork_during_crash_report),
+		cmocka_unit_test(test_recovered_crash_keeps_itimer),
+		cmocka_unit_test(test_flusher_fault_during_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
