@@ -170,7 +170,7 @@ static void test_push_after_take_wakes_flusher(void **state)
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	struct llog_config cfg = {.flush_interval_ms = INTERVAL_MS};
 	pthread_t th;
-	int64_t waited_ms;
+	int64_t waited_us;
 
 	(void)state;
 	memset(&w, 0, sizeof(w));
@@ -190,11 +190,11 @@ static void test_push_after_take_wakes_flusher(void **state)
 	 * (or stay) awake for it, not sleep the 60 s interval. */
 	wait_flag(&w.written, LATE_BOUND_MS);
 	llog__sched_set_hook(NULL);
-	waited_ms = atomic_load(&w.written) ? (atomic_load(&w.t_written) - w.shot.t_done) / 1000000 : -1;
-	printf("late record written %lld ms after its push (bound %d ms)\n", (long long)waited_ms,
+	waited_us = atomic_load(&w.written) ? (atomic_load(&w.t_written) - w.shot.t_done) / 1000 : -1;
+	printf("late record written %.3f ms after its push (bound %d ms)\n", waited_us / 1e3,
 	       LATE_BOUND_MS);
 	assert_true(atomic_load(&w.written));
-	assert_true(waited_ms < LATE_BOUND_MS);
+	assert_true(waited_us < LATE_BOUND_MS * 1000);
 	pthread_join(th, NULL);
 	llog_shutdown();
 	assert_int_equal(memsink_count(m, "sched-wake"), 1);
@@ -287,7 +287,7 @@ static void *block_producer(void *arg)
 	return NULL;
 }
 
-/* One attempt; returns the latency in ms, or -1 when the producer's first
+/* One attempt; returns the latency in microseconds, or -1 when the producer's first
  * wake came before the bump (it timed out while the flusher was slower
  * than 100 ms to get there: the schedule did not happen, try again). */
 static int64_t blocked_attempt(void)
@@ -328,20 +328,20 @@ static int64_t blocked_attempt(void)
 	assert_true(t_release != 0 && t_woken != 0);
 	if (t_woken < t_release)
 		return -1;
-	return (t_woken - t_release) / 1000000;
+	return (t_woken - t_release) / 1000;
 }
 
 static void test_blocked_producer_woken(void **state)
 {
-	int64_t ms = -1;
+	int64_t us = -1;
 
 	(void)state;
-	for (int i = 0; i < 3 && ms < 0; i++)
-		ms = blocked_attempt();
-	printf("blocked producer ran %lld ms after the flusher's bump (bound %d ms)\n",
-	       (long long)ms, WAKE_BOUND_MS);
-	assert_true(ms >= 0);
-	assert_true(ms < WAKE_BOUND_MS);
+	for (int i = 0; i < 3 && us < 0; i++)
+		us = blocked_attempt();
+	printf("blocked producer ran %.3f ms after the flusher's bump (bound %d ms)\n", us / 1e3,
+	       WAKE_BOUND_MS);
+	assert_true(us >= 0);
+	assert_true(us < WAKE_BOUND_MS * 1000);
 }
 
 /* ---- M4: a push during the final round's take ------------------------------ */

@@ -24,14 +24,14 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # mutant (patch file name without .patch) | build kind | ctest names
 table=(
-	"M1-wake-no-fence|release|check_fences"
-	"M2-f1-after-f3|release|test_sched"
-	"M3-no-space-wake|release|test_sched"
-	"M4-stop-after-take|release|test_sched"
+	"M1-wake-no-fence|release|check_fences model_labels"
+	"M2-f1-after-f3|release|test_sched model_labels"
+	"M3-no-space-wake|release|test_sched model_labels"
+	"M4-stop-after-take|release|test_sched model_labels"
 	"M5-push-cas-relaxed|tsan|test_sched"
 	"M6-take-xchg-relaxed|tsan|test_sched"
-	"M7-no-reverse|release|test_sched"
-	"M8-no-flusher-wake|release|test_sched"
+	"M7-no-reverse|release|test_sched model_labels"
+	"M8-no-flusher-wake|release|test_sched model_labels"
 	"M9-release-relaxed|tsan|test_sched"
 	"M10-reserve-load-relaxed|tsan|test_sched"
 )
@@ -70,8 +70,16 @@ t_begin=$SECONDS
 
 # The copy: refreshed file by file (unchanged files keep their time, so a
 # kept scratch directory rebuilds only what changed since the last run).
+# Outside a git checkout: every file but build/ and .git/.
+list_files() {
+	if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$root" ls-files -co --exclude-standard -z
+	else
+		(cd "$root" && find . -path ./build -prune -o -path ./.git -prune -o -type f -print0)
+	fi
+}
 mkdir -p "$src"
-(cd "$root" && git ls-files -co --exclude-standard -z) | while IFS= read -r -d '' f; do
+list_files | while IFS= read -r -d '' f; do
 	[[ -f $root/$f ]] || continue # deleted, not yet committed
 	if ! cmp -s "$root/$f" "$src/$f"; then
 		mkdir -p "$(dirname "$src/$f")"
