@@ -1,6 +1,8 @@
 /*
  * queue.c - the record queue's wake-up, take and stop handshakes. See
- * queue.h; tests/model/pipeline.pml models every function here.
+ * queue.h; tests/model/pipeline.pml models every function here. The
+ * LLOG__SCHED points between the steps are empty outside the test-only
+ * llog_sched build (sched_points.h).
  */
 #define _GNU_SOURCE
 #include <limits.h>

@@ -162,12 +162,12 @@ for row in "${table[@]}"; do
 	patch=$here/$name.patch
 	t=$SECONDS
 	files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch")
-	if ! patch -d "$src" -p1 --dry-run --silent <"$patch" >/dev/null 2>&1; then
+	if ! patch -d "$src" -p1 -F0 --dry-run --silent <"$patch" >/dev/null 2>&1; then
 		printf '  %-26s PATCH NO LONGER APPLIES (update tests/mutants/%s.patch)\n' "$name" "$name"
 		status=1
 		continue
 	fi
-	patch -d "$src" -p1 --silent --no-backup-if-mismatch <"$patch"
+	patch -d "$src" -p1 -F0 --silent --no-backup-if-mismatch <"$patch"
 	if build "$kind"; then
 		# shellcheck disable=SC2086
 		failed=$(run_tests "$kind" $tests)
