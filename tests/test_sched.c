@@ -10,10 +10,11 @@
  * hang. tests/mutants/run.sh breaks each handshake in turn and checks that
  * these tests fail:
  *
- *   test_push_after_take_wakes_flusher   a record pushed (ERROR) right
- *        after the flusher's exchange F3 is written at once, not after the
- *        flush interval: F1 (pending = 0, fence) must come before F3, and
- *        the asker must futex_wake the flusher (mutants M2, M8)
+ *   test_push_after_take_wakes_flusher   an ERROR record wakes the
+ *        flusher from its sleep, and one pushed right after that round's
+ *        exchange F3 is written at once, not after the flush interval: F1
+ *        (pending = 0, fence) must come before F3, and the asker must
+ *        futex_wake the flusher (mutants M2, M8)
  *   test_blocked_producer_woken          a producer asleep on a full arena
  *        wakes within WAKE_BOUND_MS of the flusher's bump of space.seq, not
  *        at its 100 ms futex timeout (mutant M3)
@@ -101,6 +102,20 @@ static int thread_sleeps(pid_t tid)
 	return p != NULL && p[1] == ' ' && p[2] == 'S';
 }
 
+/* Waits until thread *tid sleeps in the kernel, at most ms milliseconds. */
+static int wait_sleeping(_Atomic pid_t *tid, int ms)
+{
+	int64_t deadline = now_ns() + (int64_t)ms * 1000000;
+	struct timespec pause = {0, 100 * 1000};
+
+	while (!thread_sleeps(atomic_load(tid))) {
+		if (now_ns() > deadline)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return 1;
+}
+
 /* Occurrences of needle in the memsink's entries. */
 static int memsink_count(const struct memsink *m, const char *needle)
 {
@@ -140,16 +155,24 @@ static void *one_shot_main(void *arg)
 
 static struct {
 	struct one_shot shot;
-	_Atomic int fired, shot_timeout;
+	_Atomic int asleep, armed, fired, shot_timeout;
+	_Atomic pid_t flusher_tid;
 	_Atomic int written;
 	_Atomic int64_t t_written;
 } w;
 
-/* Flusher, first round after arming, right after its exchange (F3): the
- * other thread pushes an ERROR record and asks for a round now. */
+/* The flusher about to sleep (F6): noted, so the test can wake it from
+ * its sleep. Armed, in the round that wake-up starts, right after its
+ * exchange (F3): the other thread pushes an ERROR record and asks for a
+ * round now. */
 static void hook_after_take(enum llog__sched_point p)
 {
-	if (p != LLOG__SP_TAKE_F3 || atomic_exchange(&w.fired, 1) != 0)
+	if (p == LLOG__SP_SLEEP) {
+		atomic_store(&w.flusher_tid, (pid_t)syscall(SYS_gettid));
+		set_flag(&w.asleep);
+		return;
+	}
+	if (p != LLOG__SP_TAKE_F3 || !atomic_load(&w.armed) || atomic_exchange(&w.fired, 1) != 0)
 		return;
 	set_flag(&w.shot.go);
 	if (!wait_flag(&w.shot.done, WAIT_MS))
@@ -178,12 +201,16 @@ static void test_push_after_take_wakes_flusher(void **state)
 	w.shot.text = "sched-late";
 	m->hook = late_written;
 	/* No llog_flush() here or below: it relies on the wake-up under
-	 * test, and a mutant would make it wait for the interval. Whichever
-	 * round comes first after the hook is installed is the one held. */
+	 * test, and a mutant would make it wait for the interval. */
+	llog__sched_set_hook(hook_after_take);
 	assert_int_equal(memsink_start(m, &cfg), 0);
 	assert_int_equal(pthread_create(&th, NULL, one_shot_main, &w.shot), 0);
-	llog__sched_set_hook(hook_after_take);
-	LOG_ERROR("sched-wake"); /* wakes the flusher: the hooked round */
+	/* the flusher sleeps in the kernel (for the 60 s interval) ... */
+	assert_true(wait_flag(&w.asleep, WAIT_MS));
+	assert_true(wait_sleeping(&w.flusher_tid, WAIT_MS));
+	/* ... and only the ERROR record's wake-up can start the held round */
+	set_flag(&w.armed);
+	LOG_ERROR("sched-wake");
 	assert_true(wait_flag(&w.shot.done, WAIT_MS));
 	assert_false(atomic_load(&w.shot_timeout));
 	/* Measured from the push of the late record: the flusher must be
@@ -234,14 +261,9 @@ static void hook_blocked(enum llog__sched_point p)
 	case LLOG__SP_WAITERS_BUMP: {
 		/* the flusher released the ring and saw the waiter: hold the
 		 * bump until the producer sleeps in the kernel, then time it */
-		int64_t deadline = now_ns() + (int64_t)WAIT_MS * 1000000;
-		struct timespec pause = {0, 100 * 1000};
-
 		if (!atomic_load(&b.at_sleep) || atomic_exchange(&b.bumped, 1) != 0)
 			break;
-		while (!thread_sleeps(atomic_load(&b.tid)) && now_ns() < deadline)
-			nanosleep(&pause, NULL);
-		if (!thread_sleeps(atomic_load(&b.tid)))
+		if (!wait_sleeping(&b.tid, WAIT_MS))
 			set_flag(&b.sleep_timeout);
 		atomic_store(&b.t_release, now_ns());
 		break;
