@@ -13,6 +13,7 @@
 #include "altstack.h"
 #include "arena.h"
 #include "config.h"
+#include "sched_points.h"
 #include "stats.h"
 #include "sync.h"
 
@@ -108,9 +109,13 @@ void llog__arena_wait_space(struct llog__arena *a, uint32_t need)
 	llog__count(blocked, 1);
 	atomic_fetch_add_explicit(&space.waiters, 1, memory_order_seq_cst);
 	seq = llog__load_seq_cst(&space.seq);
+	LLOG__SCHED(SPACE_ANNOUNCE);
 	llog__wake_flusher();
-	if (a->size - (a->reserve - llog__load_seq_cst(&a->released)) < need)
+	if (a->size - (a->reserve - llog__load_seq_cst(&a->released)) < need) {
+		LLOG__SCHED(SPACE_SLEEP);
 		llog__futex_wait(&space.seq, seq, 100);
+		LLOG__SCHED(SPACE_WOKEN);
+	}
 	atomic_fetch_sub_explicit(&space.waiters, 1, memory_order_seq_cst);
 }
 
@@ -120,6 +125,7 @@ void llog__arena_wake_waiters(void)
 	 * (Dekker handshake; the releases of this round come before it). */
 	llog__fence_seq_cst();
 	if (llog__load_relaxed(&space.waiters) != 0) {
+		LLOG__SCHED(WAITERS_BUMP);
 		/* Release: the waiter's futex check reads it; it then
 		 * re-reads released itself (acquire in reserve). */
 		llog__fetch_add_release(&space.seq, 1);

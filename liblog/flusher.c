@@ -18,6 +18,7 @@
 #include "crash.h"
 #include "flusher.h"
 #include "render.h"
+#include "sched_points.h"
 #include "sink.h"
 #include "sinkq.h"
 #include "stats.h"
@@ -492,6 +493,7 @@ static void *flusher_main(void *arg)
 		pthread_mutex_unlock(&round_lock);
 		if (final)
 			break;
+		LLOG__SCHED(ROUND_END);
 		if (f->sleep_ms != 0 && f->sleep_ms < llog__cfg.flush_interval_ms)
 			llog__queue_sleep(f->sleep_ms);
 		else

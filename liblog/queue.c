@@ -1,6 +1,8 @@
 /*
  * queue.c - the record queue's wake-up, take and stop handshakes. See
- * queue.h; tests/model/pipeline.pml models every function here.
+ * queue.h; tests/model/pipeline.pml models every function here. The
+ * LLOG__SCHED points between the steps are empty outside the test-only
+ * llog_sched build (sched_points.h).
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -10,12 +12,17 @@
 #include <unistd.h>
 
 #include "queue.h"
+#include "sched_points.h"
 
 struct llist_node llog__closed_node;
 
 struct llog__queue llog__q = {
 	.head = {&llog__closed_node},
 };
+
+#ifdef LLOG_TEST_SCHED
+_Atomic(llog__sched_fn *) llog__sched_hook;
+#endif
 
 void llog__futex_wait(_Atomic uint32_t *addr, uint32_t val, unsigned timeout_ms)
 {
@@ -40,9 +47,12 @@ void llog__futex_wake(_Atomic uint32_t *addr, int all)
 void llog__wake_flusher(void)
 {
 	llog__fence_seq_cst();
+	LLOG__SCHED(WAKE_FENCE);
 	if (llog__load_relaxed(&llog__q.pending) == 0 &&
-	    llog__xchg_seq_cst(&llog__q.pending, 1) == 0)
+	    llog__xchg_seq_cst(&llog__q.pending, 1) == 0) {
+		LLOG__SCHED(WAKE_ELECTED);
 		llog__futex_wake(&llog__q.pending, 0);
+	}
 }
 
 struct llist_node *llog__queue_take(int *stopping)
@@ -54,13 +64,16 @@ struct llist_node *llog__queue_take(int *stopping)
 	 * stop and exchange of pending (see there). */
 	llog__store_seq_cst(&llog__q.pending, 0);
 	llog__fence_seq_cst();
+	LLOG__SCHED(TAKE_F1);
 	/* F2. Acquire: pairs with the store of stop in llog__queue_stop.
 	 * Read BEFORE the exchange: a push that lands after a final exchange
 	 * installing NULL would be lost (the broken model variant shows it). */
 	*stopping = llog__load_acquire(&llog__q.stop);
+	LLOG__SCHED(TAKE_F2);
 	/* F3. Acquire exchange (llist.h): synchronizes with every push in
 	 * the chain. */
 	chain = llist_del_all_replace(&llog__q.head, *stopping ? LLOG__CLOSED : NULL);
+	LLOG__SCHED(TAKE_F3);
 	return llist_reverse_order(chain);
 }
 
@@ -68,8 +81,10 @@ void llog__queue_sleep(unsigned interval_ms)
 {
 	/* seq_cst: pairs with the exchange in llog__wake_flusher; a wake-up
 	 * that set pending after our F1 is seen here or by the futex check. */
-	if (llog__load_seq_cst(&llog__q.pending) == 0)
+	if (llog__load_seq_cst(&llog__q.pending) == 0) {
+		LLOG__SCHED(SLEEP);
 		llog__futex_wait(&llog__q.pending, 0, interval_ms);
+	}
 }
 
 struct llist_node *llog__queue_close(void)
@@ -104,6 +119,7 @@ void llog__queue_stop(void)
 	 * recovered only by the interval timeout). Also pairs with the
 	 * acquire load at F2 for what was written before. */
 	llog__store_seq_cst(&llog__q.stop, 1);
+	LLOG__SCHED(STOP);
 	llog__xchg_seq_cst(&llog__q.pending, 1);
 	llog__futex_wake(&llog__q.pending, 0);
 }

@@ -5,6 +5,9 @@
 #   bash scripts/test.sh release asan    only the named steps
 #
 # Steps:
+#   labels     tests/model/check_labels.sh: every function the spin model
+#              names (its "C:" comments) exists, with its steps in the
+#              model's order (seconds, no build)
 #   release    configure, build (-Werror) and run the whole ctest suite (gcc)
 #   consumers  install the release build to a temporary prefix; build and run
 #              programs that use it through find_package(llog) and through
@@ -14,6 +17,10 @@
 #              syslog sink's RELP client (10 s)
 #   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan       the whole suite under ThreadSanitizer
+#   mutants    tests/mutants/run.sh: ten mutants of the wake-up, BLOCK and
+#              shutdown handshakes, each applied alone to a scratch copy
+#              (release and TSan builds of only what their tests need);
+#              each must be killed by its tests (about a minute on 2 cores)
 #   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
 #              (installs scripts/deps.sh bench); checks only that it completes
 #              and that llog's file has every record; prints its table
@@ -23,7 +30,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-all_steps=(release consumers clang asan tsan bench)
+all_steps=(labels release consumers clang asan tsan mutants bench)
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
 for s in "${steps[@]}"; do
@@ -213,6 +220,16 @@ for s in "${steps[@]}"; do
 	tsan)
 		begin "tsan: TSan build + ctest"
 		sanitized_suite tsan thread
+		end
+		;;
+	labels)
+		begin "labels: the spin model's C: references (tests/model/check_labels.sh)"
+		bash tests/model/check_labels.sh
+		end
+		;;
+	mutants)
+		begin "mutants: tests/mutants/run.sh (every mutant killed)"
+		JOBS=$jobs bash tests/mutants/run.sh
 		end
 		;;
 	bench)

@@ -56,6 +56,13 @@
  * Sinks are buffered (console sink: lines are written at commit): a record
  * the flusher writes at F4 becomes visible on the stream only at the
  * commit (F5). Properties (c) and (d) are about what is visible.
+ *
+ * Ties to the C code: each step that models C code carries a comment
+ * "C: FILE FUNCTION [ord WORD...]": the function it models and, after
+ * "ord", the words of that function's body that are its steps, in the
+ * model's order. tests/model/check_labels.sh (ctest model_labels and
+ * scripts/test.sh labels) fails when one no longer holds: update the
+ * model with the code.
  */
 
 #ifndef NP
@@ -141,6 +148,7 @@ bit caller_done = 0;
  */
 inline wake_flusher(old)
 {
+	/* C: liblog/queue.c llog__wake_flusher ord llog__fence_seq_cst llog__q.pending llog__xchg_seq_cst llog__futex_wake */
 	d_step { old = pending; pending = 1 };
 	if
 	:: old == 0 -> fl_sleep = 0             /* futex_wake(&pending) */
@@ -155,6 +163,7 @@ inline wake_flusher(old)
  * (The thread running llog_shutdown never waits (in_ctl); in the model it
  * does not log.)
  */
+/* C: liblog/control.c llog__control_wait_shutdown ord pthread_mutex_lock pthread_mutex_unlock */
 #ifndef NO_SHUTDOWN_WAIT
 #define wait_for_shutdown() (ctl == 0)
 #else
@@ -162,6 +171,8 @@ inline wake_flusher(old)
 #endif
 
 /* llog__sync_output: rendered straight to stderr, the list is closed */
+/* C: liblog/sync.c llog__sync_va */
+/* C: liblog/sync.c llog__sync_record */
 inline sync_deliver(node)
 {
 	d_step {
@@ -176,6 +187,7 @@ inline sync_deliver(node)
 }
 
 /* one application thread: KP(p) LOG calls (llog__log) */
+/* C: liblog/producer.c llog__log ord closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill closed_after_capture */
 proctype Producer(byte p)
 {
 	byte i = 0, rsv = 0, first = 0, old = 0, node = 0;
@@ -189,6 +201,7 @@ proctype Producer(byte p)
 		 * used; records of ours still in flight (released != reserve,
 		 * acquire load) -> wait_for_shutdown first */
 		:: head == CLOSED ->
+			/* C: liblog/producer.c closed_list ord llog__queue_peek llog__arena_in_flight llog__control_wait_shutdown llog__sync_va */
 			if
 			:: rsv != released[p] -> wait_for_shutdown()
 			:: else -> skip
@@ -196,10 +209,12 @@ proctype Producer(byte p)
 			sync_deliver(node)
 		:: else ->
 			/* reserve() -> llog__arena_reserve; full -> BLOCK policy */
+			/* C: liblog/arena.h llog__arena_reserve ord cached_released llog__load_acquire */
 			do
 			:: rsv - released[p] < CAP(p) -> rsv++; break
 			:: else ->
 				/* llog__arena_wait_space(a, need) */
+				/* C: liblog/arena.c llog__arena_wait_space ord space.waiters space.seq llog__wake_flusher a->released llog__futex_wait space.waiters */
 				blocked_waiters++;
 				rs_moved[p] = 0;        /* seq = release_seq */
 				wake_flusher(old);
@@ -221,6 +236,7 @@ proctype Producer(byte p)
 				blocked_waiters--
 			od;
 			first = 0;      /* (spin: no jump into a d_step) */
+			/* C: liblog/queue.h llog__push_from ord LLOG__CLOSED llist_try_add */
 			/* push(): first = relaxed load of head; loop { CLOSED ->
 			 * return -1; CAS(head, first, node) }. A failed CAS has
 			 * no effect but reloading first, so the loop is one atomic
@@ -239,6 +255,7 @@ proctype Producer(byte p)
 			:: first == CLOSED ->
 				/* closed while we captured: wait_for_shutdown,
 				 * llog__sync_record, unreserve */
+				/* C: liblog/producer.c closed_after_capture ord llog__control_wait_shutdown llog__sync_record llog__arena_unreserve */
 				wait_for_shutdown();
 				sync_deliver(node);
 				rsv--;
@@ -254,6 +271,7 @@ proctype Producer(byte p)
 #ifndef NO_HIGHWATER
 				:: else ->
 					if
+					/* C: liblog/arena.h llog__arena_check_fill ord cached_released llog__wake_flusher */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
 					:: else -> skip
 					fi
@@ -283,6 +301,8 @@ proctype Producer(byte p)
 #define HOLD 0                  /* mutation: release before the commit */
 #endif
 
+/* C: liblog/flusher.c flusher_main ord flusher_round llog__queue_sleep */
+/* C: liblog/flusher.c flusher_round ord llog__queue_take process sinks_commit release_deferred release_waiting llog__arena_wake_waiters */
 proctype Flusher()
 {
 	bit s = 0, bars = 0;
@@ -296,9 +316,14 @@ proctype Flusher()
 #endif
 	do
 	:: true ->
+		/* C: liblog/queue.c llog__queue_take ord llog__q.pending llog__fence_seq_cst llog__q.stop */
 F1:		pending = 0;
 #ifndef BROKEN
+		/* C: liblog/queue.c llog__queue_take ord llog__q.stop llist_del_all_replace */
 F2:		s = stop;
+		/* C: liblog/queue.c llog__queue_take ord llist_del_all_replace LLOG__CLOSED llist_reverse_order */
+		/* C: liblog/llist.h llist_del_all_replace ord llog__xchg_acquire */
+		/* C: liblog/llist.h llist_reverse_order */
 F3:		d_step {
 			/* chain = exchange(head, stopping ? CLOSED : NULL) */
 			batch = head;
@@ -343,6 +368,10 @@ F2:		d_step {
 #endif
 F4:		/* process(): oldest first; render, write into the sinks, release
 		 * its bytes (final round: defer the release) */
+		/* C: liblog/flusher.c process ord process_owned LLOG__K_BARRIER */
+		/* C: liblog/flusher.c process_owned ord write_record release_or_defer */
+		/* C: liblog/flusher.c release_or_defer ord hold release_record dtail */
+		/* C: liblog/arena.h llog__arena_release ord llog__store_release */
 		do
 		:: d_step {
 				j > 0;
@@ -374,6 +403,7 @@ F4:		/* process(): oldest first; render, write into the sinks, release
 			}
 		:: /* F5: sinks_commit, the sinks' buffers reach the stream
 		    * (the guard inside the d_step saves a step per round) */
+			/* C: liblog/flusher.c sinks_commit */
 			d_step {
 				j == 0;
 				if
@@ -386,6 +416,7 @@ F4:		/* process(): oldest first; render, write into the sinks, release
 			break
 		od;
 		/* release_deferred (final round only; n == 0 otherwise) */
+		/* C: liblog/flusher.c release_deferred ord release_record */
 F5:		do
 		:: d_step {
 				n > 0;
@@ -403,6 +434,8 @@ F5:		do
 		:: else -> break
 		od;
 		/* signal_barriers */
+		/* C: liblog/flusher.c release_waiting ord llog__sinkq_reached signal_barriers */
+		/* C: liblog/flusher.c signal_barriers ord llog__store_release llog__futex_wake */
 		if
 		:: bars ->
 			d_step {
@@ -415,6 +448,7 @@ F5:		do
 		:: else -> skip
 		fi;
 		/* fence; blocked_waiters != 0 -> release_seq++, futex_wake all */
+		/* C: liblog/arena.c llog__arena_wake_waiters ord llog__fence_seq_cst space.waiters space.seq llog__futex_wake */
 		if
 		:: blocked_waiters != 0 ->
 			d_step {
@@ -435,6 +469,7 @@ F5:		do
 			}
 		:: else -> skip
 		fi;
+		/* C: liblog/queue.c llog__queue_sleep ord llog__q.pending llog__futex_wait */
 F6:		if
 		:: s -> printf("MSC: F exits\n"); break
 		:: else -> skip
@@ -458,6 +493,8 @@ F6:		if
 }
 
 /* llog_flush */
+/* C: liblog/control.c llog_flush ord llog__barrier_run llog__control_wait_shutdown */
+/* C: liblog/flusher.c llog__barrier_run ord llog__push llog__wake_flusher llog__load_acquire llog__futex_wait */
 proctype FlushCaller()
 {
 	byte old = 0, pre = 0;
@@ -511,6 +548,11 @@ proctype FlushCaller()
  * asleep forever = an invalid end state. (Concurrent shutdown wakes the
  * flusher unconditionally and would mask such a loss.)
  */
+/* C: liblog/control.c llog_shutdown ord pthread_mutex_lock llog__flusher_stop llog__sinktab_close pthread_mutex_unlock */
+/* C: liblog/flusher.c llog__flusher_stop ord llog__queue_stop pthread_join */
+/* C: liblog/queue.c llog__queue_stop ord llog__store_seq_cst llog__q.stop llog__xchg_seq_cst llog__q.pending llog__futex_wake */
+/* C: liblog/control.c start_flusher ord llog__flusher_start llog__flusher_run_final */
+/* C: liblog/flusher.c llog__flusher_run_final ord llog__queue_stop flusher_round */
 proctype Shutdown()
 {
 #ifdef INIT_FAIL

@@ -1,0 +1,478 @@
+/*
+ * test_sched.c - the bad interleavings of the wake-up, BLOCK and shutdown
+ * handshakes, forced with the schedule points of liblog/sched_points.h (this test
+ * links llog_sched, the library built with -DLLOG_TEST_SCHED).
+ *
+ * Each test installs a hook that holds one thread at one point until
+ * another thread has done its step, so the interleaving the handshake must
+ * survive happens on every run, not once in a million. Every wait in a
+ * hook is bounded (WAIT_MS): a broken handshake makes the test fail, never
+ * hang. tests/mutants/run.sh breaks each handshake in turn and checks that
+ * these tests fail:
+ *
+ *   test_push_after_take_wakes_flusher   an ERROR record wakes the
+ *        flusher from its sleep, and one pushed right after that round's
+ *        exchange F3 is written at once, not after the flush interval: F1
+ *        (pending = 0, fence) must come before F3, and the asker must
+ *        futex_wake the flusher (mutants M2, M8)
+ *   test_blocked_producer_woken          a producer asleep on a full arena
+ *        wakes within WAKE_BOUND_MS of the flusher's bump of space.seq, not
+ *        at its 100 ms futex timeout (mutant M3)
+ *   test_push_during_final_take          a record logged while the final
+ *        round sits between its exchange and its end comes out exactly
+ *        once (synchronously on stderr, since the list is CLOSED): stop
+ *        must be read (F2) before the exchange (mutant M4)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "memsink.h"
+#include "queue.h"
+#include "sched_points.h"
+
+/* Bound of every wait in a hook or a test (a broken handshake fails). */
+#define WAIT_MS 5000
+/* A woken BLOCK waiter must run within this of the flusher's bump; the
+ * futex timeout that would wake it otherwise is 100 ms (arena.c). */
+#define WAKE_BOUND_MS 50
+/* A record pushed after F3 must be written within this; the flush
+ * interval (what a lost wake-up costs) is 60 s. */
+#define LATE_BOUND_MS 2000
+#define INTERVAL_MS 60000
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits until *flag != 0, at most ms milliseconds; returns whether it is. */
+static int wait_flag(_Atomic int *flag, int ms)
+{
+	int64_t deadline = now_ns() + (int64_t)ms * 1000000;
+	struct timespec pause = {0, 100 * 1000};
+
+	/* Acquire: pairs with the release store that set the flag. */
+	while (atomic_load_explicit(flag, memory_order_acquire) == 0) {
+		if (now_ns() > deadline)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return 1;
+}
+
+static void set_flag(_Atomic int *flag)
+{
+	atomic_store_explicit(flag, 1, memory_order_release);
+}
+
+/* Whether thread tid of this process sleeps in the kernel ('S'). */
+static int thread_sleeps(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* "tid (comm) S ..." */
+	return p != NULL && p[1] == ' ' && p[2] == 'S';
+}
+
+/* Waits until thread *tid sleeps in the kernel, at most ms milliseconds. */
+static int wait_sleeping(_Atomic pid_t *tid, int ms)
+{
+	int64_t deadline = now_ns() + (int64_t)ms * 1000000;
+	struct timespec pause = {0, 100 * 1000};
+
+	while (!thread_sleeps(atomic_load(tid))) {
+		if (now_ns() > deadline)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return 1;
+}
+
+/* Occurrences of needle in the memsink's entries. */
+static int memsink_count(const struct memsink *m, const char *needle)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (strstr(m->e[i].msg, needle) != NULL)
+			n++;
+	return n;
+}
+
+/* ---- a producer thread that logs one record when told to ----------------- */
+
+struct one_shot {
+	_Atomic int go, done;
+	int level;
+	const char *text;
+	int64_t t_done;
+};
+
+static void *one_shot_main(void *arg)
+{
+	struct one_shot *o = arg;
+
+	if (!wait_flag(&o->go, 2 * WAIT_MS))
+		return NULL;
+	if (o->level == LLOG_ERROR)
+		LOG_ERROR("%s", o->text);
+	else
+		LOG_INFO("%s", o->text);
+	o->t_done = now_ns();
+	set_flag(&o->done);
+	return NULL;
+}
+
+/* ---- M2, M8: a push right after F3 wakes the flusher ---------------------- */
+
+static struct {
+	struct one_shot shot;
+	_Atomic int asleep, armed, fired, shot_timeout;
+	_Atomic pid_t flusher_tid;
+	_Atomic int written;
+	_Atomic int64_t t_written;
+} w;
+
+/* The flusher about to sleep (F6): noted, so the test can wake it from
+ * its sleep. Armed, in the round that wake-up starts, right after its
+ * exchange (F3): the other thread pushes an ERROR record and asks for a
+ * round now. */
+static void hook_after_take(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_SLEEP) {
+		atomic_store(&w.flusher_tid, (pid_t)syscall(SYS_gettid));
+		set_flag(&w.asleep);
+		return;
+	}
+	if (p != LLOG__SP_TAKE_F3 || !atomic_load(&w.armed) || atomic_exchange(&w.fired, 1) != 0)
+		return;
+	set_flag(&w.shot.go);
+	if (!wait_flag(&w.shot.done, WAIT_MS))
+		set_flag(&w.shot_timeout);
+}
+
+static void late_written(struct memsink *m, const struct llog_entry *e)
+{
+	(void)m;
+	if (e->msg_len == strlen("sched-late") && memcmp(e->msg, "sched-late", e->msg_len) == 0) {
+		atomic_store(&w.t_written, now_ns());
+		set_flag(&w.written);
+	}
+}
+
+static void test_push_after_take_wakes_flusher(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.flush_interval_ms = INTERVAL_MS};
+	pthread_t th;
+	int64_t waited_us;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.shot.level = LLOG_ERROR;
+	w.shot.text = "sched-late";
+	m->hook = late_written;
+	/* No llog_flush() here or below: it relies on the wake-up under
+	 * test, and a mutant would make it wait for the interval. */
+	llog__sched_set_hook(hook_after_take);
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(pthread_create(&th, NULL, one_shot_main, &w.shot), 0);
+	/* the flusher sleeps in the kernel (for the 60 s interval) ... */
+	assert_true(wait_flag(&w.asleep, WAIT_MS));
+	assert_true(wait_sleeping(&w.flusher_tid, WAIT_MS));
+	/* ... and only the ERROR record's wake-up can start the held round */
+	set_flag(&w.armed);
+	LOG_ERROR("sched-wake");
+	assert_true(wait_flag(&w.shot.done, WAIT_MS));
+	assert_false(atomic_load(&w.shot_timeout));
+	/* Measured from the push of the late record: the flusher must be
+	 * (or stay) awake for it, not sleep the 60 s interval. */
+	wait_flag(&w.written, LATE_BOUND_MS);
+	llog__sched_set_hook(NULL);
+	waited_us = atomic_load(&w.written) ? (atomic_load(&w.t_written) - w.shot.t_done) / 1000 : -1;
+	printf("late record written %.3f ms after its push (bound %d ms)\n", waited_us / 1e3,
+	       LATE_BOUND_MS);
+	assert_true(atomic_load(&w.written));
+	assert_true(waited_us < LATE_BOUND_MS * 1000);
+	pthread_join(th, NULL);
+	llog_shutdown();
+	assert_int_equal(memsink_count(m, "sched-wake"), 1);
+	assert_int_equal(memsink_count(m, "sched-late"), 1);
+	memsink_free(m);
+}
+
+/* ---- M3: a producer blocked on a full arena is woken by the flusher ------- */
+
+#define BLOCK_RECORDS 400
+
+static struct {
+	_Atomic int armed;
+	_Atomic int at_sleep, round_held, bumped;
+	_Atomic int held_timeout, sleep_timeout, producer_done;
+	_Atomic pid_t tid;
+	_Atomic int64_t t_release, t_woken;
+	long next, got, bad;
+} b;
+
+static void hook_blocked(enum llog__sched_point p)
+{
+	switch (p) {
+	case LLOG__SP_SPACE_SLEEP:
+		/* the producer: full, about to futex_wait on space.seq */
+		if (atomic_load(&b.at_sleep) == 0) {
+			atomic_store(&b.tid, (pid_t)syscall(SYS_gettid));
+			set_flag(&b.at_sleep);
+		}
+		break;
+	case LLOG__SP_TAKE_F1:
+		/* the flusher's first round after arming: it releases nothing
+		 * until the producer found the ring full and decided to sleep */
+		if (atomic_exchange(&b.round_held, 1) == 0 && !wait_flag(&b.at_sleep, WAIT_MS))
+			set_flag(&b.held_timeout);
+		break;
+	case LLOG__SP_WAITERS_BUMP: {
+		/* the flusher released the ring and saw the waiter: hold the
+		 * bump until the producer sleeps in the kernel, then time it */
+		if (!atomic_load(&b.at_sleep) || atomic_exchange(&b.bumped, 1) != 0)
+			break;
+		if (!wait_sleeping(&b.tid, WAIT_MS))
+			set_flag(&b.sleep_timeout);
+		atomic_store(&b.t_release, now_ns());
+		break;
+	}
+	case LLOG__SP_SPACE_WOKEN: {
+		/* the producer, back from its first sleep (woken, or timed out) */
+		int64_t zero = 0;
+
+		atomic_compare_exchange_strong(&b.t_woken, &zero, now_ns());
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void block_tally(struct memsink *m, const struct llog_entry *e)
+{
+	char buf[64];
+	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
+	long s;
+
+	(void)m;
+	memcpy(buf, e->msg, k);
+	buf[k] = '\0';
+	if (sscanf(buf, "block seq=%ld", &s) != 1)
+		return;
+	if (s != b.next)
+		b.bad++;
+	b.next = s + 1;
+	b.got++;
+}
+
+static void *block_producer(void *arg)
+{
+	static const char pad[] = "................................................"
+				  "................................................";
+
+	(void)arg;
+	for (long i = 0; i < BLOCK_RECORDS; i++)
+		LOG_INFO("block seq=%ld %s", i, pad);
+	set_flag(&b.producer_done);
+	return NULL;
+}
+
+/* One attempt; returns the latency in microseconds, or -1 when the producer's first
+ * wake came before the bump (it timed out while the flusher was slower
+ * than 100 ms to get there: the schedule did not happen, try again). */
+static int64_t blocked_attempt(void)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.arena_bytes = 16 * 1024, .overflow = LLOG_OVERFLOW_BLOCK,
+				  .flush_interval_ms = INTERVAL_MS};
+	struct llog_stats before, after;
+	int64_t t_release, t_woken;
+	pthread_t th;
+
+	memset(&b, 0, sizeof(b));
+	m->hook = block_tally;
+	m->nostore = 1;
+	llog_get_stats(&before);
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	llog__sched_set_hook(hook_blocked);
+	assert_int_equal(pthread_create(&th, NULL, block_producer, NULL), 0);
+	/* bounded: each block must be ended by the flusher's wake, which
+	 * needs the producer's wake of the flusher first (the interval is
+	 * 60 s) */
+	assert_true(wait_flag(&b.producer_done, 2 * WAIT_MS));
+	pthread_join(th, NULL);
+	llog__sched_set_hook(NULL);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_false(atomic_load(&b.held_timeout));
+	assert_false(atomic_load(&b.sleep_timeout));
+	assert_true(atomic_load(&b.bumped));
+	/* nothing lost, in order, and the producer did block */
+	assert_int_equal(b.got, BLOCK_RECORDS);
+	assert_int_equal(b.bad, 0);
+	assert_true(after.blocked > before.blocked);
+	assert_int_equal(after.written - before.written, BLOCK_RECORDS);
+	memsink_free(m);
+	t_release = atomic_load(&b.t_release);
+	t_woken = atomic_load(&b.t_woken);
+	assert_true(t_release != 0 && t_woken != 0);
+	if (t_woken < t_release)
+		return -1;
+	return (t_woken - t_release) / 1000;
+}
+
+static void test_blocked_producer_woken(void **state)
+{
+	int64_t us = -1;
+
+	(void)state;
+	for (int i = 0; i < 3 && us < 0; i++)
+		us = blocked_attempt();
+	printf("blocked producer ran %.3f ms after the flusher's bump (bound %d ms)\n", us / 1e3,
+	       WAKE_BOUND_MS);
+	assert_true(us >= 0);
+	assert_true(us < WAKE_BOUND_MS * 1000);
+}
+
+/* ---- M4: a push during the final round's take ------------------------------ */
+
+static struct {
+	struct one_shot shot;
+	_Atomic int held, fired;
+	_Atomic int stop_timeout, shot_timeout;
+} f;
+
+static void hook_final_take(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_TAKE_F1 && atomic_exchange(&f.held, 1) == 0) {
+		/* the first round after arming waits for llog_shutdown's
+		 * stop = 1, so that it is the final one */
+		int64_t deadline = now_ns() + (int64_t)WAIT_MS * 1000000;
+		struct timespec pause = {0, 100 * 1000};
+
+		/* Acquire: pairs with the seq_cst store in llog__queue_stop. */
+		while (llog__load_acquire(&llog__q.stop) == 0 && now_ns() < deadline)
+			nanosleep(&pause, NULL);
+		if (llog__load_acquire(&llog__q.stop) == 0)
+			set_flag(&f.stop_timeout);
+	} else if (p == LLOG__SP_TAKE_F3 && atomic_exchange(&f.fired, 1) == 0) {
+		/* the final exchange is done: another thread logs now */
+		set_flag(&f.shot.go);
+		if (!wait_flag(&f.shot.done, WAIT_MS))
+			set_flag(&f.shot_timeout);
+	}
+}
+
+/* Occurrences of needle in the file at fd (read from the start). */
+static int file_count(int fd, const char *needle)
+{
+	static char buf[1 << 16];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	int count = 0;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *p = buf; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		count++;
+	return count;
+}
+
+static void test_push_during_final_take(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.flush_interval_ms = INTERVAL_MS};
+	char path[] = "/tmp/llog-test-sched-XXXXXX";
+	int fd, saved, on_stderr, in_sink;
+	pthread_t th;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.shot.level = LLOG_INFO;
+	f.shot.text = "sched-final";
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(pthread_create(&th, NULL, one_shot_main, &f.shot), 0);
+	llog__sched_set_hook(hook_final_take);
+	/* the line written synchronously (list CLOSED) goes to stderr */
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	llog_shutdown();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	llog__sched_set_hook(NULL);
+	assert_false(atomic_load(&f.stop_timeout));
+	assert_true(atomic_load(&f.fired));
+	assert_false(atomic_load(&f.shot_timeout));
+	on_stderr = file_count(fd, "sched-final");
+	in_sink = memsink_count(m, "sched-final");
+	printf("record logged during the final take: %d in the sink, %d on stderr\n", in_sink,
+	       on_stderr);
+	/* exactly once, wherever it went (the final round took the list
+	 * with CLOSED, so: synchronously, on stderr) */
+	assert_int_equal(in_sink + on_stderr, 1);
+	/* only now: a lost record's thread would wait at exit for ever for
+	 * its arena to drain */
+	pthread_join(th, NULL);
+	close(fd);
+	memsink_free(m);
+}
+
+/* After a failed test too: no hook, llog stopped (shutdown wakes the
+ * flusher itself), so the next test starts clean and nothing waits for a
+ * flush interval. */
+static int teardown(void **state)
+{
+	(void)state;
+	llog__sched_set_hook(NULL);
+	llog_shutdown();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_push_after_take_wakes_flusher, teardown),
+		cmocka_unit_test_teardown(test_blocked_producer_woken, teardown),
+		cmocka_unit_test_teardown(test_push_during_final_take, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
