@@ -7,7 +7,9 @@
 #                                frame reader, the syslog sink's RELP client),
 #                                rsyslog and rsyslog-relp (the syslog sink's collector,
 #                                its RELP input imrelp) and python3
-#                                (its json parser reads the JSON lines back)
+#                                (its json parser reads the JSON lines back), and
+#                                patch, binutils (objdump) and perl for tests/mutants
+#                                and tests/check_fences.sh
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -23,7 +25,8 @@ set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
-test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3)
+test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3
+	patch binutils perl)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in
