@@ -154,14 +154,18 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 
 	llog__tls_arena = NULL;
+	/* A handler that runs from here on finds no arena and cannot add to
+	 * dropped_pending; the signal fence keeps the compiler from moving
+	 * the exchange below above the store. Relaxed exchange: only this
+	 * thread and its handlers touch the count (arena.h). */
+	atomic_signal_fence(memory_order_seq_cst);
 	drop_altstack(a);
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
 	r->site = NULL;
 	r->len = 0;
 	r->flags = 0;
-	r->dropped = a->dropped_pending;
-	a->dropped_pending = 0;
+	r->dropped = atomic_exchange_explicit(&a->dropped_pending, 0, memory_order_relaxed);
 	first = llog__queue_peek();
 	/* Release CAS (in llog__push_from): publishes the exit record and,
 	 * through the release sequence, orders it after all our pushes. */
@@ -176,16 +180,20 @@ static void arena_thread_exit(void *p)
 void llog__arena_release_self(void)
 {
 	struct llog__arena *a = llog__tls_arena;
+	uint32_t dropped;
 
 	if (a == NULL)
 		return;
 	wait_drained(a);
 	llog__tls_arena = NULL;
+	/* Signal fence and relaxed load as in arena_thread_exit. */
+	atomic_signal_fence(memory_order_seq_cst);
+	dropped = llog__load_relaxed(&a->dropped_pending);
 	drop_altstack(a);
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
-	if (a->dropped_pending != 0)
-		llog__sync_notice(a->tid, a->dropped_pending);
+	if (dropped != 0)
+		llog__sync_notice(a->tid, dropped);
 	llog__arena_free(a);
 }
 
@@ -225,7 +233,7 @@ void llog__arena_after_fork(void)
 	if (a == NULL || tls_is_flusher)
 		return;
 	a->tid = (uint64_t)syscall(SYS_gettid);
-	a->dropped_pending = 0;
+	llog__store_relaxed(&a->dropped_pending, 0); /* one thread in the child */
 	a->in_log = 0;
 	a->cached_released = a->reserve;
 	llog__store_relaxed(&a->released, a->reserve);

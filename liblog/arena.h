@@ -45,7 +45,11 @@ struct llog__arena {
 	uint32_t cached_released;
 	uint32_t size;
 	uint32_t mask;
-	uint32_t dropped_pending;
+	/* Records of this thread dropped since its last pushed record (the
+	 * next one's notice). Atomic: a signal handler of the owner adds to
+	 * it in the middle of a LOG (producer.c); only the owner and its
+	 * handlers touch it, so relaxed single-instruction RMWs suffice. */
+	_Atomic uint32_t dropped_pending;
 	volatile int in_log;   /* re-entry guard (signal handlers) */
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */

@@ -61,7 +61,7 @@ static inline uint32_t align8(size_t n)
  */
 static inline _Atomic uint32_t *pending_drops(struct llog__arena *a)
 {
-	return (_Atomic uint32_t *)&a->dropped_pending;
+	return &a->dropped_pending;
 }
 
 /*
