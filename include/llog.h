@@ -241,8 +241,9 @@ struct llog_config {
  */
 
 /*
- * Starts the flusher thread with the sinks added so far (a console sink on
- * stderr when none was added). Not async-signal-safe. Allocates, creates a
+ * Starts the flusher thread with the sinks added so far. When none was
+ * added, it uses a fallback: a console sink on stderr (default options),
+ * only until the first llog_add_sink() (see there). Not async-signal-safe. Allocates, creates a
  * thread and waits until it runs (so a fork() right after it never catches
  * the thread in its start-up). Registers llog_shutdown() with atexit() on
  * the first call.
@@ -256,12 +257,21 @@ struct llog_sink;
 
 /*
  * Adds a sink; llog takes ownership of it (and closes it at shutdown, or at
- * once when this call fails). Before llog_init() the sink is kept for init;
- * afterwards the change travels to the flusher as a control record, so every
- * record logged after this call returns reaches the new sink.
+ * once when this call fails). Before llog_init() the sink is kept for init
+ * (and llog_init() then makes no stderr fallback); afterwards the change
+ * travels to the flusher as a control record, so every record logged after
+ * this call returns reaches the new sink.
+ * The first sink added while llog runs with its stderr fallback replaces
+ * the fallback where the flusher installs it, between two records: each
+ * record is written either to the fallback (those the flusher took before
+ * the sink: each thread's earlier records, then closed, so written out) or
+ * to the new sink and the later ones (each thread's later records), never
+ * to both and never to neither. Exception: a sink that reaches the flusher
+ * only in its crash drain (added just before the flusher crashed) is
+ * installed beside the fallback, which the drain does not close.
  * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed
- * or waiting for llog_init() (the default console sink counts once
- * installed; in a fork child, the inherited sinks count), -ENOMEM, or
+ * or waiting for llog_init() (the stderr fallback does not count; in a fork
+ * child, the inherited sinks count), -ENOMEM, or
  * -ECANCELED when called from a sink's close() during llog_shutdown().
  */
 LLOG_EXPORT int llog_add_sink(struct llog_sink *sink);
