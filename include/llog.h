@@ -241,8 +241,9 @@ struct llog_config {
  */
 
 /*
- * Starts the flusher thread with the sinks added so far (a console sink on
- * stderr when none was added). Not async-signal-safe. Allocates, creates a
+ * Starts the flusher thread with the sinks added so far. When none was
+ * added, it uses a fallback: a console sink on stderr (default options),
+ * only until the first llog_add_sink() (see there). Not async-signal-safe. Allocates, creates a
  * thread and waits until it runs (so a fork() right after it never catches
  * the thread in its start-up). Registers llog_shutdown() with atexit() on
  * the first call.
@@ -256,12 +257,21 @@ struct llog_sink;
 
 /*
  * Adds a sink; llog takes ownership of it (and closes it at shutdown, or at
- * once when this call fails). Before llog_init() the sink is kept for init;
- * afterwards the change travels to the flusher as a control record, so every
- * record logged after this call returns reaches the new sink.
+ * once when this call fails). Before llog_init() the sink is kept for init
+ * (and llog_init() then makes no stderr fallback); afterwards the change
+ * travels to the flusher as a control record, so every record logged after
+ * this call returns reaches the new sink.
+ * The first sink added while llog runs with its stderr fallback replaces
+ * the fallback where the flusher installs it, between two records: each
+ * record is written either to the fallback (those the flusher took before
+ * the sink: each thread's earlier records, then closed, so written out) or
+ * to the new sink and the later ones (each thread's later records), never
+ * to both and never to neither. Exception: a sink that reaches the flusher
+ * only in its crash drain (added just before the flusher crashed) is
+ * installed beside the fallback, which the drain does not close.
  * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed
- * or waiting for llog_init() (the default console sink counts once
- * installed; in a fork child, the inherited sinks count), -ENOMEM, or
+ * or waiting for llog_init() (the stderr fallback does not count; in a fork
+ * child, the inherited sinks count), -ENOMEM, or
  * -ECANCELED when called from a sink's close() during llog_shutdown().
  */
 LLOG_EXPORT int llog_add_sink(struct llog_sink *sink);
@@ -353,12 +363,12 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 #define LLOG__FMT(fmt, ...) fmt
 
 /*
- * LOG(level, fmt, ...): one statement. fmt must be a string literal. When
+ * LLOG_LOG(level, fmt, ...) (short name LOG): one statement. fmt must be a string literal. When
  * the level is disabled, or is not a record's level (LLOG_OFF, or outside
  * LLOG_TRACE..LLOG_FATAL: see enum llog_level), the arguments are not
  * evaluated and nothing is logged.
  */
-#define LOG(level, ...)                                                       \
+#define LLOG_LOG(level, ...)                                                  \
 	do {                                                                  \
 		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
 		    (unsigned)(level) <= (unsigned)LLOG_FATAL &&              \
@@ -392,12 +402,70 @@ static void llog__dso_fini_tu(void)
 }
 #endif
 
-#define LOG_TRACE(...) LOG(LLOG_TRACE, __VA_ARGS__)
-#define LOG_DEBUG(...) LOG(LLOG_DEBUG, __VA_ARGS__)
-#define LOG_INFO(...) LOG(LLOG_INFO, __VA_ARGS__)
-#define LOG_WARN(...) LOG(LLOG_WARN, __VA_ARGS__)
-#define LOG_ERROR(...) LOG(LLOG_ERROR, __VA_ARGS__)
-#define LOG_FATAL(...) LOG(LLOG_FATAL, __VA_ARGS__)
+/*
+ * Names of the logging macros.
+ *
+ * Every macro has a prefixed name, always defined, that never clashes
+ * with another header: LLOG_ followed by its short name.
+ *   LLOG_LOG(level, fmt, ...)    LOG(level, fmt, ...)
+ *   LLOG_LOG_TRACE(fmt, ...)     LOG_TRACE(fmt, ...)
+ *   LLOG_LOG_DEBUG(fmt, ...)     LOG_DEBUG(fmt, ...)
+ *   LLOG_LOG_INFO(fmt, ...)      LOG_INFO(fmt, ...)
+ *   LLOG_LOG_WARN(fmt, ...)      LOG_WARN(fmt, ...)
+ *   LLOG_LOG_ERROR(fmt, ...)     LOG_ERROR(fmt, ...)
+ *   LLOG_LOG_FATAL(fmt, ...)     LOG_FATAL(fmt, ...)
+ * (LLOG_INFO and friends, without _LOG_, are the levels of enum
+ * llog_level; the rule "LLOG_ + short name" keeps the two apart and needs
+ * no table: s/\bLOG/LLOG_LOG/ converts a file.)
+ *
+ * The short names are defined unless LLOG_NO_SHORT_NAMES is defined
+ * before this header, and each only when that name is not a macro
+ * already. <syslog.h> (<sys/syslog.h>) defines LOG_DEBUG and LOG_INFO as
+ * priorities (7 and 6), and its other LOG_* names (LOG_ERR, LOG_WARNING,
+ * LOG_USER, ...) differ from llog's. So in a file that includes
+ * <syslog.h>:
+ *   - before this header: LOG_DEBUG and LOG_INFO stay syslog's; llog's
+ *     other short names are defined;
+ *   - after this header: <syslog.h> (a system header, where the compiler
+ *     does not warn) replaces llog's LOG_DEBUG and LOG_INFO with its own;
+ * either way LOG_DEBUG and LOG_INFO are syslog's priorities there (for
+ * syslog(), setlogmask(LOG_UPTO(LOG_INFO)), ...) and llog logs at those
+ * levels with LLOG_LOG_DEBUG / LLOG_LOG_INFO (or LOG(LLOG_INFO, ...)).
+ * Both orders compile without a warning. Checked against the headers of
+ * Debian's libc6-dev and linux-libc-dev (/usr/include): <sys/syslog.h> is
+ * the only one to define any of llog's short names; <scsi/scsi.h> has
+ * LOG_SELECT and LOG_SENSE, which llog does not use.
+ */
+#define LLOG_LOG_TRACE(...) LLOG_LOG(LLOG_TRACE, __VA_ARGS__)
+#define LLOG_LOG_DEBUG(...) LLOG_LOG(LLOG_DEBUG, __VA_ARGS__)
+#define LLOG_LOG_INFO(...) LLOG_LOG(LLOG_INFO, __VA_ARGS__)
+#define LLOG_LOG_WARN(...) LLOG_LOG(LLOG_WARN, __VA_ARGS__)
+#define LLOG_LOG_ERROR(...) LLOG_LOG(LLOG_ERROR, __VA_ARGS__)
+#define LLOG_LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+
+#ifndef LLOG_NO_SHORT_NAMES
+#ifndef LOG
+#define LOG(level, ...) LLOG_LOG(level, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE
+#define LOG_TRACE(...) LLOG_LOG(LLOG_TRACE, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG
+#define LOG_DEBUG(...) LLOG_LOG(LLOG_DEBUG, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO
+#define LOG_INFO(...) LLOG_LOG(LLOG_INFO, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN
+#define LOG_WARN(...) LLOG_LOG(LLOG_WARN, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR
+#define LOG_ERROR(...) LLOG_LOG(LLOG_ERROR, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL
+#define LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+#endif
+#endif /* LLOG_NO_SHORT_NAMES */
 
 #ifdef __cplusplus
 }

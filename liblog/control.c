@@ -39,6 +39,9 @@ static struct llog__flusher *the_flusher;
 static struct llog__sinktab pending;
 /* While running: sinks installed or on their way to the flusher. */
 static int n_running_sinks;
+/* While running: the stderr fallback llog_init made, until a sink is
+ * added (the flusher then replaces it: install_sink), else NULL. */
+static struct llog_sink *fallback_sink;
 static int registered; /* atexit and pthread_atfork */
 /* Every sink llog owns now and its queue (or NULL), for
  * llog_get_sink_stats; and how many sinks were ever added (for names). */
@@ -79,6 +82,7 @@ static int start_flusher(struct llog__flusher *f)
 	}
 	the_flusher = f;
 	n_running_sinks = llog__flusher_sinks(f)->n;
+	fallback_sink = llog__flusher_sinks(f)->fallback ? llog__flusher_sinks(f)->s[0] : NULL;
 	running = 1;
 	return 0;
 }
@@ -101,9 +105,32 @@ static void own_exactly(const struct llog__sinktab *t)
 	owned = *t;
 }
 
-/* Moves the pending sinks into t (closing those that do not fit). */
+/* Closes t's stderr fallback (t not in the flusher's use: pending, or a
+ * fork child's inherited table before its flusher starts). */
+static void drop_fallback(struct llog__sinktab *t)
+{
+	struct llog_sink *fb = t->s[0];
+
+	if (!t->fallback)
+		return;
+	disown(fb);
+	llog__sinkq_free(t->q[0]);
+	fb->ops->close(fb);
+	memmove(&t->s[0], &t->s[1], (size_t)(t->n - 1) * sizeof(t->s[0]));
+	memmove(&t->q[0], &t->q[1], (size_t)(t->n - 1) * sizeof(t->q[0]));
+	t->n--;
+	t->fallback = 0;
+}
+
+/* Moves the pending sinks into t (closing those that do not fit): they
+ * replace t's fallback; a pending fallback (kept from a failed start)
+ * stays one in an empty t. */
 static void take_pending(struct llog__sinktab *t)
 {
+	int fallback = pending.fallback && t->n == 0;
+
+	if (pending.n > 0)
+		drop_fallback(t);
 	for (int i = 0; i < pending.n; i++) {
 		if (llog__sinktab_add(t, pending.s[i], pending.q[i]) != 0) {
 			disown(pending.s[i]);
@@ -112,6 +139,8 @@ static void take_pending(struct llog__sinktab *t)
 		}
 	}
 	pending.n = 0;
+	pending.fallback = 0;
+	t->fallback = t->fallback || fallback;
 }
 
 /* Under ctl_lock, in a fork child whose inherited flusher waits: starts it
@@ -214,7 +243,8 @@ static void atfork_child(void)
 /* ---- the public calls -------------------------------------------------------- */
 
 /* Under ctl_lock: a new flusher with the pending sinks (a console sink on
- * stderr when none was added). */
+ * stderr when none was added: the fallback, replaced by the first sink
+ * added while it runs). */
 static int make_flusher(struct llog__flusher **out)
 {
 	struct llog__flusher *f = llog__flusher_new();
@@ -224,8 +254,10 @@ static int make_flusher(struct llog__flusher **out)
 	if (pending.n == 0) {
 		struct llog_sink *s = llog_console_sink(NULL);
 
-		if (s != NULL && llog__sinktab_add(&pending, s, NULL) == 0)
+		if (s != NULL && llog__sinktab_add(&pending, s, NULL) == 0) {
 			(void)llog__sinktab_add(&owned, s, NULL);
+			pending.fallback = 1;
+		}
 	}
 	take_pending(llog__flusher_sinks(f));
 	*out = f;
@@ -286,7 +318,14 @@ static int push_sink(struct llog_sink *sink, struct llog__sinkq *q)
 		free(sr);
 		return -ECANCELED;
 	}
-	n_running_sinks++;
+	/* The first one replaces the fallback where the flusher installs it
+	 * (install_sink): the count stays. */
+	if (fallback_sink != NULL) {
+		disown(fallback_sink);
+		fallback_sink = NULL;
+	} else {
+		n_running_sinks++;
+	}
 	return 0;
 }
 
@@ -322,7 +361,11 @@ static int check_options(const struct llog_sink_options *opt)
 /* Under ctl_lock: s (with q) is llog's now, installed or on its way. */
 static int accept_sink(struct llog_sink *s, struct llog__sinkq *q)
 {
-	int rc = running ? push_sink(s, q) : llog__sinktab_add(&pending, s, q);
+	int rc;
+
+	if (!running)
+		drop_fallback(&pending); /* kept from a failed start */
+	rc = running ? push_sink(s, q) : llog__sinktab_add(&pending, s, q);
 
 	if (rc == 0)
 		(void)llog__sinktab_add(&owned, s, q);
@@ -454,6 +497,7 @@ void llog_shutdown(void)
 	llog__flusher_free(f);
 	owned.n = 0;
 	n_running_sinks = 0;
+	fallback_sink = NULL;
 	running = 0;
 	pthread_mutex_unlock(&ctl_lock);
 	in_ctl = 0;

@@ -126,21 +126,47 @@ int llog__sinktab_start(struct llog__sinktab *t)
 	return 0;
 }
 
-/* A sink change reached the flusher (F4, the crash drain, a fork child).
+/* Where install_sink runs: a round (F4), the crash drain on the flusher,
+ * a fork child's after_fork. */
+enum install_where { IN_ROUND, IN_CRASH, IN_FORK };
+
+/*
+ * A sink change reached the flusher (F4, the crash drain, a fork child).
  * The control lock keeps the count within the bound; a sink that still
  * finds the table full is closed, or only forgotten where closing is not
- * safe (the crash drain, a fork child: `forget`). */
-static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, int forget)
+ * safe (the crash drain, a fork child).
+ *
+ * The first sink installed replaces the stderr fallback (sinks.fallback)
+ * in the same step: records before the SINK record in the chain went to
+ * the fallback, which close() writes out now, those after it go to the new
+ * sink only; none to both, none to neither. In a fork child the fallback
+ * holds only the parent's records: after_fork drops them, then it closes.
+ * In the crash drain nothing is closed (it would free and write outside the
+ * crash entry points): the fallback stays, and the records after the SINK
+ * record reach both.
+ */
+static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, enum install_where where)
 {
-	if (llog__sinktab_add(&f->sinks, sr->sink, sr->q) != 0) {
-		if (!forget)
+	struct llog__sinktab *t = &f->sinks;
+
+	if (t->fallback && where != IN_CRASH) {
+		struct llog_sink *fb = t->s[0];
+
+		if (where == IN_FORK && fb->ops->after_fork != NULL)
+			fb->ops->after_fork(fb);
+		close_one(fb, t->q[0]);
+		t->s[0] = sr->sink;
+		t->q[0] = sr->q;
+		t->fallback = 0;
+	} else if (llog__sinktab_add(t, sr->sink, sr->q) != 0) {
+		if (where == IN_ROUND)
 			close_one(sr->sink, sr->q);
 		return;
 	}
-	/* Not in a fork child or the crash drain (forget): nothing starts
-	 * threads there; the child's flusher start does. */
-	if (!forget && sr->q != NULL)
-		(void)llog__sinktab_start(&f->sinks);
+	/* Not in a fork child or the crash drain: nothing starts threads
+	 * there; the child's flusher start does. */
+	if (where == IN_ROUND && sr->q != NULL)
+		(void)llog__sinktab_start(t);
 }
 
 /* ---- one round ------------------------------------------------------------ */
@@ -342,7 +368,7 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			rd->barriers = pos;
 			break;
 		case LLOG__K_SINK:
-			install_sink(f, (struct llog__sink_rec *)(void *)r, 0);
+			install_sink(f, (struct llog__sink_rec *)(void *)r, IN_ROUND);
 			f->crash_rest = next; /* r is freed below */
 			free(r);
 			break;
@@ -587,7 +613,7 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		if (r->kind == LLOG__K_SINK) {
-			install_sink(f, (struct llog__sink_rec *)(void *)r, 1);
+			install_sink(f, (struct llog__sink_rec *)(void *)r, IN_FORK);
 			free(r);
 		}
 	}
@@ -737,7 +763,7 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		if (r->kind == LLOG__K_SINK) {
 			/* Installed as the round would have: the records
 			 * after it reach it too (appended: `at` stays valid). */
-			install_sink(f, (struct llog__sink_rec *)(void *)r, 1);
+			install_sink(f, (struct llog__sink_rec *)(void *)r, IN_CRASH);
 			continue;
 		}
 		if (r->kind == LLOG__K_BARRIER && pos == &crash_barrier.rec.node)

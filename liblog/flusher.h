@@ -45,11 +45,15 @@
 
 struct llog__sinkq;
 
-/* s[i] runs on the flusher when q[i] is NULL, else on q[i]'s thread. */
+/* s[i] runs on the flusher when q[i] is NULL, else on q[i]'s thread.
+ * fallback: s[0] is the console sink on stderr that llog_init made because
+ * no sink was added; the first sink installed replaces it (install_sink in
+ * flusher.c). */
 struct llog__sinktab {
 	struct llog_sink *s[LLOG__MAX_SINKS];
 	struct llog__sinkq *q[LLOG__MAX_SINKS];
 	int n;
+	int fallback;
 };
 
 /* Appends s with its queue (or NULL). Returns 0, or -ENOSPC when the table
