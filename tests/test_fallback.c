@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,11 +78,11 @@ static void *logger(void *arg)
 	for (long i = 0; i < N1; i++) {
 		LOG_INFO("t=%d i=%ld", t, i);
 		/* Relaxed: a progress count only, no data hangs on it. */
-		__atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
 	}
 	/* Acquire: pairs with the release store after llog_add_sink, so
 	 * these records are logged after it returned. */
-	while (!__atomic_load_n(&added, __ATOMIC_ACQUIRE))
+	while (!atomic_load_explicit(&added, memory_order_acquire))
 		sched_yield();
 	for (long i = N1; i < N; i++)
 		LOG_INFO("t=%d i=%ld", t, i);
@@ -115,12 +116,12 @@ static void child_replace(const char *cb_path)
 		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
 			_exit(94);
 	/* Relaxed: see logger. Add the sink while the threads log. */
-	while (__atomic_load_n(&progress, __ATOMIC_RELAXED) < (long)THREADS * N1 / 4)
+	while (atomic_load_explicit(&progress, memory_order_relaxed) < (long)THREADS * N1 / 4)
 		sched_yield();
 	if (llog_add_sink(llog_callback_sink(&o)) != 0)
 		_exit(95);
 	/* Release: see logger. */
-	__atomic_store_n(&added, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&added, 1, memory_order_release);
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
 	llog_shutdown();
@@ -134,7 +135,7 @@ static void child_before_init(const char *cb_path)
 
 	if (llog_add_sink(llog_callback_sink(&o)) != 0 || llog_init(NULL) != 0)
 		_exit(93);
-	__atomic_store_n(&added, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&added, 1, memory_order_release);
 	for (int t = 0; t < THREADS; t++)
 		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
 			_exit(94);
