@@ -11,16 +11,23 @@
  *   static void logger_flush(void);     returns when everything is on disk
  *   static unsigned long long logger_dropped(void);
  *   static void logger_shutdown(void);
+ * and may define BENCH_THREAD_START() (run by each logging thread before
+ * its first call: a peer's per-thread preallocation) and BENCH_NO_DROP (the
+ * logger has no drop mode: -d is refused).
  *
  * usage: BENCH MODE [-t threads] [-n count] [-m fmt|static] [-f file]
  *                   [-c curve-file] [-d]
  *   MODE   burst   method (a): bursts of 20 calls timed together with rdtsc,
  *                  the time divided by 20; a random 2.0-2.2 ms busy-wait
  *                  between bursts; -n bursts per thread (100 more warm up)
+ *          warm    method (a) with 50-55 us busy-waits between bursts (the
+ *                  logger never goes idle; -g sets the gap)
  *          each    method (b): every call bracketed by lfence;rdtsc ...
  *                  rdtscp;lfence, same bursts and waits; -n bursts per thread
  *          tput    -n records logged back to back (split over the threads),
  *                  time until the last one is on disk
+ *   -g US  the gap between bursts, in us (burst: 2000, warm: 50; a random
+ *          extra of up to 10 % is added)
  *   -d     overflow: drop (llog: LLOG_OVERFLOW_DROP and a 16 KiB arena;
  *          spdlog: overrun_oldest and a 256-slot queue); drops are reported
  * Prints one line of key=value pairs (ns, records/s, bytes, KiB).
@@ -42,7 +49,11 @@
 #define BENCH_BURST 20
 #define BENCH_WARMUP 100
 
-enum bench_mode { MODE_BURST, MODE_EACH, MODE_TPUT };
+enum bench_mode { MODE_BURST, MODE_WARM, MODE_EACH, MODE_TPUT };
+
+#ifndef BENCH_THREAD_START
+#define BENCH_THREAD_START() ((void)0)
+#endif
 
 struct bench_opts {
 	enum bench_mode mode;
@@ -50,6 +61,7 @@ struct bench_opts {
 	long count;
 	int static_msg;
 	int drop;
+	unsigned gap_us;
 	const char *file;
 	const char *curve;
 };
@@ -123,6 +135,7 @@ static void *bench_run_worker(void *arg)
 	struct bench_worker *w = (struct bench_worker *)arg;
 	const struct bench_opts *o = w->o;
 
+	BENCH_THREAD_START();
 	if (o->mode == MODE_TPUT) {
 		long per = o->count / o->threads, base = per * w->index;
 
@@ -133,8 +146,9 @@ static void *bench_run_worker(void *arg)
 		return NULL;
 	}
 	for (long b = 0; b < BENCH_WARMUP + o->count; b++) {
-		bench_busy_wait_ns(2000000u + (uint64_t)(rand_r(&w->seed) % 200000u));
-		if (o->mode == MODE_BURST) {
+		bench_busy_wait_ns((uint64_t)o->gap_us * 1000u +
+				   (uint64_t)(rand_r(&w->seed) % (o->gap_us * 100u + 1u)));
+		if (o->mode != MODE_EACH) {
 			uint64_t c0 = __rdtsc(), c1;
 
 			for (long i = b * BENCH_BURST; i < (b + 1) * BENCH_BURST; i++)
@@ -192,8 +206,8 @@ static double bench_timer_overhead(void)
 static void bench_usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s burst|each|tput [-t threads] [-n count] [-m fmt|static] [-f file]"
-		" [-c curve-file] [-d]\n",
+		"usage: %s burst|warm|each|tput [-t threads] [-n count] [-m fmt|static] [-f file]"
+		" [-c curve-file] [-g gap-us] [-d]\n",
 		argv0);
 	exit(2);
 }
@@ -216,6 +230,8 @@ int main(int argc, char **argv)
 		bench_usage(argv[0]);
 	if (strcmp(argv[1], "burst") == 0)
 		o.mode = MODE_BURST;
+	else if (strcmp(argv[1], "warm") == 0)
+		o.mode = MODE_WARM;
 	else if (strcmp(argv[1], "each") == 0)
 		o.mode = MODE_EACH;
 	else if (strcmp(argv[1], "tput") == 0)
@@ -223,19 +239,27 @@ int main(int argc, char **argv)
 	else
 		bench_usage(argv[0]);
 	optind = 2;
-	while ((c = getopt(argc, argv, "t:n:m:f:c:d")) != -1) {
+	o.gap_us = o.mode == MODE_WARM ? 50u : 2000u;
+	while ((c = getopt(argc, argv, "t:n:m:f:c:g:d")) != -1) {
 		switch (c) {
 		case 't': o.threads = atoi(optarg); break;
 		case 'n': o.count = atol(optarg); break;
 		case 'm': o.static_msg = strcmp(optarg, "static") == 0; break;
 		case 'f': o.file = optarg; break;
 		case 'c': o.curve = optarg; break;
+		case 'g': o.gap_us = (unsigned)atoi(optarg); break;
 		case 'd': o.drop = 1; break;
 		default: bench_usage(argv[0]);
 		}
 	}
 	if (o.threads <= 0 || o.count <= 0)
 		bench_usage(argv[0]);
+#ifdef BENCH_NO_DROP
+	if (o.drop) {
+		fprintf(stderr, "%s: no drop mode\n", BENCH_NAME);
+		return 2;
+	}
+#endif
 	unlink(o.file);
 	if (o.mode != MODE_TPUT) {
 		bench_calibrate();

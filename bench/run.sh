@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# bench/run.sh - llog against spdlog, side by side, in one run (issue 7).
+# bench/run.sh - llog against spdlog (async and synchronous) and, with
+# --peers, quill, fmtlog and NanoLog, side by side, in one run (issues 7, 13).
 #
 #   bash bench/run.sh            full run: 1, 2 and 4 threads, 5 repeats
 #   bash bench/run.sh --quick    smoke test: seconds, 1 thread, 1 repeat;
 #                                checks only that llog's file has every record
 #   options: --reps N  --bursts N (per thread, latency)  --records N (throughput)
 #            --threads "1 2 4"  --out DIR (default bench/results)
+#            --peers DIR  also build and run quill, fmtlog and NanoLog from their
+#                         sources in DIR (the layout of ../shared/peers)
 #
 # Installs what it needs (scripts/deps.sh bench: g++, libspdlog-dev,
 # gnuplot-nox), builds in Release into build/bench, runs llog_bench and
@@ -16,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-quick=0 reps=5 bursts=1000 records=1000000 threads="1 2 4" out=bench/results
+quick=0 reps=5 bursts=1000 records=1000000 threads="1 2 4" out=bench/results peers=""
 while (($#)); do
 	case $1 in
 	--quick) quick=1 ;;
@@ -25,7 +28,8 @@ while (($#)); do
 	--records) records=$2; shift ;;
 	--threads) threads=$2; shift ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR]" >&2; exit 2 ;;
+	--peers) peers=$(cd "$2" && pwd); shift ;;
+	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR] [--peers DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -36,47 +40,81 @@ fi
 
 bash scripts/deps.sh bench >&2
 build=build/bench
+loggers=(llog spdlog spdlog-sync)
+targets=(llog_bench spdlog_bench spdlog_sync_bench llogcat)
+peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
+nanolog_rt=""
+if [[ -n $peers ]]; then
+	# NanoLog builds in its own tree: a copy of it, once (make keeps it).
+	if [[ -d $peers/NanoLog/runtime ]]; then
+		mkdir -p "$build/peers"
+		[[ -d $build/peers/NanoLog ]] || cp -r "$peers/NanoLog" "$build/peers/"
+		nanolog_rt=$(cd "$build/peers/NanoLog/runtime" && pwd)
+		make -C "$nanolog_rt" -j"$(nproc 2>/dev/null || echo 2)" libNanoLog.a decompressor >&2
+	fi
+	peer_args=(-DLLOG_BENCH_PEERS="$peers" -DLLOG_BENCH_NANOLOG_RUNTIME="$nanolog_rt")
+	[[ -f $peers/quill/include/quill/Backend.h ]] && loggers+=(quill) targets+=(quill_bench)
+	[[ -f $peers/fmtlog/fmtlog.h ]] && loggers+=(fmtlog) targets+=(fmtlog_bench)
+	[[ -n $nanolog_rt ]] && loggers+=(nanolog) targets+=(nanolog_bench)
+fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
-	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=ON >&2
-cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 2)" \
-	--target llog_bench spdlog_bench llogcat >&2
+	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=ON "${peer_args[@]}" >&2
+cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >&2
 bin=$build/bench
 work=$build/files # a real directory on disk (not /tmp, which may be tmpfs)
 mkdir -p "$work" "$out"
 raw=$out/raw.txt
 : >"$raw"
 
-# one LOGGER ARGS...: run one measurement in its own process; appends its line.
-one() {
-	local logger=$1 ext=log
-	shift
-	[[ $logger == llog ]] && ext=log.zst
-	"$bin/${logger}_bench" "$@" -f "$work/$logger.$ext" | sed "s/^/rep=$rep /" | tee -a "$raw" >&2
+file_of() {
+	case $1 in
+	llog) echo "$work/llog.log.zst" ;;
+	nanolog) echo "$work/nanolog.bin" ;;
+	*) echo "$work/$1.log" ;;
+	esac
 }
 
-echo "bench: reps=$reps bursts=$bursts records=$records threads=$threads" >&2
+# one LOGGER ARGS...: run one measurement in its own process; appends its line.
+one() {
+	local logger=$1
+	shift
+	"$bin/${logger//-/_}_bench" "$@" -f "$(file_of "$logger")" | sed "s/^/rep=$rep /" | tee -a "$raw" >&2
+}
+
+# records LOGGER: how many records its file holds, and its size as text.
+records_in() {
+	local f
+	f=$(file_of "$1")
+	case $1 in
+	llog) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
+	nanolog) lines=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep -c ' NOTICE\[') ;
+		text=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep ' NOTICE\[' | wc -c) ;;
+	*) lines=$(wc -l <"$f"); text=$(wc -c <"$f") ;;
+	esac
+}
+
+echo "bench: reps=$reps bursts=$bursts records=$records threads=$threads loggers=${loggers[*]}" >&2
 for rep in $(seq 1 "$reps"); do
 	for t in $threads; do
+		# warm: 50 us gaps for one thread, 200 us for more (the flusher of
+		# every logger then always has work, but is not saturated)
+		warm_gap=50
+		((t > 1)) && warm_gap=200
 		for m in fmt static; do
-			for mode in burst each; do
-				for lg in llog spdlog; do
-					curve=()
-					[[ $rep == 1 && $t == "${threads%% *}" && $m == fmt ]] &&
+			for mode in burst warm each; do
+				[[ $mode == warm && $m == static ]] && continue
+				for lg in "${loggers[@]}"; do
+					curve=() gap=()
+					[[ $rep == 1 && $t == "${threads%% *}" && $m == fmt && $mode != warm ]] &&
 						curve=(-c "$out/curve-$mode-$lg.dat")
-					one $lg $mode -t "$t" -m $m -n "$bursts" "${curve[@]}"
+					[[ $mode == warm ]] && gap=(-g "$warm_gap")
+					one "$lg" $mode -t "$t" -m $m -n "$bursts" "${curve[@]}" "${gap[@]}"
 				done
 			done
-			for lg in llog spdlog; do
-				one $lg tput -t "$t" -m $m -n "$records"
+			for lg in "${loggers[@]}"; do
+				one "$lg" tput -t "$t" -m $m -n "$records"
 				if [[ $rep == 1 && $t == "${threads%% *}" ]]; then
-					# size of the file as plain text, and (llog) the record count
-					if [[ $lg == llog ]]; then
-						text=$(zstdcat "$work/llog.log.zst" | wc -c)
-						lines=$("$build/tools/llogcat" "$work/llog.log.zst" | wc -l)
-					else
-						text=$(wc -c <"$work/spdlog.log")
-						lines=$(wc -l <"$work/spdlog.log")
-					fi
+					records_in "$lg"
 					echo "rep=1 logger=$lg mode=text threads=$t msg=$m text_bytes=$text lines=$lines records=$records" | tee -a "$raw" >&2
 					if [[ $lines != "$records" ]]; then
 						echo "bench: FAIL: $lg wrote $lines records of $records" >&2
@@ -94,6 +132,7 @@ rm -rf "$work"
 
 table=$out/latest.md
 awk -v reps="$reps" -v bursts="$bursts" -v records="$records" -v date="$(date -u +%Y-%m-%d)" \
+	-v loggers="${loggers[*]}" \
 	-v cpu="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)" -v ncpu="$(nproc)" '
 function val(line, key,   i, n, kv) {
 	n = split(line, f, " ")
@@ -124,11 +163,25 @@ function ratio(a, b,   x, y) {
 	if (x == "" || y == "" || y == 0) return "-"
 	return sprintf("%.2f", x / y)
 }
+# llog against the best of the others for key suffix `rest` (prefix mode,
+# then logger, then rest): the lowest median (latency) or the highest
+# (throughput, high = 1). "0.85 (fmtlog)".
+function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
+	best = ""; bname = ""
+	for (i = 2; i <= nl; i++) {
+		k = mode SUBSEP L[i] SUBSEP rest; x = med(k)
+		if (x == "") continue
+		if (best == "" || (high ? x > best : x < best)) { best = x; bname = L[i] }
+	}
+	l = med(mode SUBSEP "llog" SUBSEP rest)
+	if (best == "" || l == "" || best == 0) return "-"
+	return sprintf("%.2f (%s)", l / best, bname)
+}
 {
 	lg = val($0, "logger"); mode = val($0, "mode"); t = val($0, "threads"); m = val($0, "msg")
 	if (mode == "" ) next
 	T[t] = 1; M[m] = 1
-	if (mode == "burst" || mode == "each") {
+	if (mode == "burst" || mode == "warm" || mode == "each") {
 		split("p50 p90 p99 p999 max timer", P, " ")
 		for (i = 1; i <= 6; i++) add(mode SUBSEP lg SUBSEP t SUBSEP m SUBSEP P[i], val($0, P[i]))
 	} else if (mode == "tput" || mode == "drop") {
@@ -141,47 +194,66 @@ function ratio(a, b,   x, y) {
 	}
 }
 END {
+	nl = split(loggers, L, " ")
 	nt = 0; for (t in T) tl[++nt] = t + 0
 	for (i = 2; i <= nt; i++) { x = tl[i]; for (j = i - 1; j >= 1 && tl[j] > x; j--) tl[j + 1] = tl[j]; tl[j + 1] = x }
-	printf "## llog vs spdlog (%s, %s, %s CPUs; %d repeats: median (min-max))\n\n", date, cpu, ncpu, reps
-	for (mi = 1; mi <= 2; mi++) {
-		mode = mi == 1 ? "burst" : "each"
+	printf "## llog and its peers (%s, %s, %s CPUs; %d repeats: median (min-max))\n\n", date, cpu, ncpu, reps
+	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best other logger'"'"'s in that column (below 1: llog is faster).\n\n", loggers
+	split("burst warm each", MO, " ")
+	for (mi = 1; mi <= 3; mi++) {
+		mode = MO[mi]
 		if (mode == "burst")
 			printf "### 1a. Caller latency, ns per call: bursts of 20 timed with rdtsc, 2.0-2.2 ms apart (%d bursts per thread)\n\n", bursts
+		else if (mode == "warm")
+			printf "### 1b. Caller latency, ns per call, warm: bursts of 20, 50-55 us apart with 1 thread, 200-220 us with more (%d bursts per thread)\n\n", bursts
 		else
-			printf "### 1b. Caller latency, ns per call: each call timed alone (lfence;rdtsc ... rdtscp;lfence, overhead %s ns included)\n\n", cell("each" SUBSEP "llog" SUBSEP tl[1] SUBSEP "fmt" SUBSEP "timer")
+			printf "### 1c. Caller latency, ns per call: each call timed alone (lfence;rdtsc ... rdtscp;lfence, overhead %s ns included)\n\n", cell("each" SUBSEP "llog" SUBSEP tl[1] SUBSEP "fmt" SUBSEP "timer")
 		print "| threads | message | logger | p50 | p90 | p99 | p99.9 | max |"
 		print "|---|---|---|---|---|---|---|---|"
 		for (ti = 1; ti <= nt; ti++) for (m in M) {
 			t = tl[ti]
-			for (li = 1; li <= 3; li++) {
-				lg = li == 1 ? "llog" : li == 2 ? "spdlog" : "llog/spdlog"
-				printf "| %d | %s | %s |", t, m, lg
-				split("p50 p90 p99 p999 max", P, " ")
-				for (i = 1; i <= 5; i++) {
-					if (li < 3) printf " %s |", cell(mode SUBSEP lg SUBSEP t SUBSEP m SUBSEP P[i])
-					else printf " %s |", ratio(mode SUBSEP "llog" SUBSEP t SUBSEP m SUBSEP P[i], mode SUBSEP "spdlog" SUBSEP t SUBSEP m SUBSEP P[i])
-				}
+			if (cnt[mode SUBSEP "llog" SUBSEP t SUBSEP m SUBSEP "p50"] == 0) continue
+			split("p50 p90 p99 p999 max", P, " ")
+			for (li = 1; li <= nl; li++) {
+				printf "| %d | %s | %s |", t, m, L[li]
+				for (i = 1; i <= 5; i++) printf " %s |", cell(mode SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP P[i])
+				printf "\n"
+			}
+			if (nl > 1) {
+				printf "| %d | %s | **llog / best** |", t, m
+				for (i = 1; i <= 5; i++) printf " %s |", vs_best(mode, t SUBSEP m SUBSEP P[i], 0)
 				printf "\n"
 			}
 		}
 		printf "\n"
 	}
-	printf "### 2. End-to-end throughput, records/s (%d records back to back, until the last is on disk); 4. peak RSS, KiB\n\n", records
-	print "| threads | message | llog rec/s | spdlog rec/s | llog/spdlog | llog RSS | spdlog RSS | llog/spdlog |"
-	print "|---|---|---|---|---|---|---|---|"
+	printf "### 2. End-to-end throughput, records/s (%d records back to back, until the last is on disk)\n\n", records
+	printf "| threads | message |"; for (li = 1; li <= nl; li++) printf " %s |", L[li]; print " llog / best |"
+	printf "|---|---|"; for (li = 1; li <= nl; li++) printf "---|"; print "---|"
 	for (ti = 1; ti <= nt; ti++) for (m in M) {
-		t = tl[ti]; a = "tput" SUBSEP "llog" SUBSEP t SUBSEP m; b = "tput" SUBSEP "spdlog" SUBSEP t SUBSEP m
-		printf "| %d | %s | %s | %s | %s | %s | %s | %s |\n", t, m, cell(a SUBSEP "rps"), cell(b SUBSEP "rps"), ratio(a SUBSEP "rps", b SUBSEP "rps"), cell(a SUBSEP "rss"), cell(b SUBSEP "rss"), ratio(a SUBSEP "rss", b SUBSEP "rss")
+		t = tl[ti]
+		printf "| %d | %s |", t, m
+		for (li = 1; li <= nl; li++) printf " %s |", cell("tput" SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP "rps")
+		printf " %s |\n", vs_best("tput", t SUBSEP m SUBSEP "rps", 1)
 	}
-	printf "\n### 3. Bytes on disk per record (%d threads; plain text = the same records as text lines)\n\n", tl[1]
-	print "| message | llog (zstd) | llog plain text | text/llog | spdlog (text) | llog/spdlog |"
-	print "|---|---|---|---|---|---|"
+	printf "\n### 3. Bytes on disk per record (%d threads; text = the same records as text lines; nanolog writes binary)\n\n", tl[1]
+	printf "| message |"; for (li = 1; li <= nl; li++) printf " %s file | %s text |", L[li], L[li]; print ""
+	printf "|---|"; for (li = 1; li <= nl; li++) printf "---|---|"; print ""
 	for (m in M) {
-		t = tl[1]; a = "tput" SUBSEP "llog" SUBSEP t SUBSEP m; b = "tput" SUBSEP "spdlog" SUBSEP t SUBSEP m
-		lb = med(a SUBSEP "bytes") / records; sb = med(b SUBSEP "bytes") / records
-		lt = med("text" SUBSEP "llog" SUBSEP t SUBSEP m) / records
-		printf "| %s | %.1f | %.1f | %.1f | %.1f | %.3f |\n", m, lb, lt, lt / lb, sb, lb / sb
+		t = tl[1]
+		printf "| %s |", m
+		for (li = 1; li <= nl; li++)
+			printf " %.1f | %.1f |", med("tput" SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP "bytes") / records, med("text" SUBSEP L[li] SUBSEP t SUBSEP m) / records
+		print ""
+	}
+	printf "\n### 4. Peak RSS in the throughput run, KiB\n\n"
+	printf "| threads | message |"; for (li = 1; li <= nl; li++) printf " %s |", L[li]; print ""
+	printf "|---|---|"; for (li = 1; li <= nl; li++) printf "---|"; print ""
+	for (ti = 1; ti <= nt; ti++) for (m in M) {
+		t = tl[ti]
+		printf "| %d | %s |", t, m
+		for (li = 1; li <= nl; li++) printf " %s |", cell("tput" SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP "rss")
+		print ""
 	}
 	printf "\n### 5. Overflow by dropping (llog: LLOG_OVERFLOW_DROP, 16 KiB arena; spdlog: overrun_oldest, 256-slot queue), %d records\n\n", records
 	print "| threads | llog calls/s | llog dropped | spdlog calls/s | spdlog dropped | llog/spdlog calls/s |"
@@ -194,20 +266,25 @@ END {
 cat "$table"
 
 if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; then
+	plots=()
+	for lg in "${loggers[@]}"; do
+		[[ -s $out/curve-burst-$lg.dat ]] &&
+			plots+=("\"$out/curve-burst-$lg.dat\" using 1:2 with lines lw 2 title \"$lg, (a) bursts of 20\"")
+		[[ -s $out/curve-each-$lg.dat ]] &&
+			plots+=("\"$out/curve-each-$lg.dat\" using 1:2 with lines lw 2 dt 2 title \"$lg, (c) each call\"")
+	done
+	plot_line=$(IFS=,; echo "${plots[*]}")
 	gnuplot <<-GP
 		set terminal pngcairo size 1000,600 noenhanced
 		set output "$out/latency.png"
-		set title "Caller latency, 1 thread, LOG_INFO(\"request %d took %.3f ms from %s\")"
+		set title "Caller latency, ${threads%% *} thread(s), fmt message"
 		set logscale x
 		set xlabel "ns per call (log scale)"
 		set ylabel "percentile"
 		set yrange [0:100]
 		set key bottom right
 		set grid
-		plot "$out/curve-burst-llog.dat" using 1:2 with lines lw 2 title "llog, (a) bursts of 20", \
-		     "$out/curve-burst-spdlog.dat" using 1:2 with lines lw 2 title "spdlog, (a) bursts of 20", \
-		     "$out/curve-each-llog.dat" using 1:2 with lines lw 2 dt 2 title "llog, (b) each call", \
-		     "$out/curve-each-spdlog.dat" using 1:2 with lines lw 2 dt 2 title "spdlog, (b) each call"
+		plot $plot_line
 	GP
 	echo "bench: plot in $out/latency.png" >&2
 fi
