@@ -62,6 +62,8 @@ void llog__control_wait_shutdown(void)
 	pthread_mutex_unlock(&ctl_lock);
 }
 
+static void own_exactly(const struct llog__sinktab *t);
+
 /*
  * Under ctl_lock: starts f (its sinks installed). On failure, runs one
  * final round here (records may have been pushed since the list opened:
@@ -77,6 +79,7 @@ static int start_flusher(struct llog__flusher *f)
 		llog__flusher_run_final(f);
 		in_ctl = 0;
 		pending = *llog__flusher_sinks(f);
+		own_exactly(&pending); /* a sink whose thread was stuck is gone */
 		llog__flusher_free(f);
 		return rc;
 	}

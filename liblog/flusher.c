@@ -23,6 +23,10 @@
 #include "sinkq.h"
 #include "stats.h"
 
+/* Rounds whose barriers may wait for the sinks' own threads at once; a
+ * round beyond that joins the newest group (and its deadline). */
+#define WAIT_GROUPS 8
+
 struct llog__flusher {
 	struct llog__sinktab sinks;
 	pthread_t thread;
@@ -52,15 +56,21 @@ struct llog__flusher {
 	char *altstack;    /* the flusher's alternate signal stack */
 	/*
 	 * Sinks on threads of their own (sinkq.h): rounds are numbered
-	 * (epoch); barriers whose round is committed by the flusher's own
-	 * sinks wait in `waiting` until each queue committed need[i] (the
-	 * last epoch put in it before them) or timed out, counted from
-	 * waiting_t0 (the first of them). `final` is set for the final round.
+	 * (epoch); the barriers of a round whose flusher sinks committed wait
+	 * in a group of wait[] (oldest first) until each queue committed
+	 * need[i] (the last epoch put in it by that round) or that queue's
+	 * drain timeout passed since the group's round (t0). round_need is
+	 * what sinks_commit put in each queue this round. `final` is set for
+	 * the final round.
 	 */
 	uint64_t epoch;
-	struct llist_node *waiting;
-	int64_t waiting_t0;
-	uint64_t need[LLOG__MAX_SINKS];
+	struct wait_group {
+		struct llist_node *barriers;
+		int64_t t0;
+		uint64_t need[LLOG__MAX_SINKS];
+	} wait[WAIT_GROUPS];
+	unsigned nwait;
+	uint64_t round_need[LLOG__MAX_SINKS];
 	int final;
 	unsigned sleep_ms; /* 0, or how soon a waiting barrier times out */
 };
@@ -116,11 +126,11 @@ int llog__sinktab_start(struct llog__sinktab *t)
 			continue;
 		rc = llog__sinkq_start(t->q[i]);
 		if (rc != 0) {
-			/* Without its thread the sink runs on the flusher. */
-			llog__diag("llog: no thread for a sink (%s); it runs on the flusher",
+			/* Without its thread the sink runs on the flusher
+			 * (queue_of); the queue stays (llog_get_sink_stats may
+			 * read it) and the next start tries again. */
+			llog__diag("no thread for a sink (%s); it runs on the flusher",
 				   strerror(-rc));
-			llog__sinkq_free(t->q[i]);
-			t->q[i] = NULL;
 		}
 	}
 	return 0;
@@ -221,11 +231,12 @@ static void sinks_commit(struct llog__flusher *f, int barriers)
 		struct llog__sinkq *q = queue_of(f, i);
 
 		f->crash_sink = i;
+		f->round_need[i] = 0;
 		if (q != NULL) {
 			uint64_t put = llog__sinkq_commit(q, f->epoch);
 
-			if (barriers && put > f->need[i])
-				f->need[i] = put;
+			if (barriers)
+				f->round_need[i] = put;
 		} else {
 			llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
 		}
@@ -387,55 +398,96 @@ static void release_deferred(struct llist_node *pos)
 		release_record(llist_entry(pos, struct llog__rec, node));
 }
 
-/* Adds a round's barriers to those waiting for the queues. */
+/* Adds a round's barriers, with what they wait for in each queue, to those
+ * waiting for the queues. */
 static void wait_barriers(struct llog__flusher *f, struct llist_node *b)
 {
+	struct wait_group *g;
 	struct llist_node *last = b;
 
 	while (last->next != NULL)
 		last = last->next;
-	if (f->waiting == NULL)
-		f->waiting_t0 = llog__mono_ms();
-	last->next = f->waiting;
-	f->waiting = b;
+	if (f->nwait == WAIT_GROUPS) {
+		/* Joins the newest group: waits for the later epochs too. */
+		g = &f->wait[WAIT_GROUPS - 1];
+		for (int i = 0; i < LLOG__MAX_SINKS; i++)
+			if (f->round_need[i] > g->need[i])
+				g->need[i] = f->round_need[i];
+	} else {
+		g = &f->wait[f->nwait++];
+		g->barriers = NULL;
+		g->t0 = llog__mono_ms();
+		memcpy(g->need, f->round_need, sizeof(g->need));
+	}
+	last->next = g->barriers;
+	g->barriers = b;
 }
 
 /*
- * Signals the waiting barriers once every queue committed what they need
- * or timed out (counted late once). With final, waits for that here.
- * Returns the milliseconds until the nearest timeout while some still wait
- * (0 when none wait).
+ * Signals each waiting group's barriers once every queue committed what it
+ * needs or that queue's timeout since the group's round passed (counted
+ * late once per group and queue). With final, waits for that here. Asks
+ * each queue's worker to wake the flusher at the oldest epoch still
+ * waited for (0: none). Returns the milliseconds until the nearest timeout
+ * while some still wait (0 when none wait).
  */
 static unsigned release_waiting(struct llog__flusher *f, int final)
 {
 	int64_t now = llog__mono_ms(), next = -1;
+	unsigned kept = 0;
 
-	if (f->waiting == NULL)
-		return 0;
 	for (int i = 0; i < f->sinks.n; i++) {
 		struct llog__sinkq *q = queue_of(f, i);
-		int64_t deadline;
+		uint64_t want = 0;
 
-		if (q == NULL || f->need[i] == 0)
-			continue;
-		deadline = f->waiting_t0 + llog__sinkq_timeout_ms(q);
-		if (final)
-			(void)llog__sinkq_drain(q, deadline);
-		if (llog__sinkq_reached(q, f->need[i])) {
-			f->need[i] = 0;
-		} else if (now >= deadline || final) {
-			llog__sinkq_count_late(q);
-			f->need[i] = 0;
-		} else {
-			llog__sinkq_want(q, f->need[i]);
-			if (next < 0 || deadline < next)
-				next = deadline;
+		for (unsigned gi = 0; gi < f->nwait; gi++) {
+			struct wait_group *g = &f->wait[gi];
+			int64_t deadline;
+
+			if (g->need[i] == 0)
+				continue;
+			if (q == NULL) { /* no thread (any more): nothing to wait for */
+				g->need[i] = 0;
+				continue;
+			}
+			deadline = g->t0 + llog__sinkq_timeout_ms(q);
+			if (final)
+				(void)llog__sinkq_drain(q, deadline);
+			/* Until one stays pending: want, then reached, the
+			 * flusher's half of the want/done Dekker (sinkq.c
+			 * reached()): the oldest epoch still waited for is
+			 * either seen committed here or wakes the flusher. */
+			if (want == 0)
+				llog__sinkq_want(q, g->need[i]);
+			if (llog__sinkq_reached(q, g->need[i])) {
+				g->need[i] = 0;
+			} else if (now >= deadline || final) {
+				llog__sinkq_count_late(q);
+				g->need[i] = 0;
+			} else {
+				if (want == 0)
+					want = g->need[i];
+				if (next < 0 || deadline < next)
+					next = deadline;
+			}
 		}
+		if (q != NULL && want == 0)
+			llog__sinkq_want(q, 0); /* no barrier waits: no wake-ups */
 	}
+	for (unsigned gi = 0; gi < f->nwait; gi++) {
+		struct wait_group *g = &f->wait[gi];
+		int pending = 0;
+
+		for (int i = 0; i < f->sinks.n; i++)
+			pending |= g->need[i] != 0;
+		if (pending)
+			f->wait[kept++] = *g;
+		else
+			signal_barriers(g->barriers);
+	}
+	f->nwait = kept;
 	if (next >= 0)
 		return next - now > 0 ? (unsigned)(next - now) : 1;
-	signal_barriers(f->waiting);
-	f->waiting = NULL;
 	return 0;
 }
 
@@ -589,11 +641,26 @@ void llog__flusher_run_final(struct llog__flusher *f)
 {
 	llog__queue_stop();
 	flusher_round(f);
-	/* No thread of a sink was started (or they stop now): the sinks are
-	 * kept for a later llog_init. */
-	for (int i = 0; i < f->sinks.n; i++)
-		if (f->sinks.q[i] != NULL)
-			(void)llog__sinkq_stop(f->sinks.q[i]);
+	/* The sinks are kept for a later llog_init; their threads (if any
+	 * started) finish what the round gave them, within their drain
+	 * timeouts, and stop (a stuck one cannot be kept: its sink is
+	 * forgotten, as at shutdown). */
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog__sinkq *q = f->sinks.q[i];
+
+		if (q == NULL)
+			continue;
+		if (llog__sinkq_running(q))
+			(void)llog__sinkq_drain(q, llog__mono_ms() + llog__sinkq_timeout_ms(q));
+		if (!llog__sinkq_stop(q)) {
+			for (int j = i + 1; j < f->sinks.n; j++) {
+				f->sinks.q[j - 1] = f->sinks.q[j];
+				f->sinks.s[j - 1] = f->sinks.s[j];
+			}
+			f->sinks.n--;
+			i--;
+		}
+	}
 }
 
 void llog__flusher_stop(struct llog__flusher *f)
@@ -626,17 +693,15 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	for (int i = 0; i < f->sinks.n; i++) {
 		const struct llog_sink_ops *ops = f->sinks.s[i]->ops;
 
-		if (ops->version >= 2 && ops->after_fork != NULL) {
-			if (f->sinks.q[i] != NULL)
-				llog__sinkq_fork_child(f->sinks.q[i]);
+		if (ops->version >= 2 && ops->after_fork != NULL &&
+		    (f->sinks.q[i] == NULL || llog__sinkq_fork_child(f->sinks.q[i]))) {
 			ops->after_fork(f->sinks.s[i]);
 			f->sinks.q[n] = f->sinks.q[i];
 			f->sinks.s[n++] = f->sinks.s[i];
 		}
 	}
 	f->sinks.n = n;
-	f->waiting = NULL; /* the parent's barriers */
-	memset(f->need, 0, sizeof(f->need));
+	f->nwait = 0; /* the parent's barriers */
 }
 
 /* The sinks' threads are held between two sink calls after the round:

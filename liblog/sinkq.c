@@ -9,6 +9,7 @@
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
 #include "atomic.h"
@@ -78,6 +79,7 @@ struct llog__sinkq {
 	pthread_t thread;
 	int running;
 	pthread_mutex_t call_lock;
+	int fork_locked; /* fork_prepare got call_lock */
 	/* Counters (relaxed: statistics only). */
 	_Atomic uint64_t queued, delivered, dropped, undelivered, late, peak;
 };
@@ -258,7 +260,7 @@ static uint64_t count_entries(const struct llog__sinkq *q, uint64_t t, uint64_t 
 {
 	uint64_t n = 0;
 
-	while (t != h) {
+	while (t < h) {
 		const struct item *it = item_at(q, t);
 
 		n += it->kind == ITEM_ENTRY;
@@ -328,6 +330,10 @@ int llog__sinkq_start(struct llog__sinkq *q)
 
 	if (q->running)
 		return 0;
+	/* Relaxed: no worker runs. What an earlier stop left queued was
+	 * counted undelivered: not written now. Nothing is outstanding. */
+	llog__store_relaxed(&q->tail, llog__load_relaxed(&q->head));
+	llog__store_relaxed(&q->done_epoch, q->put_epoch);
 	llog__store_relaxed(&q->stop, 0);
 	llog__store_relaxed(&q->exited, 0);
 	q->final_deadline = 0;
@@ -474,6 +480,14 @@ static int wait_room(struct llog__sinkq *q, uint64_t size, int64_t deadline_ms)
 
 		if (llog__load_relaxed(&q->dead) || !q->running)
 			return 0;
+		/* Relaxed: a hint (the final round follows). Shutdown asked:
+		 * BLOCK's wait becomes the final round's bounded one, so a
+		 * stuck sink cannot keep the flusher from its final round. */
+		if (deadline_ms < 0 && llog__load_relaxed(&llog__q.stop) != 0) {
+			if (q->final_deadline == 0)
+				q->final_deadline = llog__mono_ms() + q->timeout_ms;
+			deadline_ms = q->final_deadline;
+		}
 		if (deadline_ms >= 0) {
 			int64_t left = deadline_ms - llog__mono_ms();
 
@@ -486,6 +500,14 @@ static int wait_room(struct llog__sinkq *q, uint64_t size, int64_t deadline_ms)
 		sleep_until(&q->room_word, &q->flusher_sleeping, room_ready, q, ms);
 	}
 	return 1;
+}
+
+/* The most an item of the drop notice takes (put_notice). */
+static uint64_t notice_size(void)
+{
+	struct llog_entry n = {.msg_len = LLOG__NOTICE_BYTES + NAME_BYTES};
+
+	return item_size(&n, strlen(__FILE__), strlen("queue_full"));
 }
 
 /* The notice that precedes the first entry after drops. */
@@ -546,8 +568,7 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 			deadline = q->final_deadline;
 		}
 		if (q->drops != 0)
-			(void)wait_room(q, size + LLOG__NOTICE_BYTES + NAME_BYTES +
-					2 * sizeof(struct item) + 16, deadline);
+			(void)wait_room(q, size + notice_size(), deadline);
 		else
 			(void)wait_room(q, size, deadline);
 	}
@@ -645,8 +666,10 @@ int llog__sinkq_stop(struct llog__sinkq *q)
 			/* Acquire: as the worker's loads; the item at tail is
 			 * the one it is stuck in. */
 			uint64_t t = llog__load_acquire(&q->tail);
-			uint64_t lost = count_entries(q, t + item_at(q, t)->size,
-						      llog__load_relaxed(&q->head));
+			uint64_t h = llog__load_relaxed(&q->head);
+			/* [t, h) holds whole items (the flusher's); t == h:
+			 * the worker is only late to exit, nothing behind. */
+			uint64_t lost = t < h ? count_entries(q, t + item_at(q, t)->size, h) : 0;
 
 			llog__count(sink_lost, lost);
 			llog__diag("sink %s is still inside a call %u ms after shutdown: left running, "
@@ -690,17 +713,33 @@ int llog__sinkq_crash_commit(struct llog__sinkq *q, uint64_t epoch, int64_t dead
 
 void llog__sinkq_fork_prepare(struct llog__sinkq *q)
 {
-	pthread_mutex_lock(&q->call_lock);
+	struct timespec until;
+
+	/* Bounded: a sink that blocks inside a call must not block fork().
+	 * Still inside after the drain timeout: the child does not use it. */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += q->timeout_ms / 1000;
+	until.tv_nsec += (long)(q->timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	q->fork_locked = pthread_mutex_clocklock(&q->call_lock, CLOCK_MONOTONIC, &until) == 0;
 }
 
 void llog__sinkq_fork_parent(struct llog__sinkq *q)
 {
-	pthread_mutex_unlock(&q->call_lock);
+	if (q->fork_locked)
+		pthread_mutex_unlock(&q->call_lock);
+	q->fork_locked = 0;
 }
 
-void llog__sinkq_fork_child(struct llog__sinkq *q)
+int llog__sinkq_fork_child(struct llog__sinkq *q)
 {
 	pthread_mutex_init(&q->call_lock, NULL);
+	if (!q->fork_locked)
+		return 0; /* the parent's thread was inside the sink */
+	q->fork_locked = 0;
 	/* Relaxed: the child has one thread. */
 	llog__store_relaxed(&q->head, 0);
 	llog__store_relaxed(&q->tail, 0);
@@ -714,6 +753,7 @@ void llog__sinkq_fork_child(struct llog__sinkq *q)
 	llog__store_relaxed(&q->notice_wanted, 0);
 	q->final_deadline = 0;
 	q->running = 0;
+	return 1;
 }
 
 void llog__sinkq_crashed_self(void)

@@ -58,7 +58,8 @@
  * Thread roles: put, commit, drain, stop and the fork calls are the
  * flusher's (or, with the flusher stopped, the control thread's); the
  * worker only reads items and writes tail, done_epoch and its counters.
- * A worker holds call_lock around each sink callback; fork() takes it so a
+ * A worker holds call_lock around each sink callback; fork() takes it (for
+ * at most the drain timeout) so a
  * child never copies a sink in the middle of a call.
  */
 #ifndef LLOG_SINKQ_H
@@ -122,12 +123,16 @@ int llog__sinkq_stop(struct llog__sinkq *q);
 long llog__sinkq_crash_put(struct llog__sinkq *q, const struct llog_entry *e);
 int llog__sinkq_crash_commit(struct llog__sinkq *q, uint64_t epoch, int64_t deadline_ms);
 
-/* fork(): prepare holds q's call lock (q's worker is between two sink
- * calls); parent releases it; child (single-threaded) re-creates it and
- * forgets the parent's queue and worker: the parent writes those entries. */
+/* fork(): prepare takes q's call lock (q's worker is then between two
+ * sink calls), waiting at most the drain timeout; parent releases it;
+ * child (single-threaded) re-creates it and forgets the parent's queue and
+ * worker (the parent writes those entries). Returns 0 when prepare did not
+ * get the lock (the parent's worker was inside the sink: its state may be
+ * mid-update, so the child must not use the sink; forgotten, not closed),
+ * else 1. */
 void llog__sinkq_fork_prepare(struct llog__sinkq *q);
 void llog__sinkq_fork_parent(struct llog__sinkq *q);
-void llog__sinkq_fork_child(struct llog__sinkq *q);
+int llog__sinkq_fork_child(struct llog__sinkq *q);
 
 /* On a worker thread: marks its queue as dead (its thread crashed inside
  * the sink), so barriers stop waiting for it. Async-signal-safe; no-op on
