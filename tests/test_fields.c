@@ -37,15 +37,15 @@ struct logger {
 	uint64_t tid;
 	int line;            /* __LINE__ of the LOG in log_loop */
 	char tag;
+	int other_line;      /* __LINE__ of the LOG in other_fn */
 };
 
-static struct logger lg[2] = {{"before", 1, 0, 0, 'a'}, {"other", 0, 0, 0, 'b'}};
-static int other_line;
+static struct logger lg[2] = {{"before", 1, 0, 0, 'a', 0}, {"other", 0, 0, 0, 'b', 0}};
 
-static void other_fn(char tag)
+static void other_fn(struct logger *l)
 {
-	other_line = __LINE__ + 1;
-	LOG_WARN("other %c", tag);
+	l->other_line = __LINE__ + 1;
+	LOG_WARN("other %c", l->tag);
 }
 
 static void log_loop(struct logger *l)
@@ -56,7 +56,7 @@ static void log_loop(struct logger *l)
 		l->line = __LINE__ + 1;
 		LOG_INFO("rec %c i=%d", l->tag, i);
 	}
-	other_fn(l->tag);
+	other_fn(l);
 }
 
 static void *logger_main(void *p)
@@ -276,7 +276,7 @@ static void check_llogcat(const char *path)
 	for (int k = 0; k < 2; k++) {
 		snprintf(want, sizeof(want), " WARN  [%llu %s] test_fields.c:%d other_fn() other %c\n",
 			 (unsigned long long)lg[k].tid, lg[k].rename ? "after" : lg[k].first_name,
-			 other_line, lg[k].tag);
+			 lg[k].other_line, lg[k].tag);
 		assert_non_null(strstr(out, want));
 	}
 	free(out);
@@ -421,11 +421,57 @@ static void test_read_once_and_cut(void **state)
 	assert_string_equal(got.names[3], "");
 }
 
+/* Renamed while no flusher runs (between llog_shutdown and llog_init): the
+ * thread keeps its arena; the name is set directly once the last round
+ * released the arena's records, and the next flusher renders it. */
+static pthread_barrier_t bar;
+
+static void *closed_renamer(void *p)
+{
+	(void)p;
+	pthread_setname_np(pthread_self(), "open");
+	LOG_INFO("one");
+	pthread_barrier_wait(&bar); /* main shuts down */
+	pthread_barrier_wait(&bar);
+	assert_int_equal(llog_set_thread_name("closed"), 0);
+	pthread_barrier_wait(&bar); /* main starts llog again */
+	pthread_barrier_wait(&bar);
+	LOG_INFO("two");
+	return NULL;
+}
+
+static void test_rename_while_closed(void **state)
+{
+	struct llog_callback_options cb = {.on_entry = grab};
+	pthread_t t;
+
+	(void)state;
+	memset(&got, 0, sizeof(got));
+	assert_int_equal(pthread_barrier_init(&bar, NULL, 2), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	assert_int_equal(pthread_create(&t, NULL, closed_renamer, NULL), 0);
+	pthread_barrier_wait(&bar);
+	llog_shutdown();
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	pthread_barrier_wait(&bar);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	llog_shutdown();
+	pthread_barrier_destroy(&bar);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.names[0], "open");
+	assert_string_equal(got.names[1], "closed");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_functions_everywhere),
 		cmocka_unit_test(test_read_once_and_cut),
+		cmocka_unit_test(test_rename_while_closed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
