@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -466,12 +468,64 @@ static void test_rename_while_closed(void **state)
 	assert_string_equal(got.names[1], "closed");
 }
 
+/* The syslog sink's structured data carries func, escaped per RFC 5424
+ * (6.3.3: '"', '\\' and ']'), as file is; one datagram on a unix socket. */
+static void test_syslog_func_escaped(void **state)
+{
+	char path[] = "/tmp/llog_fields_sockXXXXXX", url[128], got_msg[512], want[512];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct llog_syslog_options so = {.app_name = "app", .hostname = "host"};
+	struct llog_entry e = {0};
+	struct llog_sink *sk;
+	int fd, tmp;
+	ssize_t n;
+
+	(void)state;
+	tmp = mkstemp(path);
+	assert_true(tmp >= 0);
+	close(tmp);
+	unlink(path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(url, sizeof(url), "unix:%s", path);
+	so.url = url;
+	sk = llog_syslog_sink(&so);
+	assert_non_null(sk);
+	e.seq = 1;
+	e.ts_ns = 1000000000LL + 123456789;
+	e.level = LLOG_INFO;
+	e.line = 9;
+	e.tid = 77;
+	e.file = "/x/f\"]\\.c";
+	e.func = "a\"b\\c]d";
+	e.msg = "hello";
+	e.msg_len = 5;
+	e.thread_name = "t";
+	e.thread_name_len = 1;
+	assert_true(sk->ops->write(sk, &e) >= 0);
+	assert_true(sk->ops->commit(sk) >= 0);
+	n = recv(fd, got_msg, sizeof(got_msg) - 1, 0);
+	assert_true(n > 0);
+	got_msg[n] = '\0';
+	snprintf(want, sizeof(want),
+		 "<14>1 1970-01-01T00:00:01.123456Z host app %ld INFO [llog@32473 "
+		 "file=\"f\\\"\\]\\\\.c\" line=\"9\" tid=\"77\" func=\"a\\\"b\\\\c\\]d\"] hello",
+		 (long)getpid());
+	assert_string_equal(got_msg, want);
+	llog_sink_destroy(sk);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_functions_everywhere),
 		cmocka_unit_test(test_read_once_and_cut),
 		cmocka_unit_test(test_rename_while_closed),
+		cmocka_unit_test(test_syslog_func_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
