@@ -24,7 +24,9 @@
  *
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
- * consistent at every point such a handler can see in_log == 0.
+ * consistent at every point such a handler can see in_log == 0. *
+ * llog_set_thread_name is here too: a NAME record takes the same reserve
+ * and push as a LOG (arena.h, "Thread name").
  */
 #define _GNU_SOURCE
 #include <errno.h>
