@@ -36,6 +36,7 @@ struct console {
 	struct llog_sink base; /* first */
 	int fd;
 	int color;
+	struct llog_line_options line;
 	size_t used, cap;
 	long pending_bytes;
 	int error;
@@ -97,7 +98,7 @@ static long console_write(struct llog_sink *s, const struct llog_entry *e)
 		grow(c, bound + COLOR_ROOM);
 	room = c->cap - c->used - COLOR_ROOM;
 	line = c->buf + c->used;
-	n = llog__format_line(e, s->format, line, bound < room ? bound : room);
+	n = llog__format_line(e, s->format, &c->line, line, bound < room ? bound : room);
 	c->used += n;
 	if (c->color && s->format == LLOG_FORMAT_TEXT && (unsigned)e->level < LLOG_OFF &&
 	    n > 36) {
@@ -160,7 +161,7 @@ static long console_crash_write(struct llog_sink *s, const struct llog_entry *e,
 		crash_out(c, c->crash, c->crash_used);
 		c->crash_used = 0;
 	}
-	n = llog__format_line(e, s->format, c->crash + c->crash_used, need);
+	n = llog__format_line(e, s->format, &c->line, c->crash + c->crash_used, need);
 	c->crash_used += n;
 	return (long)n;
 }
@@ -225,7 +226,8 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 
 	if (opt != NULL)
 		o = *opt;
-	if (o.fd < 0 || (unsigned)o.level > LLOG_OFF || (unsigned)o.format > LLOG_FORMAT_JSON) {
+	if (o.fd < 0 || (unsigned)o.level > LLOG_OFF || (unsigned)o.format > LLOG_FORMAT_JSON ||
+	    (unsigned)o.line.ts_precision > LLOG_TS_S) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -243,6 +245,7 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 	c->base.format = o.format;
 	c->fd = o.fd == 0 ? 2 : o.fd;
 	c->color = want_color(c->fd, o.color);
+	c->line = o.line;
 	c->used = 0;
 	c->pending_bytes = 0;
 	c->error = 0;

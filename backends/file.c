@@ -140,11 +140,12 @@ static size_t build_meta(const struct llog__file_sink *fs, uint64_t seq_first, u
 		clean_copy(from, sizeof(from), fs->rotated_from);
 	n = snprintf((char *)dst + 8, LLOG_META_MAX,
 		     LLOG_META_HEADER "host=%s\npid=%ld\nprogram=%s\ncreated_ns=%lld\n"
-		     "seq_first=%llu\nformat=%s\n%s%s%s",
+		     "seq_first=%llu\nformat=%s\n%s%s%s%s",
 		     host, (long)getpid(), prog,
 		     (long long)now_ns,
 		     (unsigned long long)seq_first,
 		     fs->base.format == LLOG_FORMAT_JSON ? "json" : "text",
+		     fs->line.flags & LLOG_LINE_FUNC ? "line=func\n" : "",
 		     from[0] ? "rotated_from=" : "", from, from[0] ? "\n" : "");
 	if (n < 0)
 		n = 0;
@@ -290,7 +291,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 	/* in_len + n <= IN_CAP: at most LLOG__FILE_MAX_CHUNKS chunks of at most
 	 * LLOG_FRAME_CONTENT_MAX bytes each, the last one with room for n. */
 	c = &fs->ch[fs->nch - 1];
-	n = llog__format_line(e, s->format, fs->in + fs->in_len, n);
+	n = llog__format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
 	fs->in_len += n;
 	c->len += n;
 	c->records++;
@@ -392,7 +393,7 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	if (n > CRASH_BLOCK)
 		n = CRASH_BLOCK;
 	crash_begin(fs, interrupted);
-	n = llog__format_line(e, s->format, crash_room(fs, n), n);
+	n = llog__format_line(e, s->format, &fs->line, crash_room(fs, n), n);
 	fs->crash_len += n;
 	return (long)n;
 }
@@ -521,7 +522,8 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	llog__sink_set_error("%s", "");
 	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
 	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
-	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT) {
+	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT ||
+	    (unsigned)opt->line.ts_precision > LLOG_TS_S) {
 		llog__sink_set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
 		errno = EINVAL;
 		return NULL;
@@ -537,6 +539,15 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->fd = -1;
 	fs->plain = opt->compression == LLOG_FILE_PLAIN;
 	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
+	fs->line = opt->line;
+	if (!fs->plain) {
+		/* Compressed: UTC ns, and in text the function, always
+		 * (sinks.h; llogcat --local, --func). */
+		fs->line.flags &= ~LLOG_LINE_LOCAL_TIME;
+		fs->line.ts_precision = LLOG_TS_NS;
+		if (opt->format == LLOG_FORMAT_TEXT)
+			fs->line.flags |= LLOG_LINE_FUNC;
+	}
 	fs->max_bytes = opt->max_bytes;
 	fs->interval_s = opt->rotate_interval_s;
 	fs->max_files = opt->max_files;

@@ -38,6 +38,7 @@ struct llog__file_sink {
 	int plain, do_fsync;
 	uint64_t max_bytes;
 	unsigned interval_s, max_files;
+	struct llog_line_options line; /* as written (llog_file_sink) */
 	/* The file on disk: file_rotate.c sets these when it opens or rotates
 	 * a file; file.c keeps size and need_meta current as it writes. */
 	char *dir, *stem, *ext; /* path = dir/stem ext; rotated: dir/stem.TS ext */

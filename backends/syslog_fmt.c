@@ -4,12 +4,15 @@
  *
  * DESIGN
  * A message is
- *   <PRI>1 TIMESTAMP HOST APP PROCID MSGID [llog@32473 file="F" line="L" tid="T"] MSG
+ *   <PRI>1 TIMESTAMP HOST APP PROCID MSGID [llog@32473 file="F" line="L" tid="T"
+ *   func="FN"] MSG
  *   PRI == facility * 8 + severity   (TRACE, DEBUG 7; INFO 6; WARN 4;
  *                                     ERROR 3; FATAL 2)
  * with TIMESTAMP the entry's time in UTC with microseconds (RFC 3339, 'Z'),
  * PROCID the pid, MSGID the level name, F the base name of the source file
- * with '"', '\' and ']' escaped (RFC 5424 6.3.3), and MSG the entry's text
+ * and FN the function (__func__), both with '"', '\' and ']' escaped
+ * (RFC 5424 6.3.3; func last, so that readers of the older header that
+ * match file, line and tid in order keep working), and MSG the entry's text
  * as it is (no BOM). HOST and APP are tokens made once, when the sink is
  * made (llog__syslog_token). A message is bounded only by the caller's
  * buffer; the transport's limit is applied when it is framed
@@ -78,9 +81,11 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	put_header(s, &b, severity(e->level), e->ts_ns, llog_level_name(e->level));
 	llog__buf_puts(&b, "[llog@32473 file=\"");
 	put_sd_value(&b, base != NULL ? base + 1 : e->file);
-	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\"] ", e->line,
+	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\" func=\"", e->line,
 		 (unsigned long long)e->tid);
 	llog__buf_puts(&b, t);
+	put_sd_value(&b, e->func != NULL ? e->func : "");
+	llog__buf_puts(&b, "\"] ");
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8
 		 * character starts, marked and counted (the transport's own

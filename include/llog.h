@@ -294,6 +294,30 @@ LLOG_EXPORT void llog_flush(void);
  */
 LLOG_EXPORT void llog_shutdown(void);
 
+/*
+ * Names the calling thread: the name its records carry from now on
+ * (struct llog_entry.thread_name: a sink's text option, JSON's
+ * "thread_name"). name is cut to 15 bytes (the kernel's limit; at a UTF-8
+ * character boundary) and copied; it also becomes the thread's system name
+ * (pthread_setname_np: top, ps, gdb show it).
+ *
+ * A thread's name is read (prctl PR_GET_NAME) once, at its first LOG; a
+ * name set later with pthread_setname_np alone is not seen by llog: call
+ * this instead. Ordering: every record this thread logged before the call
+ * shows the old name and every record after it the new one, in every sink
+ * (the change travels to the flusher in the thread's own record stream).
+ * When no flusher runs (before llog_init, after llog_shutdown), it waits
+ * for a shutdown's final round to finish this thread's earlier records.
+ *
+ * Thread-safe (names only the calling thread); not async-signal-safe.
+ * Makes system calls; allocates nothing beyond the thread's first-LOG
+ * arena. On a sink's or llog's own thread only the system name changes.
+ * Under LLOG_OVERFLOW_DROP a full ring drops the change like a record
+ * (counted in llog_stats.dropped; the old name stays). Returns 0, or
+ * -EINVAL for NULL.
+ */
+LLOG_EXPORT int llog_set_thread_name(const char *name);
+
 /* Runtime level; one relaxed store / load. */
 LLOG_EXPORT void llog_set_level(enum llog_level level);
 LLOG_EXPORT enum llog_level llog_get_level(void);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,6 +69,11 @@ static struct llog__arena *arena_create(void)
 	a->size = size;
 	a->mask = size - 1;
 	a->tid = (uint64_t)syscall(SYS_gettid);
+	/* The name as the thread has it now (read once: arena.h). */
+	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)
+		a->name[0] = '\0';
+	a->name[LLOG__NAME_BYTES - 1] = '\0';
+	memcpy(a->fl_name, a->name, LLOG__NAME_BYTES);
 	/* Relaxed: the arena is not shared until its first record is pushed
 	 * (the push's release CAS publishes this initialisation). */
 	llog__store_relaxed(&a->released, 0);
@@ -138,6 +144,34 @@ static void wait_drained(struct llog__arena *a)
 {
 	while (llog__arena_in_flight(a))
 		llog__arena_wait_space(a, a->size);
+}
+
+void llog__name_copy(char *dst, const char *name)
+{
+	size_t n = strnlen(name, LLOG__NAME_BYTES);
+
+	if (n == LLOG__NAME_BYTES) {
+		n = LLOG__NAME_BYTES - 1;
+		/* Not in the middle of a UTF-8 character: back off its
+		 * continuation bytes and its lead byte. */
+		if (((unsigned char)name[n] & 0xc0) == 0x80) {
+			while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+				n--;
+		}
+	}
+	memcpy(dst, name, n);
+	memset(dst + n, 0, LLOG__NAME_BYTES - n);
+}
+
+void llog__arena_rename_closed(struct llog__arena *a, const char *name)
+{
+	/* The acquire loads of released in wait_drained pair with the
+	 * flusher's release after its last read of this arena: its reads
+	 * of fl_name happen before our write; a later flusher reads it only
+	 * for records we push after it (release CAS). */
+	wait_drained(a);
+	memcpy(a->name, name, LLOG__NAME_BYTES);
+	memcpy(a->fl_name, name, LLOG__NAME_BYTES);
 }
 
 /* Disables the thread's alternate stack before the arena can be freed. */
@@ -237,4 +271,7 @@ void llog__arena_after_fork(void)
 	a->in_log = 0;
 	a->cached_released = a->reserve;
 	llog__store_relaxed(&a->released, a->reserve);
+	/* A NAME record of ours still in the parent's list is dropped with
+	 * it: the owner's copy is the current name. */
+	memcpy(a->fl_name, a->name, LLOG__NAME_BYTES);
 }

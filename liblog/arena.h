@@ -24,6 +24,20 @@
  * round, bumps the word and wakes the sleepers when the count is not zero
  * (llog__arena_wait_space / llog__arena_wake_waiters, a Dekker handshake).
  *
+ * Thread name: each arena holds two copies, the owner's (name: written and
+ * read by the owner only; the synchronous path uses it) and the flusher's
+ * (fl_name: what its records are rendered with). Both are read with
+ * prctl(PR_GET_NAME) when the arena is made, before the first push
+ * publishes it. llog_set_thread_name changes name and pushes a NAME record
+ * carrying the new one in the thread's own record stream; the flusher
+ * copies it into fl_name when it reaches it, so the records before it are
+ * rendered with the old name and those after with the new one, exactly.
+ * fl_name is then written only by the flusher thread (or, when the list
+ * is closed, by the owner after the flusher released every record of the
+ * arena: llog__arena_rename_closed), never while another thread reads it:
+ * no atomics needed, the push's release CAS and the released acquire
+ * order the handovers.
+ *
  * Thread exit: a pthread key destructor pushes the exit record that lives
  * in the arena header; the flusher frees the arena when it reaches it,
  * after every earlier record of that thread. If no flusher runs (the list
@@ -35,9 +49,13 @@
 
 #include <stdalign.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "compiler.h"
 #include "queue.h"
+
+/* A thread name with its NUL (the kernel's TASK_COMM_LEN). */
+#define LLOG__NAME_BYTES 16
 
 struct llog__arena {
 	/* owner side */
@@ -53,8 +71,10 @@ struct llog__arena {
 	volatile int in_log;   /* re-entry guard (signal handlers) */
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
+	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
+	char fl_name[LLOG__NAME_BYTES]; /* the name records are rendered with */
 	struct llog__rec exit_rec;
 	alignas(64) unsigned char ring[];
 };
@@ -144,7 +164,24 @@ void llog__arena_wait_space(struct llog__arena *a, uint32_t need);
  * last records, then frees it (the main thread's destructor never runs). */
 void llog__arena_release_self(void);
 
+/* Copies name into dst[LLOG__NAME_BYTES], cut to 15 bytes at a UTF-8
+ * character boundary, NUL-terminated. */
+void llog__name_copy(char *dst, const char *name);
+
+/* The list is closed (no flusher): waits until every record of a was
+ * released (a shutdown's final round), then sets both copies of the name
+ * (owner only). */
+void llog__arena_rename_closed(struct llog__arena *a, const char *name);
+
 /* ---- the flusher ---------------------------------------------------------- */
+
+/* A NAME record reached: its arena's records from here on carry the new
+ * name (flusher, or its crash drain, only). */
+static inline void llog__arena_apply_name(const struct llog__rec *r)
+{
+	memcpy(r->arena->fl_name, llog__rec_payload(r), LLOG__NAME_BYTES);
+	r->arena->fl_name[LLOG__NAME_BYTES - 1] = '\0';
+}
 
 /* The flusher is done reading r: its bytes go back to the owner. */
 static inline void llog__arena_release(const struct llog__rec *r)

@@ -259,6 +259,8 @@ static void notice_entry(struct llog__flusher *f, const struct llog__rec *r, uin
 			 char *note, struct llog_entry *e)
 {
 	llog__render_notice(r->arena->tid, dropped, note, e);
+	e->thread_name = r->arena->fl_name; /* the flusher's copy (arena.h) */
+	e->thread_name_len = strlen(e->thread_name);
 	e->seq = ++f->seq;
 	e->ts_ns = out_ts(f, r->ts);
 }
@@ -332,7 +334,7 @@ static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
 	rd->dtail = &r->node.next;
 }
 
-/* F4 for one record of a thread (LOG, TEXT or EXIT). */
+/* F4 for one record of a thread (LOG, TEXT, EXIT or NAME). */
 static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
 			  int hold, struct round *rd)
 {
@@ -342,6 +344,9 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	}
 	if (r->kind == LLOG__K_EXIT) {
 		f->crash_rest = next; /* the arena may be freed below */
+	} else if (r->kind == LLOG__K_NAME) {
+		llog__arena_apply_name(r); /* the records after it: new name */
+		f->crash_rest = next;
 	} else {
 		write_record(f, r, next); /* sets crash_rest = next */
 		rd->nrec++;
@@ -364,6 +369,7 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
 		case LLOG__K_EXIT:
+		case LLOG__K_NAME:
 			process_owned(f, r, next, hold, rd);
 			break;
 		case LLOG__K_BARRIER:
@@ -833,7 +839,8 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		}
 		if (r->kind == LLOG__K_BARRIER && pos == &crash_barrier.rec.node)
 			d->barrier_met = 1;
-		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT)
+		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT &&
+		    r->kind != LLOG__K_NAME)
 			continue; /* other barriers: their threads wait in vain */
 		if (r->dropped != 0) {
 			notice_entry(f, r, r->dropped, note, &e);
@@ -841,6 +848,10 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		}
 		if (r->kind == LLOG__K_EXIT)
 			continue;
+		if (r->kind == LLOG__K_NAME) {
+			llog__arena_apply_name(r);
+			continue;
+		}
 		record_entry(f, r, f->crash_msg, &tmp, &e);
 		took = crash_hand(f, 0, &e, at);
 		if (r == pushed)

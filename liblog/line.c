@@ -21,11 +21,25 @@
  * JSON.
  * Timestamps are formatted from integers (no gmtime, no locale): civil date
  * from days since 1970 by the usual era arithmetic of the proleptic Gregorian
- * calendar.
+ * calendar. Local time (LLOG_LINE_LOCAL_TIME) is the same arithmetic on
+ * the second shifted by the UTC offset that localtime_r gives for it,
+ * asked once per second of timestamps per thread (cached with the text);
+ * while a crash is drained localtime_r (a lock, a file read) is not
+ * called: the thread's last offset is used, or UTC when it has none.
+ *
+ * Options (struct llog_line_options): text may carry the function
+ * ("file:line func() msg") and the thread name ("[tid name]", the name
+ * escaped as a message is and ']' as \x5d, so the bracket ends it); the
+ * timestamp's precision (9, 6, 3 or no fraction digits, cut, not
+ * rounded) and zone apply to text and JSON. The zero options give the
+ * default line, unchanged since the first version.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+
+#include "crash.h"
 
 #include "render.h" /* LLOG__MARKER: the same marker as a cut message's */
 #include "sink.h"
@@ -104,12 +118,78 @@ void llog__ts_rfc3339(char *b, int64_t ts_ns)
 	b[29] = 'Z';
 }
 
-static void put_ts(struct llog__buf *o, int64_t ts_ns)
-{
-	char b[30];
+/* What a line is made with: the public options, and whether the entry's
+ * appended fields may be read (llog_format_entry reads none: its caller
+ * may have an older, shorter struct llog_entry). */
+struct lopt {
+	unsigned flags;
+	unsigned prec; /* enum llog_ts_precision */
+	int full;
+};
 
-	llog__ts_rfc3339(b, ts_ns);
-	llog__buf_put(o, b, sizeof(b));
+/* The UTC offset (seconds east) of the second secs, per localtime_r; the
+ * thread's last one while a crash is drained (0 when none). */
+static long local_offset(int64_t secs)
+{
+	static __thread long last_off;
+	struct tm tm;
+	time_t t = (time_t)secs;
+
+	if (llog__crash_in_progress() || localtime_r(&t, &tm) == NULL)
+		return last_off;
+	last_off = tm.tm_gmtoff;
+	return last_off;
+}
+
+/* "+HH:MM" / "-HH:MM" (6 bytes) of an offset in seconds. */
+static void format_offset(char *b, long off)
+{
+	long a = off < 0 ? -off : off;
+
+	b[0] = off < 0 ? '-' : '+';
+	put_fixed(b + 1, (uint64_t)(a / 3600 % 100), 2);
+	b[3] = ':';
+	put_fixed(b + 4, (uint64_t)(a / 60 % 60), 2);
+}
+
+/* The timestamp under the options: "YYYY-MM-DDTHH:MM:SS", the fraction
+ * (lo->prec), then "Z" or the local offset. */
+static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
+{
+	static const unsigned digits[] = {9, 6, 3, 0};
+	static const uint32_t div[] = {1, 1000, 1000000, 1000000000};
+	static __thread int64_t local_sec = INT64_MIN;
+	static __thread char local[25];
+	char b[36];
+	size_t n = 19;
+	unsigned prec = lo->prec <= LLOG_TS_S ? lo->prec : LLOG_TS_NS;
+	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
+	int64_t ns = ts_ns - secs * 1000000000;
+
+	if (!(lo->flags & LLOG_LINE_LOCAL_TIME)) {
+		llog__ts_rfc3339(b, ts_ns); /* the calendar part, cached */
+	} else {
+		if (secs != local_sec) {
+			long off = local_offset(secs);
+
+			format_second(local, secs + off);
+			format_offset(local + 19, off);
+			local_sec = secs;
+		}
+		memcpy(b, local, 19);
+	}
+	if (digits[prec] > 0) {
+		b[n++] = '.';
+		put_fixed(b + n, (uint64_t)ns / div[prec], (int)digits[prec]);
+		n += digits[prec];
+	}
+	if (lo->flags & LLOG_LINE_LOCAL_TIME) {
+		memcpy(b + n, local + 19, 6);
+		n += 6;
+	} else {
+		b[n++] = 'Z';
+	}
+	llog__buf_put(o, b, n);
 }
 
 static const char hexdig[] = "0123456789abcdef";
@@ -324,23 +404,67 @@ static void put_level(struct llog__buf *o, enum llog_level level, int pad)
 
 /* The line of e; a message cut by the room ends with tail[0..tl) (room is
  * kept for it). */
-static void format_text(struct llog__buf *o, const struct llog_entry *e, const char *tail,
-			size_t tl)
+/* The entry's thread name ("" when the caller's entry may not have one). */
+static const char *thread_name(const struct llog_entry *e, const struct lopt *lo, size_t *len)
+{
+	if (!lo->full || e->thread_name == NULL) {
+		*len = 0;
+		return "";
+	}
+	*len = strnlen(e->thread_name, e->thread_name_len);
+	return e->thread_name;
+}
+
+/* A thread name in text: escaped as a message is, and ']' as \x5d (the
+ * bracket around it must end it). */
+static void put_text_name(struct llog__buf *o, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		const char *rb = memchr(s + i, ']', n - i);
+		size_t j = rb != NULL ? (size_t)(rb - s) : n;
+
+		put_text_escaped(o, s + i, j - i);
+		if (j == n)
+			break;
+		put_whole(o, "\\x5d", 4);
+		i = j + 1;
+	}
+}
+
+static void format_text(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
+			const char *tail, size_t tl)
 {
 	const char *fname;
 	size_t flen;
 
-	put_ts(o, e->ts_ns);
+	put_ts(o, e->ts_ns, lo);
 	llog__buf_putc(o, ' ');
 	put_level(o, e->level, 1);
 	llog__buf_put(o, " [", 2);
 	llog__buf_num(o, e->tid, 10);
+	if (lo->flags & LLOG_LINE_THREAD_NAME) {
+		size_t tn;
+		const char *t = thread_name(e, lo, &tn);
+
+		if (tn > 0) {
+			llog__buf_putc(o, ' ');
+			put_text_name(o, t, tn);
+		}
+	}
 	llog__buf_put(o, "] ", 2);
 	fname = base_name(e->file, &flen);
 	llog__buf_put(o, fname, flen);
 	llog__buf_putc(o, ':');
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_putc(o, ' ');
+	if (lo->flags & LLOG_LINE_FUNC) {
+		const char *fn = e->func != NULL ? e->func : "";
+
+		put_text_escaped(o, fn, strlen(fn));
+		llog__buf_put(o, "() ", 3);
+	}
 	if (o->cap - o->n < tl)
 		return;
 	o->cap -= tl;
@@ -350,23 +474,31 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const c
 		llog__buf_put(o, tail, tl);
 }
 
-static void format_json(struct llog__buf *o, const struct llog_entry *e, const char *tail,
-			size_t tl)
+static void format_json(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
+			const char *tail, size_t tl)
 {
 	llog__buf_put(o, "{\"seq\":", 7);
 	llog__buf_num(o, e->seq, 10);
 	llog__buf_put(o, ",\"ts\":\"", 7);
-	put_ts(o, e->ts_ns);
+	put_ts(o, e->ts_ns, lo);
 	llog__buf_put(o, "\",\"level\":\"", 11);
 	put_level(o, e->level, 0);
 	llog__buf_put(o, "\",\"thread\":", 11);
 	llog__buf_num(o, e->tid, 10);
+	if (lo->full) {
+		size_t tn;
+		const char *t = thread_name(e, lo, &tn);
+
+		llog__buf_put(o, ",\"thread_name\":", 15);
+		put_json_string(o, t, tn, "", 0);
+	}
 	llog__buf_put(o, ",\"file\":", 8);
 	put_json_string(o, e->file, strlen(e->file), "", 0);
 	llog__buf_put(o, ",\"line\":", 8);
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_put(o, ",\"func\":", 8);
-	put_json_string(o, e->func, strlen(e->func), "", 0);
+	put_json_string(o, e->func != NULL ? e->func : "", e->func != NULL ? strlen(e->func) : 0,
+			"", 0);
 	llog__buf_put(o, ",\"msg\":", 7);
 	/* The closing brace must survive a cut message. */
 	if (o->cap > o->n + 1) {
@@ -379,15 +511,16 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const c
 
 /* One attempt into buf[0..cap) (cap > 0); *cut when something did not
  * fit. A cut line ends with tail. */
-static size_t format_once(const struct llog_entry *e, enum llog_format format, char *buf,
-			  size_t cap, const char *tail, size_t tl, int *cut)
+static size_t format_once(const struct llog_entry *e, enum llog_format format,
+			  const struct lopt *lo, char *buf, size_t cap, const char *tail, size_t tl,
+			  int *cut)
 {
 	struct llog__buf o = LLOG__BUF(buf, cap - 1);
 
 	if (format == LLOG_FORMAT_JSON)
-		format_json(&o, e, tail, tl);
+		format_json(&o, e, lo, tail, tl);
 	else
-		format_text(&o, e, tail, tl);
+		format_text(&o, e, lo, tail, tl);
 	buf[o.n++] = '\n';
 	*cut = o.cut;
 	return o.n;
@@ -395,8 +528,8 @@ static size_t format_once(const struct llog_entry *e, enum llog_format format, c
 
 /* A line that does not fit is made again with room kept for the marker:
  * only lines that are cut pay twice. */
-static size_t format_line(const struct llog_entry *e, enum llog_format format, char *buf,
-			  size_t cap, int *cut)
+static size_t format_line(const struct llog_entry *e, enum llog_format format,
+			  const struct lopt *lo, char *buf, size_t cap, int *cut)
 {
 	size_t n;
 
@@ -404,24 +537,47 @@ static size_t format_line(const struct llog_entry *e, enum llog_format format, c
 		*cut = 1;
 		return 0;
 	}
-	n = format_once(e, format, buf, cap, "", 0, cut);
+	n = format_once(e, format, lo, buf, cap, "", 0, cut);
 	if (*cut)
-		n = format_once(e, format, buf, cap, LLOG__MARKER, LLOG__MARKER_LEN, cut), *cut = 1;
+		n = format_once(e, format, lo, buf, cap, LLOG__MARKER, LLOG__MARKER_LEN, cut),
+		*cut = 1;
 	return n;
+}
+
+static struct lopt make_lopt(const struct llog_line_options *opt, int full)
+{
+	struct lopt lo = {0, LLOG_TS_NS, full};
+
+	if (opt != NULL) {
+		lo.flags = opt->flags;
+		lo.prec = (unsigned)opt->ts_precision;
+	}
+	return lo;
 }
 
 size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, char *buf, size_t cap)
 {
+	struct lopt lo = make_lopt(NULL, 0);
 	int cut;
 
-	return format_line(e, format, buf, cap, &cut);
+	return format_line(e, format, &lo, buf, cap, &cut);
 }
 
-size_t llog__format_line(const struct llog_entry *e, enum llog_format format, char *buf,
-			 size_t cap)
+size_t llog_format_entry_opts(const struct llog_entry *e, enum llog_format format,
+			      const struct llog_line_options *opt, char *buf, size_t cap)
 {
+	struct lopt lo = make_lopt(opt, 1);
 	int cut;
-	size_t n = format_line(e, format, buf, cap, &cut);
+
+	return format_line(e, format, &lo, buf, cap, &cut);
+}
+
+size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
+			 const struct llog_line_options *opt, char *buf, size_t cap)
+{
+	struct lopt lo = make_lopt(opt, 1);
+	int cut;
+	size_t n = format_line(e, format, &lo, buf, cap, &cut);
 
 	if (cut)
 		llog__count(truncated, 1);
@@ -431,12 +587,14 @@ size_t llog__format_line(const struct llog_entry *e, enum llog_format format, ch
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 {
 	/* Text: at most 4 bytes per message byte (\xNN; \u00NN stands for
-	 * two), plus the header: timestamp 30, level 5, tid and line 20 +
-	 * 10 digits, the base name, separators. JSON: at most 6 bytes per
-	 * byte of file, function and message (\u00NN), plus the fixed keys
-	 * and numbers (73 bytes in text, 160 in JSON). */
+	 * two), plus the header: timestamp 30 (35 local), level 5, tid and
+	 * line 20 + 10 digits, the base name, separators. JSON: at most 6
+	 * bytes per byte of file, function, thread name and message (\u00NN),
+	 * plus the fixed keys and numbers (73 bytes in text, 175 in JSON).
+	 * The function and the thread name (15 bytes, escaped) counted
+	 * whatever the options. */
 	size_t k = format == LLOG_FORMAT_JSON ? 6 : 4;
-	size_t names = strlen(e->file) + (format == LLOG_FORMAT_JSON ? strlen(e->func) : 0);
+	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16;
 
-	return k * (e->msg_len + names) + 192;
+	return k * (e->msg_len + names) + 224;
 }

@@ -24,8 +24,13 @@
  *
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
- * consistent at every point such a handler can see in_log == 0.
+ * consistent at every point such a handler can see in_log == 0. *
+ * llog_set_thread_name is here too: a NAME record takes the same reserve
+ * and push as a LOG (arena.h, "Thread name").
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,4 +337,56 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;
+}
+
+/*
+ * llog_set_thread_name: the name travels to the flusher as a NAME record
+ * in this thread's own stream (arena.h, "Thread name"), so it takes effect
+ * exactly between the records logged before and after the call. Under the
+ * in_log guard, like a LOG: a handler's record cannot overwrite it.
+ */
+int llog_set_thread_name(const char *name)
+{
+	char buf[LLOG__NAME_BYTES];
+	struct llog__arena *a;
+	struct llog__rec *r;
+	uint32_t old_reserve, carried;
+
+	if (name == NULL)
+		return -EINVAL;
+	llog__name_copy(buf, name);
+	(void)pthread_setname_np(pthread_self(), buf);
+	a = llog__tls_arena;
+	/* No arena yet: the first LOG reads the new system name. llog's own
+	 * threads never push records. */
+	if (a == NULL || llog__arena_thread_is_internal() || a->in_log ||
+	    memcmp(a->name, buf, sizeof(buf)) == 0)
+		return 0;
+	a->in_log = 1;
+	signal_fence();
+	old_reserve = a->reserve;
+	r = reserve(a, LLOG__REC_HDR + LLOG__NAME_BYTES);
+	if (r == NULL) {
+		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
+		llog__count_dropped();
+	} else {
+		memcpy(llog__rec_payload(r), buf, sizeof(buf));
+		r->kind = LLOG__K_NAME;
+		r->len = LLOG__NAME_BYTES;
+		r->flags = 0;
+		r->site = NULL;
+		r->arena = a;
+		carried = r->dropped = llog__load_relaxed(pending_drops(a));
+		if (llog__push(r) == 0) {
+			if (carried != 0)
+				(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
+			memcpy(a->name, buf, sizeof(buf));
+		} else {
+			llog__arena_unreserve(a, old_reserve);
+			llog__arena_rename_closed(a, buf);
+		}
+	}
+	signal_fence();
+	a->in_log = 0;
+	return 0;
 }

@@ -44,7 +44,8 @@ enum llog__kind {
 	LLOG__K_TEXT = 1,    /* message already rendered at the call (EAGER) */
 	LLOG__K_EXIT = 2,    /* the owning thread exited: free its arena */
 	LLOG__K_BARRIER = 3, /* llog_flush(): commit, then signal */
-	LLOG__K_SINK = 4     /* install a sink */
+	LLOG__K_SINK = 4,    /* install a sink */
+	LLOG__K_NAME = 5     /* the owning thread's new name (payload, arena.h) */
 };
 
 #define LLOG__REC_TRUNCATED 0x01u

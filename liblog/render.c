@@ -50,6 +50,10 @@ void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
 	}
 	site_fields(site, e);
 	e->tid = r->arena->tid;
+	/* The flusher's copy: render_record runs on the flusher (or its
+	 * crash drain); sync.c replaces it by the owner's (arena.h). */
+	e->thread_name = r->arena->fl_name;
+	e->thread_name_len = strlen(e->thread_name);
 	e->msg = buf;
 	e->msg_len = finish(buf, n, trunc);
 }
@@ -61,6 +65,8 @@ void llog__render_va(const struct llog_site *site, const struct llog__plan *plan
 	size_t n = llog__format_va(buf, cap - LLOG__MARKER_LEN, site->fmt, plan, ap, &trunc);
 
 	site_fields(site, e);
+	e->thread_name = ""; /* the caller's to set */
+	e->thread_name_len = 0;
 	e->msg = buf;
 	e->msg_len = finish(buf, n, trunc);
 }
@@ -76,6 +82,8 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	llog__buf_puts(&b, " records");
 	e->level = LLOG_WARN;
 	e->tid = tid;
+	e->thread_name = ""; /* the caller's to set */
+	e->thread_name_len = 0;
 	e->file = __FILE__;
 	e->func = "drop_notice";
 	e->line = __LINE__;

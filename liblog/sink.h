@@ -28,13 +28,15 @@ void llog__count_truncated(void); /* a record a sink had to cut */
  * the record path. printf-style; thread-safe. */
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* llog_format_entry for llog's own sinks: a line that does not fit cap
- * (a hard limit of the sink) is cut with the marker " [truncated]" and
- * counted once in stats.truncated. Async-signal-safe. */
-size_t llog__format_line(const struct llog_entry *e, enum llog_format format, char *buf,
-			 size_t cap);
-/* An upper bound of the length of e's whole line in format (the buffer
- * that llog__format_line never needs to cut in). */
+/* llog_format_entry_opts for llog's own sinks (lo NULL: the default
+ * line): a line that does not fit cap (a hard limit of the sink) is cut
+ * with the marker " [truncated]" and counted once in stats.truncated.
+ * Async-signal-safe while a crash is drained (LLOG_LINE_LOCAL_TIME then
+ * uses the cached offset, line.c). */
+size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
+			 const struct llog_line_options *lo, char *buf, size_t cap);
+/* An upper bound of the length of e's whole line in format, with any line
+ * options (the buffer that llog__format_line never needs to cut in). */
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format);
 
 /* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":

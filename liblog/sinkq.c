@@ -45,6 +45,7 @@ struct item {
 	uint32_t pad_;
 	uint64_t seq, tid, msg_len, epoch;
 	int64_t ts_ns;
+	char tname[16]; /* the entry's thread name (at most 15 bytes), NUL-ended */
 };
 
 #define ITEM_ALIGN 8u
@@ -219,6 +220,8 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->func = p + it->file_len + 1;
 	e->msg = p + it->file_len + 1 + it->func_len + 1;
 	e->msg_len = it->msg_len;
+	e->thread_name = it->tname;
+	e->thread_name_len = strlen(it->tname);
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
@@ -435,6 +438,13 @@ static void write_entry(struct item *it, uint64_t size,
 	it->ts_ns = e->ts_ns;
 	it->msg_len = e->msg_len;
 	it->epoch = 0;
+	{
+		size_t tn = e->thread_name != NULL ? strnlen(e->thread_name, e->thread_name_len) : 0;
+
+		tn = tn < sizeof(it->tname) ? tn : sizeof(it->tname) - 1;
+		memcpy(it->tname, e->thread_name != NULL ? e->thread_name : "", tn);
+		memset(it->tname + tn, 0, sizeof(it->tname) - tn);
+	}
 	memcpy(p, e->file, file_len);
 	p[file_len] = '\0';
 	p += file_len + 1;
@@ -527,6 +537,7 @@ static int put_notice(struct llog__sinkq *q)
 	n.level = LLOG_WARN;
 	n.file = __FILE__;
 	n.func = "queue_full";
+	n.thread_name = "";
 	n.line = __LINE__;
 	n.msg = text;
 	n.msg_len = b.n;

@@ -3,8 +3,10 @@
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "clock.h"
 #include "render.h"
 #include "sink.h"
@@ -17,6 +19,16 @@
  * marker and counted (llog__format_line). */
 #define LINE_BYTES (4 * (LLOG__SYNC_MSG + LLOG__MARKER_LEN) + 512)
 
+/* The calling thread's name, the owner's copy (arena.h): "" when it has
+ * no arena (never logged, or llog's own thread). */
+static void own_name(struct llog_entry *e)
+{
+	const struct llog__arena *a = llog__tls_arena;
+
+	e->thread_name = a != NULL && !llog__arena_thread_is_internal() ? a->name : "";
+	e->thread_name_len = strlen(e->thread_name);
+}
+
 /* Stamps e with the wall clock and writes it as one text line. */
 static void write_line(struct llog_entry *e)
 {
@@ -25,7 +37,7 @@ static void write_line(struct llog_entry *e)
 
 	e->seq = 0;
 	e->ts_ns = (int64_t)llog__clock_realtime_ns();
-	n = llog__format_line(e, LLOG_FORMAT_TEXT, line, sizeof(line));
+	n = llog__format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
 	(void)llog__write_all(2, line, n, 1000);
 }
 
@@ -36,6 +48,7 @@ void llog__sync_record(const struct llog__rec *r)
 	struct llog_entry e;
 
 	llog__render_record(r, msg, sizeof(msg), &tmp, &e);
+	own_name(&e); /* on the owner: not the flusher's copy */
 	write_line(&e);
 	llog__count_written(1);
 }
@@ -47,6 +60,7 @@ void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, 
 
 	llog__render_va(site, plan, ap, msg, sizeof(msg), &e);
 	e.tid = (uint64_t)syscall(SYS_gettid);
+	own_name(&e);
 	write_line(&e);
 	llog__count_written(1);
 }

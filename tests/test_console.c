@@ -30,6 +30,8 @@ static struct llog_entry entry(enum llog_level level, const char *msg)
 	e.tid = 77;
 	e.file = "x.c";
 	e.func = "f";
+	e.thread_name = "net-rx";
+	e.thread_name_len = 6;
 	e.msg = msg;
 	e.msg_len = strlen(msg);
 	return e;
@@ -138,12 +140,42 @@ static void test_write_error_reported(void **state)
 	close(p[1]);
 }
 
+static void test_line_options(void **state)
+{
+	struct llog_console_options o = {
+		.color = LLOG_COLOR_NEVER,
+		.line = {.flags = LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME, .ts_precision = LLOG_TS_MS}};
+	struct llog_console_options j = {.format = LLOG_FORMAT_JSON,
+					 .line = {.ts_precision = LLOG_TS_S}};
+	char out[1024];
+
+	(void)state;
+	run_sink(&o, out, sizeof(out));
+	assert_string_equal(out, "1970-01-01T00:00:01.000Z ERROR [77 net-rx] x.c:9 f() boom\n"
+				 "1970-01-01T00:00:01.000Z INFO  [77 net-rx] x.c:9 f() fine\n");
+	run_sink(&j, out, sizeof(out));
+	assert_string_equal(out,
+			    "{\"seq\":1,\"ts\":\"1970-01-01T00:00:01Z\",\"level\":\"ERROR\",\"thread\":77,"
+			    "\"thread_name\":\"net-rx\",\"file\":\"x.c\",\"line\":9,\"func\":\"f\","
+			    "\"msg\":\"boom\"}\n"
+			    "{\"seq\":1,\"ts\":\"1970-01-01T00:00:01Z\",\"level\":\"INFO\",\"thread\":77,"
+			    "\"thread_name\":\"net-rx\",\"file\":\"x.c\",\"line\":9,\"func\":\"f\","
+			    "\"msg\":\"fine\"}\n");
+	/* a precision that does not exist is refused */
+	o.line.ts_precision = (enum llog_ts_precision)4;
+	o.fd = 2;
+	errno = 0;
+	assert_null(llog_console_sink(&o));
+	assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_on_a_pipe),
 		cmocka_unit_test(test_color_always_and_no_color),
 		cmocka_unit_test(test_json_lines),
+		cmocka_unit_test(test_line_options),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_write_error_reported),
 	};

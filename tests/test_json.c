@@ -1,7 +1,7 @@
 /*
  * test_json.c - JSON lines read back by a real parser (python3's json):
  * every line a console sink writes in JSON format parses, carries ts,
- * level, msg, thread, file, line and func, and messages with quotes,
+ * level, msg, thread, thread_name, file, line and func, and messages with quotes,
  * backslashes, newlines, every control character and invalid UTF-8 come
  * back as logged (each invalid byte as U+FFFD).
  */
@@ -41,7 +41,7 @@ static const struct tcase cases[] = {
 
 static void test_json_round_trip(void **state)
 {
-	char dir[] = "/tmp/llog_json_XXXXXX", path[128], cmd[512], line[1024];
+	char dir[] = "/tmp/llog_json_XXXXXX", path[128], cmd[768], line[1024];
 	struct llog_console_options o = {.format = LLOG_FORMAT_JSON};
 	struct llog_sink *sink;
 	FILE *f;
@@ -56,6 +56,8 @@ static void test_json_round_trip(void **state)
 	assert_non_null(sink);
 	assert_int_equal(llog_add_sink(sink), 0);
 	assert_int_equal(llog_init(NULL), 0);
+	/* a thread name that JSON must escape: quote, backslash, control */
+	assert_int_equal(llog_set_thread_name("j\"s\\n\x01"), 0);
 	for (size_t i = 0; i < NCASES; i++)
 		LOG_WARN("%s", cases[i].logged);
 	llog_shutdown();
@@ -70,6 +72,7 @@ static void test_json_round_trip(void **state)
 		 "  assert o[\"level\"] == \"WARN\" and isinstance(o[\"thread\"], int)\n"
 		 "  assert isinstance(o[\"line\"], int) and o[\"func\"] == \"test_json_round_trip\"\n"
 		 "  assert o[\"file\"].endswith(\"test_json.c\") and o[\"ts\"].endswith(\"Z\")\n"
+		 "  assert o[\"thread_name\"] == \"j\\\"s\\\\n\\x01\"\n"
 		 "  print(o[\"msg\"].encode(\"utf-8\", \"surrogatepass\").hex())' %s",
 		 path);
 	f = popen(cmd, "r");

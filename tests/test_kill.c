@@ -148,7 +148,7 @@ struct outcome {
 
 /* Every line of a data frame is one record "kill t=T n=N" with N the next
  * number of thread T. */
-static void check_lines(const char *p, size_t len, struct outcome *o)
+static void check_lines(const char *p, size_t len, bool func_layout, struct outcome *o)
 {
 	const char *end = p + len;
 
@@ -161,7 +161,7 @@ static void check_lines(const char *p, size_t len, struct outcome *o)
 		int t, n, used = 0;
 
 		assert_non_null(nl);
-		lcr_parse_record(p, (size_t)(nl - p), &rec);
+		lcr_parse_record_ex(p, (size_t)(nl - p), func_layout, &rec);
 		if (!rec.parsed || rec.msg_len >= sizeof(msg)) {
 			fprintf(stderr, "unexpected line: %.*s\n", (int)(nl - p), p);
 			fail();
@@ -194,6 +194,7 @@ static void check_file(const char *path, struct outcome *o)
 	struct lcr_event ev;
 	uint64_t damaged_at = 0;
 	long metas = 0;
+	struct lcr_meta meta = {0};
 
 	assert_non_null(r);
 	memset(o, 0, sizeof(*o));
@@ -212,8 +213,11 @@ static void check_file(const char *path, struct outcome *o)
 				/* one, at the start: a fresh file, one writer */
 				assert_int_equal(ev.off, 0);
 				metas++;
+				/* the file sink's text lines carry the function */
+				lcr_parse_meta(ev.data, ev.len, &meta);
+				assert_true(meta.line_func);
 			} else {
-				check_lines(ev.data, ev.len, o);
+				check_lines(ev.data, ev.len, meta.line_func, o);
 				o->frames++;
 			}
 			break;

@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -178,10 +181,206 @@ static void test_cut_lines_stay_lines(void **state)
 	}
 }
 
+/* ---- line options (issue 17: function, thread name, time zone, precision) */
+
+static size_t fmt_opts(const struct llog_entry *e, enum llog_format f, unsigned flags,
+		       enum llog_ts_precision p, char *buf, size_t cap)
+{
+	struct llog_line_options o = {.flags = flags, .ts_precision = p};
+
+	return llog_format_entry_opts(e, f, &o, buf, cap);
+}
+
+static void expect_line(const char *got, size_t n, const char *want)
+{
+	if (n != strlen(want) || memcmp(got, want, n) != 0)
+		fail_msg("got  %.*swant %s", (int)n, got, want);
+}
+
+static void test_text_func_and_thread_name(void **state)
+{
+	char buf[256];
+	struct llog_entry e = entry("hello world", 11);
+	size_t n;
+
+	(void)state;
+	e.thread_name = "worker-1";
+	e.thread_name_len = 8;
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf,
+		     sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 "
+			    "handle() hello world\n");
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 handle() "
+			    "hello world\n");
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 "
+			    "hello world\n");
+	/* the zero options and llog_format_entry: the default line */
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, 0, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
+	/* no name: the bracket as before; a NULL name counts as none */
+	e.thread_name = "";
+	e.thread_name_len = 0;
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
+	e.thread_name = NULL;
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
+	/* a name cannot close the bracket or break the line */
+	e.thread_name = "a]b\nc d";
+	e.thread_name_len = 7;
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 a\\x5db\\nc d] server.c:42 "
+			    "hello world\n");
+}
+
+static void test_json_func_and_thread_name(void **state)
+{
+	char buf[512];
+	struct llog_entry e = entry("hi", 2);
+	size_t n;
+
+	(void)state;
+	e.thread_name = "w\"1";
+	e.thread_name_len = 3;
+	n = fmt_opts(&e, LLOG_FORMAT_JSON, 0, LLOG_TS_NS, buf, sizeof(buf));
+	expect_line(buf, n, "{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
+			    "\"thread\":1234,\"thread_name\":\"w\\\"1\",\"file\":\"/src/app/server.c\","
+			    "\"line\":42,\"func\":\"handle\",\"msg\":\"hi\"}\n");
+	/* llog_format_entry reads no field past msg_len: no thread_name */
+	n = llog_format_entry(&e, LLOG_FORMAT_JSON, buf, sizeof(buf));
+	expect_line(buf, n, "{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
+			    "\"thread\":1234,\"file\":\"/src/app/server.c\","
+			    "\"line\":42,\"func\":\"handle\",\"msg\":\"hi\"}\n");
+	/* precision applies to JSON too */
+	n = fmt_opts(&e, LLOG_FORMAT_JSON, 0, LLOG_TS_MS, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "\"ts\":\"2025-12-03T08:20:00.123Z\"", 31));
+}
+
+static void test_utc_precisions(void **state)
+{
+	static const struct {
+		enum llog_ts_precision p;
+		const char *ts;
+	} c[] = {{LLOG_TS_NS, "2025-12-03T08:20:00.123456789Z"},
+		 {LLOG_TS_US, "2025-12-03T08:20:00.123456Z"},
+		 {LLOG_TS_MS, "2025-12-03T08:20:00.123Z"},
+		 {LLOG_TS_S, "2025-12-03T08:20:00Z"}};
+	char buf[256], want[256];
+	struct llog_entry e = entry("m", 1);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = fmt_opts(&e, LLOG_FORMAT_TEXT, 0, c[i].p, buf, sizeof(buf));
+
+		snprintf(want, sizeof(want), "%s WARN  [1234] server.c:42 m\n", c[i].ts);
+		expect_line(buf, n, want);
+	}
+	/* a fraction is cut, never rounded up into the next second */
+	e.ts_ns = 1764750000999999999LL;
+	expect_line(buf, fmt_opts(&e, LLOG_FORMAT_TEXT, 0, LLOG_TS_MS, buf, sizeof(buf)),
+		    "2025-12-03T08:20:00.999Z WARN  [1234] server.c:42 m\n");
+	/* a bad precision is taken as the default */
+	expect_line(buf, fmt_opts(&e, LLOG_FORMAT_TEXT, 0, (enum llog_ts_precision)9, buf, sizeof(buf)),
+		    "2025-12-03T08:20:00.999999999Z WARN  [1234] server.c:42 m\n");
+}
+
+/* In a child (TZ is the process's): the local timestamps of a few zones,
+ * written out by hand, and of many instants against localtime_r +
+ * strftime. */
+static int local_child(void)
+{
+	static const struct {
+		const char *tz;
+		int64_t ts;
+		enum llog_ts_precision p;
+		const char *want;
+	} c[] = {
+		/* CET in December (+01:00), CEST in July (+02:00) */
+		{"CET-1CEST,M3.5.0,M10.5.0/3", 1764750000123456789LL, LLOG_TS_US,
+		 "2025-12-03T09:20:00.123456+01:00"},
+		{"CET-1CEST,M3.5.0,M10.5.0/3", 1751371200000000001LL, LLOG_TS_NS,
+		 "2025-07-01T14:00:00.000000001+02:00"},
+		/* a negative offset with minutes, crossing midnight back */
+		{"<-0330>3:30", 1764720000987654321LL, LLOG_TS_MS, "2025-12-02T20:30:00.987-03:30"},
+		{"UTC0", 1764750000123456789LL, LLOG_TS_S, "2025-12-03T08:20:00+00:00"},
+		/* just before a DST switch (2025-03-30 01:00 UTC) and at it */
+		{"CET-1CEST,M3.5.0,M10.5.0/3", 1743296399000000000LL, LLOG_TS_S,
+		 "2025-03-30T01:59:59+01:00"},
+		{"CET-1CEST,M3.5.0,M10.5.0/3", 1743296400000000000LL, LLOG_TS_S,
+		 "2025-03-30T03:00:00+02:00"},
+	};
+	char buf[256], want[256];
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct llog_entry e = entry("m", 1);
+		size_t n;
+
+		setenv("TZ", c[i].tz, 1);
+		tzset();
+		e.ts_ns = c[i].ts;
+		n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_LOCAL_TIME, c[i].p, buf, sizeof(buf));
+		snprintf(want, sizeof(want), "%s WARN  [1234] server.c:42 m\n", c[i].want);
+		if (n != strlen(want) || memcmp(buf, want, n) != 0) {
+			fprintf(stderr, "%s: got  %.*swant %s", c[i].tz, (int)n, buf, want);
+			bad = 1;
+		}
+	}
+	/* many instants, one zone, against libc (the first second of each
+	 * is new to the formatter's cache) */
+	setenv("TZ", "America/St_Johns", 1); /* -03:30 / -02:30, when tzdata is there */
+	tzset();
+	for (int64_t s = 1700000000; s < 1700000000 + 400LL * 86400 * 30; s += 86400 * 7 + 3607) {
+		struct llog_entry e = entry("m", 1);
+		time_t t = (time_t)s;
+		struct tm tm;
+		char tb[64];
+		long off;
+		size_t n;
+
+		localtime_r(&t, &tm);
+		strftime(tb, sizeof(tb), "%Y-%m-%dT%H:%M:%S", &tm);
+		off = tm.tm_gmtoff;
+		snprintf(want, sizeof(want), "%s.042%c%02ld:%02ld WARN  [1234] server.c:42 m\n", tb,
+			 off < 0 ? '-' : '+', (off < 0 ? -off : off) / 3600,
+			 (off < 0 ? -off : off) / 60 % 60);
+		e.ts_ns = s * 1000000000 + 42000000;
+		n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_LOCAL_TIME, LLOG_TS_MS, buf, sizeof(buf));
+		if (n != strlen(want) || memcmp(buf, want, n) != 0) {
+			fprintf(stderr, "got  %.*swant %s", (int)n, buf, want);
+			bad = 1;
+			break;
+		}
+	}
+	return bad;
+}
+
+static void test_local_time(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(local_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_text_func_and_thread_name),
+		cmocka_unit_test(test_json_func_and_thread_name),
+		cmocka_unit_test(test_utc_precisions),
+		cmocka_unit_test(test_local_time),
 		cmocka_unit_test(test_text_escapes_controls),
 		cmocka_unit_test(test_text_escaping_random),
 		cmocka_unit_test(test_timestamps_match_gmtime),

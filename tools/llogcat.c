@@ -4,8 +4,14 @@
  * DESIGN
  * Each file is read in order through the frame reader (reader.h), which hands
  * over a data frame only once it decoded whole and its checksum matched; the
- * lines of that frame then go through the filters (level, time, regex) to the
- * output (as written, as JSON lines, or only counted for --stats). Files
+ * lines of that frame then go through the filters (level, time, regex,
+ * function) to the output (as written, as JSON lines, or only counted for
+ * --stats; --local re-renders the timestamp, the rest of the line stays as
+ * written). A text line carries its function when the file's metadata says
+ * line=func (the file sink writes it in every compressed text file since
+ * it has --func); in a plain-text file, for --func only, a message that
+ * starts with "NAME() " is taken as the function NAME. Without --local and --func the
+ * output of every file is what it was before these options existed. Files
  * given together are ordered by their first metadata frame (created_ns, then
  * seq_first), files without one by mtime, then by name, and printed one
  * after the other. --follow reads the last file as it grows: new complete
@@ -17,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -42,8 +49,13 @@ static struct {
 	int64_t since, until;
 	bool grep_set;
 	regex_t grep;
-	bool json, stats, verify, repair, follow;
+	bool json, stats, verify, repair, follow, local;
+	const char *func; /* --func: a glob (fnmatch) */
 } opt = {.level = -1};
+
+/* Whether the text lines being read carry "FUNC() " (the source's
+ * metadata, or a plain-text file: see the DESIGN note). */
+static bool func_layout;
 
 static struct {
 	uint64_t records, other, per_level[6];
@@ -109,9 +121,24 @@ static void put_json_field(const char *key, const char *v, size_t n, bool quoted
 		fwrite(v, 1, n, stdout);
 }
 
+/* The record's timestamp in local time (--local), with as many fraction
+ * digits as written. */
+static size_t local_ts(const struct lcr_record *r, char buf[36])
+{
+	const char *dot = memchr(r->ts, '.', r->ts_len);
+	int frac = 0;
+
+	if (dot != NULL)
+		for (const char *d = dot + 1; d < r->ts + r->ts_len && *d >= '0' && *d <= '9'; d++)
+			frac++;
+	return lcr_format_local(r->ts_ns, frac, buf);
+}
+
 /* A text record as one JSON line; unparsed parts fall back to "msg". */
 static void put_as_json(const char *line, size_t len, const struct lcr_record *r)
 {
+	char lt[36];
+
 	if (!r->parsed) {
 		fputs("{\"msg\":", stdout);
 		put_json_string(line, len);
@@ -119,21 +146,56 @@ static void put_as_json(const char *line, size_t len, const struct lcr_record *r
 		return;
 	}
 	fputs("{\"ts\":", stdout);
-	put_json_string(r->ts, r->ts_len);
+	if (opt.local)
+		put_json_string(lt, local_ts(r, lt));
+	else
+		put_json_string(r->ts, r->ts_len);
 	printf(",\"level\":\"%s\"", lcr_level_name(r->level));
 	put_json_field("thread", r->thread, r->thread_len, false);
+	if (r->thread_name != NULL)
+		put_json_field("thread_name", r->thread_name, r->thread_name_len, true);
 	put_json_field("file", r->file, r->file_len, true);
 	put_json_field("line", r->lineno, r->lineno_len, false);
+	if (r->func != NULL)
+		put_json_field("func", r->func, r->func_len, true);
 	put_json_field("msg", r->msg, r->msg_len, true);
 	fputs("}\n", stdout);
+}
+
+/* The line as written, its timestamp in local time (text: the leading
+ * one; JSON: the "ts" value). */
+static void put_local(const char *line, size_t len, const struct lcr_record *r)
+{
+	char lt[36];
+	size_t at = (size_t)(r->ts - line);
+
+	fwrite(line, 1, at, stdout);
+	fwrite(lt, 1, local_ts(r, lt), stdout);
+	fwrite(r->ts + r->ts_len, 1, len - at - r->ts_len, stdout);
+	putchar('\n');
+}
+
+/* --func: the record's function matches the glob (a record without one
+ * never does). */
+static bool func_matches(const struct lcr_record *r)
+{
+	char name[256];
+
+	if (r->func == NULL || r->func_len >= sizeof(name))
+		return false;
+	memcpy(name, r->func, r->func_len);
+	name[r->func_len] = '\0';
+	return fnmatch(opt.func, name, 0) == 0;
 }
 
 static void record(const char *line, size_t len)
 {
 	struct lcr_record r;
 
-	lcr_parse_record(line, len, &r);
+	lcr_parse_record_ex(line, len, func_layout, &r);
 	if (opt.level >= 0 && r.level < opt.level)
+		return;
+	if (opt.func != NULL && !func_matches(&r))
 		return;
 	if ((opt.since_set || opt.until_set) && !r.has_ts)
 		return;
@@ -163,6 +225,8 @@ static void record(const char *line, size_t len)
 		return;
 	if (opt.json && !r.is_json) {
 		put_as_json(line, len, &r);
+	} else if (opt.local && r.has_ts) {
+		put_local(line, len, &r);
 	} else {
 		fwrite(line, 1, len, stdout);
 		putchar('\n');
@@ -242,6 +306,9 @@ static int classify(struct src *s, bool eof)
 	} else {
 		s->kind = K_TEXT;
 	}
+	/* Framed: as its metadata says (drain); plain text: guessed, and
+	 * only for --func (so no other output changes). */
+	func_layout = s->kind == K_TEXT && opt.func != NULL;
 	if (s->kind == K_FRAMED && (s->rd = lcr_new()) == NULL) {
 		fprintf(stderr, "llogcat: out of memory\n");
 		return -1;
@@ -260,6 +327,13 @@ static void drain(struct src *s, bool eof)
 			s->damage++;
 			st.damaged++;
 			fail(EXIT_DAMAGE);
+			continue;
+		}
+		if (ev.kind == LCR_META) {
+			struct lcr_meta m;
+
+			lcr_parse_meta(ev.data, ev.len, &m);
+			func_layout = m.valid && m.line_func;
 			continue;
 		}
 		if (ev.kind != LCR_DATA)
@@ -535,6 +609,12 @@ static const char help[] =
 	"                        1970 (1796285982), or an age: 30s, 10m, 2h, 1d\n"
 	"    -g, --grep REGEX    only records whose message matches the POSIX\n"
 	"                        extended regular expression (a plain substring works)\n"
+	"    --func NAME         only records of the function NAME, a shell glob\n"
+	"                        ('conn_*'); compressed text files carry the function\n"
+	"                        since llog wrote \"line=func\" in their metadata; in\n"
+	"                        plain text, a message starting \"NAME() \" counts\n"
+	"    --local             timestamps in local time with the UTC offset (TZ),\n"
+	"                        with the precision as written\n"
 	"    -j, --json          print text records as JSON lines\n"
 	"    -s, --stats         print counts per level, time span, plain and file\n"
 	"                        sizes and the compression ratio instead of records;\n"
@@ -555,6 +635,7 @@ static const char help[] =
 	"    llogcat -f app.log.zst                  follow a live file\n"
 	"    llogcat --level warn --since 1h app.log.zst\n"
 	"    llogcat --grep 'timeout|refused' --json app.log.zst\n"
+	"    llogcat --func 'conn_*' --local app.log.zst\n"
 	"    llogcat --stats app.log.zst\n"
 	"    llogcat --verify app.log.zst || llogcat --repair app.log.zst\n";
 
@@ -600,7 +681,7 @@ static _Noreturn void usage(const char *what, const char *arg)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR };
+	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL };
 	static const struct option longs[] = {
 		{"follow", no_argument, NULL, 'f'},   {"level", required_argument, NULL, 'l'},
 		{"since", required_argument, NULL, O_SINCE},
@@ -608,6 +689,7 @@ static int parse_args(int argc, char **argv)
 		{"grep", required_argument, NULL, 'g'}, {"json", no_argument, NULL, 'j'},
 		{"stats", no_argument, NULL, 's'},    {"verify", no_argument, NULL, O_VERIFY},
 		{"repair", no_argument, NULL, O_REPAIR}, {"help", no_argument, NULL, 'h'},
+		{"func", required_argument, NULL, O_FUNC}, {"local", no_argument, NULL, O_LOCAL},
 		{NULL, 0, NULL, 0}};
 	int c, err;
 
@@ -618,6 +700,8 @@ static int parse_args(int argc, char **argv)
 		case 's': opt.stats = true; break;
 		case O_VERIFY: opt.verify = true; break;
 		case O_REPAIR: opt.repair = true; break;
+		case O_FUNC: opt.func = optarg; break;
+		case O_LOCAL: opt.local = true; break;
 		case 'l':
 			opt.level = lcr_level_parse(optarg, strlen(optarg));
 			if (opt.level < 0)

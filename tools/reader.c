@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <zstd.h>
 
@@ -396,6 +397,8 @@ void lcr_parse_meta(const char *p, size_t n, struct lcr_meta *m)
 				m->seq_first = v;
 			} else if (key_is(k, kn, "format")) {
 				m->json = vn == 4 && memcmp(eq + 1, "json", 4) == 0;
+			} else if (key_is(k, kn, "line")) {
+				m->line_func = vn == 4 && memcmp(eq + 1, "func", 4) == 0;
 			}
 		}
 		line = eol;
@@ -576,32 +579,54 @@ static void parse_json(const char *line, size_t len, struct lcr_record *rec)
 		rec->msg = v;
 		rec->msg_len = vn;
 	}
+	if (json_str(line, len, "func", &v, &vn)) {
+		rec->func = v;
+		rec->func_len = vn;
+	}
+	if (json_str(line, len, "thread_name", &v, &vn)) {
+		rec->thread_name = v;
+		rec->thread_name_len = vn;
+	}
 }
 
-/* Text layout: TS(30) ' ' LEVEL(5) " [" TID "] " FILE ':' LINE ' ' MSG */
-static void parse_text(const char *line, size_t len, struct lcr_record *rec)
+/* Text layout: TS ' ' LEVEL(5) " [" TID [' ' NAME] "] " FILE ':' LINE ' '
+ * [FUNC "() "] MSG; TS is RFC 3339 of any precision and zone (30 bytes in
+ * the default line), NAME has no ']' (escaped by the writer). */
+static void parse_text(const char *line, size_t len, bool func_layout, struct lcr_record *rec)
 {
-	const char *p, *end = line + len, *q;
+	const char *p, *end = line + len, *q, *sp = memchr(line, ' ', len < 40 ? len : 40);
+	size_t tl = sp != NULL ? (size_t)(sp - line) : 0;
 
 	rec->msg = line;
 	rec->msg_len = len;
-	if (len < 30 || lcr_parse_rfc3339(line, 30, &rec->ts_ns) != 0)
+	if (tl < 10 || lcr_parse_rfc3339(line, tl, &rec->ts_ns) != 0)
 		return;
 	rec->has_ts = true;
 	rec->ts = line;
-	rec->ts_len = 30;
-	if (len < 38 || line[30] != ' ' || line[36] != ' ')
+	rec->ts_len = tl;
+	if (len < tl + 8 || line[tl + 6] != ' ')
 		return;
-	rec->level = lcr_level_parse(line + 31, 5);
-	if (line[37] != '[')
+	rec->level = lcr_level_parse(line + tl + 1, 5);
+	if (line[tl + 7] != '[')
 		return;
-	p = line + 38;
+	p = line + tl + 8;
 	for (q = p; q < end && *q >= '0' && *q <= '9'; q++)
 		;
-	if (q == p || end - q < 2 || q[0] != ']' || q[1] != ' ')
+	if (q == p || end - q < 2)
 		return;
 	rec->thread = p;
 	rec->thread_len = (size_t)(q - p);
+	if (q[0] == ' ') {
+		const char *rb = memchr(q, ']', (size_t)(end - q));
+
+		if (rb == NULL || rb == q + 1)
+			return;
+		rec->thread_name = q + 1;
+		rec->thread_name_len = (size_t)(rb - q - 1);
+		q = rb;
+	}
+	if (end - q < 2 || q[0] != ']' || q[1] != ' ')
+		return;
 	p = q + 2;
 	/* The file name ends at the first ":DIGITS " (base names do not contain one). */
 	for (q = p; q < end; q++) {
@@ -619,12 +644,25 @@ static void parse_text(const char *line, size_t len, struct lcr_record *rec)
 			rec->msg = de + 1;
 			rec->msg_len = (size_t)(end - de - 1);
 			rec->parsed = true;
+			if (func_layout) {
+				const char *fe = memmem(rec->msg, rec->msg_len, "() ", 3);
+
+				if (fe == NULL && rec->msg_len >= 2 &&
+				    memcmp(end - 2, "()", 2) == 0)
+					fe = end - 2; /* an empty message */
+				if (fe != NULL && fe > rec->msg) {
+					rec->func = rec->msg;
+					rec->func_len = (size_t)(fe - rec->msg);
+					rec->msg = fe + 3 <= end ? fe + 3 : end;
+					rec->msg_len = (size_t)(end - rec->msg);
+				}
+			}
 			return;
 		}
 	}
 }
 
-void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec)
+void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct lcr_record *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->level = -1;
@@ -633,5 +671,38 @@ void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec)
 	if (len > 0 && line[0] == '{')
 		parse_json(line, len, rec);
 	else
-		parse_text(line, len, rec);
+		parse_text(line, len, func_layout, rec);
+}
+
+void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec)
+{
+	lcr_parse_record_ex(line, len, false, rec);
+}
+
+size_t lcr_format_local(int64_t ns, int frac, char buf[36])
+{
+	int64_t secs = ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000;
+	int64_t sub = ns - secs * 1000000000;
+	time_t t = (time_t)secs;
+	struct tm tm;
+	long off, a;
+	size_t n;
+
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
+	off = tm.tm_gmtoff;
+	a = off < 0 ? -off : off;
+	n = (size_t)snprintf(buf, 36, "%04d-%02d-%02dT%02d:%02d:%02d", (tm.tm_year + 1900) % 10000,
+			     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (frac > 0) {
+		char d[10];
+
+		put_fixed(d, sub, 9);
+		buf[n++] = '.';
+		memcpy(buf + n, d, (size_t)(frac < 9 ? frac : 9));
+		n += (size_t)(frac < 9 ? frac : 9);
+	}
+	n += (size_t)snprintf(buf + n, 36 - n, "%c%02ld:%02ld", off < 0 ? '-' : '+', a / 3600 % 100,
+			      a / 60 % 60);
+	return n;
 }

@@ -71,10 +71,14 @@ struct lcr_meta {
 	int64_t created_ns;
 	uint64_t seq_first;
 	bool json;            /* format=json */
+	bool line_func;       /* line=func: text lines carry "func() " */
 };
 void lcr_parse_meta(const char *p, size_t n, struct lcr_meta *m);
 
-/* One record line, text or JSON layout (liblog/line.c). */
+/* One record line, text or JSON layout (liblog/line.c). The text layout
+ *   TS LEVEL [TID] FILE:LINE MSG
+ * with, per the writer's line options, TS of any precision and zone,
+ * "[TID NAME]", and "FUNC() " before MSG. */
 struct lcr_record {
 	bool is_json;
 	bool has_ts;
@@ -87,8 +91,21 @@ struct lcr_record {
 	const char *thread; size_t thread_len;
 	const char *file; size_t file_len;
 	const char *lineno; size_t lineno_len;
+	/* text: "[TID NAME]" (NAME as written, escaped); JSON: "thread_name" */
+	const char *thread_name; size_t thread_name_len;
+	/* text (with func_layout): FUNC of "FUNC() "; JSON: "func"; NULL: none */
+	const char *func; size_t func_len;
 };
+/* A text line is read without a function. */
 void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec);
+/* func_layout: a text line has "FUNC() " after FILE:LINE (the metadata's
+ * line=func); the function then ends at the first "() " (a line without
+ * one has none). */
+void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct lcr_record *rec);
+/* Formats ns as local time (localtime_r, TZ) with `frac` fraction digits
+ * (0..9, cut) and the offset: 2026-12-03T09:19:42.123+01:00. Returns the
+ * length (at most 35) written into buf[36] (NUL-terminated). */
+size_t lcr_format_local(int64_t ns, int frac, char buf[36]);
 
 /* Level name ("TRACE".."FATAL") for 0..5, case-insensitive parse back, -1 if unknown. */
 const char *lcr_level_name(int level);

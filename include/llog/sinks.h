@@ -36,7 +36,8 @@ extern "C" {
 
 /* Output format of a sink. */
 enum llog_format {
-	LLOG_FORMAT_TEXT = 0, /* one line: timestamp level [tid] file:line msg */
+	LLOG_FORMAT_TEXT = 0, /* one line: timestamp level [tid] file:line msg
+			       * (struct llog_line_options adds fields) */
 	LLOG_FORMAT_JSON = 1  /* one JSON object per line */
 };
 
@@ -54,6 +55,50 @@ struct llog_entry {
 	const char *func;      /* NUL-terminated */
 	const char *msg;       /* the rendered message, msg_len bytes */
 	size_t msg_len;
+	/* Appended in 0.x (fields only ever appended: a sink compiled
+	 * against an older header reads none of them). The logging thread's
+	 * name (pthread_setname_np, prctl(PR_SET_NAME) or
+	 * llog_set_thread_name, at most 15 bytes), NUL-terminated, "" when
+	 * it has none; as it was when the record was logged (see
+	 * llog_set_thread_name). An entry built by a caller for
+	 * llog_format_entry_opts may leave it NULL (read as ""). */
+	const char *thread_name;
+	size_t thread_name_len;
+};
+
+/* ---- line options ---------------------------------------------------------- */
+
+/* Digits of the fraction of a second in a timestamp. */
+enum llog_ts_precision {
+	LLOG_TS_NS = 0, /* .123456789 (the default) */
+	LLOG_TS_US = 1, /* .123456 */
+	LLOG_TS_MS = 2, /* .123 */
+	LLOG_TS_S = 3   /* none */
+};
+
+/* Flags of struct llog_line_options. */
+/* Text: the function after the line, "file.c:42 main() msg". (JSON always
+ * has "func".) */
+#define LLOG_LINE_FUNC 0x1u
+/* Text: the thread's name after its id, "[1234 worker]" ("[1234]" when the
+ * thread has none); control characters and ']' escaped (\xNN). (JSON
+ * always has "thread_name".) */
+#define LLOG_LINE_THREAD_NAME 0x2u
+/* Text and JSON: local time with its UTC offset
+ * ("2026-12-05T09:10:11.123456+01:00", localtime_r and the TZ of the
+ * process) instead of UTC ("...Z"). While a crash is being drained
+ * (llog.h, "Process life") localtime_r is not called: the offset last
+ * computed on that thread is used, or UTC when there is none. */
+#define LLOG_LINE_LOCAL_TIME 0x4u
+
+/*
+ * How a console or file sink (or llog_format_entry_opts) writes a line.
+ * The zero value is the default line: UTC, nanoseconds, no function, no
+ * thread name.
+ */
+struct llog_line_options {
+	unsigned flags; /* LLOG_LINE_* */
+	enum llog_ts_precision ts_precision;
 };
 
 /* ---- the sink interface ------------------------------------------------- */
@@ -276,6 +321,7 @@ struct llog_console_options {
 	enum llog_level level; /* minimum level; zero value = TRACE */
 	enum llog_format format;
 	enum llog_color color;
+	struct llog_line_options line; /* zero: the default line */
 };
 
 /*
@@ -321,6 +367,13 @@ struct llog_file_options {
 	 * deleted at rotation. 0 = keep all. */
 	unsigned max_files;
 	enum llog_file_fsync fsync;
+	/* The line (zero: the default line). A compressed (LLOG_FILE_ZSTD)
+	 * file always stores UTC with nanoseconds (ts_precision and
+	 * LLOG_LINE_LOCAL_TIME are ignored: `llogcat --local` shows local
+	 * time) and, in text, always the function (LLOG_LINE_FUNC is implied,
+	 * so that `llogcat --func` can filter; its metadata says
+	 * "line=func"). A plain file gets exactly the line asked for. */
+	struct llog_line_options line;
 };
 
 /*
@@ -476,11 +529,11 @@ struct llog_syslog_options {
 /*
  * Creates a syslog sink: every entry becomes one RFC 5424 message
  *   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [llog@32473 file="..."
- *   line="42" tid="..."] MSG
+ *   line="42" tid="..." func="..."] MSG
  * with PRI = facility * 8 + severity, TIMESTAMP in RFC 3339 UTC with
  * microseconds ("2025-01-01T12:00:00.123456Z"), PROCID the pid, MSGID the
- * level name, file the source file name without directories, and '"', '\'
- * and ']' escaped with a backslash in the parameter values. Levels map to
+ * level name, file the source file name without directories, func the
+ * function (__func__), and '"', '\' and ']' escaped with a backslash in the parameter values. Levels map to
  * severities: TRACE 7 (debug), DEBUG 7, INFO 6 (informational), WARN 4
  * (warning), ERROR 3 (error), FATAL 2 (critical). Over TCP each message
  * is framed by octet counting (RFC 6587: "LEN SP MSG"), so a newline in a
@@ -548,9 +601,23 @@ LLOG_EXPORT void llog_sink_destroy(struct llog_sink *sink);
  * bytes, always newline-terminated when cap > 0; no NUL). Control characters
  * in the message are escaped, so a record is always exactly one line.
  * Returns the number of bytes written. Thread-safe, does not allocate.
+ * Reads only the fields of struct llog_entry up to msg_len (an entry built
+ * by a caller compiled against an older header has no more): the default
+ * line, and JSON without "thread_name". llog_format_entry_opts reads all.
  */
 LLOG_EXPORT size_t llog_format_entry(const struct llog_entry *e, enum llog_format format,
 				     char *buf, size_t cap);
+
+/*
+ * llog_format_entry with line options (NULL: the default line), reading
+ * the whole struct llog_entry (thread_name NULL counts as ""). JSON then
+ * has "thread_name" after "thread". Thread-safe, does not allocate;
+ * LLOG_LINE_LOCAL_TIME calls localtime_r (once per second of timestamps
+ * per thread: cached).
+ */
+LLOG_EXPORT size_t llog_format_entry_opts(const struct llog_entry *e, enum llog_format format,
+					  const struct llog_line_options *opt, char *buf,
+					  size_t cap);
 
 #ifdef __cplusplus
 }

@@ -289,5 +289,68 @@ case_help() {
 	done
 }
 
+# Files with the line options of issue 17: metadata line=func, "[tid name]",
+# "func() ", timestamps of other precisions and zones.
+case_fields() {
+	local meta
+	meta=$(printf 'llog-meta 1\nhost=h\npid=1\nprogram=t\ncreated_ns=1796285982000000000\nseq_first=1\nformat=text\nline=func\n_')
+	meta=${meta%_}
+	{ printf '\x5b\x2a\x4d\x18'; le32 ${#meta}; printf '%s' "$meta"; } >"$T/f.zst"
+	cat >"$T/f.lines" <<-'EOF'
+	2026-12-03T08:00:00.123456789Z INFO  [7 main] app.c:10 main() start
+	2026-12-03T08:00:01.000000001Z WARN  [8 net-rx] net.c:20 conn_open() refused () twice
+	2026-12-03T23:59:59.999999999Z ERROR [8] net.c:30 conn_close() closing
+	2026-12-03T08:00:03.5Z INFO  [9 a b] x.c:1 operator()() lambda
+	EOF
+	frame 3 "$T/f.lines" >>"$T/f.zst"
+	run "$LLOGCAT" "$T/f.zst"
+	same "$T/out" "$T/f.lines" "default output != lines as written"
+	run "$LLOGCAT" --func main "$T/f.zst"
+	sed -n 1p "$T/f.lines" >"$T/expect"
+	same "$T/out" "$T/expect" "--func main"
+	run "$LLOGCAT" --func 'conn_*' "$T/f.zst"
+	sed -n 2,3p "$T/f.lines" >"$T/expect"
+	same "$T/out" "$T/expect" "--func conn_*"
+	run "$LLOGCAT" --func 'operator()' "$T/f.zst"
+	sed -n 4p "$T/f.lines" >"$T/expect"
+	same "$T/out" "$T/expect" "--func operator()"
+	run "$LLOGCAT" --func refused "$T/f.zst"
+	[[ ! -s $T/out ]] || die "--func matched a message word"
+	# JSON carries the name and the function
+	run "$LLOGCAT" --json --func conn_open "$T/f.zst"
+	grep -qx '{"ts":"2026-12-03T08:00:01.000000001Z","level":"WARN","thread":8,"thread_name":"net-rx","file":"net.c","line":20,"func":"conn_open","msg":"refused () twice"}' "$T/out" ||
+		die "json fields: $(cat "$T/out")"
+	# --local: the offset of TZ, the precision as written, midnight crossed
+	set +e
+	TZ='<+0530>-5:30' "$LLOGCAT" --local "$T/f.zst" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	expect_rc 0 "--local"
+	cat >"$T/expect" <<-'EOF'
+	2026-12-03T13:30:00.123456789+05:30 INFO  [7 main] app.c:10 main() start
+	2026-12-03T13:30:01.000000001+05:30 WARN  [8 net-rx] net.c:20 conn_open() refused () twice
+	2026-12-04T05:29:59.999999999+05:30 ERROR [8] net.c:30 conn_close() closing
+	2026-12-03T13:30:03.5+05:30 INFO  [9 a b] x.c:1 operator()() lambda
+	EOF
+	same "$T/out" "$T/expect" "--local +05:30"
+	set +e
+	TZ='<-0330>3:30' "$LLOGCAT" --local --json --func main "$T/f.zst" >"$T/out" 2>"$T/err"
+	set -e
+	grep -q '^{"ts":"2026-12-03T04:30:00.123456789-03:30",' "$T/out" || die "--local --json: $(cat "$T/out")"
+	# A file without line=func: a message that looks like a function is not one.
+	meta_frame 1796285982000000000 1 >"$T/old.zst"
+	printf '2026-12-03T08:00:00.123456789Z INFO  [7] app.c:10 main() start\n' >"$T/old.lines"
+	frame 3 "$T/old.lines" >>"$T/old.zst"
+	run "$LLOGCAT" --func main "$T/old.zst"
+	[[ ! -s $T/out ]] || die "--func on a file without functions"
+	run "$LLOGCAT" --json "$T/old.zst"
+	grep -qx '{"ts":"2026-12-03T08:00:00.123456789Z","level":"INFO","thread":7,"file":"app.c","line":10,"msg":"main() start"}' "$T/out" ||
+		die "old file's JSON changed: $(cat "$T/out")"
+	# A plain-text file: for --func, "NAME() " starting the message counts.
+	run "$LLOGCAT" --func conn_close "$T/f.lines"
+	sed -n 3p "$T/f.lines" >"$T/expect"
+	same "$T/out" "$T/expect" "--func on plain text"
+}
+
 "case_$CASE"
 echo "ok: $CASE"
