@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -365,6 +368,113 @@ static void test_stuck_sink_at_shutdown(void **state)
 	assert_int_equal(after.sink_lost - before.sink_lost, 9);
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *flush_timed(void *arg)
+{
+	int64_t *took = arg, t0 = mono_ms();
+
+	llog_flush();
+	*took = mono_ms() - t0;
+	return NULL;
+}
+
+/*
+ * Each llog_flush waits for a stuck sink's thread its own drain timeout
+ * (from its own round), not what is left of an earlier flush's: B, started
+ * while A waits, returns no sooner than a whole timeout after it started.
+ * (Lower bounds only: a loaded machine can only make them longer.)
+ */
+static void test_flush_waits_its_own_timeout(void **state)
+{
+	static struct seen gated;
+	enum { TIMEOUT = 400 };
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN,
+				       .drain_timeout_ms = TIMEOUT, .name = "gated"};
+	struct llog_sink *gs;
+	struct llog_sink_stats st;
+	pthread_t a, b;
+	int64_t took_a = 0, took_b = 0;
+
+	(void)state;
+	seen_init(&gated);
+	gated.gate_closed = 1;
+	gs = cb_sink(&gated);
+	assert_int_equal(llog_add_sink_opts(gs, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&gated);
+	LOG_INFO("q t=0 i=1");
+	assert_int_equal(pthread_create(&a, NULL, flush_timed, &took_a), 0);
+	{
+		struct timespec half = {0, TIMEOUT / 2 * 1000000L};
+
+		nanosleep(&half, NULL); /* B starts while A waits */
+	}
+	LOG_INFO("q t=0 i=2");
+	assert_int_equal(pthread_create(&b, NULL, flush_timed, &took_b), 0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	assert_true(took_a >= TIMEOUT - 20);
+	assert_true(took_b >= TIMEOUT - 20);
+	assert_int_equal(llog_get_sink_stats(gs, &st), 0);
+	assert_int_equal(st.late_flushes, 2);
+	gate_open(&gated);
+	llog_flush();
+	assert_int_equal(gated.records, 3);
+	llog_shutdown();
+}
+
+/*
+ * fork() while a sink's own thread is stuck inside the sink: fork returns
+ * (after at most the sink's drain timeout) instead of waiting for the sink,
+ * and the child, which must not use a sink caught mid-call, logs and shuts
+ * down without it.
+ */
+static void test_fork_with_stuck_sink_thread(void **state)
+{
+	static struct seen gated, other;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN,
+				       .drain_timeout_ms = 200, .name = "gated"};
+	int status;
+	pid_t pid;
+
+	(void)state;
+#if defined(__SANITIZE_THREAD__)
+	skip(); /* TSan cannot run threads in the child of a threaded fork */
+#endif
+	seen_init(&gated);
+	seen_init(&other);
+	gated.gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(cb_sink(&gated), &qo), 0);
+	assert_int_equal(llog_add_sink(cb_sink(&other)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&gated);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* The inline sink works in the child; the gated one is
+		 * not used (its copy is mid-call). */
+		LOG_INFO("q t=0 i=1");
+		llog_flush();
+		llog_shutdown();
+		_exit(other.records == 2 && gated.records == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	gate_open(&gated);
+	llog_shutdown();
+	assert_int_equal(gated.records, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_sink_thread_logs),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stuck_sink_at_shutdown),
+		cmocka_unit_test(test_flush_waits_its_own_timeout),
+		cmocka_unit_test(test_fork_with_stuck_sink_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
