@@ -1,15 +1,23 @@
 /*
  * file_rotate.c - the file sink's files on disk: opening, torn-tail repair,
- * rotation and retention. The sink itself (frames, retry, crash path) is
+ * rotation, retention, and following rotation done from outside. The sink itself (frames, retry, crash path) is
  * file.c; the state both use is struct llog__file_sink in file.h.
  *
  * DESIGN
  * The newest file is always at path = dir/stem ext (ext ".zst" or ""). A
  * rotated file is renamed to dir/stem.YYYYMMDDTHHMMSS.nnnnnnnnnZ ext (UTC,
  * the time of the rotation), so while the wall clock does not go back the
- * names of one sink's rotated files sort in the order they were rotated;
- * retention keeps the max_files last of the names of exactly that shape,
- * in that order, and deletes the others.
+ * names of one sink's rotated files sort in the order they were rotated.
+ * Retention (at the constructor and after each rotation) takes the regular
+ * files with names of exactly that shape, in that order, and deletes the
+ * oldest while a limit (max_files, max_total_bytes, max_age_s by the name's
+ * stamp) is passed: a prefix of the sorted names, nothing else, and nothing
+ * reached through a symbolic link (llog__file_retention).
+ *
+ * External rotation: before each frame, follow_external() closes the file
+ * when llog_file_reopen() was called since the last frame or path names
+ * another file (reopen_check_ms), and takes the size from fstat, so that a
+ * copytruncate is followed; the frame then goes to path opened anew.
  *
  * Rotation (by size or wall-clock period) happens only between frames:
  * file.c asks llog__file_ready() before each frame, with the frame's size.
