@@ -7,7 +7,8 @@
  * (all the files at once, which orders them by their metadata), every
  * record is there exactly once and in order, and every file holds records
  * (the sink did move to each new file). A rename plus llog_file_reopen(),
- * and a rename noticed by reopen_check_ms, each move the sink. copytruncate:
+ * and a rename noticed by reopen_check_ms (another file at path, or none),
+ * each move the sink. copytruncate:
  * run while nothing is logged, nothing is lost (plain text, JSON, zstd);
  * run while logging, what is lost is only a contiguous run of records at
  * each copy's end (the window between logrotate's copy and its truncation;
@@ -361,7 +362,10 @@ static void expect_records(const char *path, long first, long n)
 	free(text);
 }
 
-static void reopen_case(unsigned check_ms)
+/* The sink moves to a new file at path after a rename and a
+ * llog_file_reopen() (check_ms 0), or, with reopen_check_ms, after a rename
+ * that leaves no file at path (create 0) or another one (create 1). */
+static void reopen_case(unsigned check_ms, int create)
 {
 	struct llog_file_options o = {.compression = LLOG_FILE_PLAIN, .reopen_check_ms = check_ms};
 	char moved[200];
@@ -374,6 +378,12 @@ static void reopen_case(unsigned check_ms)
 	log_range(0, 100);
 	llog_flush();
 	assert_int_equal(rename(t.path, moved), 0);
+	if (create) {
+		int fd = open(t.path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+
+		assert_true(fd >= 0);
+		close(fd);
+	}
 	if (check_ms == 0) {
 		llog_file_reopen();
 	} else {
@@ -392,13 +402,19 @@ static void reopen_case(unsigned check_ms)
 static void test_reopen_request(void **state)
 {
 	(void)state;
-	reopen_case(0);
+	reopen_case(0, 0);
 }
 
 static void test_reopen_path_check(void **state)
 {
 	(void)state;
-	reopen_case(5);
+	reopen_case(5, 1);
+}
+
+static void test_reopen_path_vanished(void **state)
+{
+	(void)state;
+	reopen_case(5, 0);
 }
 
 /* ---- copytruncate ---------------------------------------------------------------- */
@@ -785,6 +801,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reopen_request),
 		cmocka_unit_test(test_reopen_path_check),
+		cmocka_unit_test(test_reopen_path_vanished),
 		cmocka_unit_test(test_truncated_size_plain),
 		cmocka_unit_test(test_truncated_size_zstd),
 		cmocka_unit_test(test_copytruncate_idle_text),
