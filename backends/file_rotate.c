@@ -390,8 +390,13 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "llog_file_reopen must be lock-free");
 
 /* See llog/sinks.h. Relaxed: a request publishes no data of its own; what
  * it is about (a renamed file) is the file system's, which the flusher's
- * open(2) sees once the rename returned, and the flusher only has to see
- * the count change at some frame after the increment. */
+ * open(2) sees once the rename returned. The ordering promised (a record
+ * logged after the call goes to the new file) comes from the records'
+ * hand-off: the flusher (or the sink's thread) takes such a record with
+ * the acquire that pairs with its producer's release push, so the
+ * increment happens before the relaxed load in follow_external() of the
+ * frame holding it, which therefore reads it or a later count
+ * (write-read coherence). */
 void llog_file_reopen(void)
 {
 	atomic_fetch_add_explicit(&reopen_requests, 1, memory_order_relaxed);

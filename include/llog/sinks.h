@@ -522,8 +522,10 @@ LLOG_EXPORT const char *llog_file_sink_error(void);
  * blocks, allocates or makes a system call; may be called before llog_init
  * or with no file sink (then it does nothing to sinks made later). The
  * reopen happens on the thread that runs the sink, before the first frame
- * it writes after seeing the request: records committed before that go to
- * the old file. A failed open is reported on stderr and retried before
+ * it writes after seeing the request. Ordering: records committed before
+ * the call are in the old file; records logged after it returned, on the
+ * calling thread or on one that synchronised with it, are in the new one;
+ * records logged before it and committed after it may be in either. A failed open is reported on stderr and retried before
  * each frame, the records waiting meanwhile as for a write error.
  */
 LLOG_EXPORT void llog_file_reopen(void);
