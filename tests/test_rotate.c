@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "fileformat.h"
 #include "llog.h"
@@ -492,28 +493,78 @@ static void test_copytruncate_idle_zstd(void **state)
 	copytruncate_idle(LLOG_FILE_ZSTD, LLOG_FORMAT_TEXT);
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The content of a zstd log file's complete frames, in order, up to the
+ * first frame that is not complete; *torn = the bytes after it, which must
+ * be the start of a frame (a prefix of the file cut inside its last
+ * frame). */
+static char *decode_frames(const char *path, size_t *torn)
+{
+	size_t n, off = 0, len = 0;
+	unsigned char *p = (unsigned char *)read_file(path, &n);
+	char *text = malloc(1);
+
+	assert_non_null(text);
+	while (off < n) {
+		uint32_t magic = n - off >= 8 ? le32(p + off) : 0;
+		size_t fsz;
+
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			fsz = 8 + (size_t)le32(p + off + 4);
+			if (off + fsz > n)
+				break;
+		} else {
+			unsigned long long csz;
+
+			fsz = ZSTD_findFrameCompressedSize(p + off, n - off);
+			csz = ZSTD_getFrameContentSize(p + off, n - off);
+			if (ZSTD_isError(fsz) || csz == ZSTD_CONTENTSIZE_ERROR ||
+			    csz == ZSTD_CONTENTSIZE_UNKNOWN)
+				break;
+			text = realloc(text, len + csz + 1);
+			assert_non_null(text);
+			assert_int_equal(ZSTD_decompress(text + len, csz, p + off, fsz), csz);
+			len += csz;
+		}
+		off += fsz;
+	}
+	text[len] = '\0';
+	*torn = n - off;
+	if (n - off >= 4) {
+		uint32_t magic = le32(p + off);
+
+		assert_true(magic == LLOG_ZSTD_MAGIC || (magic & 0xFFFFFFF0u) == 0x184D2A50u);
+	}
+	free(p);
+	return text;
+}
+
 #define CT_RECORDS 300000L
 #define CT_RUNS 4
 
 /*
- * copytruncate while logging (plain text). Each file (copies oldest first,
- * then the current one) holds a contiguous run of records: nothing is
- * duplicated or reordered, and records are missing only between one file's
- * last complete line and the next file's first (copytruncate's window, and
- * a copy's torn last line); every record logged after the last logrotate
- * returned is there.
+ * copytruncate while logging. Each file (copies oldest first, then the
+ * current one) holds a contiguous run of records: nothing is duplicated or
+ * reordered, and records are missing only between one file's last complete
+ * line (frame) and the next file's first (copytruncate's window, and a
+ * copy's torn last line or frame); every record logged after the last
+ * logrotate returned is there. zstd: each file is complete frames, a copy
+ * possibly followed by a torn one, the current (truncated) file never.
  */
-static void test_copytruncate_busy(void **state)
+static void copytruncate_busy(enum llog_file_compression comp)
 {
-	struct llog_file_options o = {.compression = LLOG_FILE_PLAIN};
+	struct llog_file_options o = {.compression = comp};
 	long step = CT_RECORDS / (CT_RUNS + 1), after_last = 0, lost = 0;
+	int runs = 0, torn_copies = 0;
 	struct tdir t;
 	pid_t pid = 0;
-	int runs = 0;
 
-	(void)state;
 	NEED_LOGROTATE();
-	tdir_make(&t, "app.log");
+	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	/* ifempty: a run may find the file just truncated and empty (every
 	 * record so far committed before the last truncation); it copies it
 	 * all the same, so the copies are .1 .. .runs. */
@@ -552,7 +603,17 @@ static void test_copytruncate_busy(void **state)
 			snprintf(f, sizeof(f), "%s", t.path);
 		else
 			snprintf(f, sizeof(f), "%s.%d", t.path, k);
-		text = read_file(f, &len);
+		if (comp == LLOG_FILE_PLAIN) {
+			text = read_file(f, &len);
+			if (k == 0) /* the truncated file: whole lines only */
+				assert_true(len == 0 || text[len - 1] == '\n');
+			torn_copies += len > 0 && text[len - 1] != '\n';
+		} else {
+			text = decode_frames(f, &len);
+			if (k == 0)
+				assert_int_equal(len, 0);
+			torn_copies += len > 0;
+		}
 		records_of(text, &v, &n, &cap);
 		free(text);
 		if (k == 0) /* everything logged after the last run is here */
@@ -568,9 +629,23 @@ static void test_copytruncate_busy(void **state)
 		free(v);
 	}
 	assert_int_equal(next, after_last + 1000);
-	print_message("copytruncate x%d while logging %ld records: %ld lost in its windows\n",
-		      copies, CT_RECORDS + 1000, lost);
+	print_message("%s: copytruncate x%d while logging %ld records: %ld lost in its "
+		      "windows; %d copies end in a torn %s\n",
+		      comp == LLOG_FILE_PLAIN ? "text" : "zstd", copies, CT_RECORDS + 1000, lost,
+		      torn_copies, comp == LLOG_FILE_PLAIN ? "line" : "frame");
 	tdir_remove(&t);
+}
+
+static void test_copytruncate_busy_text(void **state)
+{
+	(void)state;
+	copytruncate_busy(LLOG_FILE_PLAIN);
+}
+
+static void test_copytruncate_busy_zstd(void **state)
+{
+	(void)state;
+	copytruncate_busy(LLOG_FILE_ZSTD);
 }
 
 /* The number of entries in dir, "." and ".." not counted. */
@@ -809,7 +884,8 @@ int main(void)
 		cmocka_unit_test(test_copytruncate_idle_text),
 		cmocka_unit_test(test_copytruncate_idle_json),
 		cmocka_unit_test(test_copytruncate_idle_zstd),
-		cmocka_unit_test(test_copytruncate_busy),
+		cmocka_unit_test(test_copytruncate_busy_text),
+		cmocka_unit_test(test_copytruncate_busy_zstd),
 		cmocka_unit_test(test_logrotate_create),
 		cmocka_unit_test(test_retention_count),
 		cmocka_unit_test(test_retention_bytes),
