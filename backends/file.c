@@ -551,6 +551,11 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->max_bytes = opt->max_bytes;
 	fs->interval_s = opt->rotate_interval_s;
 	fs->max_files = opt->max_files;
+	fs->max_total_bytes = opt->max_total_bytes;
+	fs->max_age_s = opt->max_age_s;
+	fs->check_ms = opt->reopen_check_ms;
+	fs->checked_ms = llog__mono_ms();
+	fs->reopen_seen = llog__file_reopen_requests();
 	fs->path = strdup(opt->path);
 	fs->crash = malloc(CRASH_HDR + CRASH_BLOCK);
 	fs->in = malloc(IN_CAP); /* an mmap: pages are backed as they are used */
@@ -570,5 +575,6 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 		errno = -rc;
 		return NULL;
 	}
+	llog__file_retention(fs); /* files of earlier runs and other processes count */
 	return &fs->base;
 }

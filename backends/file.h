@@ -36,8 +36,9 @@ struct llog__file_sink {
 	/* The options (file.c, at creation; read only after). */
 	char *path;
 	int plain, do_fsync;
-	uint64_t max_bytes;
-	unsigned interval_s, max_files;
+	uint64_t max_bytes, max_total_bytes;
+	unsigned interval_s, max_files, max_age_s;
+	unsigned check_ms;      /* reopen_check_ms: 0 = never stat the path */
 	struct llog_line_options line; /* as written (llog_file_sink) */
 	/* The file on disk: file_rotate.c sets these when it opens or rotates
 	 * a file; file.c keeps size and need_meta current as it writes. */
@@ -47,6 +48,8 @@ struct llog__file_sink {
 	int64_t period;         /* rotate_interval_s period of the file */
 	int need_meta;          /* the file is empty: metadata goes first */
 	char *rotated_from;     /* basename the current file replaced */
+	unsigned reopen_seen;   /* llog_file_reopen() requests handled */
+	int64_t checked_ms;     /* llog__mono_ms() of the last path check */
 	/* The pending lines and the frames (file.c only). */
 	ZSTD_CCtx *cctx;        /* static: lives in cctx_ws */
 	void *cctx_ws;          /* its workspace (cctx_workspace()) */
@@ -81,9 +84,20 @@ int llog__file_names_init(struct llog__file_sink *fs);
  * file open. */
 int llog__file_open(struct llog__file_sink *fs);
 
-/* Makes fs->fd ready for a frame of frame_len bytes: rotates first when
- * the frame would take the file past max_bytes or a new rotate_interval_s
- * period began (never an empty file), and reopens when a reopen is pending.
+/* Applies the retention limits (max_files, max_total_bytes, max_age_s) to
+ * the rotated files in fs->dir. Allocates. Constructor, or flusher. */
+void llog__file_retention(const struct llog__file_sink *fs);
+
+/* The count of llog_file_reopen() requests so far (relaxed: a request
+ * publishes nothing but itself). */
+unsigned llog__file_reopen_requests(void);
+
+/* Makes fs->fd ready for a frame of frame_len bytes: first follows the file
+ * at path when it changed under the sink (a llog_file_reopen() request, a
+ * path check that found another file or none, a truncation), then rotates
+ * when the frame would take the file past max_bytes or a new
+ * rotate_interval_s period began (never an empty file), and reopens when a
+ * reopen is pending.
  * Blocks in file system calls; allocates when rotating. Returns 0, or
  * -EBADF when no file is open (the reason went to llog__diag). Flusher
  * thread only, between frames. */

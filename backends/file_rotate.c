@@ -1,15 +1,23 @@
 /*
  * file_rotate.c - the file sink's files on disk: opening, torn-tail repair,
- * rotation and retention. The sink itself (frames, retry, crash path) is
+ * rotation, retention, and following rotation done from outside. The sink itself (frames, retry, crash path) is
  * file.c; the state both use is struct llog__file_sink in file.h.
  *
  * DESIGN
  * The newest file is always at path = dir/stem ext (ext ".zst" or ""). A
  * rotated file is renamed to dir/stem.YYYYMMDDTHHMMSS.nnnnnnnnnZ ext (UTC,
  * the time of the rotation), so while the wall clock does not go back the
- * names of one sink's rotated files sort in the order they were rotated;
- * retention keeps the max_files last of the names of exactly that shape,
- * in that order, and deletes the others.
+ * names of one sink's rotated files sort in the order they were rotated.
+ * Retention (at the constructor and after each rotation) takes the regular
+ * files with names of exactly that shape, in that order, and deletes the
+ * oldest while a limit (max_files, max_total_bytes, max_age_s by the name's
+ * stamp) is passed: a prefix of the sorted names, nothing else, and nothing
+ * reached through a symbolic link (llog__file_retention).
+ *
+ * External rotation: before each frame, follow_external() closes the file
+ * when llog_file_reopen() was called since the last frame or path names
+ * another file (reopen_check_ms), and takes the size from fstat, so that a
+ * copytruncate is followed; the frame then goes to path opened anew.
  *
  * Rotation (by size or wall-clock period) happens only between frames:
  * file.c asks llog__file_ready() before each frame, with the frame's size.
@@ -36,6 +44,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,45 +230,112 @@ static int is_rotated(const struct llog__file_sink *fs, const char *name)
 	return 1;
 }
 
-/* ---- rotation, retention ------------------------------------------------- */
+/* ---- retention ----------------------------------------------------------- */
 
-static int cmp_names(const void *a, const void *b)
+struct rotated {
+	char *name;
+	uint64_t size;
+	int64_t t; /* the UTC time in the name */
+};
+
+static int cmp_rotated(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct rotated *)a)->name, ((const struct rotated *)b)->name);
 }
 
-/* Deletes the oldest rotated files beyond max_files. */
-static void retention(const struct llog__file_sink *fs)
+/* The time in a rotated name's stamp (YYYYMMDDTHHMMSS, UTC). */
+static int64_t stamp_time(const struct llog__file_sink *fs, const char *name)
 {
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	const char *p = name + strlen(fs->stem) + 1;
+	struct tm tm = {0};
+	int v[6], w[6] = {4, 2, 2, 2, 2, 2}, off = 0;
 
-	if (fs->max_files == 0 || (d = opendir(fs->dir)) == NULL)
+	for (int i = 0; i < 6; i++) {
+		v[i] = 0;
+		if (i == 3)
+			off++; /* the 'T' */
+		for (int k = 0; k < w[i]; k++)
+			v[i] = v[i] * 10 + (p[off++] - '0');
+	}
+	tm.tm_year = v[0] - 1900;
+	tm.tm_mon = v[1] - 1;
+	tm.tm_mday = v[2];
+	tm.tm_hour = v[3];
+	tm.tm_min = v[4];
+	tm.tm_sec = v[5];
+	return (int64_t)timegm(&tm);
+}
+
+/* Whether the oldest of the n rotated files left (total bytes, stamped at
+ * t) is beyond one of the limits. */
+static int beyond(const struct llog__file_sink *fs, size_t n, uint64_t total, int64_t t,
+		  int64_t now)
+{
+	return (fs->max_files != 0 && n > fs->max_files) ||
+	       (fs->max_total_bytes != 0 && total > fs->max_total_bytes) ||
+	       (fs->max_age_s != 0 && t + (int64_t)fs->max_age_s < now);
+}
+
+/*
+ * See file.h. The rotated files are the directory's entries whose name is
+ * stem.TS ext (is_rotated: this sink's, an earlier run's, or another
+ * process's with the same path) and that are regular files, looked at
+ * through a descriptor of the directory without following anything
+ * (fstatat AT_SYMLINK_NOFOLLOW): a symbolic link, even one with a rotated
+ * name, is neither counted nor deleted, nor is anything it points to.
+ * Oldest first by name, while the count, their total bytes or the age of
+ * the oldest (by its name's stamp) is beyond a limit, the oldest is
+ * removed (unlinkat, which removes a name and never follows a link, so an
+ * entry swapped for a link after the fstatat is at worst that link).
+ */
+void llog__file_retention(const struct llog__file_sink *fs)
+{
+	struct rotated *r = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	int64_t now = now_utc().tv_sec;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int dfd;
+
+	if (fs->max_files == 0 && fs->max_total_bytes == 0 && fs->max_age_s == 0)
 		return;
+	dfd = open(fs->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
 	while ((de = readdir(d)) != NULL) {
-		if (!is_rotated(fs, de->d_name))
+		if (!is_rotated(fs, de->d_name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+			struct rotated *nr = realloc(r, (cap = cap ? cap * 2 : 16) * sizeof(*r));
 
-			if (nn == NULL)
+			if (nr == NULL)
 				break;
-			names = nn;
+			r = nr;
 		}
-		if ((names[n] = strdup(de->d_name)) == NULL)
+		if ((r[n].name = strdup(de->d_name)) == NULL)
 			break;
+		r[n].size = (uint64_t)st.st_size;
+		r[n].t = stamp_time(fs, de->d_name);
+		total += r[n].size;
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
-	for (size_t i = 0; i < n; i++) {
-		if (i + fs->max_files < n && unlinkat(dirfd(d), names[i], 0) != 0)
-			llog__diag("file sink: cannot remove %s/%s: %s", fs->dir, names[i],
+	if (n > 0)
+		qsort(r, n, sizeof(*r), cmp_rotated);
+	for (size_t i = 0; i < n && beyond(fs, n - i, total, r[i].t, now); i++) {
+		if (unlinkat(dfd, r[i].name, 0) != 0)
+			llog__diag("file sink: cannot remove %s/%s: %s", fs->dir, r[i].name,
 				   strerror(errno));
-		free(names[i]);
+		total -= r[i].size; /* gone, or not retried before the next rotation */
 	}
-	free(names);
+	for (size_t i = 0; i < n; i++)
+		free(r[i].name);
+	free(r);
 	closedir(d);
 }
 
@@ -289,7 +365,7 @@ static void rotate(struct llog__file_sink *fs)
 	fs->fd = -1;
 	free(fs->rotated_from);
 	fs->rotated_from = strdup(name + dl);
-	retention(fs);
+	llog__file_retention(fs);
 	reopen(fs);
 }
 
@@ -304,11 +380,85 @@ static void maybe_rotate(struct llog__file_sink *fs, size_t frame_len)
 		rotate(fs);
 }
 
+/* ---- external rotation --------------------------------------------------- */
+
+/* llog_file_reopen() requests, for every file sink. The handler of a signal
+ * may increment it: a lock-free atomic read-modify-write is
+ * async-signal-safe (no lock a handler could find held). */
+static _Atomic unsigned reopen_requests;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "llog_file_reopen must be lock-free");
+
+/* See llog/sinks.h. Relaxed: a request publishes no data of its own; what
+ * it is about (a renamed file) is the file system's, which the flusher's
+ * open(2) sees once the rename returned. The ordering promised (a record
+ * logged after the call goes to the new file) comes from the records'
+ * hand-off: the flusher (or the sink's thread) takes such a record with
+ * the acquire that pairs with its producer's release push, so the
+ * increment happens before the relaxed load in follow_external() of the
+ * frame holding it, which therefore reads it or a later count
+ * (write-read coherence). */
+void llog_file_reopen(void)
+{
+	atomic_fetch_add_explicit(&reopen_requests, 1, memory_order_relaxed);
+}
+
+/* See file.h. Relaxed: pairs with nothing (llog_file_reopen). */
+unsigned llog__file_reopen_requests(void)
+{
+	return atomic_load_explicit(&reopen_requests, memory_order_relaxed);
+}
+
+/* Whether path now names another file than fs->fd, or none (a path check
+ * at most every check_ms). Another error of stat keeps the current file. */
+static int path_moved(struct llog__file_sink *fs)
+{
+	int64_t now = llog__mono_ms();
+	struct stat pst, st;
+
+	if (fs->check_ms == 0 || now - fs->checked_ms < (int64_t)fs->check_ms)
+		return 0;
+	fs->checked_ms = now;
+	if (stat(fs->path, &pst) != 0)
+		return errno == ENOENT;
+	return fstat(fs->fd, &st) == 0 && (pst.st_ino != st.st_ino || pst.st_dev != st.st_dev);
+}
+
+/*
+ * Follows the file at path when it changed under the sink, before a frame:
+ * a reopen request since the last frame or a path that names another file
+ * (or none) closes the descriptor, so llog__file_ready() opens path anew
+ * (a new file: metadata first, no rotated_from). Otherwise the size is
+ * taken from the file itself (fstat): smaller than the sink's count means
+ * it was truncated under the sink (logrotate's copytruncate), and O_APPEND
+ * puts the next frame at the new end, so the size rotation's count and the
+ * need for a metadata frame follow the real file; larger means another
+ * process appended.
+ */
+static void follow_external(struct llog__file_sink *fs)
+{
+	unsigned req = llog__file_reopen_requests();
+	struct stat st;
+
+	if (fs->fd >= 0 && (req != fs->reopen_seen || path_moved(fs))) {
+		close(fs->fd);
+		fs->fd = -1;
+		free(fs->rotated_from);
+		fs->rotated_from = NULL;
+	}
+	fs->reopen_seen = req;
+	if (fs->fd >= 0 && fstat(fs->fd, &st) == 0 && (uint64_t)st.st_size != fs->size) {
+		fs->size = (uint64_t)st.st_size;
+		fs->need_meta = !fs->plain && fs->size == 0;
+	}
+}
+
 /* See file.h. */
 int llog__file_ready(struct llog__file_sink *fs, size_t frame_len)
 {
-	maybe_rotate(fs, frame_len);
+	follow_external(fs);
 	if (fs->fd < 0)
 		reopen(fs);
+	if (fs->fd >= 0)
+		maybe_rotate(fs, frame_len);
 	return fs->fd < 0 ? -EBADF : 0;
 }

@@ -9,7 +9,8 @@
 #                                its RELP input imrelp) and python3
 #                                (its json parser reads the JSON lines back), and
 #                                patch, binutils (objdump) and perl for tests/mutants
-#                                and tests/check_fences.sh
+#                                and tests/check_fences.sh, and logrotate (the
+#                                file sink's external-rotation tests run the real one)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -26,7 +27,7 @@ set -euo pipefail
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3
-	patch binutils perl)
+	patch binutils perl logrotate)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in

@@ -363,8 +363,12 @@ struct llog_file_options {
 	/* Rotate when the UTC wall clock enters a new period of this many
 	 * seconds (86400: at midnight UTC); 0 = no time rotation. */
 	unsigned rotate_interval_s;
-	/* Rotated files kept (the current file not counted); older ones are
-	 * deleted at rotation. 0 = keep all. */
+	/* Retention of rotated files (the current file never counts and is
+	 * never deleted): at llog_file_sink() and after each rotation, the
+	 * oldest rotated files are deleted while more than max_files are
+	 * left, or they hold more than max_total_bytes together, or the
+	 * oldest was rotated more than max_age_s seconds ago (by the UTC time
+	 * in its name). 0 = no such limit. See "Retention" below. */
 	unsigned max_files;
 	enum llog_file_fsync fsync;
 	/* The line (zero: the default line). A compressed (LLOG_FILE_ZSTD)
@@ -374,6 +378,15 @@ struct llog_file_options {
 	 * so that `llogcat --func` can filter; its metadata says
 	 * "line=func"). A plain file gets exactly the line asked for. */
 	struct llog_line_options line;
+	uint64_t max_total_bytes; /* see max_files */
+	unsigned max_age_s;       /* see max_files */
+	/* Before a frame, at most once every this many milliseconds, compare
+	 * the file at path (stat) with the one the sink writes (fstat): when
+	 * path names another file (other inode or device) or none, reopen
+	 * path. For rotation by tools that cannot signal the process; 0 =
+	 * never (llog_file_reopen() still works). Choose about the flush
+	 * interval (llog_config.flush_interval_ms). */
+	unsigned reopen_check_ms;
 };
 
 /*
@@ -397,6 +410,65 @@ struct llog_file_options {
  * so rotated names sort by age and the newest records are always at path.
  * Rotation happens only between frames; no record is lost or duplicated.
  * Rotation is not coordinated between processes sharing one path.
+ *
+ * Retention: the rotated files are the regular files in path's directory
+ * named stem.YYYYMMDDTHHMMSS.nnnnnnnnnZ ext exactly (stem.ext = path's
+ * name): this run's, an earlier run's, or another process's writing the
+ * same path; they are deleted oldest (by name) first. Nothing else is
+ * ever deleted. The directory is read through a descriptor of its own
+ * and nothing in it is followed: a symbolic link, even one with a rotated
+ * file's name, is neither counted nor deleted, and what it points to is
+ * never touched. Between rotations the disk holds at most
+ * max_total_bytes plus the current file (max_bytes, or one larger frame).
+ *
+ * External rotation (logrotate). The sink writes whatever file it opened
+ * until it is told, or finds, that path names another file: then it
+ * closes it and opens path (creating it when missing) before the next
+ * frame, never inside one; the new file starts with a metadata frame.
+ * Told: llog_file_reopen(), for instance from the handler of a signal
+ * that logrotate's postrotate sends. Found: reopen_check_ms.
+ *   /var/log/app/app.log.zst {
+ *       daily
+ *       rotate 14
+ *       missingok
+ *       notifempty
+ *       nocompress                # the files are zstd already
+ *       create 0640 app app
+ *       sharedscripts
+ *       postrotate
+ *           kill -HUP "$(cat /run/app.pid)" 2>/dev/null || true
+ *       endscript
+ *   }
+ * with, in the application (SA_RESTART, so that no system call of the
+ * application fails with EINTR):
+ *   static void on_hup(int sig) { (void)sig; llog_file_reopen(); }
+ *   struct sigaction sa = {.sa_handler = on_hup, .sa_flags = SA_RESTART};
+ *   sigemptyset(&sa.sa_mask);
+ *   sigaction(SIGHUP, &sa, NULL);
+ * Every record is then in exactly one file, in order: those committed
+ * before the sink reopens go to the renamed file, the others to the new
+ * one; llogcat given all the files orders them by their metadata. Until
+ * the next frame the sink keeps the renamed file open (a file logrotate
+ * deletes meanwhile keeps its blocks until then). logrotate's own names
+ * (app.log.zst.1, ...) are not the sink's rotated names: its retention
+ * (rotate N) is logrotate's; do not combine it with max_bytes or
+ * rotate_interval_s on the same path.
+ *
+ * copytruncate (logrotate copies the file, then truncates it in place; no
+ * signal needed): the file is opened O_APPEND, so the first frame after
+ * the truncation lands at offset 0, and before each frame the sink takes
+ * the file's size from fstat, so that a truncated file gets a metadata
+ * frame first (unless the truncation falls between that fstat and the
+ * write: then the file starts with data frames, which llogcat reads too)
+ * and max_bytes counts from the new size. What copytruncate loses is its
+ * own: records committed after logrotate's copy read the end of the file
+ * and before its truncation are in neither file, and the copy may end in
+ * a torn frame (a plain file: a torn line), written while it was read;
+ * llogcat reports it as damage. A truncation and a frame's write(2) never
+ * interleave (the kernel serialises them on the file), so the truncated
+ * file holds complete frames only: each commit's frame is whole before the
+ * truncation (and gone with it) or starts at offset 0 after it. With no
+ * record logged during the copy, nothing is lost.
  *
  * When the flusher thread crashes (llog.h, "Process life"), the sink's crash
  * entry points append, with one write(2) each, zstd frames of one raw
@@ -436,6 +508,27 @@ LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt
  * next such call on the thread. llog_syslog_sink_error() is the same text.
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
+
+/*
+ * Asks every file sink to close its file and open its path again before
+ * its next frame (see "External rotation" at llog_file_sink()): for a
+ * signal handler the application installs for its log rotation tool.
+ * llog installs no handler itself: the signal, its other uses (a SIGHUP
+ * that also reloads a configuration) and SA_RESTART are the
+ * application's, and a library's handler chained to an earlier one breaks
+ * when either is replaced.
+ *
+ * Async-signal-safe (one lock-free atomic increment), thread-safe, never
+ * blocks, allocates or makes a system call; may be called before llog_init
+ * or with no file sink (then it does nothing to sinks made later). The
+ * reopen happens on the thread that runs the sink, before the first frame
+ * it writes after seeing the request. Ordering: records committed before
+ * the call are in the old file; records logged after it returned, on the
+ * calling thread or on one that synchronised with it, are in the new one;
+ * records logged before it and committed after it may be in either. A failed open is reported on stderr and retried before
+ * each frame, the records waiting meanwhile as for a write error.
+ */
+LLOG_EXPORT void llog_file_reopen(void);
 
 /* ---- callback ------------------------------------------------------------ */
 
