@@ -69,6 +69,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 }
 
 static _Atomic long progress; /* records logged by the threads, phase 1 */
+static _Atomic long started[THREADS]; /* records logged by each thread */
 static _Atomic int added;     /* llog_add_sink returned */
 
 static void *logger(void *arg)
@@ -77,8 +78,9 @@ static void *logger(void *arg)
 
 	for (long i = 0; i < N1; i++) {
 		LOG_INFO("t=%d i=%ld", t, i);
-		/* Relaxed: a progress count only, no data hangs on it. */
+		/* Relaxed: progress counts only, no data hangs on them. */
 		atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&started[t], 1, memory_order_relaxed);
 	}
 	/* Acquire: pairs with the release store after llog_add_sink, so
 	 * these records are logged after it returned. */
@@ -115,7 +117,11 @@ static void child_replace(const char *cb_path)
 	for (int t = 0; t < THREADS; t++)
 		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
 			_exit(94);
-	/* Relaxed: see logger. Add the sink while the threads log. */
+	/* Relaxed: see logger. Add the sink while the threads log, once
+	 * every thread has logged (its record 0 goes to stderr). */
+	for (int t = 0; t < THREADS; t++)
+		while (atomic_load_explicit(&started[t], memory_order_relaxed) == 0)
+			sched_yield();
 	while (atomic_load_explicit(&progress, memory_order_relaxed) < (long)THREADS * N1 / 4)
 		sched_yield();
 	if (llog_add_sink(llog_callback_sink(&o)) != 0)
