@@ -14,12 +14,15 @@
 #            output block (between "# output begin" and "# output end")
 #            replaced by an omfile action with the same JSON template
 #         -> central/out.json
-#     While the logger logs (paced, until told to stop and at least 20,000
-#     records): the relay is stopped (SIGTERM) and started again, then the
-#     central server is (an outage the relay's disk queue covers).
-#     Every record arrives exactly once and in order, with its message,
-#     app name and llog's structured data element, and llog reports nothing
-#     lost.
+#     Run twice, each time with fresh rsyslogds: while the logger logs
+#     (paced, until told to stop and at least 20,000 records), the relay is
+#     stopped (SIGTERM) and started again: every record arrives exactly
+#     once and in order; then the central server is: every record at least
+#     once and in order of first arrival (RELP resends what the central
+#     server queued but had not acknowledged; at most omrelp's windowSize
+#     duplicates). Every document keeps the app name, host, level,
+#     microsecond timestamp and llog's structured data element, and llog
+#     reports nothing lost (relp_logger's exit status).
 # Exits 77 (skipped, with the reason on stderr) when rsyslogd, its RELP
 # modules or python3 are absent; a part whose modules are absent (omkafka,
 # omelasticsearch) is skipped with a message.
