@@ -6,7 +6,8 @@
 # (a) Every rsyslog configuration under examples/deploy/ passes
 #     `rsyslogd -N1 -f FILE` as committed (the modules it loads must load:
 #     rsyslog-relp, rsyslog-kafka, rsyslog-elasticsearch), and again as the
-#     test runs it (work directory, ports and target replaced).
+#     test runs it (work directory, ports and target replaced); every
+#     systemd unit there passes `systemd-analyze verify` (when present).
 # (b) The relay hop end to end on loopback:
 #       relp_logger (llog syslog sink, relp://127.0.0.1:P1)
 #         -> rsyslogd #1: examples/deploy/relay-rsyslog.conf (P1, forwards to P2)
@@ -97,6 +98,23 @@ for f in "$deploy"/*rsyslog*.conf; do
 		check_conf "$work/asis.conf"
 	fi
 done
+
+# The systemd units: systemd-analyze verify, with the service's own binary
+# (absent here) replaced by /bin/true; an unknown key or section, or a value
+# systemd cannot parse, fails the test.
+if command -v systemd-analyze >/dev/null; then
+	for f in "$deploy"/*.service; do
+		sed 's|/usr/local/bin/myservice|/bin/true|' "$f" >"$work/$(basename "$f")"
+		out=$(systemd-analyze verify "$work/$(basename "$f")" 2>&1) || true
+		if grep -Eqi 'unknown (key|section|lvalue)|failed to parse|invalid|ignoring' <<<"$out"; then
+			echo "$out" >&2
+			fail "systemd-analyze verify $f"
+		fi
+		echo "ok: systemd-analyze verify $f${out:+ (said: $out)}"
+	done
+else
+	echo "SKIPPED: systemd-analyze verify examples/deploy/*.service: no systemd-analyze" >&2
+fi
 
 # ---- (b) the relay hop on loopback ------------------------------------------
 read -r p1 p2 < <(python3 -c '
