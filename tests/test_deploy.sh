@@ -13,7 +13,8 @@
 #         -> rsyslogd #1: examples/deploy/relay-rsyslog.conf (P1, forwards to P2)
 #         -> rsyslogd #2: examples/deploy/central-kafka-rsyslog.conf with its
 #            output block (between "# output begin" and "# output end")
-#            replaced by an omfile action with the same JSON template
+#            replaced by an omfile action writing the same JSON
+#            document, one a line (template llog_json_line)
 #         -> central/out.json
 #     Run twice, each time with fresh rsyslogds: while the logger logs
 #     (paced, until told to stop and at least 20,000 records), the relay is
