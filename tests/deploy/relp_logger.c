@@ -5,7 +5,8 @@
  * has logged at least MIN records and got SIGUSR1. Then it shuts llog
  * down (which waits, up to the sink's timeout, for every message to be
  * acknowledged), prints the number of records logged on stdout and exits
- * 0 unless a message was lost (llog_stats.sink_lost or dropped nonzero).
+ * 0 unless a message was lost (llog_stats.sink_lost, dropped or
+ * queue_dropped nonzero).
  *
  *   relp_logger URL MIN
  */
@@ -64,9 +65,10 @@ int main(int argc, char **argv)
 	llog_shutdown();
 	llog_get_stats(&st);
 	printf("%ld\n", n);
-	if (st.sink_lost != 0 || st.dropped != 0) {
-		fprintf(stderr, "relp_logger: %llu lost by the sink, %llu dropped\n",
-			(unsigned long long)st.sink_lost, (unsigned long long)st.dropped);
+	if (st.sink_lost != 0 || st.dropped != 0 || st.queue_dropped != 0) {
+		fprintf(stderr, "relp_logger: %llu lost by the sink, %llu dropped, %llu dropped "
+			"by the sink's queue\n", (unsigned long long)st.sink_lost,
+			(unsigned long long)st.dropped, (unsigned long long)st.queue_dropped);
 		return 1;
 	}
 	return 0;
