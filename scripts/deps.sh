@@ -6,7 +6,10 @@
 #                                clang's runtimes (libFuzzer for the fuzz tests: llogcat's
 #                                frame reader, the syslog sink's RELP client),
 #                                rsyslog and rsyslog-relp (the syslog sink's collector,
-#                                its RELP input imrelp) and python3
+#                                its RELP input imrelp), rsyslog-kafka and
+#                                rsyslog-elasticsearch (omkafka and omelasticsearch:
+#                                tests/test_deploy.sh checks the examples/deploy/
+#                                configurations that load them with rsyslogd -N1) and python3
 #                                (its json parser reads the JSON lines back), and
 #                                patch, binutils (objdump) and perl for tests/mutants
 #                                and tests/check_fences.sh, and logrotate (the
@@ -26,7 +29,8 @@ set -euo pipefail
 
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
-test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3
+test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp
+	rsyslog-kafka rsyslog-elasticsearch python3
 	patch binutils perl logrotate)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
