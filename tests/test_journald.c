@@ -188,9 +188,15 @@ static int setup(void **state)
 	return 0;
 }
 
+static void free_recs(void);
+static void free_truth(void);
+
 static int teardown(void **state)
 {
 	(void)state;
+	llog_shutdown(); /* a case that failed left llog running */
+	free_recs();
+	free_truth();
 	jd_kill();
 	if (jd.name[0] != '\0')
 		jd_clean();
