@@ -10,6 +10,8 @@
 #                                (its json parser reads the JSON lines back), and
 #                                patch, binutils (objdump) and perl for tests/mutants
 #                                and tests/check_fences.sh
+#                                and systemd (systemd-journald and journalctl: the
+#                                journald sink's test runs a journald of its own)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -26,7 +28,7 @@ set -euo pipefail
 profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp python3
-	patch binutils perl)
+	patch binutils perl systemd)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in

@@ -446,8 +446,10 @@ struct llog_journald_options {
  * bound), in order, each commit's sending bounded by timeout_ms. A journald
  * that is down (ENOENT, ECONNREFUSED, a restart) or does not read within
  * timeout_ms is a sink error: the commit fails (llog_stats.write_errors),
- * the entries stay buffered and are sent again after a back-off from 50 ms
- * doubling to 5 s. Past buffer_bytes the oldest entries are dropped and
+ * the entries stay buffered and are sent again at the first commit after a
+ * back-off from 50 ms doubling to 5 s (commits come with the flusher rounds
+ * that carry entries for this sink: an idle program retries when it logs
+ * again, and at llog_shutdown). Past buffer_bytes the oldest entries are dropped and
  * counted in llog_stats.sink_lost (so are entries still buffered when the
  * sink closes after one more timeout_ms, an entry larger than buffer_bytes,
  * and one for which no memfd can be made), and once journald takes entries
