@@ -725,6 +725,72 @@ static void test_restart_small_buffer(void **state)
 	outage(64u << 10, 3000, pad, 1);
 }
 
+/* ---- fork -------------------------------------------------------------------- */
+
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+
+/* The child of a fork logs through the same sink: its entries carry its own
+ * SYSLOG_PID, and none of the parent's entries (some still in the sink's
+ * queue at the fork) arrives twice. */
+static void test_fork_child_pid(void **state)
+{
+	const long n = 300;
+	long next_parent = 0, next_child = 0;
+	pid_t kid;
+	int st;
+
+	(void)state;
+	NEED_JOURNALD();
+	/* ThreadSanitizer cannot start threads in the child of a
+	 * multi-threaded fork (as in test_process): release and ASan only. */
+#if defined(TEST_TSAN)
+	skip();
+#endif
+	start_llog(0, 1000, "fork");
+	for (long i = 0; i < n; i++)
+		LOG_INFO("parent i=%ld", i);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		for (long i = 0; i < n; i++)
+			LOG_INFO("child i=%ld", i);
+		llog_shutdown();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (long i = n; i < 2 * n; i++)
+		LOG_INFO("parent i=%ld", i);
+	llog_shutdown();
+	wait_accounted((size_t)(3 * n), 0);
+	for (size_t k = 0; k < n_recs; k++) {
+		const struct jrec *r = &recs[k];
+		long i;
+
+		assert_true(r->seq >= 0);
+		assert_string_equal(r->func, "test_fork_child_pid");
+		if (sscanf(r->msg, "parent i=%ld", &i) == 1) {
+			check_entry(r); /* this pid */
+			assert_int_equal(i, next_parent);
+			next_parent++;
+		} else {
+			assert_int_equal(sscanf(r->msg, "child i=%ld", &i), 1);
+			assert_int_equal(r->pid, (long)kid);
+			assert_int_equal(r->prio, 6);
+			assert_int_equal(i, next_child);
+			next_child++;
+		}
+	}
+	assert_int_equal(next_parent, 2 * n);
+	assert_int_equal(next_child, n);
+}
+
 /* ---- options ---------------------------------------------------------------- */
 
 static void test_bad_options(void **state)
@@ -760,6 +826,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_loses_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_small_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_child_pid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
