@@ -9,8 +9,9 @@
  * and appends it to a FIFO (syslog_queue.h) bounded by buffer_bytes;
  * commit() sends the FIFO in order, one datagram per entry, on an
  * AF_UNIX SOCK_DGRAM socket connected to journald's socket. An entry the
- * socket refuses as too large (EMSGSIZE, or larger than
- * max_datagram_bytes) goes through a memfd: written, sealed
+ * socket refuses as too large (EMSGSIZE: past the send buffer; ENOBUFS:
+ * within it but more than the kernel allocates in one piece, seen with
+ * 5 MiB) or larger than max_datagram_bytes goes through a memfd: written, sealed
  * (F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE|F_SEAL_SEAL) and passed with
  * SCM_RIGHTS in an empty datagram. The sink runs on a thread of its own
  * (LLOG_SINK_F_MAY_BLOCK), so the socket's waits never reach the flusher.
@@ -247,6 +248,11 @@ static int send_dgram(struct journald_sink *s, const char *m, size_t n, int memf
 			return 0;
 		if (errno == EINTR)
 			continue;
+		/* ENOBUFS for a payload: the kernel could not allocate one
+		 * buffer that large (a payload below the send buffer's size
+		 * but beyond what it allocates in one piece): a memfd then. */
+		if (errno == ENOBUFS && n > 0)
+			return -EMSGSIZE;
 		if (errno != EAGAIN && errno != ENOBUFS)
 			return -errno;
 		/* journald's receive queue (or our send buffer) is full:

@@ -409,8 +409,9 @@ struct llog_journald_options {
 	 * 0 = 1000 ms. */
 	unsigned timeout_ms;
 	/* Entries longer than this go through a memfd, not a datagram;
-	 * 0 = only those the socket refuses as too large (EMSGSIZE: about
-	 * the socket's send buffer, net.core.wmem_max at most). */
+	 * 0 = only those the socket refuses as too large (EMSGSIZE or
+	 * ENOBUFS: megabytes, depending on net.core.wmem_max and the
+	 * kernel's allocations). */
 	size_t max_datagram_bytes;
 	/* Fields added to every entry, "NAME=value" strings, the array ending
 	 * with NULL (may be NULL): NAME of A-Z, 0-9 and '_', not starting
