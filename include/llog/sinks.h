@@ -381,7 +381,8 @@ LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt
  * Describes why the last sink constructor called on this thread
  * (llog_file_sink, llog_syslog_sink, llog_journald_sink) failed ("" when
  * it succeeded or none was made). Never NULL; the text lives in thread-local
- * storage until the next such call on the thread. llog_syslog_sink_error() is the same text.
+ * storage until the next such call on the thread. llog_syslog_sink_error()
+ * is the same text.
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
 
@@ -450,14 +451,14 @@ struct llog_journald_options {
  * the entries stay buffered and are sent again at the first commit after a
  * back-off from 50 ms doubling to 5 s (commits come with the flusher rounds
  * that carry entries for this sink: an idle program retries when it logs
- * again, and at llog_shutdown). Past buffer_bytes the oldest entries are dropped and
- * counted in llog_stats.sink_lost (so are entries still buffered when the
- * sink closes after one more timeout_ms, an entry larger than buffer_bytes,
- * and one for which no memfd can be made), and once journald takes entries
- * again the first one is a WARN notice "llog: N messages dropped" with the
- * field LLOG_DROPPED=N. Datagrams the socket accepted are journald's: the
- * protocol has no acknowledgement, so those still unread when journald
- * dies are lost without a count.
+ * again, and at llog_shutdown). Past buffer_bytes the oldest entries are
+ * dropped and counted in llog_stats.sink_lost (so are entries still
+ * buffered when the sink closes after one more timeout_ms, an entry larger
+ * than buffer_bytes, and one for which no memfd can be made), and once
+ * journald takes entries again the first one is a WARN notice "llog: N
+ * messages dropped" with the field LLOG_DROPPED=N. Datagrams the socket
+ * accepted are journald's: the protocol has no acknowledgement, so those
+ * still unread when journald dies are lost without a count.
  * fork(): the child drops the parent's buffered entries (the parent sends
  * them) and connects anew with its own pid. No crash entry points.
  *
