@@ -1,6 +1,6 @@
 /*
  * net.h - waiting on a non-blocking socket until a deadline (internal;
- * the syslog sink and its RELP session share it).
+ * the syslog sink, its RELP session and the journald sink share it).
  *
  * DESIGN
  * Sockets in backends/ are non-blocking and every operation on them is

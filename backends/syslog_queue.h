@@ -1,7 +1,8 @@
 /*
  * syslog_queue.h - the syslog sink's FIFO of messages (internal, header
- * only: backends/syslog.c is its one user, as liblog/llist.h is the
- * list's; syslog_sink.h embeds the struct in the sink).
+ * only: backends/syslog.c is its user, as liblog/llist.h is the list's;
+ * syslog_sink.h embeds the struct in the sink; backends/journald.c uses
+ * it too, without notices).
  *
  * DESIGN
  * One byte buffer p[0..cap) holds the items, oldest first, each

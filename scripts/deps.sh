@@ -12,8 +12,10 @@
 #                                configurations that load them with rsyslogd -N1) and python3
 #                                (its json parser reads the JSON lines back), and
 #                                patch, binutils (objdump) and perl for tests/mutants
-#                                and tests/check_fences.sh, and logrotate (the
-#                                file sink's external-rotation tests run the real one)
+#                                and tests/check_fences.sh, logrotate (the file
+#                                sink's external-rotation tests run the real one)
+#                                and systemd (systemd-journald and journalctl: the
+#                                journald sink's test runs a journald of its own)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -31,7 +33,7 @@ profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp
 	rsyslog-kafka rsyslog-elasticsearch python3
-	patch binutils perl logrotate)
+	patch binutils perl logrotate systemd)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in

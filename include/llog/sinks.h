@@ -19,10 +19,11 @@
  *   callback        on the flusher unless added with LLOG_SINK_THREAD_OWN:
  *                   a slow callback is back-pressure; on its own thread it
  *                   gets a queue with drops counted and announced.
- *   syslog          on its own thread: a collector that stops reading costs
- *                   only this sink's records, dropped from its queue (or
- *                   its buffer) with exact counts in llog_get_sink_stats and
- *                   llog_stats and a notice in its own stream.
+ *   syslog,         on its own thread: a collector (or journald) that stops
+ *   journald        reading costs only this sink's records, dropped from
+ *                   its queue (or its buffer) with exact counts in
+ *                   llog_get_sink_stats and llog_stats and a notice in its
+ *                   own stream.
  */
 #ifndef LLOG_SINKS_H
 #define LLOG_SINKS_H
@@ -503,9 +504,10 @@ LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt
 
 /*
  * Describes why the last sink constructor called on this thread
- * (llog_file_sink, llog_syslog_sink) failed ("" when it succeeded or none
- * was made). Never NULL; the text lives in thread-local storage until the
- * next such call on the thread. llog_syslog_sink_error() is the same text.
+ * (llog_file_sink, llog_syslog_sink, llog_journald_sink) failed ("" when
+ * it succeeded or none was made). Never NULL; the text lives in thread-local
+ * storage until the next such call on the thread. llog_syslog_sink_error()
+ * is the same text.
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
 
@@ -529,6 +531,98 @@ LLOG_EXPORT const char *llog_file_sink_error(void);
  * each frame, the records waiting meanwhile as for a write error.
  */
 LLOG_EXPORT void llog_file_reopen(void);
+
+/* ---- journald -------------------------------------------------------------- */
+
+/*
+ * Options of llog_journald_sink(). A zero-initialised struct (or NULL) gives
+ * the system's journald, every level, the defaults noted.
+ */
+struct llog_journald_options {
+	/* journald's native socket; NULL: "/run/systemd/journal/socket".
+	 * A journal namespace NAME listens on
+	 * "/run/systemd/journal.NAME/socket". Copied; at most 107 bytes. */
+	const char *socket_path;
+	enum llog_level level; /* minimum level; zero value = TRACE */
+	/* SYSLOG_IDENTIFIER of every entry (journalctl -t); NULL: the
+	 * program's name (program_invocation_short_name). Copied; at most
+	 * 255 bytes. */
+	const char *identifier;
+	/* Bound of the entries kept while journald is down or not reading;
+	 * 0 = 4 MiB, at least 64 KiB, at most 1 GiB. Past it the oldest are
+	 * dropped and counted. */
+	size_t buffer_bytes;
+	/* Bound on one commit's sending (waiting for journald to read);
+	 * 0 = 1000 ms. */
+	unsigned timeout_ms;
+	/* Entries longer than this go through a memfd, not a datagram;
+	 * 0 = only those the socket refuses as too large (EMSGSIZE or
+	 * ENOBUFS: megabytes, depending on net.core.wmem_max and the
+	 * kernel's allocations). */
+	size_t max_datagram_bytes;
+	/* Fields added to every entry, "NAME=value" strings, the array ending
+	 * with NULL (may be NULL): NAME of A-Z, 0-9 and '_', not starting
+	 * with '_' or a digit, at most 64 characters. Copied. */
+	const char *const *fields;
+};
+
+/*
+ * Creates a sink that writes to systemd-journald with its native protocol
+ * (no libsystemd needed): each entry becomes one journal entry with the
+ * fields
+ *   MESSAGE            the message, byte for byte (newlines and all
+ *                      control characters kept: binary-safe form)
+ *   PRIORITY           the syslog severity: TRACE 7, DEBUG 7, INFO 6,
+ *                      WARN 4, ERROR 3, FATAL 2 (as the syslog sink)
+ *   LLOG_LEVEL         the level's name ("TRACE" ... "FATAL")
+ *   SYSLOG_IDENTIFIER  options.identifier
+ *   SYSLOG_PID         the process id (the child's after fork)
+ *   CODE_FILE, CODE_LINE, CODE_FUNC  the LOG call's __FILE__, __LINE__,
+ *                      __func__
+ *   TID                the logging thread's kernel thread id
+ *   LLOG_THREAD_NAME   the thread's name (llog_set_thread_name, or its name
+ *                      when it first logged), when it has one
+ *   LLOG_SEQ           llog's sequence number (output order)
+ *   LLOG_TIMESTAMP_NS  the record's own time, ns since 1970 UTC (journald
+ *                      stamps its entries with the time it received them:
+ *                      __REALTIME_TIMESTAMP; this is when LOG was called)
+ * plus options.fields. An entry too large for one datagram goes through a
+ * sealed memfd passed over the socket.
+ *
+ * Delivery: the sink runs on a thread of its own (LLOG_SINK_F_MAY_BLOCK;
+ * llog_add_sink_opts chooses the queue), so a journald that stops reading
+ * holds up nothing but this sink. Entries are kept in a buffer and sent at
+ * the end of each flusher round (sooner when the buffer passes half its
+ * bound), in order, each commit's sending bounded by timeout_ms. A journald
+ * that is down (ENOENT, ECONNREFUSED, a restart) or does not read within
+ * timeout_ms is a sink error: the commit fails (llog_stats.write_errors),
+ * the entries stay buffered and are sent again at the first commit after a
+ * back-off from 50 ms doubling to 5 s (commits come with the flusher rounds
+ * that carry entries for this sink: an idle program retries when it logs
+ * again, and at llog_shutdown). Past buffer_bytes the oldest entries are
+ * dropped and counted in llog_stats.sink_lost (so are entries still
+ * buffered when the sink closes after one more timeout_ms, an entry larger
+ * than buffer_bytes, and one for which no memfd can be made), and once
+ * journald takes entries again the first one is a WARN notice "llog: N
+ * messages dropped" with the field LLOG_DROPPED=N. Datagrams the socket
+ * accepted are journald's: the protocol has no acknowledgement, so those
+ * still unread when journald dies are lost without a count.
+ * fork(): the child drops the parent's buffered entries (the parent sends
+ * them) and connects anew with its own pid. No crash entry points.
+ *
+ * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
+ * allocates (the buffer, twice buffer_bytes, its pages backed as used);
+ * connects nothing until the first commit. Returns the sink for
+ * llog_add_sink(), or NULL with errno set (EINVAL for a bad option or
+ * field, ENOMEM) and a message for llog_journald_sink_error().
+ */
+LLOG_EXPORT struct llog_sink *llog_journald_sink(const struct llog_journald_options *opt);
+
+/*
+ * Describes why the last sink constructor called on this thread failed;
+ * the same text as llog_file_sink_error(). Never NULL; thread-local.
+ */
+LLOG_EXPORT const char *llog_journald_sink_error(void);
 
 /* ---- callback ------------------------------------------------------------ */
 
