@@ -724,18 +724,16 @@ int llog__sinkq_crash_commit(struct llog__sinkq *q, uint64_t epoch, int64_t dead
 
 void llog__sinkq_fork_prepare(struct llog__sinkq *q)
 {
-	struct timespec until;
+	int64_t deadline = llog__mono_ms() + q->timeout_ms;
+	struct timespec ms = {0, 1000000};
 
 	/* Bounded: a sink that blocks inside a call must not block fork().
-	 * Still inside after the drain timeout: the child does not use it. */
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += q->timeout_ms / 1000;
-	until.tv_nsec += (long)(q->timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	q->fork_locked = pthread_mutex_clocklock(&q->call_lock, CLOCK_MONOTONIC, &until) == 0;
+	 * Still inside after the drain timeout: the child does not use it.
+	 * (trylock and 1 ms naps rather than pthread_mutex_clocklock, which
+	 * ThreadSanitizer does not know.) */
+	while (!(q->fork_locked = pthread_mutex_trylock(&q->call_lock) == 0) &&
+	       llog__mono_ms() < deadline)
+		nanosleep(&ms, NULL);
 }
 
 void llog__sinkq_fork_parent(struct llog__sinkq *q)
