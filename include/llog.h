@@ -88,6 +88,13 @@ struct llog_config {
 	 * below; nonzero: it installs none (and removes one an earlier
 	 * llog_init() installed, where it is still in place). */
 	int crash_handler_off;
+	/* CPUs the flusher thread may run on, bit i = CPU i (the first 64);
+	 * 0 (the default) = wherever the scheduler puts it. Keeping the
+	 * flusher off the CPUs of latency-critical threads keeps it from
+	 * preempting them (and their cache); CPUs that do not exist or are
+	 * not allowed are ignored; none left: not pinned (no error). The
+	 * sinks' own threads run where the scheduler puts them. */
+	unsigned long long flusher_cpus;
 };
 
 /*
@@ -317,6 +324,17 @@ LLOG_EXPORT void llog_shutdown(void);
  * -EINVAL for NULL.
  */
 LLOG_EXPORT int llog_set_thread_name(const char *name);
+
+/*
+ * Prepares the calling thread for logging ahead of its first LOG: makes its
+ * buffer (arena_bytes of the configuration in force) with its pages
+ * already faulted in, so that the first LOG calls pay for neither (the
+ * peers call this preallocate). Optional: a thread's first LOG does the
+ * same. Idempotent, thread-safe; allocates (once per thread). Returns 0, or
+ * -ENOMEM (then LOG calls of this thread are dropped and counted, as
+ * without it).
+ */
+LLOG_EXPORT int llog_thread_prepare(void);
 
 /* Runtime level; one relaxed store / load. */
 LLOG_EXPORT void llog_set_level(enum llog_level level);

@@ -59,6 +59,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.max_record_bytes, (uint32_t)maxrec);
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
+	llog__cfg.flusher_cpus = c.flusher_cpus;
 	llog_set_level(env_level(c.level));
 	return 0;
 }

@@ -24,6 +24,7 @@ struct llog__config {
 	_Atomic uint32_t max_record_bytes; /* multiple of 8 */
 	_Atomic int overflow;              /* enum llog_overflow */
 	unsigned flush_interval_ms;        /* read by the flusher it starts */
+	unsigned long long flusher_cpus;   /* likewise: its affinity, 0: none */
 };
 
 extern struct llog__config llog__cfg LLOG__HIDDEN;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,9 @@ struct llog__flusher {
 	uint64_t round_need[LLOG__MAX_SINKS];
 	int final;
 	unsigned sleep_ms; /* 0, or how soon a waiting barrier times out */
+	uint64_t round_bytes; /* record bytes the last round took */
+	int64_t round_ms;     /* when the last round started */
+	int64_t round_ms_prev; /* when the one before it started */
 };
 
 /* The running flusher, for the crash handler on its thread (set and
@@ -302,6 +306,7 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 /* What a round leaves for after its commit. */
 struct round {
 	uint64_t nrec;
+	uint64_t bytes;                         /* of the records taken */
 	uint64_t notices;                       /* drop notices written */
 	struct llist_node *barriers;            /* signalled after the commit */
 	struct llist_node *deferred, **dtail;   /* releases held until then */
@@ -350,6 +355,7 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	} else {
 		write_record(f, r, next); /* sets crash_rest = next */
 		rd->nrec++;
+		rd->bytes += LLOG__REC_HDR + r->len;
 	}
 	release_or_defer(rd, r, hold);
 }
@@ -518,7 +524,7 @@ static void signal_barriers(struct llist_node *b)
  * list is then closed). */
 static int flusher_round(struct llog__flusher *f)
 {
-	struct round rd = {0, 0, NULL, NULL, NULL};
+	struct round rd = {0, 0, 0, NULL, NULL, NULL};
 	struct llist_node *chain;
 	int stopping;
 
@@ -539,8 +545,52 @@ static int flusher_round(struct llog__flusher *f)
 	if (rd.barriers != NULL)
 		wait_barriers(f, rd.barriers);
 	f->sleep_ms = release_waiting(f, stopping);
+	f->round_bytes = rd.bytes;
 	llog__arena_wake_waiters();
 	return stopping;
+}
+
+/* The flusher's CPUs (llog_config.flusher_cpus): best effort. */
+static void pin(unsigned long long cpus)
+{
+	cpu_set_t set;
+
+	if (cpus == 0)
+		return;
+	CPU_ZERO(&set);
+	for (int i = 0; i < 64; i++)
+		if (cpus >> i & 1)
+			CPU_SET(i, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/*
+ * Adaptive period (issue 13): the next round comes before the arenas are
+ * likely to pass a quarter full at the rate the last round saw (its record
+ * bytes over the time since the round before), between 1 ms and the
+ * configured period. Producers wake the flusher only past half full (a
+ * fence and a system call on their path): at a steady rate they then never
+ * do; idle or slow (a round of less than a sixteenth of that quarter),
+ * rounds (and the sinks' commits, a zstd frame each) stay at the
+ * configured period, so that a lost wake-up is never hidden by a short
+ * period (tests/test_sched.c relies on that).
+ */
+static unsigned next_period(const struct llog__flusher *f)
+{
+	unsigned period = llog__cfg.flush_interval_ms;
+	/* Relaxed: see config.h. */
+	uint64_t target = llog__load_relaxed(&llog__cfg.arena_bytes) / 4;
+	int64_t span = f->round_ms - f->round_ms_prev;
+	uint64_t p;
+
+	/* A round with a few records (less than a sixteenth of the target)
+	 * says nothing about a rate worth adapting to. */
+	if (f->round_bytes < target / 16 || f->round_ms_prev == 0)
+		return period;
+	p = (uint64_t)(span > 1 ? span : 1) * target / f->round_bytes;
+	if (p < 1)
+		p = 1;
+	return p < period ? (unsigned)p : period;
 }
 
 static void *flusher_main(void *arg)
@@ -557,6 +607,7 @@ static void *flusher_main(void *arg)
 	llog__crash_block_mask(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	llog__arena_mark_flusher();
+	pin(llog__cfg.flusher_cpus);
 	/* A fault in a sink (even a stack overflow) runs the crash handler,
 	 * which drains from here (llog__crash_drain_self). */
 	f->crash_sink = -1;
@@ -570,18 +621,23 @@ static void *flusher_main(void *arg)
 	llog__futex_wake(&f->started, 1);
 	/* F6: exit after the final round, else sleep unless asked already. */
 	for (;;) {
+		unsigned period;
+		int64_t since;
 		int final;
 
 		pthread_mutex_lock(&round_lock);
+		since = f->round_ms;
+		f->round_ms = llog__mono_ms();
 		final = flusher_round(f);
+		f->round_ms_prev = since;
 		pthread_mutex_unlock(&round_lock);
 		if (final)
 			break;
 		LLOG__SCHED(ROUND_END);
-		if (f->sleep_ms != 0 && f->sleep_ms < llog__cfg.flush_interval_ms)
-			llog__queue_sleep(f->sleep_ms);
-		else
-			llog__queue_sleep(llog__cfg.flush_interval_ms);
+		period = next_period(f);
+		if (f->sleep_ms != 0 && f->sleep_ms < period)
+			period = f->sleep_ms;
+		llog__queue_sleep(period);
 	}
 	if (!llog__altstack_remove(f->altstack))
 		f->altstack = NULL; /* still in use: never unmapped (leaked) */

@@ -276,6 +276,11 @@ closed_after_capture(struct llog__arena *a, struct llog__rec *r, uint32_t old_re
 	llog__arena_unreserve(a, old_reserve);
 }
 
+int llog_thread_prepare(void)
+{
+	return llog__arena_get() != NULL ? 0 : -ENOMEM;
+}
+
 void llog__log(struct llog_site *site, const char *fmt, ...)
 {
 	struct llog__plan tmp;

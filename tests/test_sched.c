@@ -52,7 +52,7 @@
 /* A record pushed after F3 must be written within this; the flush
  * interval (what a lost wake-up costs) is 60 s. */
 #define LATE_BOUND_MS 2000
-#define INTERVAL_MS 60000
+#define INTERVAL_MS 600000 /* its fiftieth (the busy period) is far above every bound */
 
 static int64_t now_ns(void)
 {
