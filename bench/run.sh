@@ -267,11 +267,14 @@ cat "$table"
 
 if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; then
 	plots=()
+	declare -A color=([llog]="#d62728" [spdlog]="#1f77b4" [spdlog-sync]="#17becf"
+		[quill]="#2ca02c" [fmtlog]="#9467bd" [nanolog]="#ff7f0e")
 	for lg in "${loggers[@]}"; do
+		c=${color[$lg]:-#7f7f7f}
 		[[ -s $out/curve-burst-$lg.dat ]] &&
-			plots+=("\"$out/curve-burst-$lg.dat\" using 1:2 with lines lw 2 title \"$lg, (a) bursts of 20\"")
+			plots+=("\"$out/curve-burst-$lg.dat\" using 1:2 with lines lw 2 lc rgb \"$c\" title \"$lg, (a) bursts of 20\"")
 		[[ -s $out/curve-each-$lg.dat ]] &&
-			plots+=("\"$out/curve-each-$lg.dat\" using 1:2 with lines lw 2 dt 2 title \"$lg, (c) each call\"")
+			plots+=("\"$out/curve-each-$lg.dat\" using 1:2 with lines lw 2 dt 2 lc rgb \"$c\" title \"$lg, (c) each call\"")
 	done
 	plot_line=$(IFS=,; echo "${plots[*]}")
 	gnuplot <<-GP
