@@ -30,6 +30,9 @@
 /* How long one wait of the flusher for room lasts before it looks again
  * (a safety net: the worker's wake-up is what ends it). */
 #define ROOM_POLL_MS 10u
+/* A failed commit is tried again after this, doubling (retry_commit). */
+#define RETRY_MIN_MS 50u
+#define RETRY_MAX_MS 1000u
 
 enum item_kind { ITEM_PAD = 1, ITEM_ENTRY = 2, ITEM_COMMIT = 3 };
 
@@ -81,6 +84,7 @@ struct llog__sinkq {
 	int running;
 	pthread_mutex_t call_lock;
 	int fork_locked; /* fork_prepare got call_lock */
+	unsigned retry_ms; /* the worker's: 0, or when to retry a failed commit */
 	/* Counters (relaxed: statistics only). */
 	_Atomic uint64_t queued, delivered, dropped, undelivered, late, peak;
 };
@@ -237,9 +241,36 @@ static void run_item(struct llog__sinkq *q, const struct item *it)
 			llog__count(write_errors, 1);
 		llog__fetch_add_relaxed(&q->delivered, 1);
 	} else if (it->kind == ITEM_COMMIT) {
-		llog__count_commit(s->ops->commit(s));
+		long rc = s->ops->commit(s);
+
+		llog__count_commit(rc);
+		q->retry_ms = rc < 0 ? RETRY_MIN_MS : 0;
 	}
 	pthread_mutex_unlock(&q->call_lock);
+}
+
+/*
+ * A commit that failed (a collector or journald away: the sink keeps what
+ * it could not send) is tried again by the worker on its own, 50 ms after,
+ * then doubling to 1 s, until one succeeds, also when no round brings new
+ * entries: an idle program's held-back entries do not wait for its next
+ * LOG. A retry that fails again is not counted again in write_errors (the
+ * same failure); the sink's own back-off decides whether it reconnects.
+ */
+static void retry_commit(struct llog__sinkq *q)
+{
+	struct llog_sink *s = q->sink;
+	long rc;
+
+	pthread_mutex_lock(&q->call_lock);
+	rc = s->ops->commit(s);
+	pthread_mutex_unlock(&q->call_lock);
+	if (rc >= 0) {
+		llog__count_commit(rc);
+		q->retry_ms = 0;
+	} else {
+		q->retry_ms = q->retry_ms * 2 < RETRY_MAX_MS ? q->retry_ms * 2 : RETRY_MAX_MS;
+	}
 }
 
 /* After a commit: publishes the epoch and wakes a flusher that waits for
@@ -318,8 +349,15 @@ static void *worker_main(void *arg)
 						count_entries(q, t, llog__load_acquire(&q->head)));
 			break;
 		}
-		if (t == h)
-			sleep_until(&q->work_word, &q->worker_sleeping, work_ready, q, 0);
+		if (t == h) {
+			unsigned retry = q->retry_ms;
+
+			sleep_until(&q->work_word, &q->worker_sleeping, work_ready, q, retry);
+			/* Acquire: as above. Nothing new came: try again. */
+			if (retry != 0 && t == llog__load_acquire(&q->head) &&
+			    llog__load_acquire(&q->stop) == 0)
+				retry_commit(q);
+		}
 	}
 	/* Release: pairs with the acquire load in llog__sinkq_stop. */
 	llog__store_release(&q->exited, 1);
@@ -761,6 +799,7 @@ int llog__sinkq_fork_child(struct llog__sinkq *q)
 	q->drops = 0;
 	llog__store_relaxed(&q->notice_wanted, 0);
 	q->final_deadline = 0;
+	q->retry_ms = 0;
 	q->running = 0;
 	return 1;
 }

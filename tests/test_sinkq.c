@@ -475,6 +475,75 @@ static void test_fork_with_stuck_sink_thread(void **state)
 	assert_int_equal(gated.records, 1);
 }
 
+/* A sink whose first commits fail (a collector away), then succeed. */
+struct flaky {
+	struct llog_sink base;
+	_Atomic int commits;
+	int fail_first;
+	long entries;
+};
+
+static long flaky_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	(void)e;
+	((struct flaky *)sk)->entries++;
+	return 0;
+}
+
+static long flaky_commit(struct llog_sink *sk)
+{
+	struct flaky *f = (struct flaky *)sk;
+
+	return atomic_fetch_add(&f->commits, 1) < f->fail_first ? -EIO : 0;
+}
+
+static void flaky_close(struct llog_sink *sk)
+{
+	(void)sk;
+}
+
+/*
+ * A failed commit is retried by the sink's thread on its own, with no new
+ * record to bring a round: after 3 failures the 4th commit succeeds
+ * although nothing more is logged, and then no more are made; the failure
+ * counts once in write_errors.
+ */
+static void test_failed_commit_retried_when_idle(void **state)
+{
+	static const struct llog_sink_ops ops = {.version = LLOG_SINK_VERSION,
+						 .write = flaky_write,
+						 .commit = flaky_commit,
+						 .close = flaky_close};
+	static struct flaky f;
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .name = "flaky"};
+	struct llog_stats before, after;
+	int64_t deadline;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.base.ops = &ops;
+	f.fail_first = 3;
+	assert_int_equal(llog_add_sink_opts(&f.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	LOG_INFO("q t=0 i=0");
+	llog_flush();
+	deadline = mono_ms() + 10000;
+	while (atomic_load(&f.commits) < 4 && mono_ms() < deadline)
+		sched_yield();
+	assert_int_equal(atomic_load(&f.commits), 4);
+	{
+		struct timespec quiet = {0, 300 * 1000000L}; /* longer than the retry step */
+
+		nanosleep(&quiet, NULL);
+	}
+	assert_int_equal(atomic_load(&f.commits), 4); /* no retry after a success */
+	llog_get_stats(&after);
+	assert_int_equal(after.write_errors - before.write_errors, 1);
+	assert_int_equal(f.entries, 1);
+	llog_shutdown();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_stuck_sink_at_shutdown),
 		cmocka_unit_test(test_flush_waits_its_own_timeout),
 		cmocka_unit_test(test_fork_with_stuck_sink_thread),
+		cmocka_unit_test(test_failed_commit_retried_when_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

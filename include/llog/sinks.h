@@ -257,7 +257,10 @@ struct llog_sink_options {
  *   - every entry at or above its level, in output order, except those
  *     dropped under LLOG_QUEUE_DROP, each gap announced by a notice;
  *   - a commit after each flusher round's entries (rounds that found the
- *     queue busy may be merged into one commit);
+ *     queue busy may be merged into one commit); a commit that fails is
+ *     called again by the sink's thread after 50 ms, doubling to 1 s,
+ *     until one succeeds, with no new entry needed (a repeated failure is
+ *     not counted again in write_errors);
  *   - llog_flush() returns once this sink committed what was logged
  *     before the call, or after drain_timeout_ms (counted in
  *     late_flushes, and said on stderr);
@@ -597,9 +600,9 @@ struct llog_journald_options {
  * that is down (ENOENT, ECONNREFUSED, a restart) or does not read within
  * timeout_ms is a sink error: the commit fails (llog_stats.write_errors),
  * the entries stay buffered and are sent again at the first commit after a
- * back-off from 50 ms doubling to 5 s (commits come with the flusher rounds
- * that carry entries for this sink: an idle program retries when it logs
- * again, and at llog_shutdown). Past buffer_bytes the oldest entries are
+ * back-off from 50 ms doubling to 5 s (the sink's thread tries a failed
+ * commit again by itself, from 50 ms doubling to 1 s, also while the
+ * program logs nothing: see llog_add_sink_opts). Past buffer_bytes the oldest entries are
  * dropped and counted in llog_stats.sink_lost (so are entries still
  * buffered when the sink closes after one more timeout_ms, an entry larger
  * than buffer_bytes, and one for which no memfd can be made), and once
