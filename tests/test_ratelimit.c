@@ -134,7 +134,7 @@ static void *every_n_thread(void *p)
 	long *calls = p;
 
 	for (long i = 0; i < 100000; i++) {
-		every_n_line = __LINE__ + 1;
+		__atomic_store_n(&every_n_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_INFO_EVERY_N(1000, "every n %d", arg());
 		(*calls)++;
 	}
@@ -172,7 +172,7 @@ static void *first_n_thread(void *p)
 	long *calls = p;
 
 	for (long i = 0; i < 10000; i++) {
-		first_n_line = __LINE__ + 1;
+		__atomic_store_n(&first_n_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_WARN_FIRST_N(100, "first n %d", arg());
 		(*calls)++;
 	}
@@ -214,7 +214,7 @@ static void *every_ms_thread(void *p)
 	long *calls = p;
 
 	while (mono_ns() < t_end) {
-		every_ms_line = __LINE__ + 1;
+		__atomic_store_n(&every_ms_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_INFO_EVERY_MS(EVERY_MS, "every ms %d", arg());
 		(*calls)++;
 	}
@@ -226,7 +226,7 @@ static void *n_per_ms_thread(void *p)
 	long *calls = p;
 
 	while (mono_ns() < t_end) {
-		n_per_ms_line = __LINE__ + 1;
+		__atomic_store_n(&n_per_ms_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_N_PER_MS(LLOG_ERROR, PER_N, PER_MS, "n per ms %d", arg());
 		(*calls)++;
 	}
