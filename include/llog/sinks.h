@@ -809,7 +809,11 @@ LLOG_EXPORT size_t llog_format_entry(const struct llog_entry *e, enum llog_forma
 /*
  * llog_format_entry with line options (NULL: the default line), reading
  * the whole struct llog_entry (thread_name NULL counts as ""). JSON then
- * has "thread_name" after "thread". Thread-safe, does not allocate;
+ * has "thread_name" after "thread". A nonzero suppressed (rate limits,
+ * llog.h) ends a text line with " [N suppressed]" (after the message or
+ * its truncation marker) and puts "suppressed":N before "msg" in JSON;
+ * the console and file sinks write their lines with it. Thread-safe,
+ * does not allocate;
  * LLOG_LINE_LOCAL_TIME calls localtime_r (once per second of timestamps
  * per thread: cached).
  */
