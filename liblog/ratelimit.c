@@ -66,14 +66,38 @@ static uint64_t mono_raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+/* A (TSC, ns) pair: the clock read bracketed by two TSC reads, paired with
+ * their midpoint; the narrowest bracket of 8 tries (a preempted try would
+ * be off by half the time the thread was away). */
+static void pair(uint64_t *t, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t t0 = tsc(), n = mono_raw_ns(), t1 = tsc();
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*t = t0 + (t1 - t0) / 2;
+			*ns = n;
+		}
+	}
+}
+
 /* The baseline's start, before main (and before llog__clock_init may have
  * run: reading the TSC is harmless either way). */
 __attribute__((constructor)) static void rl_base(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	base_tsc = __rdtsc();
-#endif
-	base_ns = mono_raw_ns();
+	pair(&base_tsc, &base_ns);
 }
 
 /*
@@ -90,17 +114,16 @@ static uint64_t ticks_per_ms(void)
 	/* Relaxed: a value computed from nothing shared but the baseline,
 	 * written before any thread ran. */
 	uint64_t v = __atomic_load_n(&ticks_per_ms_v, __ATOMIC_RELAXED);
-	uint64_t t1, n1;
+	uint64_t t1 = 0, n1 = 0;
 
 	if (__builtin_expect(v != 0, 1))
 		return v;
 	if (!llog__clock_tsc) {
 		v = 1000000u;
 	} else {
-		do {
-			t1 = llog__clock_raw();
-			n1 = mono_raw_ns();
-		} while (n1 - base_ns < 20000000u);
+		do
+			pair(&t1, &n1);
+		while (n1 - base_ns < 20000000u);
 		v = (uint64_t)((double)(t1 - base_tsc) * 1e6 / (double)(n1 - base_ns) * 1.01);
 		if (v == 0)
 			v = 1;
