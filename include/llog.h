@@ -463,7 +463,9 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  *
  * Intervals are measured on llog's record clock (the TSC where it is
  * invariant, calibrated once and lengthened by 1% so that an interval is
- * never shorter than the wall-clock one; CLOCK_REALTIME otherwise), and
+ * never shorter than the wall-clock one; CLOCK_REALTIME otherwise; the
+ * calibration needs 20 ms since the program started: an interval site's
+ * first call earlier than that waits for the rest, once), and
  * an emitted record's timestamp is the time at which the limiter let it
  * through: under EVERY_MS the timestamps of a site's records are at least
  * ms apart; under N_PER_MS a window opens at the first call after the

@@ -25,6 +25,9 @@
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
  * consistent at every point such a handler can see in_log == 0. *
+ * llog__log_rl, a rate-limited site's emitted call (ratelimit.c), is
+ * llog__log with 8 more bytes after the payload for its count and, for
+ * the interval kinds, the limiter's decision time as the record's time.
  * llog_set_thread_name is here too: a NAME record takes the same reserve
  * and push as a LOG (arena.h, "Thread name").
  */
