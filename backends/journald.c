@@ -181,7 +181,7 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 {
 	size_t cap = field_bound("MESSAGE", e->msg_len) + field_bound("CODE_FILE", strlen(e->file)) +
 		     field_bound("CODE_FUNC", strlen(e->func)) +
-		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) + 5 * 40 + COMMON_BOUND(s);
+		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) + 6 * 40 + COMMON_BOUND(s);
 	struct llog__buf b;
 
 	if (enc_reserve(s, cap) != 0)
@@ -197,6 +197,9 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 		put_field(&b, "LLOG_THREAD_NAME", e->thread_name, e->thread_name_len);
 	put_num(&b, "LLOG_SEQ", e->seq);
 	put_num(&b, "LLOG_TIMESTAMP_NS", (uint64_t)(e->ts_ns < 0 ? 0 : e->ts_ns));
+	/* A rate-limited site's count (llog.h), only when there is one. */
+	if (e->suppressed != 0)
+		put_num(&b, "LLOG_SUPPRESSED", e->suppressed);
 	return (long)b.n;
 }
 

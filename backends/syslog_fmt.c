@@ -12,7 +12,9 @@
  * PROCID the pid, MSGID the level name, F the base name of the source file
  * and FN the function (__func__), both with '"', '\' and ']' escaped
  * (RFC 5424 6.3.3; func last, so that readers of the older header that
- * match file, line and tid in order keep working), and MSG the entry's text
+ * match file, line and tid in order keep working; after func, only when
+ * the entry has a count of calls its rate-limited site suppressed,
+ * suppressed="N", llog.h), and MSG the entry's text
  * as it is (no BOM). HOST and APP are tokens made once, when the sink is
  * made (llog__syslog_token). A message is bounded only by the caller's
  * buffer; the transport's limit is applied when it is framed
@@ -85,6 +87,11 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 		 (unsigned long long)e->tid);
 	llog__buf_puts(&b, t);
 	put_sd_value(&b, e->func != NULL ? e->func : "");
+	if (e->suppressed != 0) {
+		snprintf(t, sizeof(t), "\" suppressed=\"%llu",
+			 (unsigned long long)e->suppressed);
+		llog__buf_puts(&b, t);
+	}
 	llog__buf_puts(&b, "\"] ");
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8

@@ -355,6 +355,12 @@ struct llog_stats {
 	uint64_t repaired;      /* torn file tails cut back by a file sink */
 	uint64_t queue_dropped; /* entries dropped by full sink queues (all sinks;
 				   llog_get_sink_stats) */
+	/* Appended in 0.x. Calls of rate-limited sites (LLOG_LOG_EVERY_N and
+	 * friends) suppressed and reported so far: the sum of the counts the
+	 * flusher has handed to the sinks (llog_entry.suppressed), shutdown
+	 * lines included. Calls suppressed since a site's last report are
+	 * not in it yet (they cost no counter on the hot path). */
+	uint64_t suppressed;
 };
 
 /* Fills *out with relaxed snapshots of the counters. */
@@ -424,6 +430,148 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 	} while (0)
 
 /*
+ * Rate-limited logging: LLOG_LOG_EVERY_N and friends (short names
+ * LOG_EVERY_N ...; the per-level forms LLOG_LOG_INFO_EVERY_N(n, fmt, ...)
+ * and so on are listed under "Names of the logging macros" below).
+ *
+ *   LLOG_LOG_FIRST_N(level, n, fmt, ...)       the first n calls, then none
+ *   LLOG_LOG_EVERY_N(level, n, fmt, ...)       calls 1, n+1, 2n+1, ...
+ *   LLOG_LOG_EVERY_MS(level, ms, fmt, ...)     at most one per ms milliseconds
+ *   LLOG_LOG_N_PER_MS(level, n, ms, fmt, ...)  at most n per window of ms
+ *                                              milliseconds
+ *
+ * Each statement is one call site with one limit, shared by every thread
+ * (one word of state per site, no per-thread state: 8 threads through an
+ * EVERY_N(1000) site emit one record per 1000 calls in all, not per
+ * thread). The level is checked first, exactly as LLOG_LOG does: a call
+ * below the level costs what it costs there and touches no rate-limit
+ * state. n and ms are evaluated after the level check, at every call
+ * (give each site constants); n == 0 emits nothing under FIRST_N and
+ * N_PER_MS, everything under EVERY_N (as n == 1).
+ *
+ * Cost of a suppressed call: one atomic read-modify-write on the site's
+ * word (FIRST_N, EVERY_N: a fetch_add inline in the caller; EVERY_MS,
+ * N_PER_MS: a call into llog, a read of the TSC, a load and, when the
+ * interval has not passed, a fetch_add on the site's count of suppressed
+ * calls); the message's arguments are not evaluated. No lock, no system
+ * call, no allocation; async-signal-safe as LLOG_LOG is. A call that is
+ * emitted costs an ordinary LOG plus that atomic (and, for the interval
+ * kinds, a successful compare-and-swap and an exchange of the count).
+ *
+ * What is reported: each emitted record carries the number of calls of
+ * its site suppressed since the site's previous record
+ * (struct llog_entry.suppressed, llog/sinks.h): text lines end with
+ * " [N suppressed]", JSON has the member "suppressed":N, RFC 5424 syslog
+ * the SD-PARAM suppressed="N" of [llog@32473], journald the field
+ * LLOG_SUPPRESSED=N (none of these when N is 0); llog_stats.suppressed
+ * adds them up. The sum of the counts is exact under any concurrency;
+ * under the interval kinds a call that races with an emitting one may be
+ * counted in the next record instead (never lost, never twice). Calls
+ * still unreported when llog_shutdown() runs (the rest of a FIRST_N site,
+ * the tail of an EVERY_N or interval site) get one line per site in the
+ * final round: the site's file, line, function and level, the message
+ * "llog: records suppressed by the rate limit since the last record"
+ * and the count. Sites find their way there through a registry that
+ * a site joins, lock-free, at its first suppressed call; dlclose() of a
+ * library removes its sites (their unreported counts are dropped, not
+ * shown). Not shown: the count of a record written synchronously to
+ * stderr while llog is not running. After a new llog_init(), the next
+ * record of an EVERY_N site reports n - 1 as always, which may include
+ * calls its shutdown line already reported.
+ *
+ * Intervals are measured on llog's record clock (the TSC where it is
+ * invariant, calibrated once and lengthened by 1% so that an interval is
+ * never shorter than the wall-clock one; CLOCK_REALTIME otherwise; the
+ * calibration needs 20 ms since the program started: an interval site's
+ * first call earlier than that waits for the rest, once), and
+ * an emitted record's timestamp is the time at which the limiter let it
+ * through: under EVERY_MS the timestamps of a site's records are at least
+ * ms apart; under N_PER_MS a window opens at the first call after the
+ * previous window closed (ms after it opened) and holds at most n
+ * records (as the Linux kernel's printk ratelimit: a span of ms that
+ * straddles two windows may hold up to 2n). n is at most 65535 under
+ * N_PER_MS (larger is taken as 65535).
+ */
+struct llog_ratelimit {
+	uint64_t word;                /* the decision word, atomic */
+	uint64_t suppressed;          /* interval kinds: since the last record */
+	struct llog_ratelimit *next;  /* the registry's link */
+	struct llog_site *site;       /* set when it joins the registry */
+	uint64_t n;                   /* FIRST_N, EVERY_N: n, for the shutdown line */
+	int kind;                     /* LLOG__RL_* */
+	int linked;                   /* joined the registry (atomic) */
+};
+
+/* What the limiter hands to the emitted record (the macros only). */
+struct llog__rl_pass {
+	uint64_t suppressed; /* calls suppressed since the site's last record */
+	uint64_t ts;         /* the record's raw time (interval kinds), or 0 */
+};
+
+enum { LLOG__RL_FIRST_N = 1, LLOG__RL_EVERY_N = 2, LLOG__RL_EVERY_MS = 3, LLOG__RL_N_PER_MS = 4 };
+
+/* The macros only: a rate-limited site's record (as llog__log, with the
+ * limiter's pass); its first suppressed call joining the registry; the
+ * decision of the interval kinds (1: emit, *p filled). */
+LLOG_EXPORT void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *p,
+			      const char *fmt, ...) LLOG__PRINTF(3, 4);
+LLOG_EXPORT void llog__rl_register(struct llog_ratelimit *rl, struct llog_site *site, int kind,
+				   uint64_t n);
+LLOG_EXPORT int llog__rl_interval(struct llog_ratelimit *rl, struct llog_site *site, int kind,
+				  uint64_t n, uint64_t ms, struct llog__rl_pass *p);
+
+/* The decision of FIRST_N and EVERY_N, inline: one fetch_add. Relaxed:
+ * the word publishes nothing (the record is published by its own push);
+ * the total modification order of the one word is what makes the counts
+ * exact: call c (from 0) is emitted iff c < n (FIRST_N) or c % n == 0
+ * (EVERY_N, which then reports the n - 1 calls since call c - n). */
+static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *site, int kind,
+				 uint64_t n, struct llog__rl_pass *p)
+{
+	uint64_t c = __atomic_fetch_add(&rl->word, 1, __ATOMIC_RELAXED);
+
+	if (kind == LLOG__RL_EVERY_N ? (n <= 1 || c % n == 0) : c < n) {
+		p->suppressed = kind == LLOG__RL_EVERY_N && c != 0 && n > 1 ? n - 1 : 0;
+		p->ts = 0;
+		return 1;
+	}
+	/* Relaxed: a hint; llog__rl_register decides with a CAS. */
+	if (LLOG__UNLIKELY(!__atomic_load_n(&rl->linked, __ATOMIC_RELAXED)))
+		llog__rl_register(rl, site, kind, n);
+	return 0;
+}
+
+#define LLOG__LOG_RL(kind, n, ms, level, ...)                                 \
+	do {                                                                  \
+		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
+		    (unsigned)(level) <= (unsigned)LLOG_FATAL &&              \
+		    (int)(level) >= __atomic_load_n(&llog__min_level,         \
+						    __ATOMIC_RELAXED)) {      \
+			static struct llog_site llog__site_ = {               \
+				LLOG__FMT(__VA_ARGS__, 0), __FILE__,          \
+				__func__, __LINE__, (level), 0, {0}};         \
+			static struct llog_ratelimit llog__rl_;               \
+			struct llog__rl_pass llog__p_;                        \
+			if ((kind) <= LLOG__RL_EVERY_N                        \
+				    ? llog__rl_count(&llog__rl_, &llog__site_,  \
+						     (kind), (uint64_t)(n),     \
+						     &llog__p_)                 \
+				    : llog__rl_interval(&llog__rl_, &llog__site_, \
+							(kind), (uint64_t)(n),  \
+							(uint64_t)(ms),         \
+							&llog__p_))             \
+				llog__log_rl(&llog__site_, &llog__p_,         \
+					     __VA_ARGS__);                    \
+		}                                                             \
+	} while (0)
+
+#define LLOG_LOG_FIRST_N(level, n, ...) LLOG__LOG_RL(LLOG__RL_FIRST_N, n, 0, level, __VA_ARGS__)
+#define LLOG_LOG_EVERY_N(level, n, ...) LLOG__LOG_RL(LLOG__RL_EVERY_N, n, 0, level, __VA_ARGS__)
+#define LLOG_LOG_EVERY_MS(level, ms, ...) LLOG__LOG_RL(LLOG__RL_EVERY_MS, 1, ms, level, __VA_ARGS__)
+#define LLOG_LOG_N_PER_MS(level, n, ms, ...)                                  \
+	LLOG__LOG_RL(LLOG__RL_N_PER_MS, n, ms, level, __VA_ARGS__)
+
+/*
  * The shared-object destructor (see "Shared libraries" above). Called by
  * it only: waits until every record pushed before the call has been
  * rendered and handed to the sinks, once per *done (an int that starts at
@@ -456,6 +604,15 @@ static void llog__dso_fini_tu(void)
  *   LLOG_LOG_WARN(fmt, ...)      LOG_WARN(fmt, ...)
  *   LLOG_LOG_ERROR(fmt, ...)     LOG_ERROR(fmt, ...)
  *   LLOG_LOG_FATAL(fmt, ...)     LOG_FATAL(fmt, ...)
+ *   LLOG_LOG_EVERY_N(level, n, fmt, ...)        LOG_EVERY_N(...)
+ *   LLOG_LOG_FIRST_N(level, n, fmt, ...)        LOG_FIRST_N(...)
+ *   LLOG_LOG_EVERY_MS(level, ms, fmt, ...)      LOG_EVERY_MS(...)
+ *   LLOG_LOG_N_PER_MS(level, n, ms, fmt, ...)   LOG_N_PER_MS(...)
+ *   LLOG_LOG_INFO_EVERY_N(n, fmt, ...)          LOG_INFO_EVERY_N(...)
+ *   and so on: LLOG_LOG_<LEVEL>_<LIMIT> for the six levels and the four
+ *   limits (LOG_<LEVEL>_<LIMIT>). The limit comes after the level, as
+ *   the level comes first in LLOG_LOG_EVERY_N(level, ...): a grep for
+ *   LOG_INFO finds every INFO call, limited or not.
  * (LLOG_INFO and friends, without _LOG_, are the levels of enum
  * llog_level; the rule "LLOG_ + short name" keeps the two apart and needs
  * no table: s/\bLOG/LLOG_LOG/ converts a file.)
@@ -485,6 +642,32 @@ static void llog__dso_fini_tu(void)
 #define LLOG_LOG_ERROR(...) LLOG_LOG(LLOG_ERROR, __VA_ARGS__)
 #define LLOG_LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
 
+/* The rate-limited forms, for each level (see LLOG_LOG_EVERY_N above). */
+#define LLOG_LOG_TRACE_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_TRACE, n, __VA_ARGS__)
+#define LLOG_LOG_TRACE_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_TRACE, n, __VA_ARGS__)
+#define LLOG_LOG_TRACE_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_TRACE, ms, __VA_ARGS__)
+#define LLOG_LOG_TRACE_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_TRACE, n, ms, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_DEBUG, n, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_DEBUG, n, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_DEBUG, ms, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_DEBUG, n, ms, __VA_ARGS__)
+#define LLOG_LOG_INFO_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_INFO, n, __VA_ARGS__)
+#define LLOG_LOG_INFO_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_INFO, n, __VA_ARGS__)
+#define LLOG_LOG_INFO_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_INFO, ms, __VA_ARGS__)
+#define LLOG_LOG_INFO_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_INFO, n, ms, __VA_ARGS__)
+#define LLOG_LOG_WARN_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_WARN, n, __VA_ARGS__)
+#define LLOG_LOG_WARN_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_WARN, n, __VA_ARGS__)
+#define LLOG_LOG_WARN_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_WARN, ms, __VA_ARGS__)
+#define LLOG_LOG_WARN_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_WARN, n, ms, __VA_ARGS__)
+#define LLOG_LOG_ERROR_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_ERROR, n, __VA_ARGS__)
+#define LLOG_LOG_ERROR_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_ERROR, n, __VA_ARGS__)
+#define LLOG_LOG_ERROR_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_ERROR, ms, __VA_ARGS__)
+#define LLOG_LOG_ERROR_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_ERROR, n, ms, __VA_ARGS__)
+#define LLOG_LOG_FATAL_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_FATAL, n, __VA_ARGS__)
+#define LLOG_LOG_FATAL_EVERY_N(n, ...) LLOG_LOG_EVERY_N(LLOG_FATAL, n, __VA_ARGS__)
+#define LLOG_LOG_FATAL_EVERY_MS(ms, ...) LLOG_LOG_EVERY_MS(LLOG_FATAL, ms, __VA_ARGS__)
+#define LLOG_LOG_FATAL_N_PER_MS(n, ms, ...) LLOG_LOG_N_PER_MS(LLOG_FATAL, n, ms, __VA_ARGS__)
+
 #ifndef LLOG_NO_SHORT_NAMES
 #ifndef LOG
 #define LOG(level, ...) LLOG_LOG(level, __VA_ARGS__)
@@ -506,6 +689,90 @@ static void llog__dso_fini_tu(void)
 #endif
 #ifndef LOG_FATAL
 #define LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+#endif
+#ifndef LOG_FIRST_N
+#define LOG_FIRST_N(level, n, ...) LLOG_LOG_FIRST_N(level, n, __VA_ARGS__)
+#endif
+#ifndef LOG_EVERY_N
+#define LOG_EVERY_N(level, n, ...) LLOG_LOG_EVERY_N(level, n, __VA_ARGS__)
+#endif
+#ifndef LOG_EVERY_MS
+#define LOG_EVERY_MS(level, ms, ...) LLOG_LOG_EVERY_MS(level, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_N_PER_MS
+#define LOG_N_PER_MS(level, n, ms, ...) LLOG_LOG_N_PER_MS(level, n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_FIRST_N
+#define LOG_TRACE_FIRST_N(n, ...) LLOG_LOG_TRACE_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_EVERY_N
+#define LOG_TRACE_EVERY_N(n, ...) LLOG_LOG_TRACE_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_EVERY_MS
+#define LOG_TRACE_EVERY_MS(ms, ...) LLOG_LOG_TRACE_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_N_PER_MS
+#define LOG_TRACE_N_PER_MS(n, ms, ...) LLOG_LOG_TRACE_N_PER_MS(n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_FIRST_N
+#define LOG_DEBUG_FIRST_N(n, ...) LLOG_LOG_DEBUG_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_EVERY_N
+#define LOG_DEBUG_EVERY_N(n, ...) LLOG_LOG_DEBUG_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_EVERY_MS
+#define LOG_DEBUG_EVERY_MS(ms, ...) LLOG_LOG_DEBUG_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_N_PER_MS
+#define LOG_DEBUG_N_PER_MS(n, ms, ...) LLOG_LOG_DEBUG_N_PER_MS(n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_FIRST_N
+#define LOG_INFO_FIRST_N(n, ...) LLOG_LOG_INFO_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_EVERY_N
+#define LOG_INFO_EVERY_N(n, ...) LLOG_LOG_INFO_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_EVERY_MS
+#define LOG_INFO_EVERY_MS(ms, ...) LLOG_LOG_INFO_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_N_PER_MS
+#define LOG_INFO_N_PER_MS(n, ms, ...) LLOG_LOG_INFO_N_PER_MS(n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_FIRST_N
+#define LOG_WARN_FIRST_N(n, ...) LLOG_LOG_WARN_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_EVERY_N
+#define LOG_WARN_EVERY_N(n, ...) LLOG_LOG_WARN_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_EVERY_MS
+#define LOG_WARN_EVERY_MS(ms, ...) LLOG_LOG_WARN_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_N_PER_MS
+#define LOG_WARN_N_PER_MS(n, ms, ...) LLOG_LOG_WARN_N_PER_MS(n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_FIRST_N
+#define LOG_ERROR_FIRST_N(n, ...) LLOG_LOG_ERROR_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_EVERY_N
+#define LOG_ERROR_EVERY_N(n, ...) LLOG_LOG_ERROR_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_EVERY_MS
+#define LOG_ERROR_EVERY_MS(ms, ...) LLOG_LOG_ERROR_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_N_PER_MS
+#define LOG_ERROR_N_PER_MS(n, ms, ...) LLOG_LOG_ERROR_N_PER_MS(n, ms, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_FIRST_N
+#define LOG_FATAL_FIRST_N(n, ...) LLOG_LOG_FATAL_FIRST_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_EVERY_N
+#define LOG_FATAL_EVERY_N(n, ...) LLOG_LOG_FATAL_EVERY_N(n, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_EVERY_MS
+#define LOG_FATAL_EVERY_MS(ms, ...) LLOG_LOG_FATAL_EVERY_MS(ms, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_N_PER_MS
+#define LOG_FATAL_N_PER_MS(n, ms, ...) LLOG_LOG_FATAL_N_PER_MS(n, ms, __VA_ARGS__)
 #endif
 #endif /* LLOG_NO_SHORT_NAMES */
 

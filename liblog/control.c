@@ -26,6 +26,7 @@
 #include "crash.h"
 #include "flusher.h"
 #include "queue.h"
+#include "ratelimit.h"
 #include "sinkq.h"
 
 static pthread_mutex_t ctl_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
@@ -461,6 +462,9 @@ void llog__dso_fini(int *done)
 		if (*done)
 			return;
 		*done = 1;
+		/* The object's rate-limited sites leave the registry before
+		 * it is unmapped (ratelimit.h): done lies in the object. */
+		llog__rl_forget_object(done, llog__arena_thread_is_internal());
 	}
 	/* On the flusher (a sink callback) or a sink's thread: waiting here
 	 * for the flusher could wait for ever (llog.h says what is then not

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "crash.h"
 #include "flusher.h"
+#include "ratelimit.h"
 #include "render.h"
 #include "sched_points.h"
 #include "sink.h"
@@ -520,6 +521,17 @@ static void signal_barriers(struct llist_node *b)
 	}
 }
 
+/* A rate-limited site's shutdown line (ratelimit.h), after the final
+ * round's records. */
+static void rl_line(void *ctx, struct llog_entry *e)
+{
+	struct llog__flusher *f = ctx;
+
+	e->seq = ++f->seq;
+	e->ts_ns = out_ts(f, llog__clock_raw());
+	sink_write(f, e);
+}
+
 /* One round, F1..F5 (flusher.h). Returns whether it was the final one (the
  * list is then closed). */
 static int flusher_round(struct llog__flusher *f)
@@ -533,6 +545,8 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
+	if (stopping)
+		llog__rl_final(rl_line, f);
 	rd.notices += queue_notices(f);
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
 		sinks_commit(f, rd.barriers != NULL || stopping);    /* F5 */

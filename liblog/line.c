@@ -433,11 +433,26 @@ static void put_text_name(struct llog__buf *o, const char *s, size_t n)
 	}
 }
 
+/* " [N suppressed]" into suf (32 bytes) when the entry has a count and
+ * its appended fields may be read; returns its length (0: none). */
+static size_t suppressed_suffix(const struct llog_entry *e, const struct lopt *lo, char *suf)
+{
+	struct llog__buf b = LLOG__BUF(suf, 32);
+
+	if (!lo->full || e->suppressed == 0)
+		return 0;
+	llog__buf_put(&b, " [", 2);
+	llog__buf_num(&b, e->suppressed, 10);
+	llog__buf_put(&b, " suppressed]", 12);
+	return b.n;
+}
+
 static void format_text(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
 			const char *tail, size_t tl)
 {
 	const char *fname;
-	size_t flen;
+	size_t flen, sl;
+	char suf[32];
 
 	put_ts(o, e->ts_ns, lo);
 	llog__buf_putc(o, ' ');
@@ -465,13 +480,17 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 		put_text_escaped(o, fn, strlen(fn));
 		llog__buf_put(o, "() ", 3);
 	}
-	if (o->cap - o->n < tl)
+	/* A rate-limited site's count ends the line, after the message
+	 * (or its cut tail): " [N suppressed]" (llog.h). */
+	sl = suppressed_suffix(e, lo, suf);
+	if (o->cap - o->n < tl + sl)
 		return;
-	o->cap -= tl;
+	o->cap -= tl + sl;
 	put_text_escaped(o, e->msg, e->msg_len);
-	o->cap += tl;
+	o->cap += tl + sl;
 	if (o->cut)
 		llog__buf_put(o, tail, tl);
+	llog__buf_put(o, suf, sl);
 }
 
 static void format_json(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
@@ -499,6 +518,12 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const s
 	llog__buf_put(o, ",\"func\":", 8);
 	put_json_string(o, e->func != NULL ? e->func : "", e->func != NULL ? strlen(e->func) : 0,
 			"", 0);
+	if (lo->full && e->suppressed != 0) {
+		/* A rate-limited site's count (llog.h); before "msg", so a
+		 * cut message keeps it. */
+		llog__buf_put(o, ",\"suppressed\":", 14);
+		llog__buf_num(o, e->suppressed, 10);
+	}
 	llog__buf_put(o, ",\"msg\":", 7);
 	/* The closing brace must survive a cut message. */
 	if (o->cap > o->n + 1) {

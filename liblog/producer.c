@@ -25,6 +25,9 @@
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
  * consistent at every point such a handler can see in_log == 0. *
+ * llog__log_rl, a rate-limited site's emitted call (ratelimit.c), is
+ * llog__log with 8 more bytes after the payload for its count and, for
+ * the interval kinds, the limiter's decision time as the record's time.
  * llog_set_thread_name is here too: a NAME record takes the same reserve
  * and push as a LOG (arena.h, "Thread name").
  */
@@ -121,14 +124,14 @@ static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 /* An EAGER plan (wide strings, positional arguments...): rendered now. */
 static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_site *site,
 				       const struct llog__plan *plan, va_list ap, uint32_t budget,
-				       int *trunc)
+				       uint32_t extra, int *trunc)
 {
 	char text[4096];
 	struct llog__rec *r;
 	size_t n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
 				   site->fmt, plan, ap, trunc);
 
-	r = reserve(a, LLOG__REC_HDR + align8(n));
+	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
 	if (r == NULL)
 		return NULL;
 	memcpy(llog__rec_payload(r), text, n);
@@ -140,7 +143,8 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 /* Slow capture paths: EAGER plans, and the exact two-pass capture used
  * when the ring cannot take a record of the maximum size right now. */
 static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_site *site,
-				      const struct llog__plan *plan, va_list ap, int *trunc)
+				      const struct llog__plan *plan, va_list ap, uint32_t extra,
+				      int *trunc)
 {
 	uint32_t budget = record_bound(a);
 	uint32_t slen[LLOG__PLAN_MAX_ARGS];
@@ -149,14 +153,14 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	va_list ap2;
 
 	if (plan->flags & LLOG__PLAN_EAGER)
-		return capture_eager(a, site, plan, ap, budget, trunc);
+		return capture_eager(a, site, plan, ap, budget, extra, trunc);
 	va_copy(ap2, ap);
 	n = llog__capture_measure(plan, ap2, budget, slen, trunc);
 	va_end(ap2);
 	if (n == (size_t)-1) {
 		/* Even the fixed part exceeds the budget: the message
 		 * becomes the format text, marked truncated. */
-		r = reserve(a, LLOG__REC_HDR);
+		r = reserve(a, LLOG__REC_HDR + extra);
 		if (r == NULL)
 			return NULL;
 		r->kind = LLOG__K_TEXT;
@@ -164,7 +168,7 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 		*trunc = 1;
 		return r;
 	}
-	r = reserve(a, LLOG__REC_HDR + align8(n));
+	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
 	if (r == NULL)
 		return NULL;
 	llog__capture_write(plan, ap, slen, llog__rec_payload(r));
@@ -178,9 +182,11 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
  * one pass over the arguments: without strings the size is known from the
  * plan; with strings we reserve the maximum record, write, and give back
  * the unused end (the owner may, since nothing after it is reserved).
+ * `extra` bytes (0, or 8 for a rate-limited site's count) are reserved
+ * after the 8-aligned payload.
  */
 static inline struct llog__rec *capture(struct llog__arena *a, const struct llog_site *site,
-					const struct llog__plan *plan, va_list ap)
+					const struct llog__plan *plan, va_list ap, uint32_t extra)
 {
 	/* Relaxed: see config.h. A multiple of 8. Not clamped to the ring
 	 * here: a plan without strings needs at most 512 bytes, and the
@@ -192,22 +198,22 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
 	size_t n;
 
 	if (__builtin_expect((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > max, 0)) {
-		r = capture_slow(a, site, plan, ap, &trunc);
+		r = capture_slow(a, site, plan, ap, extra, &trunc);
 		if (r == NULL)
 			return NULL;
 		n = r->len;
 	} else if (!(plan->flags & LLOG__PLAN_HAS_STR)) {
-		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes));
+		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes) + extra);
 		if (r == NULL)
 			return NULL;
 		n = llog__capture_once(plan, ap, llog__rec_payload(r), plan->fixed_bytes, &trunc);
 		r->kind = LLOG__K_LOG;
-	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max)) != NULL) {
+	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max + extra)) != NULL) {
 		n = llog__capture_once(plan, ap, llog__rec_payload(r), max, &trunc);
 		llog__arena_shrink(a, r, max - align8(n));
 		r->kind = LLOG__K_LOG;
 	} else {
-		r = capture_slow(a, site, plan, ap, &trunc);
+		r = capture_slow(a, site, plan, ap, extra, &trunc);
 		if (r == NULL)
 			return NULL;
 		n = r->len;
@@ -281,7 +287,15 @@ int llog_thread_prepare(void)
 	return llog__arena_get() != NULL ? 0 : -ENOMEM;
 }
 
-void llog__log(struct llog_site *site, const char *fmt, ...)
+/*
+ * The body of llog__log and llog__log_rl; rl is NULL (constant: compiled
+ * out of llog__log) or the rate limiter's pass (ratelimit.c): its count
+ * rides after the payload (LLOG__REC_SUPPRESSED) and, for the interval
+ * kinds, its decision time is the record's time, so the records' times
+ * are the times the limiter compared.
+ */
+static inline __attribute__((always_inline)) void
+log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 {
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
@@ -289,28 +303,24 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve, carried;
-	va_list ap;
+	int pushed;
 
-	(void)fmt; /* the site holds the same literal */
 	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
 	 * the macro compiles such a constant out; a site made at run time,
 	 * as C++ does for a static with a variable level, reaches here):
 	 * never logged, never counted, never fatal (llog.h). */
 	if (__builtin_expect((unsigned)site->level > LLOG_FATAL, 0))
 		return;
-	va_start(ap, fmt);
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
 	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
 	    (first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
-		va_end(ap);
 		if (site->level >= LLOG_FATAL)
 			fatal_abort(NULL);
 		return;
 	}
 	a = llog__arena_get();                                         /* 2 */
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
-		va_end(ap);
 		not_logged(site, a);
 		return;
 	}
@@ -320,13 +330,23 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	 * stores (a handler's record could then be overwritten). */
 	signal_fence();
 	old_reserve = a->reserve;
-	r = capture(a, site, plan, ap);                                /* 3, 4 */
-	va_end(ap);
+	r = capture(a, site, plan, ap, rl != NULL ? 8u : 0u);          /* 3, 4 */
+	if (rl != NULL && r != NULL) {
+		memcpy((char *)llog__rec_payload(r) + align8(r->len), &rl->suppressed,
+		       sizeof(rl->suppressed));
+		r->flags |= LLOG__REC_SUPPRESSED;
+	}
 	if (__builtin_expect(r == NULL, 0)) {
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
 		llog__count_dropped();
-	} else if (carried = r->dropped,                               /* 5 */
-		   __builtin_expect(llog__push_from(r, first) == 0, 1)) {
+		goto out;
+	}
+	carried = r->dropped;                                          /* 5 */
+	if (rl != NULL && rl->ts != 0)
+		pushed = llog__push_from_at(r, first, rl->ts);
+	else
+		pushed = llog__push_from(r, first);
+	if (__builtin_expect(pushed == 0, 1)) {
 		/* Only what the record carries: a handler's drop counted
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
@@ -338,10 +358,29 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	} else {
 		closed_after_capture(a, r, old_reserve);
 	}
+out:
 	if (__builtin_expect(site->level >= LLOG_FATAL, 0))
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;
+}
+
+void llog__log(struct llog_site *site, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt); /* fmt: the site holds the same literal */
+	log_ap(site, ap, NULL);
+	va_end(ap);
+}
+
+void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_ap(site, ap, rl);
+	va_end(ap);
 }
 
 /*

@@ -49,6 +49,9 @@ enum llog__kind {
 };
 
 #define LLOG__REC_TRUNCATED 0x01u
+/* A rate-limited site's record: a uint64_t count of the site's suppressed
+ * calls follows the payload, at offset align8(len) (producer.c). */
+#define LLOG__REC_SUPPRESSED 0x02u
 
 struct llog__arena;
 
@@ -102,6 +105,21 @@ static inline int llog__push_from(struct llog__rec *r, struct llist_node *first)
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return -1;
 		r->ts = llog__clock_raw();
+		/* Release CAS (llist.h): publishes the header and payload. */
+		if (__builtin_expect(llist_try_add(&r->node, &llog__q.head, &first), 1))
+			return 0;
+	}
+}
+
+/* llog__push_from with a time taken by the caller (a rate-limited site's
+ * decision, ratelimit.c): it may be older than the record it is pushed
+ * on; the flusher clamps output times (out_ts). */
+static inline int llog__push_from_at(struct llog__rec *r, struct llist_node *first, uint64_t ts)
+{
+	r->ts = ts;
+	for (;;) {
+		if (__builtin_expect(first == LLOG__CLOSED, 0))
+			return -1;
 		/* Release CAS (llist.h): publishes the header and payload. */
 		if (__builtin_expect(llist_try_add(&r->node, &llog__q.head, &first), 1))
 			return 0;

@@ -26,6 +26,7 @@ static void site_fields(const struct llog_site *site, struct llog_entry *e)
 	e->line = site->line;
 	e->file = site->file;
 	e->func = site->func;
+	e->suppressed = 0;
 }
 
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
@@ -56,6 +57,13 @@ void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
 	e->thread_name_len = strlen(e->thread_name);
 	e->msg = buf;
 	e->msg_len = finish(buf, n, trunc);
+	if (__builtin_expect(r->flags & LLOG__REC_SUPPRESSED, 0)) {
+		/* The count rides after the payload (producer.c, rate
+		 * limits); counted here, on the flusher, off the hot path. */
+		memcpy(&e->suppressed, (const char *)llog__rec_payload(r) +
+				       ((r->len + 7u) & ~7u), sizeof(e->suppressed));
+		llog__count(suppressed, e->suppressed);
+	}
 }
 
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
@@ -86,6 +94,7 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	e->thread_name_len = 0;
 	e->file = __FILE__;
 	e->func = "drop_notice";
+	e->suppressed = 0;
 	e->line = __LINE__;
 	e->msg = note;
 	e->msg_len = b.n;

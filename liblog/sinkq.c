@@ -48,6 +48,7 @@ struct item {
 	uint32_t pad_;
 	uint64_t seq, tid, msg_len, epoch;
 	int64_t ts_ns;
+	uint64_t suppressed; /* the entry's (rate limits) */
 	char tname[16]; /* the entry's thread name (at most 15 bytes), NUL-ended */
 };
 
@@ -226,6 +227,7 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->msg_len = it->msg_len;
 	e->thread_name = it->tname;
 	e->thread_name_len = strlen(it->tname);
+	e->suppressed = it->suppressed;
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
@@ -476,6 +478,7 @@ static void write_entry(struct item *it, uint64_t size,
 	it->ts_ns = e->ts_ns;
 	it->msg_len = e->msg_len;
 	it->epoch = 0;
+	it->suppressed = e->suppressed;
 	{
 		size_t tn = e->thread_name != NULL ? strnlen(e->thread_name, e->thread_name_len) : 0;
 

@@ -20,6 +20,7 @@ void llog_get_stats(struct llog_stats *out)
 	out->sink_lost = llog__load_relaxed(&llog__stats.sink_lost);
 	out->repaired = llog__load_relaxed(&llog__stats.repaired);
 	out->queue_dropped = llog__load_relaxed(&llog__stats.queue_dropped);
+	out->suppressed = llog__load_relaxed(&llog__stats.suppressed);
 }
 
 void llog__count_sink_lost(uint64_t records)

@@ -22,7 +22,8 @@
 struct llog__stats {
 	alignas(64) _Atomic uint64_t logged;
 	_Atomic uint64_t written, dropped, truncated, batches,
-		bytes_written, write_errors, blocked, sink_lost, repaired, queue_dropped;
+		bytes_written, write_errors, blocked, sink_lost, repaired, queue_dropped,
+		suppressed;
 };
 
 extern struct llog__stats llog__stats LLOG__HIDDEN;

@@ -167,6 +167,47 @@ static void test_dlclose_with_records_queued(void **state)
 	run_child(unload_child);
 }
 
+/* ---- a rate-limited site of the library ------------------------------------ */
+
+/* The library's site joined the registry of rate-limited sites, which
+ * llog_shutdown walks for its shutdown lines: dlclose must take it out
+ * (walked after the unmapping, it kills the child). Its unreported count
+ * goes with it: no shutdown line. */
+static int limited_child(void)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.flush_interval_ms = 10};
+	void (*limited)(int n);
+	size_t recs = 0;
+	void *h;
+
+	if (memsink_start(m, &cfg) != 0)
+		return 83;
+	h = lib_open(&dso_log);
+	limited = (void (*)(int))(uintptr_t)dlsym(h, "dso_log_limited");
+	if (limited == NULL)
+		return 82;
+	limited(105);
+	if (dlclose(h) != 0)
+		return 85;
+	if (lib_mapped())
+		return 86;
+	llog_shutdown();
+	for (size_t k = 0; k < m->n; k++) {
+		if (strncmp(m->e[k].msg, "dso limited", 11) == 0)
+			recs++;
+		else if (strstr(m->e[k].msg, "suppressed by the rate limit") != NULL)
+			return 89;
+	}
+	return recs == 11 ? 0 : 90;
+}
+
+static void test_dlclose_rate_limited_site(void **state)
+{
+	(void)state;
+	run_child(limited_child);
+}
+
 /* ---- dlclose from a sink callback: no deadlock ----------------------------- */
 
 static void *hook_handle;
@@ -243,6 +284,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dlclose_with_records_queued),
+		cmocka_unit_test(test_dlclose_rate_limited_site),
 		cmocka_unit_test(test_dlclose_in_sink_callback),
 		cmocka_unit_test(test_dlclose_not_running),
 	};

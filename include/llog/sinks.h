@@ -65,6 +65,15 @@ struct llog_entry {
 	 * llog_format_entry_opts may leave it NULL (read as ""). */
 	const char *thread_name;
 	size_t thread_name_len;
+	/* Appended in 0.x. Calls of this record's rate-limited call site
+	 * (LOG_EVERY_N and friends, llog.h) suppressed since the site's
+	 * previous record, 0 for every other record. A site's last count,
+	 * not followed by a record, comes at llog_shutdown() in an entry
+	 * of its own (file, line, function and level of the site; message
+	 * "llog: records suppressed by the rate limit since the last
+	 * record"). An entry built by a caller for llog_format_entry_opts
+	 * must set it (0: nothing shown). */
+	uint64_t suppressed;
 };
 
 /* ---- line options ---------------------------------------------------------- */
@@ -589,6 +598,8 @@ struct llog_journald_options {
  *   LLOG_TIMESTAMP_NS  the record's own time, ns since 1970 UTC (journald
  *                      stamps its entries with the time it received them:
  *                      __REALTIME_TIMESTAMP; this is when LOG was called)
+ *   LLOG_SUPPRESSED    calls of a rate-limited site suppressed since its
+ *                      previous record (llog_entry.suppressed), when not 0
  * plus options.fields. An entry too large for one datagram goes through a
  * sealed memfd passed over the socket.
  *
@@ -801,7 +812,11 @@ LLOG_EXPORT size_t llog_format_entry(const struct llog_entry *e, enum llog_forma
 /*
  * llog_format_entry with line options (NULL: the default line), reading
  * the whole struct llog_entry (thread_name NULL counts as ""). JSON then
- * has "thread_name" after "thread". Thread-safe, does not allocate;
+ * has "thread_name" after "thread". A nonzero suppressed (rate limits,
+ * llog.h) ends a text line with " [N suppressed]" (after the message or
+ * its truncation marker) and puts "suppressed":N before "msg" in JSON;
+ * the console and file sinks write their lines with it. Thread-safe,
+ * does not allocate;
  * LLOG_LINE_LOCAL_TIME calls localtime_r (once per second of timestamps
  * per thread: cached).
  */

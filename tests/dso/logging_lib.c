@@ -16,6 +16,16 @@ void dso_log(int t, int n)
 		LOG_INFO("dso rec t=%d i=%d from %s", t, i, "the library");
 }
 
+void dso_log_limited(int n);
+
+/* n calls through one rate-limited site: 1 record in 10, the site joins
+ * llog's registry of rate-limited sites at its second call. */
+void dso_log_limited(int n)
+{
+	for (int i = 0; i < n; i++)
+		LOG_INFO_EVERY_N(10, "dso limited i=%d", i);
+}
+
 /* A destructor of the library's own (default priority) that logs: llog's
  * (priority 101) runs after it, so this record is covered too. */
 __attribute__((destructor)) static void dso_bye(void)
