@@ -416,15 +416,23 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * LLOG_TRACE..LLOG_FATAL: see enum llog_level), the arguments are not
  * evaluated and nothing is logged.
  */
+/* Whether a call at `level` is made at all (the level check every LOG form
+ * shares): compiled in, a record's level, enabled now. Relaxed: a level
+ * change is seen by the next calls, nothing is ordered by it. */
+#define LLOG__ENABLED(level)                                                  \
+	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
+	 (int)(level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
+
+/* The call site, a static of the calling function (its plan is parsed at
+ * its first call). */
+#define LLOG__SITE(level, ...)                                                \
+	static struct llog_site llog__site_ = {LLOG__FMT(__VA_ARGS__, 0), __FILE__, \
+					       __func__, __LINE__, (level), 0, {0}}
+
 #define LLOG_LOG(level, ...)                                                  \
 	do {                                                                  \
-		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
-		    (unsigned)(level) <= (unsigned)LLOG_FATAL &&              \
-		    (int)(level) >= __atomic_load_n(&llog__min_level,         \
-						    __ATOMIC_RELAXED)) {      \
-			static struct llog_site llog__site_ = {               \
-				LLOG__FMT(__VA_ARGS__, 0), __FILE__,          \
-				__func__, __LINE__, (level), 0, {0}};         \
+		if (LLOG__ENABLED(level)) {                                   \
+			LLOG__SITE(level, __VA_ARGS__);                       \
 			llog__log(&llog__site_, __VA_ARGS__);                 \
 		}                                                             \
 	} while (0)
@@ -543,13 +551,8 @@ static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *si
 
 #define LLOG__LOG_RL(kind, n, ms, level, ...)                                 \
 	do {                                                                  \
-		if ((level) >= LLOG_ACTIVE_LEVEL &&                           \
-		    (unsigned)(level) <= (unsigned)LLOG_FATAL &&              \
-		    (int)(level) >= __atomic_load_n(&llog__min_level,         \
-						    __ATOMIC_RELAXED)) {      \
-			static struct llog_site llog__site_ = {               \
-				LLOG__FMT(__VA_ARGS__, 0), __FILE__,          \
-				__func__, __LINE__, (level), 0, {0}};         \
+		if (LLOG__ENABLED(level)) {                                   \
+			LLOG__SITE(level, __VA_ARGS__);                       \
 			static struct llog_ratelimit llog__rl_;               \
 			struct llog__rl_pass llog__p_;                        \
 			if ((kind) <= LLOG__RL_EVERY_N                        \

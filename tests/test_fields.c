@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "filetest.h"
 #include "llog.h"
 #include "llog/sinks.h"
 
@@ -181,28 +182,6 @@ static void check_json(const char *text, int k)
 		l = nl + 1;
 	}
 	assert_int_equal(next, N);
-}
-
-static char *run_output(const char *cmd, size_t *len)
-{
-	FILE *p = popen(cmd, "r");
-	size_t cap = 1 << 20, n = 0, r;
-	char *b = malloc(cap);
-
-	assert_non_null(p);
-	assert_non_null(b);
-	while ((r = fread(b + n, 1, cap - n - 1, p)) > 0) {
-		n += r;
-		if (n + 1 == cap) {
-			cap *= 2;
-			b = realloc(b, cap);
-			assert_non_null(b);
-		}
-	}
-	b[n] = '\0';
-	assert_int_equal(pclose(p), 0);
-	*len = n;
-	return b;
 }
 
 static long count_lines(const char *s)

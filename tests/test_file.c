@@ -30,31 +30,12 @@
 #include <cmocka.h>
 #include <zstd.h>
 
+#include "filetest.h"
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
 
 /* ---- helpers -------------------------------------------------------------- */
-
-struct tdir {
-	char dir[64];
-	char path[128]; /* dir/app.log.zst */
-};
-
-static void tdir_make(struct tdir *t, const char *name)
-{
-	strcpy(t->dir, "/tmp/llog_file_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
 
 static struct llog_stats stats_now(void)
 {
@@ -227,30 +208,6 @@ static long check_tag(const char *text, char tag, long first)
 	}
 	return next - first;
 }
-
-/* Output of a shell command (popen), NUL-terminated. */
-static char *run_output(const char *cmd, size_t *len)
-{
-	FILE *f = popen(cmd, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, k;
-
-	assert_non_null(f);
-	do {
-		if (n + 65536 + 1 > cap) {
-			cap = (n + 65536 + 1) * 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		k = fread(buf + n, 1, 65536, f);
-		n += k;
-	} while (k > 0);
-	buf[n] = '\0';
-	assert_int_equal(pclose(f), 0);
-	*len = n;
-	return buf;
-}
-
 static int zstd_test_ok(const char *path)
 {
 	char cmd[256];

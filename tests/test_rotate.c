@@ -46,6 +46,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
+#include "filetest.h"
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
@@ -53,26 +54,6 @@
 extern char **environ;
 
 /* ---- helpers -------------------------------------------------------------- */
-
-struct tdir {
-	char dir[64];
-	char path[160];
-};
-
-static void tdir_make(struct tdir *t, const char *name)
-{
-	strcpy(t->dir, "/tmp/llog_rot_XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
-}
-
-static void tdir_remove(struct tdir *t)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
-}
 
 static int start(const struct llog_file_options *o)
 {
@@ -111,27 +92,6 @@ static char *read_file(const char *path, size_t *n)
 	buf[st.st_size] = '\0';
 	close(fd);
 	*n = (size_t)st.st_size;
-	return buf;
-}
-
-static char *run_output(const char *cmd)
-{
-	FILE *f = popen(cmd, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, k;
-
-	assert_non_null(f);
-	do {
-		if (n + 65536 + 1 > cap) {
-			cap = (n + 65536 + 1) * 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		k = fread(buf + n, 1, 65536, f);
-		n += k;
-	} while (k > 0);
-	buf[n] = '\0';
-	assert_int_equal(pclose(f), 0);
 	return buf;
 }
 
@@ -329,7 +289,7 @@ static void test_logrotate_create(void **state)
 		else
 			snprintf(f, sizeof(f), "%s.%d", t.path, k);
 		snprintf(one, sizeof(one), "'%s' '%s'", getenv("LLOGCAT"), f);
-		out = run_output(one);
+		out = run_output(one, NULL);
 		records_of(out, &fv, &fn, &fcap);
 		print_message("%s: %zu records\n", f, fn);
 		assert_true(fn > 0);
@@ -339,7 +299,7 @@ static void test_logrotate_create(void **state)
 	}
 	snprintf(one, sizeof(one), "%s.%d", t.path, runs + 1);
 	assert_false(exists(one));
-	char *all = run_output(cmd);
+	char *all = run_output(cmd, NULL);
 
 	records_of(all, &v, &n, &cap);
 	free(all);
@@ -464,7 +424,7 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 					 (uint32_t)magic[2] << 16 | (uint32_t)magic[3] << 24,
 				 LLOG_META_MAGIC);
 		snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", getenv("LLOGCAT"), t.path, copy);
-		text = run_output(cmd);
+		text = run_output(cmd, NULL);
 	}
 	records_of(text, &v, &n, &cap);
 	free(text);
