@@ -25,6 +25,7 @@
 #include "control.h"
 #include "crash.h"
 #include "flusher.h"
+#include "fmt_cache.h"
 #include "queue.h"
 #include "ratelimit.h"
 #include "sinkq.h"
@@ -469,14 +470,19 @@ void llog__dso_fini(int *done)
 	/* On the flusher (a sink callback) or a sink's thread: waiting here
 	 * for the flusher could wait for ever (llog.h says what is then not
 	 * protected). */
-	if (llog__arena_thread_is_internal())
-		return;
-	b.rec.flags = LLOG__BARRIER_RENDERED;
-	/* Closed (not running, at exit after llog_shutdown, a shutdown in
-	 * progress, a fork child before its restart): only wait for a
-	 * shutdown in progress, whose final round renders what it took. */
-	if (llog__barrier_run(&b, NULL, -1) < 0)
-		llog__control_wait_shutdown();
+	if (!llog__arena_thread_is_internal()) {
+		b.rec.flags = LLOG__BARRIER_RENDERED;
+		/* Closed (not running, at exit after llog_shutdown, a
+		 * shutdown in progress, a fork child before its restart):
+		 * only wait for a shutdown in progress, whose final round
+		 * renders what it took. */
+		if (llog__barrier_run(&b, NULL, -1) < 0)
+			llog__control_wait_shutdown();
+	}
+	/* The flusher's compiled formats point into the object's formats:
+	 * dropped once its records are rendered, before it is unmapped
+	 * (fmt_cache.h). */
+	llog__fmt_cache_invalidate();
 }
 
 void llog_shutdown(void)

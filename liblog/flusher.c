@@ -39,6 +39,7 @@ struct llog__flusher {
 	char *msgbuf;
 	size_t msgcap;
 	struct llog__plan tmp_plan;
+	struct llog__fmt_cache *fmt_cache; /* write_record's (NULL: none) */
 	/*
 	 * Where the round stands, for llog__crash_drain_self when the flusher
 	 * itself crashes. Written by the flusher only and read only by the
@@ -272,9 +273,10 @@ static void notice_entry(struct llog__flusher *f, const struct llog__rec *r, uin
 
 /* r rendered as an entry of the output sequence, in buf (msgcap bytes). */
 static void record_entry(struct llog__flusher *f, const struct llog__rec *r, char *buf,
-			 struct llog__plan *tmp, struct llog_entry *e)
+			 struct llog__plan *tmp, struct llog__fmt_cache *cache,
+			 struct llog_entry *e)
 {
-	llog__render_record(r, buf, f->msgcap, tmp, e);
+	llog__render_record_cached(r, buf, f->msgcap, tmp, cache, e);
 	e->seq = ++f->seq;
 	e->ts_ns = out_ts(f, r->ts);
 }
@@ -298,7 +300,7 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 	struct llog_entry e;
 
 	f->crash_rendering = 1;
-	record_entry(f, r, f->msgbuf, &f->tmp_plan, &e);
+	record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
 	f->crash_rendering = 0;
 	f->crash_rest = next;
 	sink_write(f, &e);
@@ -672,6 +674,7 @@ struct llog__flusher *llog__flusher_new(void)
 	f->msgbuf = malloc(f->msgcap);
 	f->crash_msg = malloc(f->msgcap);
 	f->altstack = llog__altstack_new();
+	f->fmt_cache = llog__fmt_cache_new(); /* NULL: rendered without */
 	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL) {
 		llog__flusher_free(f);
 		return NULL;
@@ -683,6 +686,7 @@ void llog__flusher_free(struct llog__flusher *f)
 {
 	free(f->msgbuf);
 	free(f->crash_msg);
+	llog__fmt_cache_free(f->fmt_cache);
 	llog__altstack_delete(f->altstack);
 	free(f);
 }
@@ -922,7 +926,7 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			llog__arena_apply_name(r);
 			continue;
 		}
-		record_entry(f, r, f->crash_msg, &tmp, &e);
+		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no malloc */
 		took = crash_hand(f, 0, &e, at);
 		if (r == pushed)
 			d->pushed_took = took;
@@ -993,7 +997,7 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	crash_chain(f, llog__queue_close(), at, &d);
 	if (rec != NULL) {
 		rec->ts = llog__clock_raw();
-		record_entry(f, rec, f->crash_msg, &f->tmp_plan, &e);
+		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no malloc */
 		took = crash_hand(f, 0, &e, at);
 		d.n++;
 	}

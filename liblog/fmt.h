@@ -22,9 +22,18 @@
  * than LLOG__PLAN_MAX_ARGS, an unknown conversion) are marked EAGER: the
  * producer renders them at the call with llog__format_va().
  *
- * Nothing here allocates, locks, or makes a system call; all functions are
- * reentrant and async-signal-safe except where they call snprintf (floating
- * point and %p rendering, eager wide conversions).
+ * A format may also be compiled once (llog__fmt_compile: the literal
+ * segments and the parsed conversion specifications, in order), so that
+ * rendering does not parse it again for every record:
+ *
+ *   render_prog(compile(fmt), plan, args) == render(fmt, plan, args)
+ *
+ * The flusher keeps compiled formats per call site (fmt_cache.h).
+ *
+ * Nothing here locks or makes a system call, and nothing allocates but
+ * llog__fmt_compile (malloc); all functions are reentrant and
+ * async-signal-safe except where they call snprintf (floating point and %p
+ * rendering, eager wide conversions) and llog__fmt_compile.
  */
 #ifndef LLOG_FMT_H
 #define LLOG_FMT_H
@@ -98,6 +107,24 @@ void llog__capture_write(const struct llog__plan *plan, va_list ap,
 size_t llog__render(char *out, size_t cap, const char *fmt,
 		    const struct llog__plan *plan, const void *args,
 		    int *truncated);
+
+/* A compiled format (opaque): fmt_render.c. */
+struct llog__fmt_prog;
+
+/*
+ * Compiles fmt for llog__render_prog. Returns a malloc'd program (release
+ * it with free()), or NULL when out of memory. The program points into fmt:
+ * it is valid as long as fmt's bytes are (for a LOG site: until its object
+ * is unloaded). Not async-signal-safe (malloc).
+ */
+struct llog__fmt_prog *llog__fmt_compile(const char *fmt);
+
+/*
+ * Renders exactly as llog__render(out, cap, fmt, plan, args, truncated)
+ * does, where prog is llog__fmt_compile(fmt) (same contract, same bytes).
+ */
+size_t llog__render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
+			 const struct llog__plan *plan, const void *args, int *truncated);
 
 /*
  * Renders fmt with a live va_list at once (the EAGER path, and the

@@ -20,14 +20,18 @@
  * and Z is z; ll and L both select long double for floating conversions and
  * long long for integers; %c/%s pad with spaces even with the '0' flag.
  *
- * Nothing here allocates or locks; render and capture never call snprintf
- * for integers, characters or strings.
+ * A compiled format (llog__fmt_compile) is the walk of run() done once:
+ * render_prog makes the same conversions in the same order from it.
+ *
+ * Nothing here locks, and nothing allocates but llog__fmt_compile; render
+ * and capture never call snprintf for integers, characters or strings.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* GNU extension used on purpose: strchrnul */
 #endif
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -568,6 +572,110 @@ static void run(struct llog__buf *o, const char *fmt, struct src *s)
 		if (!convert(o, &sp, s))
 			return;
 	}
+}
+
+/* ---- compiled formats ------------------------------------------------------ */
+
+/*
+ * A compiled format is run()'s walk of the format done once: op k is the
+ * k-th turn of run()'s loop, the literal text it copies and what ends the
+ * turn. Rendering from it makes the same calls as run() in the same order
+ * (the cut check before each turn included), so its output is run()'s,
+ * byte for byte; only strchrnul and llog__fmt_parse_spec are not repeated.
+ */
+enum {
+	OP_END,  /* the format (or a conversion cut short by it) ends here */
+	OP_PCT,  /* "%%" */
+	OP_CONV, /* a conversion, sp */
+	OP_TEXT, /* a positional conversion: the rest of the format as text */
+};
+
+struct rop {
+	const char *lit; /* literal text before the '%', lit_len bytes */
+	size_t lit_len;
+	unsigned op;     /* OP_* */
+	struct spec sp;  /* OP_CONV; for OP_TEXT, sp.start is the '%' */
+};
+
+struct llog__fmt_prog {
+	unsigned n;
+	struct rop op[];
+};
+
+struct llog__fmt_prog *llog__fmt_compile(const char *fmt)
+{
+	struct llog__fmt_prog *prog;
+	const char *p = fmt;
+	size_t nops = 1;
+
+	while (*(p = strchrnul(p, '%')) != '\0') {
+		nops++;
+		p += p[1] == '%' ? 2 : 1;
+	}
+	prog = malloc(sizeof(*prog) + nops * sizeof(prog->op[0]));
+	if (prog == NULL)
+		return NULL;
+	prog->n = 0;
+	for (p = fmt;;) {
+		const char *q = strchrnul(p, '%');
+		struct rop *op = &prog->op[prog->n++];
+
+		op->lit = p;
+		op->lit_len = (size_t)(q - p);
+		op->op = OP_END;
+		if (*q == '\0')
+			break;
+		if (q[1] == '%') {
+			op->op = OP_PCT;
+			p = q + 2;
+			continue;
+		}
+		p = llog__fmt_parse_spec(q + 1, &op->sp);
+		if (p == NULL)
+			break; /* format ends inside a conversion */
+		if (op->sp.positional) {
+			op->op = OP_TEXT;
+			op->sp.start = q;
+			break;
+		}
+		op->op = OP_CONV;
+	}
+	return prog;
+}
+
+/* run() from a compiled format. */
+static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	for (const struct rop *op = prog->op; !o->cut; op++) {
+		llog__buf_put(o, op->lit, op->lit_len);
+		switch (op->op) {
+		case OP_END:
+			return;
+		case OP_PCT:
+			llog__buf_put(o, "%", 1);
+			break;
+		case OP_TEXT:
+			/* not supported: the rest of the format, as text */
+			llog__buf_put(o, op->sp.start, strlen(op->sp.start));
+			return;
+		default:
+			if (!convert(o, &op->sp, s))
+				return;
+			break;
+		}
+	}
+}
+
+size_t llog__render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
+			 const struct llog__plan *plan, const void *args, int *truncated)
+{
+	struct llog__buf o = LLOG__BUF(out, cap);
+	struct src s = { args, plan->type, 0, plan->nargs, NULL };
+
+	run_prog(&o, prog, &s);
+	if (o.cut)
+		*truncated = 1;
+	return o.n;
 }
 
 size_t llog__render(char *out, size_t cap, const char *fmt,

@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "buf.h"
+#include "fmt_cache.h"
 #include "render.h"
 #include "site.h"
 #include "stats.h"
@@ -32,6 +33,13 @@ static void site_fields(const struct llog_site *site, struct llog_entry *e)
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
 			 struct llog__plan *tmp, struct llog_entry *e)
 {
+	llog__render_record_cached(r, buf, cap, tmp, NULL, e);
+}
+
+void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap,
+				struct llog__plan *tmp, struct llog__fmt_cache *cache,
+				struct llog_entry *e)
+{
 	const struct llog_site *site = r->site;
 	int trunc = (r->flags & LLOG__REC_TRUNCATED) != 0;
 	size_t room = cap - LLOG__MARKER_LEN, n;
@@ -46,8 +54,13 @@ void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
 			memcpy(buf, site->fmt, n);
 		}
 	} else {
-		n = llog__render(buf, room, site->fmt, llog__site_plan_peek(site, tmp),
-				 llog__rec_payload(r), &trunc);
+		const struct llog__fmt_prog *prog = llog__fmt_cache_get(cache, site);
+		const struct llog__plan *plan = llog__site_plan_peek(site, tmp);
+
+		if (prog != NULL)
+			n = llog__render_prog(buf, room, prog, plan, llog__rec_payload(r), &trunc);
+		else
+			n = llog__render(buf, room, site->fmt, plan, llog__rec_payload(r), &trunc);
 	}
 	site_fields(site, e);
 	e->tid = r->arena->tid;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "fmt.h"
+#include "fmt_cache.h"
 #include "llog/sinks.h"
 #include "queue.h"
 
@@ -35,6 +36,12 @@
  */
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
 			 struct llog__plan *tmp, struct llog_entry *e);
+
+/* The same, with the site's compiled format from cache (fmt_cache.h;
+ * NULL: none), the flusher's rounds only: the output is the same. */
+void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap,
+				struct llog__plan *tmp, struct llog__fmt_cache *cache,
+				struct llog_entry *e);
 
 /* The same for a call rendered at once from its va_list (no record). */
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,

@@ -91,9 +91,36 @@ static void check_prefix(const char *what, const char *fmt, size_t n,
 		fail_case(what, fmt, expect, n, got, len);
 }
 
+static char got2[BIG];
+
 /*
- * Capture + render and format_va versus the expected output: given, or
- * else vsnprintf's.
+ * llog__render into out[0..cap), and the same from the compiled format
+ * (llog__render_prog) into got2: the two must agree byte for byte, in
+ * length and in *trunc, and write nothing at or past cap.
+ */
+static size_t render_both(char *out, size_t cap, const char *fmt, const struct llog__plan *plan,
+			  const void *args, int *trunc)
+{
+	struct llog__fmt_prog *prog = llog__fmt_compile(fmt);
+	int t1 = *trunc, t2 = *trunc;
+	size_t n1, n2;
+
+	assert_non_null(prog);
+	assert_true(cap < sizeof(got2));
+	memset(got2, 'Y', cap + 1);
+	n1 = llog__render(out, cap, fmt, plan, args, &t1);
+	n2 = llog__render_prog(got2, cap, prog, plan, args, &t2);
+	free(prog);
+	if (n1 != n2 || t1 != t2 || (out != NULL && memcmp(out, got2, n1) != 0) ||
+	    got2[cap] != 'Y')
+		fail_case("render_prog", fmt, out, n1, got2, n2);
+	*trunc = t1;
+	return n1;
+}
+
+/*
+ * Capture + render (from the format and compiled) and format_va versus the
+ * expected output: given, or else vsnprintf's.
  */
 static void vcheck(const char *given, const char *fmt, va_list ap)
 {
@@ -130,13 +157,13 @@ static void vcheck(const char *given, const char *fmt, va_list ap)
 		for (size_t i = need; i < need + 64; i++)
 			assert_int_equal((unsigned char)capbuf[i], 0xa5);
 
-		len = llog__render(got, sizeof(got), fmt, &plan, capbuf, &trunc);
+		len = render_both(got, sizeof(got) - 1, fmt, &plan, capbuf, &trunc);
 		if (trunc || len != (size_t)n || memcmp(got, expect, len) != 0)
 			fail_case("render", fmt, expect, (size_t)n, got, len);
 
 		cap = (size_t)n / 2;
 		got[cap] = 'Z';
-		len = llog__render(got, cap, fmt, &plan, capbuf, &trunc);
+		len = render_both(got, cap, fmt, &plan, capbuf, &trunc);
 		if (n > 0)
 			check_prefix("render/2", fmt, (size_t)n, len, trunc,
 				     cap);
@@ -592,7 +619,7 @@ static void truncations(const char *fmt, ...)
 	for (size_t cap = 0; cap <= (size_t)n + 1; cap++) {
 		memset(out, 'Z', sizeof(out));
 		trunc = 0;
-		len = llog__render(out, cap, fmt, &plan, capbuf, &trunc);
+		len = render_both(out, cap, fmt, &plan, capbuf, &trunc);
 		assert_int_equal(len, cap < (size_t)n ? cap : (size_t)n);
 		assert_int_equal(trunc, cap < (size_t)n);
 		assert_memory_equal(out, expect, len);
@@ -628,6 +655,9 @@ static void test_truncation_small_cap(void **state)
 		llog__plan_parse("x", &plan);
 		assert_int_equal(llog__render(NULL, 0, "x", &plan, "", &trunc),
 				 0);
+		assert_int_equal(trunc, 1);
+		trunc = 0;
+		assert_int_equal(render_both(NULL, 0, "x", &plan, "", &trunc), 0);
 		assert_int_equal(trunc, 1);
 	}
 }
@@ -849,6 +879,41 @@ static void test_fixed_point_exact(void **state)
 	check("%.9f|%.1f|%.3f", 5e-324, 1e15 + 0.3, 9007199254740993.0);
 }
 
+/*
+ * The formats whose walk ends early (a format that ends inside a
+ * conversion, a positional conversion, a plan that runs out of arguments)
+ * render the same from the format and compiled, at every cap.
+ */
+static void test_compiled_early_ends(void **state)
+{
+	static const char *const fmts[] = {
+		"", "%", "abc%", "abc%5", "abc%-0", "%%%", "a%%b%%", "x %1$d y",
+		"x %d %2$s rest", "%*1$d", "%s%", "%d %d %d", "100%% %5%|%-5%|",
+		"%q", "%y%d", "%.*s|%*.*s",
+	};
+	unsigned char args[64];
+	char out[128];
+
+	(void)state;
+	memset(args, 0, sizeof(args));
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct llog__plan plan;
+
+		llog__plan_parse(fmts[i], &plan);
+		/* fewer arguments than the format asks for: rendering stops
+		 * where they run out */
+		if (plan.nargs > 1)
+			plan.nargs = 1;
+		for (size_t cap = 0; cap < 40; cap++) {
+			int trunc = 0;
+
+			memset(out, 'Z', sizeof(out));
+			(void)render_both(out, cap, fmts[i], &plan, args, &trunc);
+			assert_int_equal(out[cap], 'Z');
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -862,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_eager_plans),
 		cmocka_unit_test(test_plan_layout),
 		cmocka_unit_test(test_fixed_point_exact),
+		cmocka_unit_test(test_compiled_early_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
