@@ -152,22 +152,48 @@ static void format_offset(char *b, long off)
 	put_fixed(b + 4, (uint64_t)(a / 60 % 60), 2);
 }
 
-/* The timestamp under the options: "YYYY-MM-DDTHH:MM:SS", the fraction
- * (lo->prec), then "Z" or the local offset. */
+/* Two decimal digits of 0..99, for the fraction. */
+static const char pairs[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* ".NNNNNNNNN" of ns (0..999999999): 10 bytes, two digits per step. */
+static void put_frac9(char *b, uint32_t ns)
+{
+	b[0] = '.';
+	for (int k = 8; k > 0; k -= 2) {
+		memcpy(b + k, pairs + 2 * (ns % 100), 2);
+		ns /= 100;
+	}
+	b[1] = (char)('0' + ns);
+}
+
+/*
+ * The timestamp under the options: "YYYY-MM-DDTHH:MM:SS", the fraction
+ * (lo->prec digits of the nanoseconds, cut), then "Z" or the local offset.
+ * The text up to the seconds (and the offset) is made once per second of
+ * timestamps per thread, UTC and local cached apart; per record only the
+ * fraction's digits are written.
+ */
 static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
 {
 	static const unsigned digits[] = {9, 6, 3, 0};
-	static const uint32_t div[] = {1, 1000, 1000000, 1000000000};
-	static __thread int64_t local_sec = INT64_MIN;
-	static __thread char local[25];
-	char b[36];
+	static __thread int64_t utc_sec = INT64_MIN, local_sec = INT64_MIN;
+	static __thread char utc[19], local[25];
+	char b[40];
 	size_t n = 19;
 	unsigned prec = lo->prec <= LLOG_TS_S ? lo->prec : LLOG_TS_NS;
 	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
 	int64_t ns = ts_ns - secs * 1000000000;
 
 	if (!(lo->flags & LLOG_LINE_LOCAL_TIME)) {
-		llog__ts_rfc3339(b, ts_ns); /* the calendar part, cached */
+		if (secs != utc_sec) {
+			format_second(utc, secs);
+			utc_sec = secs;
+		}
+		memcpy(b, utc, 19);
 	} else {
 		if (secs != local_sec) {
 			long off = local_offset(secs);
@@ -179,9 +205,8 @@ static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
 		memcpy(b, local, 19);
 	}
 	if (digits[prec] > 0) {
-		b[n++] = '.';
-		put_fixed(b + n, (uint64_t)ns / div[prec], (int)digits[prec]);
-		n += digits[prec];
+		put_frac9(b + n, (uint32_t)ns); /* all 9; the first ones kept */
+		n += 1 + digits[prec];
 	}
 	if (lo->flags & LLOG_LINE_LOCAL_TIME) {
 		memcpy(b + n, local + 19, 6);
@@ -373,22 +398,17 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len, co
 	llog__buf_putc(o, '"');
 }
 
-/* The file name without its directories; cached per thread for the last
- * path seen (records of one site repeat the same __FILE__ pointer). */
+/* The file name without its directories. Read every time, not cached by
+ * the path's address: an entry's strings may be a buffer that is reused
+ * (a caller's, or the queue of a sink on its own thread). */
 static const char *base_name(const char *path, size_t *len)
 {
-	static __thread const char *last_path, *last_base;
-	static __thread size_t last_len;
+	size_t n = strlen(path);
+	const char *b = memrchr(path, '/', n);
 
-	if (path != last_path) {
-		const char *b = strrchr(path, '/');
-
-		last_base = b != NULL ? b + 1 : path;
-		last_len = strlen(last_base);
-		last_path = path;
-	}
-	*len = last_len;
-	return last_base;
+	b = b != NULL ? b + 1 : path;
+	*len = n - (size_t)(b - path);
+	return b;
 }
 
 /* The level's name, padded to 5 columns in text. */

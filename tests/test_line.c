@@ -197,6 +197,28 @@ static void expect_line(const char *got, size_t n, const char *want)
 		fail_msg("got  %.*swant %s", (int)n, got, want);
 }
 
+/* The file name is read from the entry every time: a caller (or a sink on
+ * its own thread, whose entries' strings live in its queue) may pass the
+ * same buffer with another name in it. */
+static void test_file_name_buffer_reused(void **state)
+{
+	char file[32], buf[256];
+	struct llog_entry e = entry("m", 1);
+	size_t n;
+
+	(void)state;
+	e.file = file;
+	strcpy(file, "/a/first.c");
+	n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] first.c:42 m\n", 15));
+	strcpy(file, "/b/second_one.c");
+	n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] second_one.c:42 m\n", 20));
+	strcpy(file, "third.c");
+	n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] third.c:42 m\n", 15));
+}
+
 static void test_text_func_and_thread_name(void **state)
 {
 	char buf[256];
@@ -377,6 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_file_name_buffer_reused),
 		cmocka_unit_test(test_text_func_and_thread_name),
 		cmocka_unit_test(test_json_func_and_thread_name),
 		cmocka_unit_test(test_utc_precisions),
