@@ -302,6 +302,10 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 
 		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
 			j += 8;
+		/* The last word read overlapping: [j, len) is in it. */
+		if (j < len && len >= 8 && j + 8 > len &&
+		    (memcpy(&w, s + len - 8, 8), !has_ctl(w)))
+			j = len;
 		while (j < len && s[j] >= 0x20 && s[j] < 0x7f)
 			j++;
 		llog__buf_put(o, str + i, j - i);
