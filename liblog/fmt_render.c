@@ -128,6 +128,37 @@ static inline int fetch(struct src *s, int kind, union val *v)
 
 /* ---- conversions --------------------------------------------------------- */
 
+static const char pairs[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* v in decimal, at least min digits (zeros in front), written backwards
+ * so that it ends just before end; returns its first byte. Two digits per
+ * division. */
+static char *dec_back(char *end, uint64_t v, int min)
+{
+	char *d = end;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		d -= 2;
+		memcpy(d, pairs + r, 2);
+	}
+	if (v >= 10) {
+		d -= 2;
+		memcpy(d, pairs + v * 2, 2);
+	} else {
+		*--d = (char)('0' + v);
+	}
+	while (end - d < min)
+		*--d = '0';
+	return d;
+}
+
 /* An integer conversion (d i o u x X b B c) with glibc's flag, width and
  * precision rules. One function on purpose (about 90 lines): the digits,
  * the prefix, the zeros and the padding are one layout decision. */
@@ -136,11 +167,6 @@ static void emit_int(struct llog__buf *o, char conv, unsigned fl, int width,
 {
 	static const char lower[] = "0123456789abcdef";
 	static const char upper[] = "0123456789ABCDEF";
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
 	char dig[64], pre[2];
 	char *end = dig + sizeof(dig), *d = end;
 	size_t ndig, npre = 0, zeros, body, pad;
@@ -170,20 +196,7 @@ static void emit_int(struct llog__buf *o, char conv, unsigned fl, int width,
 		} while (m);
 		break;
 	default:
-		/* two digits per division */
-		while (m >= 100) {
-			unsigned r = (unsigned)(m % 100) * 2;
-
-			m /= 100;
-			*--d = pairs[r + 1];
-			*--d = pairs[r];
-		}
-		if (m >= 10) {
-			*--d = pairs[m * 2 + 1];
-			*--d = pairs[m * 2];
-		} else {
-			*--d = (char)('0' + m);
-		}
+		d = dec_back(end, m, 1);
 		break;
 	}
 	ndig = (size_t)(end - d);
@@ -387,18 +400,19 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 				q++;
 		}
 	}
-	ip = (uint64_t)(q / p10[prec]);
-	frac = (uint64_t)(q % p10[prec]);
-	for (int k = 0; k < prec; k++) {
-		*--b = (char)('0' + frac % 10);
-		frac /= 10;
+	if ((q >> 64) == 0) {
+		/* the usual case: no 128-bit division */
+		ip = (uint64_t)q / p10[prec];
+		frac = (uint64_t)q % p10[prec];
+	} else {
+		ip = (uint64_t)(q / p10[prec]);
+		frac = (uint64_t)(q % p10[prec]);
 	}
-	if (prec > 0)
+	if (prec > 0) {
+		b = dec_back(b, frac, prec);
 		*--b = '.';
-	do {
-		*--b = (char)('0' + ip % 10);
-		ip /= 10;
-	} while (ip != 0);
+	}
+	b = dec_back(b, ip, 1);
 	sign = neg ? '-' : (fl & F_PLUS) ? '+' : (fl & F_SPACE) ? ' ' : 0;
 	len = (size_t)(end - b) + (sign != 0);
 	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;

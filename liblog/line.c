@@ -170,6 +170,8 @@ static void put_frac9(char *b, uint32_t ns)
 	b[1] = (char)('0' + ns);
 }
 
+#define TS_MAX 40 /* ts_text's bytes, at most (35) */
+
 /*
  * The timestamp under the options: "YYYY-MM-DDTHH:MM:SS", the fraction
  * (lo->prec digits of the nanoseconds, cut), then "Z" or the local offset.
@@ -177,12 +179,11 @@ static void put_frac9(char *b, uint32_t ns)
  * timestamps per thread, UTC and local cached apart; per record only the
  * fraction's digits are written.
  */
-static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
+static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
 {
 	static const unsigned digits[] = {9, 6, 3, 0};
 	static __thread int64_t utc_sec = INT64_MIN, local_sec = INT64_MIN;
 	static __thread char utc[19], local[25];
-	char b[40];
 	size_t n = 19;
 	unsigned prec = lo->prec <= LLOG_TS_S ? lo->prec : LLOG_TS_NS;
 	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
@@ -214,7 +215,14 @@ static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
 	} else {
 		b[n++] = 'Z';
 	}
-	llog__buf_put(o, b, n);
+	return n;
+}
+
+static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
+{
+	char b[TS_MAX];
+
+	llog__buf_put(o, b, ts_text(b, ts_ns, lo));
 }
 
 static const char hexdig[] = "0123456789abcdef";
@@ -471,18 +479,59 @@ static size_t suppressed_suffix(const struct llog_entry *e, const struct lopt *l
 	return b.n;
 }
 
+#define LEVEL_TID_MAX 48 /* level_tid's bytes, at most (1 + 5 + 2 + 20) */
+
+/*
+ * " LEVEL [tid" (the level padded to 5 columns), into dst, or 0 bytes when
+ * it does not fit LEVEL_TID_MAX (the caller appends it itself). The text of the
+ * last (level, tid) pair is kept per thread: consecutive records of one
+ * thread repeat it. Keyed by the values, not by any pointer of the entry.
+ */
+static size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
+{
+	static __thread struct {
+		int valid;
+		enum llog_level level;
+		uint64_t tid;
+		size_t n;
+		char text[LEVEL_TID_MAX];
+	} c;
+
+	if (!c.valid || c.level != level || c.tid != tid) {
+		struct llog__buf b = LLOG__BUF(c.text, sizeof(c.text));
+
+		llog__buf_putc(&b, ' ');
+		put_level(&b, level, 1);
+		llog__buf_put(&b, " [", 2);
+		llog__buf_num(&b, tid, 10);
+		c.n = b.n;
+		c.valid = !b.cut;
+		c.level = level;
+		c.tid = tid;
+		if (b.cut)
+			return 0; /* a level name longer than the room */
+	}
+	memcpy(dst, c.text, c.n);
+	return c.n;
+}
+
 static void format_text(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
 			const char *tail, size_t tl)
 {
 	const char *fname;
-	size_t flen, sl;
-	char suf[32];
+	size_t flen, sl, hn, n;
+	char suf[32], h[TS_MAX + LEVEL_TID_MAX];
 
-	put_ts(o, e->ts_ns, lo);
-	llog__buf_putc(o, ' ');
-	put_level(o, e->level, 1);
-	llog__buf_put(o, " [", 2);
-	llog__buf_num(o, e->tid, 10);
+	/* timestamp, level and thread id: one append */
+	hn = ts_text(h, e->ts_ns, lo);
+	n = level_tid(h + hn, e->level, e->tid);
+	llog__buf_put(o, h, hn + n);
+	if (n == 0) {
+		llog__buf_putc(o, ' ');
+		put_level(o, e->level, 1);
+		llog__buf_put(o, " [", 2);
+		llog__buf_num(o, e->tid, 10);
+	}
 	if (lo->flags & LLOG_LINE_THREAD_NAME) {
 		size_t tn;
 		const char *t = thread_name(e, lo, &tn);
