@@ -602,6 +602,8 @@ enum {
 	OP_PCT,  /* "%%" */
 	OP_CONV, /* a conversion, sp */
 	OP_TEXT, /* a positional conversion: the rest of the format as text */
+	OP_D,    /* OP_CONV that is a plain "%d" or "%i" (no flag, width, ...) */
+	OP_S,    /* OP_CONV that is a plain "%s" */
 };
 
 struct rop {
@@ -653,8 +655,56 @@ struct llog__fmt_prog *llog__fmt_compile(const char *fmt)
 			break;
 		}
 		op->op = OP_CONV;
+		if (op->sp.flags == 0 && op->sp.width == 0 && op->sp.prec < 0 &&
+		    !op->sp.width_star && !op->sp.prec_star && !op->sp.snp &&
+		    op->sp.mod == M_NONE) {
+			if ((op->sp.conv == 'd' || op->sp.conv == 'i') && op->sp.kind == A_INT)
+				op->op = OP_D;
+			else if (op->sp.conv == 's' && op->sp.kind == A_STR)
+				op->op = OP_S;
+		}
 	}
 	return prog;
+}
+
+/* A plain "%d": what convert() does for it with no flag, width or
+ * precision (emit_int's layout reduces to the sign and the digits).
+ * Returns 0 when the arguments do not match, as fetch(). */
+static inline int plain_d(struct llog__buf *o, struct src *s)
+{
+	char dig[24], *end = dig + sizeof(dig), *d;
+	int v;
+
+	if (s->i >= s->n || s->type[s->i] != A_INT)
+		return 0;
+	s->i++;
+	memcpy(&v, s->p, 4);
+	s->p += 4;
+	d = dec_back(end, v < 0 ? 0ull - (unsigned long long)(long long)v
+			       : (unsigned long long)v, 1);
+	if (v < 0)
+		*--d = '-';
+	llog__buf_put(o, d, (size_t)(end - d));
+	return 1;
+}
+
+/* A plain "%s": emit_str() with no width or precision. */
+static inline int plain_s(struct llog__buf *o, struct src *s)
+{
+	uint32_t n;
+
+	if (s->i >= s->n || !llog__fmt_is_str(s->type[s->i]))
+		return 0;
+	s->i++;
+	memcpy(&n, s->p, 4);
+	s->p += 4;
+	if (n == STR_NULL) {
+		llog__buf_put(o, "(null)", 6);
+	} else {
+		llog__buf_put(o, (const char *)s->p, n);
+		s->p += n;
+	}
+	return 1;
 }
 
 /* run() from a compiled format. */
@@ -672,6 +722,14 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 			/* not supported: the rest of the format, as text */
 			llog__buf_put(o, op->sp.start, strlen(op->sp.start));
 			return;
+		case OP_D:
+			if (!plain_d(o, s))
+				return;
+			break;
+		case OP_S:
+			if (!plain_s(o, s))
+				return;
+			break;
 		default:
 			if (!convert(o, &op->sp, s))
 				return;

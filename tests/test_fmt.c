@@ -488,6 +488,10 @@ static void test_edge_formats(void **state)
 	check("%%");
 	check("100%% sure %%%% %5%|%-5%|%05%");
 	check("%d%d%d", 1, 2, 3);
+	/* the compiled plain "%d" and "%s" (fmt_render.c's OP_D, OP_S) */
+	check("%d|%i|%d|%d|%i|%s|%s|%s", INT_MIN, INT_MAX, 0, -1, -100, (char *)NULL, "",
+	      "text");
+	check("a%sb%dc%sd", "x", 99, (char *)NULL);
 	check("%c%c%c", 'a', 0, 'c');
 	check("%5c|%-5c|%05c", 'x', 'y', 'z');
 	check("%5000d|", 7);
