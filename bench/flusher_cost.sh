@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# bench/flusher_cost.sh - the flusher's instructions per record, split by
+# stage, measured with callgrind on llog_bench's throughput mode (issue 13).
+#
+#   bash bench/flusher_cost.sh [RECORDS]     default 200000
+#
+# Builds llog_bench in Release with -g into build/prof, runs
+#   valgrind --tool=callgrind --separate-threads=yes \
+#     build/prof/bench/llog_bench tput -t 1 -m fmt -n RECORDS -f FILE
+# and prints, for the flusher thread only (the thread file holding
+# flusher_main), the inclusive instruction counts divided by RECORDS:
+# the whole flusher, zstd (file_commit), rendering the message
+# (llog__render_record*), building the line (llog__format_line) and the
+# rest. Counts are exact and repeatable, unlike times on a shared machine.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+n=${1:-200000}
+command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
+cmake -S . -B build/prof -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BUILD_BENCH=ON \
+	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF \
+	-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
+cmake --build build/prof --parallel 2 --target llog_bench >&2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
+	build/prof/bench/llog_bench tput -t 1 -m fmt -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
+for f in "$out"/cg.*-*; do
+	callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
+	grep -q 'flusher_main' "$f.txt" && fl=$f.txt
+done
+# inclusive FUNCTION: the largest inclusive count of a function whose name
+# matches, from the flusher's annotation
+inclusive() {
+	awk -v pat="$1" '$0 ~ pat && $0 !~ /=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
+		END { print m + 0 }' "$fl"
+}
+total=$(inclusive 'flusher\.c:flusher_main')
+zstd=$(inclusive 'file\.c:file_commit ')
+render=$(inclusive 'render\.c:llog__render_record')
+line=$(inclusive 'line\.c:llog__format_line ')
+awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" 'BEGIN {
+	printf "| flusher, per record (%d records) | instructions | share |\n|---|---|---|\n", n
+	printf "| total | %.0f | 100 %% |\n", t / n
+	printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
+	printf "| rendering the message (llog__render_record) | %.0f | %.0f %% |\n", r / n, 100 * r / t
+	printf "| building the line (llog__format_line) | %.0f | %.0f %% |\n", l / n, 100 * l / t
+	printf "| the rest (sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - r - l) / n, 100 * (t - z - r - l) / t
+}'
