@@ -926,7 +926,7 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			llog__arena_apply_name(r);
 			continue;
 		}
-		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no malloc */
+		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
 		if (r == pushed)
 			d->pushed_took = took;
@@ -997,7 +997,7 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	crash_chain(f, llog__queue_close(), at, &d);
 	if (rec != NULL) {
 		rec->ts = llog__clock_raw();
-		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no malloc */
+		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
 		d.n++;
 	}

@@ -31,7 +31,8 @@
  * The flusher keeps compiled formats per call site (fmt_cache.h).
  *
  * Nothing here locks or makes a system call, and nothing allocates but
- * llog__fmt_compile (malloc); all functions are reentrant and
+ * llog__fmt_compile (malloc; llog__fmt_compile_at compiles into the
+ * caller's memory); all functions are reentrant and
  * async-signal-safe except where they call snprintf (floating point and %p
  * rendering, eager wide conversions) and llog__fmt_compile.
  */
@@ -111,12 +112,19 @@ size_t llog__render(char *out, size_t cap, const char *fmt,
 /* A compiled format (opaque): fmt_render.c. */
 struct llog__fmt_prog;
 
+/* Bytes of fmt's compiled program (for llog__fmt_compile_at). */
+size_t llog__fmt_prog_size(const char *fmt);
+
 /*
- * Compiles fmt for llog__render_prog. Returns a malloc'd program (release
- * it with free()), or NULL when out of memory. The program points into fmt:
- * it is valid as long as fmt's bytes are (for a LOG site: until its object
- * is unloaded). Not async-signal-safe (malloc).
+ * Compiles fmt for llog__render_prog into mem, llog__fmt_prog_size(fmt)
+ * bytes aligned like a pointer, and returns it (at mem). No allocation.
+ * The program points into fmt: it is valid as long as fmt's bytes are (for
+ * a LOG site: until its object is unloaded).
  */
+struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem);
+
+/* The same in memory of its own: a malloc'd program (release it with
+ * free()), or NULL when out of memory. Not async-signal-safe (malloc). */
 struct llog__fmt_prog *llog__fmt_compile(const char *fmt);
 
 /*

@@ -4,6 +4,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "atomic.h"
 #include "fmt_cache.h"
@@ -22,6 +23,8 @@ struct llog__fmt_cache {
 	uint64_t gen; /* generation its programs belong to */
 	struct slot slot[SETS][LLOG__FMT_CACHE_WAYS];
 	unsigned char next[SETS]; /* the way a full set replaces next */
+	size_t used;              /* bytes of pool[] handed out */
+	_Alignas(16) unsigned char pool[LLOG__FMT_CACHE_POOL];
 };
 
 /* Bumped by llog__fmt_cache_invalidate. */
@@ -39,11 +42,21 @@ struct llog__fmt_cache *llog__fmt_cache_new(void)
 
 static void drop_all(struct llog__fmt_cache *c)
 {
-	for (unsigned i = 0; i < SETS; i++)
-		for (unsigned w = 0; w < LLOG__FMT_CACHE_WAYS; w++) {
-			free(c->slot[i][w].prog);
-			c->slot[i][w] = (struct slot){NULL, NULL, NULL};
-		}
+	memset(c->slot, 0, sizeof(c->slot));
+	memset(c->next, 0, sizeof(c->next));
+	c->used = 0;
+}
+
+/* Room for a program of size bytes from the pool; a full pool is emptied
+ * first (every program dropped). NULL when it can never fit. */
+static void *pool_take(struct llog__fmt_cache *c, size_t size)
+{
+	if (size > sizeof(c->pool))
+		return NULL;
+	if (size > sizeof(c->pool) - c->used)
+		drop_all(c);
+	c->used += size;
+	return c->pool + c->used - size;
 }
 
 void llog__fmt_cache_free(struct llog__fmt_cache *c)
@@ -71,6 +84,8 @@ const struct llog__fmt_prog *llog__fmt_cache_get(struct llog__fmt_cache *c,
 	uintptr_t h = (uintptr_t)site * UINT64_C(0x9e3779b97f4a7c15);
 	unsigned idx = (unsigned)(h >> (64 - __builtin_ctz(SETS))), w;
 	struct slot *set, *s;
+	size_t size;
+	void *mem;
 
 	if (c == NULL)
 		return NULL;
@@ -91,12 +106,15 @@ const struct llog__fmt_prog *llog__fmt_cache_get(struct llog__fmt_cache *c,
 
 		s = &set[*next];
 		*next = (unsigned char)((*next + 1) % LLOG__FMT_CACHE_WAYS);
-		free(s->prog);
-		*s = (struct slot){NULL, NULL, NULL};
+		*s = (struct slot){NULL, NULL, NULL}; /* its bytes stay in the pool */
 	}
-	s->prog = llog__fmt_compile(site->fmt);
-	if (s->prog == NULL)
+	size = llog__fmt_prog_size(site->fmt);
+	if (size > sizeof(c->pool) - c->used)
+		s = &set[0]; /* pool_take empties the cache: the set's first way */
+	mem = pool_take(c, size);
+	if (mem == NULL)
 		return NULL;
+	s->prog = llog__fmt_compile_at(site->fmt, mem);
 	s->site = site;
 	s->fmt = site->fmt;
 	return s->prog;

@@ -12,13 +12,17 @@
  *   get(cache, site) == NULL  or  render_prog(get(cache, site), ...) ==
  *                                 render(site->fmt, ...)
  *
- * Bounded: LLOG__FMT_CACHE_SLOTS entries in sets of LLOG__FMT_CACHE_WAYS
- * (a site may only occupy the ways of its set; a full set replaces its
- * ways in turn, freeing the program it replaces), so the cache never holds
- * more than that many programs, whatever the number of sites. A program is
- * made (malloc) the first time the flusher meets a site; when that fails,
- * get returns NULL and the caller renders from the format (llog__render):
- * the output is the same.
+ * Bounded, and no allocation after creation: LLOG__FMT_CACHE_SLOTS entries
+ * in sets of LLOG__FMT_CACHE_WAYS (a site may only occupy the ways of its
+ * set; a full set replaces its ways in turn), and the programs in a pool of
+ * LLOG__FMT_CACHE_POOL bytes allocated with the cache: a program is
+ * compiled into the pool (llog__fmt_compile_at) the first time the flusher
+ * meets a site, and a full pool is emptied whole (every entry dropped)
+ * before the next one is taken. The flusher's rounds never call malloc
+ * (a thread that crashed inside the allocator may hold its lock while the
+ * flusher drains its records; tests/test_nomalloc.c). A format whose
+ * program exceeds the pool gets NULL, and the caller renders from the
+ * format (llog__render): the output is the same.
  *
  * Unloaded objects (ARCHITECTURE 8.4): a program points into its site's
  * format, which dlclose() may unmap, and a library loaded again may put a
@@ -34,7 +38,8 @@
  *
  * Threads: a cache belongs to one thread at a time (the flusher's
  * rounds); invalidate may run on any thread at any time. Not for the
- * crash drain (get may allocate): it renders without a cache.
+ * crash drains: they may interrupt a get on the flusher thread, so they
+ * render without a cache.
  */
 #ifndef LLOG_FMT_CACHE_H
 #define LLOG_FMT_CACHE_H
@@ -44,6 +49,7 @@
 
 #define LLOG__FMT_CACHE_SLOTS 1024u
 #define LLOG__FMT_CACHE_WAYS 4u
+#define LLOG__FMT_CACHE_POOL (128u * 1024u) /* about 450 sites of 3 conversions */
 
 struct llog__fmt_cache;
 
@@ -53,8 +59,9 @@ struct llog__fmt_cache *llog__fmt_cache_new(void);
 /* Frees the cache and its programs. Accepts NULL. */
 void llog__fmt_cache_free(struct llog__fmt_cache *c);
 
-/* site's compiled format, compiled now if needed (may allocate), or NULL
- * (no cache, or out of memory). Valid until the next get on c. */
+/* site's compiled format, compiled now if needed (into the cache's pool:
+ * no allocation), or NULL (no cache, or a program larger than the pool).
+ * Valid until the next get on c. */
 const struct llog__fmt_prog *llog__fmt_cache_get(struct llog__fmt_cache *c,
 						 const struct llog_site *site);
 

@@ -618,9 +618,8 @@ struct llog__fmt_prog {
 	struct rop op[];
 };
 
-struct llog__fmt_prog *llog__fmt_compile(const char *fmt)
+size_t llog__fmt_prog_size(const char *fmt)
 {
-	struct llog__fmt_prog *prog;
 	const char *p = fmt;
 	size_t nops = 1;
 
@@ -628,9 +627,21 @@ struct llog__fmt_prog *llog__fmt_compile(const char *fmt)
 		nops++;
 		p += p[1] == '%' ? 2 : 1;
 	}
-	prog = malloc(sizeof(*prog) + nops * sizeof(prog->op[0]));
-	if (prog == NULL)
-		return NULL;
+	return sizeof(struct llog__fmt_prog) + nops * sizeof(struct rop);
+}
+
+struct llog__fmt_prog *llog__fmt_compile(const char *fmt)
+{
+	void *mem = malloc(llog__fmt_prog_size(fmt));
+
+	return mem != NULL ? llog__fmt_compile_at(fmt, mem) : NULL;
+}
+
+struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
+{
+	struct llog__fmt_prog *prog = mem;
+	const char *p;
+
 	prog->n = 0;
 	for (p = fmt;;) {
 		const char *q = strchrnul(p, '%');

@@ -129,12 +129,35 @@ static void test_invalidate(void **state)
 	llog__fmt_cache_free(c);
 }
 
+/* A program larger than the pool is not kept: get says so (NULL) and the
+ * caller renders from the format; the cache still works afterwards. */
+static void test_program_larger_than_pool(void **state)
+{
+	size_t n = LLOG__FMT_CACHE_POOL / 16; /* more "%%" turns than fit */
+	char *fmt = malloc(2 * n + 1);
+	struct llog_site big = {.fmt = fmt}, small = {.fmt = "small %d %s"};
+	struct llog__fmt_cache *c = llog__fmt_cache_new();
+
+	(void)state;
+	assert_non_null(fmt);
+	for (size_t i = 0; i < n; i++)
+		memcpy(fmt + 2 * i, "%%", 2);
+	fmt[2 * n] = '\0';
+	assert_true(llog__fmt_prog_size(fmt) > LLOG__FMT_CACHE_POOL);
+	check_site(c, &small, 1, "a");
+	assert_null(llog__fmt_cache_get(c, &big));
+	check_site(c, &small, 2, "b");
+	llog__fmt_cache_free(c);
+	free(fmt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_site_renders_its_format),
 		cmocka_unit_test(test_evictions),
 		cmocka_unit_test(test_invalidate),
+		cmocka_unit_test(test_program_larger_than_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
