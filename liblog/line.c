@@ -35,6 +35,7 @@
  * default line, unchanged since the first version.
  */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -96,28 +97,6 @@ static void format_second(char *b, int64_t secs)
 	put_fixed(b + 17, (uint64_t)(sod % 60), 2);
 }
 
-/*
- * RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes).
- * The calendar part is cached per thread for the last second seen (the
- * flusher formats many records per second).
- */
-void llog__ts_rfc3339(char *b, int64_t ts_ns)
-{
-	static __thread int64_t cached_sec = INT64_MIN;
-	static __thread char cached[19];
-	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
-	int64_t ns = ts_ns - secs * 1000000000;
-
-	if (secs != cached_sec) {
-		format_second(cached, secs);
-		cached_sec = secs;
-	}
-	memcpy(b, cached, 19);
-	b[19] = '.';
-	put_fixed(b + 20, (uint64_t)ns, 9);
-	b[29] = 'Z';
-}
-
 /* What a line is made with: the public options, and whether the entry's
  * appended fields may be read (llog_format_entry reads none: its caller
  * may have an older, shorter struct llog_entry). */
@@ -151,6 +130,16 @@ static void format_offset(char *b, long off)
 	b[3] = ':';
 	put_fixed(b + 4, (uint64_t)(a / 60 % 60), 2);
 }
+
+/*
+ * The per-thread caches below (the timestamp's text per second, the
+ * " LEVEL [tid" text) are rebuilt with their key invalid: a signal handler
+ * that interrupts the rebuild on the same thread (the flusher's crash drain
+ * formats lines) finds no key and builds its own text, never a half-written
+ * one. The signal fences keep the compiler from moving the stores across.
+ */
+#define CACHE_OPEN() atomic_signal_fence(memory_order_seq_cst)
+#define CACHE_CLOSE() atomic_signal_fence(memory_order_seq_cst)
 
 /* Two decimal digits of 0..99, for the fraction. */
 static const char pairs[] =
@@ -191,7 +180,10 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
 
 	if (!(lo->flags & LLOG_LINE_LOCAL_TIME)) {
 		if (secs != utc_sec) {
+			utc_sec = INT64_MIN; /* see CACHE_OPEN */
+			CACHE_OPEN();
 			format_second(utc, secs);
+			CACHE_CLOSE();
 			utc_sec = secs;
 		}
 		memcpy(b, utc, 19);
@@ -199,8 +191,11 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
 		if (secs != local_sec) {
 			long off = local_offset(secs);
 
+			local_sec = INT64_MIN;
+			CACHE_OPEN();
 			format_second(local, secs + off);
 			format_offset(local + 19, off);
+			CACHE_CLOSE();
 			local_sec = secs;
 		}
 		memcpy(b, local, 19);
@@ -216,6 +211,18 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
 		b[n++] = 'Z';
 	}
 	return n;
+}
+
+/*
+ * RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes),
+ * ts_text's UTC form (its calendar part cached per second).
+ */
+void llog__ts_rfc3339(char *b, int64_t ts_ns)
+{
+	static const struct lopt utc_ns = {0, LLOG_TS_NS, 0};
+	char t[TS_MAX];
+
+	memcpy(b, t, ts_text(t, ts_ns, &utc_ns)); /* 30 bytes */
 }
 
 static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
@@ -500,14 +507,17 @@ static size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
 	if (!c.valid || c.level != level || c.tid != tid) {
 		struct llog__buf b = LLOG__BUF(c.text, sizeof(c.text));
 
+		c.valid = 0; /* see CACHE_OPEN */
+		CACHE_OPEN();
 		llog__buf_putc(&b, ' ');
 		put_level(&b, level, 1);
 		llog__buf_put(&b, " [", 2);
 		llog__buf_num(&b, tid, 10);
 		c.n = b.n;
-		c.valid = !b.cut;
 		c.level = level;
 		c.tid = tid;
+		CACHE_CLOSE();
+		c.valid = !b.cut;
 		if (b.cut)
 			return 0; /* a level name longer than the room */
 	}
