@@ -52,12 +52,12 @@
 #include "sink.h"
 #include "file.h"
 
-#define LLOG__BIN_SITES 16384u    /* ids per stream */
+#define LLOG__BIN_SITES 65536u    /* ids per stream */
 #define HASH_SLOTS (2u * LLOG__BIN_SITES)
 #define DEFS_CAP ((size_t)8 << 20) /* bytes of definitions, at most */
 #define SITE_STR_MAX 16384u        /* a longer format (or name) is stored as text */
 #define SCRATCH_CAP (64u << 10)    /* a record rendered here (fallback) */
-#define SITES_HDR 24               /* "LLS" ver, stream, room, first, count */
+#define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
 
 struct bin_key {
 	const void *a, *b; /* site (LOG), or file and func (TEXT) */
@@ -345,6 +345,7 @@ size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, u
 		put_u32(h + 20, (uint32_t)b->room);
 		put_u32(h + 24, first);
 		put_u32(h + 28, from - first);
+		put_u32(h + 32, llog__fnv1a32(h + 8 + SITES_HDR, (size_t)(q - h) - 8 - SITES_HDR));
 		p = q;
 	}
 	return (size_t)(p - dst);

@@ -46,6 +46,9 @@
 #ifndef LLOG_FILEFORMAT_H
 #define LLOG_FILEFORMAT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define LLOG_META_MAGIC 0x184D2A5Bu        /* skippable frame, variant 0xB */
 #define LLOG_META_MAX 4096u                /* payload bound */
 #define LLOG_META_HEADER "llog-meta 1\n"
@@ -59,6 +62,16 @@
 #define LLOG_BIN_HEAD "\0LB"               /* data content; then the version */
 #define LLOG_BIN_VERSION 1u                /* a reader refuses a newer one */
 #define LLOG_SITES_MAX (1u << 20)          /* writer bound per sites payload */
+/* The check of a sites payload's definitions: FNV-1a, 32 bits. */
+static inline uint32_t llog__fnv1a32(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
 /* Record tags: kind in the low 3 bits, flags above. */
 #define LLOG_BIN_LOG 1u                    /* site, dts, captured arguments */
 #define LLOG_BIN_TEXT 2u                   /* site, dts, the message as text */

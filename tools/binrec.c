@@ -238,7 +238,7 @@ int lcb_sites(struct lcb *b, const char *p, size_t n, const char **why)
 	uint32_t room;
 
 	*why = NULL;
-	if (n < 24 || !lcb_is_sites(p, n)) {
+	if (n < 28 || !lcb_is_sites(p, n)) {
 		*why = "not a sites frame";
 		return -1;
 	}
@@ -251,6 +251,10 @@ int lcb_sites(struct lcb *b, const char *p, size_t n, const char **why)
 	room = (uint32_t)get_le(&c, 4);
 	first = get_le(&c, 4);
 	count = get_le(&c, 4);
+	if (get_le(&c, 4) != llog__fnv1a32(c.p, (size_t)(c.end - c.p))) {
+		*why = "sites frame: check mismatch";
+		return -1;
+	}
 	if (first + count > LCB_MAX_SITES) {
 		*why = "too many sites";
 		return -1;
