@@ -430,7 +430,8 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		seq += 1 + ((tag & LLOG_BIN_F_SEQ) ? get_varint(&c) : 0);
 		id = get_varint(&c);
 		zz = get_varint(&c);
-		ts += (int64_t)((zz >> 1) ^ (0 - (zz & 1))); /* zigzag */
+		/* zigzag; wraps as the writer's subtraction did */
+		ts = (int64_t)((uint64_t)ts + ((zz >> 1) ^ (0 - (zz & 1))));
 		if (tag & LLOG_BIN_F_SUPP)
 			e.suppressed = get_varint(&c);
 		if (tag & LLOG_BIN_F_EXT) { /* a newer writer's fields: skipped */
