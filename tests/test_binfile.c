@@ -463,7 +463,7 @@ static void test_threads_rotation(void **state)
 	tdir_make(&t, "app.log.zst");
 	bo.path = t.path;
 #ifdef SANITIZED
-	bo.max_bytes = 256u << 10; /* several files from fewer records */
+	bo.max_bytes = 64u << 10; /* several files from fewer records */
 #endif
 	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(&cfg), 0);

@@ -1,7 +1,10 @@
 /*
- * llogcat.c - read llog's compressed (or plain text) log files.
+ * llogcat.c - read llog's compressed, binary (or plain text) log files.
  *
  * DESIGN
+ * A binary file's data frames (docs/file-format.md) are rendered record by
+ * record into the lines the text mode writes (binrec.h; JSON lines with
+ * --json) before anything below, so every option works on them alike.
  * Each file is read in order through the frame reader (reader.h), which hands
  * over a data frame only once it decoded whole and its checksum matched; the
  * lines of that frame then go through the filters (level, time, regex,
@@ -638,7 +641,9 @@ static const char help[] =
 	"\n"
 	"DESCRIPTION\n"
 	"    Prints the records of llog files: zstd-compressed files written by llog's\n"
-	"    file sink (a zstd stream of metadata and data frames) or plain-text ones.\n"
+	"    file sink (a zstd stream of metadata and data frames), binary ones\n"
+	"    (LLOG_FILE_BINARY: each record printed exactly as the text mode writes\n"
+	"    it, or with --json as the JSON mode does), or plain-text ones.\n"
 	"    Several files (a rotated set, in any order) are printed in the order they\n"
 	"    were written: by the creation time and first sequence number in their\n"
 	"    metadata, or for files without metadata by modification time, then name.\n"
