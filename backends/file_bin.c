@@ -14,7 +14,8 @@
  *
  * Call sites. Each distinct site gets an id, in order of first use, from a
  * table of this sink (keyed by the struct llog_site, or for text entries by
- * file, function, line and level); its definition (format, plan, file,
+ * the text of file and function, line and level: a sink's queue hands out
+ * copies of the strings); its definition (format, plan, file,
  * line, function, level) is serialised once, at first use, into `defs`.
  * A chunk (one future frame) notes the ids allocated up to its end; before
  * its frame is written to a file, the definitions of the ids that file has
@@ -60,9 +61,8 @@
 #define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
 
 struct bin_key {
-	const void *a, *b; /* site (LOG), or file and func (TEXT) */
-	int line;          /* TEXT only */
-	int level;         /* TEXT only; -1: LOG */
+	const void *site;  /* LOG: the llog_site; TEXT: NULL */
+	uint64_t h;        /* TEXT: hash of file, function, line, level */
 	uint32_t id1;      /* id + 1; 0: free slot */
 };
 
@@ -112,13 +112,68 @@ static char *put_str(char *p, const char *s, size_t n)
 
 /* ---- the site table ------------------------------------------------------ */
 
-static uint32_t hash_key(const void *a, const void *b, int line)
+static uint32_t slot_of(uint64_t h)
 {
-	uint64_t h = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
-
-	h ^= (uint64_t)(uintptr_t)b * 0xC2B2AE3D27D4EB4Full + (uint64_t)(unsigned)line;
 	h ^= h >> 29;
-	return (uint32_t)(h * 0xBF58476D1CE4E5B9ull >> 40);
+	return (uint32_t)(h * 0xBF58476D1CE4E5B9ull >> 40) & (HASH_SLOTS - 1);
+}
+
+/* A TEXT site's key: FNV-1a 64 of its file and function (as define() keeps
+ * them), line and level. */
+static uint64_t text_hash(const char *file, const char *func, int line, int level)
+{
+	const char *s[2] = {file, func};
+	uint64_t h = 14695981039346656037ull;
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = strnlen(s[k], SITE_STR_MAX);
+
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)s[k][i]) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	return h ^ ((uint64_t)(unsigned)line << 8 | (unsigned)level);
+}
+
+static const char *get_varint(const char *p, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	do
+		*v |= (uint64_t)(*p & 0x7f) << shift, shift += 7;
+	while (*p++ & 0x80);
+	return p;
+}
+
+static int same_str(const char **p, const char *s)
+{
+	uint64_t n;
+	size_t sl = strnlen(s, SITE_STR_MAX);
+
+	*p = get_varint(*p, &n);
+	if (n != sl || memcmp(*p, s, sl) != 0)
+		return 0;
+	*p += n;
+	return 1;
+}
+
+/* Whether definition id is the TEXT site (file, func, line, level). */
+static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
+		       const char *func, int line, int level)
+{
+	const char *p = b->defs + b->off[id] + 5; /* past the padded length */
+	uint64_t v;
+
+	if (p[0] != (char)LLOG_BIN_SITE_TEXT || p[1] != (char)level)
+		return 0;
+	p = get_varint(p + 2, &v);
+	if (v != (uint32_t)line)
+		return 0;
+	p += 2 + (unsigned char)p[0]; /* nargs, flags, types */
+	p = get_varint(p, &v);        /* the (empty) format */
+	p += v;
+	return same_str(&p, file) && same_str(&p, func);
 }
 
 /* Serialises a definition into defs; returns its id, or -1 when full. */
@@ -165,10 +220,11 @@ static long define(struct llog__bin *b, unsigned kind, int level, int line,
  * defining it on first use; -1 when the table is full. */
 static long site_id(struct llog__bin *b, const struct llog_entry *e, const struct llog__capture *c)
 {
-	const void *ka = c ? (const void *)c->site : (const void *)e->file;
-	const void *kb = c ? NULL : (const void *)e->func;
-	int line = c ? 0 : e->line, level = c ? -1 : (int)e->level;
-	uint32_t i = hash_key(ka, kb, line) & (HASH_SLOTS - 1);
+	const char *file = e->file ? e->file : "", *func = e->func ? e->func : "";
+	const void *site = c ? (const void *)c->site : NULL;
+	uint64_t h = c ? (uint64_t)(uintptr_t)site * 0x9E3779B97F4A7C15ull
+		       : text_hash(file, func, e->line, (int)e->level);
+	uint32_t i = slot_of(h);
 	long id;
 
 	for (;; i = (i + 1) & (HASH_SLOTS - 1)) {
@@ -176,19 +232,20 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 
 		if (k->id1 == 0)
 			break;
-		if (k->a == ka && k->b == kb && k->line == line && k->level == level)
+		if (k->site == site && k->h == h &&
+		    (site != NULL ||
+		     text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
 			return (long)k->id1 - 1;
 	}
 	if (c != NULL)
 		id = define(b, LLOG_BIN_SITE_LOG, (int)c->site->level, c->site->line, c->plan,
 			    c->site->fmt, c->site->file, c->site->func);
 	else
-		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "",
-			    e->file ? e->file : "", e->func ? e->func : "");
+		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "", file, func);
 	if (id < 0)
 		return -1;
 	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */
-	b->slot[i] = (struct bin_key){ka, kb, line, level, (uint32_t)id + 1};
+	b->slot[i] = (struct bin_key){site, h, (uint32_t)id + 1};
 	return id;
 }
 
