@@ -62,6 +62,8 @@
 
 struct bin_key {
 	const void *site;  /* LOG: the llog_site; TEXT: NULL */
+	const char *fmt;   /* LOG: its format and line, as when defined (a */
+	int line;          /* site of an unloaded library may be reused) */
 	uint64_t h;        /* TEXT: hash of file, function, line, level */
 	uint32_t id1;      /* id + 1; 0: free slot */
 };
@@ -233,8 +235,8 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 		if (k->id1 == 0)
 			break;
 		if (k->site == site && k->h == h &&
-		    (site != NULL ||
-		     text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
+		    (site != NULL ? k->fmt == c->site->fmt && k->line == c->site->line
+				  : text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
 			return (long)k->id1 - 1;
 	}
 	if (c != NULL)
@@ -245,7 +247,8 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 	if (id < 0)
 		return -1;
 	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */
-	b->slot[i] = (struct bin_key){site, h, (uint32_t)id + 1};
+	b->slot[i] = (struct bin_key){site, c ? c->site->fmt : NULL, c ? c->site->line : 0, h,
+				      (uint32_t)id + 1};
 	return id;
 }
 
