@@ -81,6 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 /* For ZSTD_estimateCCtxSize_usingCParams, ZSTD_getCParams and
  * ZSTD_initStaticCCtx (zstd.h's static-linking section; libzstd.so exports
@@ -144,7 +145,7 @@ static size_t build_meta(const struct llog__file_sink *fs, uint64_t seq_first, u
 		     host, (long)getpid(), prog,
 		     (long long)now_ns,
 		     (unsigned long long)seq_first,
-		     fs->base.format == LLOG_FORMAT_JSON ? "json" : "text",
+		     fs->bin != NULL ? "binary" : fs->base.format == LLOG_FORMAT_JSON ? "json" : "text",
 		     fs->line.flags & LLOG_LINE_FUNC ? "line=func\n" : "",
 		     from[0] ? "rotated_from=" : "", from, from[0] ? "\n" : "");
 	if (n < 0)
@@ -158,14 +159,17 @@ static size_t build_meta(const struct llog__file_sink *fs, uint64_t seq_first, u
 	return 8 + (size_t)n;
 }
 
-/* One write(2) of buf; a short write is cut back off the file. */
-static int write_once(struct llog__file_sink *fs, const char *buf, size_t len)
+/* One write(2) (writev) of iov; a short write is cut back off the file. */
+static int write_once(struct llog__file_sink *fs, const struct iovec *iov, int cnt)
 {
+	size_t len = 0;
 	ssize_t w;
 	off_t end;
 
+	for (int i = 0; i < cnt; i++)
+		len += iov[i].iov_len;
 	do
-		w = write(fs->fd, buf, len);
+		w = writev(fs->fd, iov, cnt);
 	while (w < 0 && errno == EINTR);
 	if (w == (ssize_t)len) {
 		fs->size += len;
@@ -183,12 +187,33 @@ static int write_once(struct llog__file_sink *fs, const char *buf, size_t len)
 	return -ENOSPC;
 }
 
+/* Binary mode: the metadata (when first in the file) and the frame, with
+ * the sites frames the file lacks for this chunk between them (file_bin.c).
+ * meta: bytes of metadata at the start of buf. */
+static int write_bin(struct llog__file_sink *fs, const struct llog__file_chunk *c, char *buf,
+		     size_t len, size_t meta)
+{
+	struct iovec iov[3] = {{buf, meta}, {fs->sites_out, 0}, {buf + meta, len - meta}};
+	int rc;
+
+	if (fs->bin_gen != fs->file_gen || fs->need_meta) {
+		fs->bin_gen = fs->file_gen; /* another file: it has no sites yet */
+		fs->bin_in_file = 0;
+	}
+	if (c->sites > fs->bin_in_file)
+		iov[1].iov_len = llog__bin_sites_frames(fs, fs->bin_in_file, c->sites,
+							fs->sites_out);
+	if ((rc = write_once(fs, iov, 3)) == 0 && c->sites > fs->bin_in_file)
+		fs->bin_in_file = c->sites;
+	return rc;
+}
+
 /* Compresses chunk c (unless plain) and appends it, rotating first when
  * due. Returns 0 or a negative errno; the chunk stays pending on error. */
 static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk *c)
 {
 	char *buf = fs->in + c->start;
-	size_t len = c->len;
+	size_t len = c->len, m = 0;
 	int rc;
 
 	if (!fs->plain) {
@@ -206,13 +231,15 @@ static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk
 		return rc;
 	if (fs->need_meta) {
 		unsigned char meta[META_ROOM];
-		size_t m = build_meta(fs, c->seq, meta);
 
+		m = build_meta(fs, c->seq, meta);
 		buf -= m;
 		len += m;
 		memcpy(buf, meta, m);
 	}
-	return write_once(fs, buf, len);
+	if (fs->bin != NULL)
+		return write_bin(fs, c, buf, len, m);
+	return write_once(fs, &(struct iovec){buf, len}, 1);
 }
 
 static void note_error(struct llog__file_sink *fs, int rc)
@@ -270,11 +297,16 @@ static void flush_chunks(struct llog__file_sink *fs)
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	size_t n = llog__line_bound(e, s->format);
+	size_t n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format);
 	struct llog__file_chunk *c;
 
-	if (n > LLOG_FRAME_CONTENT_MAX)
+	if (n > LLOG_FRAME_CONTENT_MAX) {
+		if (fs->bin != NULL) { /* arguments are never cut */
+			llog__count_sink_lost(1);
+			return -E2BIG;
+		}
 		n = LLOG_FRAME_CONTENT_MAX;
+	}
 	if (fs->nch == 0 || fs->ch[fs->nch - 1].len + n > LLOG_FRAME_CONTENT_MAX) {
 		/* The last chunk is full: write what is pending early, and when
 		 * that fails with the backlog at its bound, drop the oldest. */
@@ -286,12 +318,22 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 				   (unsigned long long)fs->ch[0].records);
 			drop_chunks(fs, 1);
 		}
-		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0};
+		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0, 0};
+		fs->bin_fr.started = 0; /* a chunk is a frame: it starts afresh */
 	}
 	/* in_len + n <= IN_CAP: at most LLOG__FILE_MAX_CHUNKS chunks of at most
 	 * LLOG_FRAME_CONTENT_MAX bytes each, the last one with room for n. */
 	c = &fs->ch[fs->nch - 1];
-	n = llog__format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
+	if (fs->bin != NULL) {
+		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
+		c->sites = llog__bin_sites(fs);
+		if (n == 0) {
+			llog__count_sink_lost(1);
+			return -ENOSPC;
+		}
+	} else {
+		n = llog__format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
+	}
 	fs->in_len += n;
 	c->len += n;
 	c->records++;
@@ -315,6 +357,64 @@ static long file_commit(struct llog_sink *s)
 
 /* ---- the crash path (crash handler on the flusher; async-signal-safe) ---- */
 
+/* Writes all of p with write(2), counting what went out. */
+static void crash_put(struct llog__file_sink *fs, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fs->fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (fs->crash_err == 0)
+				fs->crash_err = w < 0 ? -errno : -EIO;
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+		fs->crash_bytes += w;
+	}
+}
+
+/* Binary: the definitions of site ids below `to` the file lacks. */
+static void crash_sites(struct llog__file_sink *fs, uint32_t to)
+{
+	if (fs->bin_gen != fs->file_gen) {
+		fs->bin_gen = fs->file_gen;
+		fs->bin_in_file = 0;
+	}
+	if (to > fs->bin_in_file) {
+		crash_put(fs, fs->sites_out,
+			  llog__bin_sites_frames(fs, fs->bin_in_file, to, fs->sites_out));
+		fs->bin_in_file = to;
+	}
+}
+
+/* Binary: a pending chunk as one zstd frame of raw blocks (no compressor
+ * here), after the sites it needs. */
+static void crash_chunk(struct llog__file_sink *fs, const struct llog__file_chunk *c)
+{
+	unsigned char h[12];
+	size_t off = 0;
+
+	crash_sites(fs, c->sites);
+	put_le32(h, LLOG_ZSTD_MAGIC);
+	h[4] = 0xA0; /* content size: 4 bytes; single segment; no checksum */
+	put_le32(h + 5, (uint32_t)c->len);
+	crash_put(fs, (const char *)h, 9);
+	do {
+		size_t n = c->len - off < CRASH_BLOCK ? c->len - off : CRASH_BLOCK;
+		uint32_t bh = (uint32_t)n << 3 | (off + n == c->len); /* Raw; last? */
+
+		h[0] = (unsigned char)bh;
+		h[1] = (unsigned char)(bh >> 8);
+		h[2] = (unsigned char)(bh >> 16);
+		crash_put(fs, (const char *)h, 3);
+		crash_put(fs, fs->in + c->start + off, n);
+		off += n;
+	} while (off < c->len);
+}
+
 /* Writes fs->crash as one frame (or plain lines), then empties it. */
 static void crash_emit(struct llog__file_sink *fs)
 {
@@ -335,21 +435,11 @@ static void crash_emit(struct llog__file_sink *fs)
 		p = fs->crash;
 		len += CRASH_HDR;
 	}
-	while (len > 0) {
-		ssize_t w = write(fs->fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (fs->crash_err == 0)
-				fs->crash_err = w < 0 ? -errno : -EIO;
-			break;
-		}
-		p += w;
-		len -= (size_t)w;
-		fs->crash_bytes += w;
-	}
+	if (fs->bin != NULL)
+		crash_sites(fs, llog__bin_sites(fs));
+	crash_put(fs, p, len);
 	fs->crash_len = 0;
+	fs->bin_crash_fr.started = 0; /* the next frame starts afresh */
 }
 
 /* Room for `need` bytes (at most CRASH_BLOCK) in the crash frame. */
@@ -367,8 +457,16 @@ static void crash_begin(struct llog__file_sink *fs, int interrupted)
 	if (fs->crash_started)
 		return;
 	fs->crash_started = 1;
-	if (interrupted)
+	if (interrupted) {
+		fs->bin_in_file = 0; /* may be mid-update: define every site again */
 		return;
+	}
+	if (fs->bin != NULL) {
+		for (int i = 0; i < fs->nch && fs->fd >= 0; i++)
+			if (fs->ch[i].len > 0)
+				crash_chunk(fs, &fs->ch[i]);
+		return;
+	}
 	for (size_t off = 0; off < fs->in_len;) {
 		const char *line = fs->in + off;
 		const char *nl = memchr(line, '\n', fs->in_len - off);
@@ -387,6 +485,17 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	size_t n;
 
+	if (fs->bin != NULL) {
+		n = llog__bin_bound(fs, e);
+		if (n > CRASH_BLOCK) {
+			llog__count_sink_lost(1);
+			return -E2BIG;
+		}
+		crash_begin(fs, interrupted);
+		n = llog__bin_encode(fs, &fs->bin_crash_fr, e, crash_room(fs, n));
+		fs->crash_len += n;
+		return (long)n;
+	}
 	/* A line longer than a crash block is cut with the marker and
 	 * counted: no allocation here. */
 	n = llog__line_bound(e, s->format);
@@ -415,6 +524,8 @@ static void free_sink(struct llog__file_sink *fs)
 	free(fs->in);
 	free(fs->out);
 	free(fs->crash);
+	free(fs->sites_out);
+	llog__bin_free(fs);
 	free(fs->rotated_from);
 	free(fs->path);
 	free(fs->dir);
@@ -451,6 +562,8 @@ static void file_after_fork(struct llog_sink *s)
 	fs->bytes = 0;
 	fs->err = 0;
 	fs->failing = 0;
+	if (fs->bin != NULL)
+		llog__bin_after_fork(fs);
 	if (fs->fd >= 0 && fstat(fs->fd, &st) == 0) {
 		fs->size = (uint64_t)st.st_size;
 		if (st.st_size > 0)
@@ -466,6 +579,19 @@ static const struct llog_sink_ops file_ops = {
 	.after_fork = file_after_fork,
 	.crash_write = file_crash_write,
 	.crash_commit = file_crash_commit,
+};
+
+/* Binary mode: the same callbacks; on the flusher it stores captures and
+ * needs no rendered message (capture.h). */
+static const struct llog_sink_ops file_bin_ops = {
+	.version = LLOG__SINK_VERSION,
+	.write = file_write,
+	.commit = file_commit,
+	.close = file_close,
+	.after_fork = file_after_fork,
+	.crash_write = file_crash_write,
+	.crash_commit = file_crash_commit,
+	.flags = LLOG__SINK_F_RAW,
 };
 
 /* ---- construction -------------------------------------------------------- */
@@ -522,7 +648,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	llog__sink_set_error("%s", "");
 	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
 	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
-	    (unsigned)opt->compression > LLOG_FILE_PLAIN || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT ||
+	    (unsigned)opt->compression > LLOG_FILE_BINARY || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT ||
 	    (unsigned)opt->line.ts_precision > LLOG_TS_S) {
 		llog__sink_set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
 		errno = EINVAL;
@@ -533,7 +659,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 		errno = ENOMEM;
 		return NULL;
 	}
-	fs->base.ops = &file_ops;
+	fs->base.ops = opt->compression == LLOG_FILE_BINARY ? &file_bin_ops : &file_ops;
 	fs->base.level = opt->level;
 	fs->base.format = opt->format;
 	fs->fd = -1;
@@ -565,6 +691,13 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 		     : 0;
 	if (rc == 0 && !fs->plain)
 		rc = setup_zstd(fs, opt->zstd_level);
+	if (rc == 0 && opt->compression == LLOG_FILE_BINARY) {
+		/* Binary: the site table, and room for every definition in
+		 * sites frames (backed as used). */
+		if (llog__bin_init(fs) != 0 ||
+		    (fs->sites_out = malloc(llog__bin_sites_cap())) == NULL)
+			rc = -ENOMEM;
+	}
 	if (rc < 0)
 		llog__sink_set_error("%s: cannot set up the file sink: %s", opt->path,
 				     strerror(-rc));

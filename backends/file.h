@@ -29,6 +29,18 @@ struct llog__file_chunk {
 	size_t start, len;  /* bytes of fs->in */
 	uint64_t seq;       /* sequence number of its first record */
 	uint64_t records;
+	uint32_t sites;     /* binary: site ids allocated up to its end */
+};
+
+/* Binary mode: the encoder's state within one frame (file_bin.c). */
+struct llog__bin_frame {
+	int started;        /* the content header is written */
+	int has_thread;
+	uint64_t seq;
+	int64_t ts;
+	uint64_t tid;
+	unsigned char name_len;
+	char name[16];
 };
 
 struct llog__file_sink {
@@ -68,7 +80,36 @@ struct llog__file_sink {
 	int crash_started;      /* the pending lines are out (crash path) */
 	int crash_err;          /* first error of the crash path */
 	long crash_bytes;       /* written by the crash path */
+	/* Binary mode (file_bin.c; NULL otherwise). file_gen counts the files
+	 * opened (file_rotate.c); bin_in_file: site ids whose definitions the
+	 * current file holds, valid while bin_gen == file_gen (file.c). */
+	struct llog__bin *bin;
+	struct llog__bin_frame bin_fr, bin_crash_fr;
+	char *sites_out;        /* sites frames before a data frame */
+	uint32_t bin_in_file;
+	unsigned file_gen, bin_gen;
 };
+
+/* ---- file_bin.c (binary mode) ----------------------------------------- */
+
+/* Allocates the site table (0, or -1 out of memory: free with
+ * llog__bin_free, which accepts a sink without one). Constructor. */
+int llog__bin_init(struct llog__file_sink *fs);
+void llog__bin_free(struct llog__file_sink *fs);
+/* Bytes llog__bin_encode may write for e, at most. */
+size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry *e);
+/* Appends e's record (after the frame's header when fr is fresh) at dst.
+ * Returns the bytes written; 0 when the record cannot be stored. */
+size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
+			const struct llog_entry *e, char *dst);
+/* Site ids allocated so far. */
+uint32_t llog__bin_sites(const struct llog__file_sink *fs);
+/* Bytes of the sites frames of all ids, at most; the frames of [from, to). */
+size_t llog__bin_sites_cap(void);
+size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, uint32_t to,
+			      char *dst);
+/* In a fork child: a stream of its own. */
+void llog__bin_after_fork(struct llog__file_sink *fs);
 
 /* ---- file_rotate.c ------------------------------------------------------ */
 

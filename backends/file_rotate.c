@@ -180,6 +180,7 @@ int llog__file_open(struct llog__file_sink *fs)
 		return -e;
 	}
 	fs->fd = fd;
+	fs->file_gen++;
 	fs->size = (uint64_t)st.st_size;
 	if (!fs->plain && st.st_size > 0)
 		repair_tail(fs, &st);
@@ -447,6 +448,8 @@ static void follow_external(struct llog__file_sink *fs)
 	}
 	fs->reopen_seen = req;
 	if (fs->fd >= 0 && fstat(fs->fd, &st) == 0 && (uint64_t)st.st_size != fs->size) {
+		if ((uint64_t)st.st_size < fs->size)
+			fs->file_gen++; /* truncated: what it held is gone */
 		fs->size = (uint64_t)st.st_size;
 		fs->need_meta = !fs->plain && fs->size == 0;
 	}

@@ -9,7 +9,11 @@
 #include <llog.h>
 #include <llog/sinks.h>
 
+#ifdef LLOG_BENCH_BINARY
+#define BENCH_NAME "llog-bin" /* the same with LLOG_FILE_BINARY (llog_bin_bench) */
+#else
 #define BENCH_NAME "llog"
+#endif
 /* As the peers' preallocate: the thread's buffer made, its pages faulted
  * in, before the first timed call. */
 #define BENCH_THREAD_START() ((void)llog_thread_prepare())
@@ -50,6 +54,9 @@ static void logger_shutdown(void)
 static int logger_init(const struct bench_opts *o)
 {
 	struct llog_file_options fo = {.path = o->file};
+#ifdef LLOG_BENCH_BINARY
+	fo.compression = LLOG_FILE_BINARY;
+#endif
 	struct llog_config cfg = {.level = LLOG_INFO};
 	struct llog_sink *s = llog_file_sink(&fo);
 

@@ -40,8 +40,9 @@ fi
 
 bash scripts/deps.sh bench >&2
 build=build/bench
-loggers=(llog spdlog spdlog-sync)
-targets=(llog_bench spdlog_bench spdlog_sync_bench llogcat)
+# llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md)
+loggers=(llog llog-bin spdlog spdlog-sync)
+targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat)
 peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 nanolog_rt=""
 if [[ -n $peers ]]; then
@@ -69,6 +70,7 @@ raw=$out/raw.txt
 file_of() {
 	case $1 in
 	llog) echo "$work/llog.log.zst" ;;
+	llog-bin) echo "$work/llog-bin.log.zst" ;;
 	nanolog) echo "$work/nanolog.bin" ;;
 	*) echo "$work/$1.log" ;;
 	esac
@@ -87,6 +89,7 @@ records_in() {
 	f=$(file_of "$1")
 	case $1 in
 	llog) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
+	llog-bin) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$("$build/tools/llogcat" "$f" | wc -c) ;;
 	nanolog) lines=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep -c ' NOTICE\[') ;
 		text=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep ' NOTICE\[' | wc -c) ;;
 	*) lines=$(wc -l <"$f"); text=$(wc -c <"$f") ;;
@@ -116,6 +119,13 @@ for rep in $(seq 1 "$reps"); do
 				if [[ $rep == 1 && $t == "${threads%% *}" ]]; then
 					records_in "$lg"
 					echo "rep=1 logger=$lg mode=text threads=$t msg=$m text_bytes=$text lines=$lines records=$records" | tee -a "$raw" >&2
+					if [[ $lg == llog || $lg == llog-bin ]]; then
+						# llogcat's rate: the file rendered to text, into /dev/null
+						r0=$(date +%s%N)
+						"$build/tools/llogcat" "$(file_of "$lg")" >/dev/null
+						r1=$(date +%s%N)
+						echo "rep=1 logger=$lg mode=render threads=$t msg=$m rps=$(awk -v n="$records" -v ns=$((r1 - r0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')" | tee -a "$raw" >&2
+					fi
 					if [[ $lines != "$records" ]]; then
 						echo "bench: FAIL: $lg wrote $lines records of $records" >&2
 						exit 1
@@ -191,6 +201,8 @@ function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
 		add(mode SUBSEP lg SUBSEP t SUBSEP m SUBSEP "dropped", val($0, "dropped"))
 	} else if (mode == "text") {
 		add("text" SUBSEP lg SUBSEP t SUBSEP m, val($0, "text_bytes"))
+	} else if (mode == "render") {
+		add("render" SUBSEP lg SUBSEP t SUBSEP m, val($0, "rps"))
 	}
 }
 END {
@@ -255,6 +267,10 @@ END {
 		for (li = 1; li <= nl; li++) printf " %s |", cell("tput" SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP "rss")
 		print ""
 	}
+	printf "\n### 6. llogcat rendering rate, records/s (the throughput run'"'"'s file into /dev/null; llog-bin: binary records formatted by llogcat)\n\n"
+	print "| message | llog (text file) | llog-bin (binary file) |"
+	print "|---|---|---|"
+	for (m in M) printf "| %s | %s | %s |\n", m, cell("render" SUBSEP "llog" SUBSEP tl[1] SUBSEP m), cell("render" SUBSEP "llog-bin" SUBSEP tl[1] SUBSEP m)
 	printf "\n### 5. Overflow by dropping (llog: LLOG_OVERFLOW_DROP, 16 KiB arena; spdlog: overrun_oldest, 256-slot queue), %d records\n\n", records
 	print "| threads | llog calls/s | llog dropped | spdlog calls/s | spdlog dropped | llog/spdlog calls/s |"
 	print "|---|---|---|---|---|---|"

@@ -34,11 +34,20 @@
  * the writer, on open and after a short write, cuts the file back to the end
  * of its last complete frame (ftruncate) before writing again.
  *
+ * Binary mode (LLOG_FILE_BINARY): the same frames, but a data frame's
+ * content is binary records (it starts with LLOG_BIN_HEAD, which no line
+ * does), and the call sites they name come in skippable frames of magic
+ * LLOG_SITES_MAGIC before their first use in each file. The layout, the
+ * version rule and what a newer writer may add: docs/file-format.md.
+ *
  * Plain mode (the sink's "no compression" choice) writes the same lines as
  * plain text, with no frames and no metadata; llogcat reads such files too.
  */
 #ifndef LLOG_FILEFORMAT_H
 #define LLOG_FILEFORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #define LLOG_META_MAGIC 0x184D2A5Bu        /* skippable frame, variant 0xB */
 #define LLOG_META_MAX 4096u                /* payload bound */
@@ -46,5 +55,33 @@
 #define LLOG_FRAME_CONTENT_MAX (4u << 20)  /* writer bound per data frame */
 #define LLOG_READER_FRAME_MAX (64u << 20)  /* reader refuses bigger claims */
 #define LLOG_ZSTD_MAGIC 0xFD2FB528u
+
+/* Binary mode (docs/file-format.md). */
+#define LLOG_SITES_MAGIC 0x184D2A5Cu       /* skippable frame, variant 0xC */
+#define LLOG_SITES_HEAD "LLS"              /* then the version byte */
+#define LLOG_BIN_HEAD "\0LB"               /* data content; then the version */
+#define LLOG_BIN_VERSION 1u                /* a reader refuses a newer one */
+#define LLOG_SITES_MAX (1u << 20)          /* writer bound per sites payload */
+/* The check of a sites payload's definitions: FNV-1a, 32 bits. */
+static inline uint32_t llog__fnv1a32(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+/* Record tags: kind in the low 3 bits, flags above. */
+#define LLOG_BIN_LOG 1u                    /* site, dts, captured arguments */
+#define LLOG_BIN_TEXT 2u                   /* site, dts, the message as text */
+#define LLOG_BIN_THREAD 3u                 /* tid, name: the records after it */
+#define LLOG_BIN_F_SEQ 0x08u               /* a sequence gap follows */
+#define LLOG_BIN_F_SUPP 0x10u              /* a suppressed count follows */
+#define LLOG_BIN_F_TRUNC 0x20u             /* the capture was cut */
+#define LLOG_BIN_F_EXT 0x40u               /* an extension blob follows (skipped) */
+/* Site kinds. */
+#define LLOG_BIN_SITE_LOG 0u               /* format and argument plan */
+#define LLOG_BIN_SITE_TEXT 1u              /* file, line, function, level only */
 
 #endif /* LLOG_FILEFORMAT_H */

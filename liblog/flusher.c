@@ -14,6 +14,7 @@
 
 #include "altstack.h"
 #include "arena.h"
+#include "capture.h"
 #include "clock.h"
 #include "config.h"
 #include "crash.h"
@@ -294,16 +295,40 @@ static void drop_notice(struct llog__flusher *f, struct llog__rec *r)
 	sink_write(f, &e);
 }
 
+/* Whether some sink that gets r needs its message rendered: all but the
+ * flusher's own sinks that store the capture (LLOG__SINK_F_RAW, capture.h). */
+static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
+{
+	if (r->kind != LLOG__K_LOG)
+		return 1;
+	for (int i = 0; i < f->sinks.n; i++) {
+		const struct llog_sink *s = f->sinks.s[i];
+
+		if ((int)r->site->level >= (int)s->level &&
+		    (queue_of(f, i) != NULL || s->ops->version < 3 ||
+		     !(s->ops->flags & LLOG__SINK_F_RAW)))
+			return 1;
+	}
+	return 0;
+}
+
 /* Hands r to the sinks; `next` is the record after it in the chain. */
 static void write_record(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
 {
 	struct llog_entry e;
 
 	f->crash_rendering = 1;
-	record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
+	if (needs_text(f, r)) {
+		record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
+	} else {
+		llog__render_capture(r, f->msgcap, &f->tmp_plan, &e);
+		e.seq = ++f->seq;
+		e.ts_ns = out_ts(f, r->ts);
+	}
 	f->crash_rendering = 0;
 	f->crash_rest = next;
 	sink_write(f, &e);
+	llog__capture_clear(); /* e goes out of scope */
 }
 
 /* What a round leaves for after its commit. */

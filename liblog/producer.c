@@ -374,6 +374,14 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* llog__log with a va_list, for tests whose formats are made at run time
+ * (tests/test_binfile.c); not exported. */
+void llog__logv(struct llog_site *site, va_list ap);
+void llog__logv(struct llog_site *site, va_list ap)
+{
+	log_ap(site, ap, NULL);
+}
+
 void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const char *fmt, ...)
 {
 	va_list ap;

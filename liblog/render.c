@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "buf.h"
 #include "fmt_cache.h"
+#include "capture.h"
 #include "render.h"
 #include "site.h"
 #include "stats.h"
@@ -19,6 +20,34 @@ static size_t finish(char *buf, size_t n, int trunc)
 	memcpy(buf + n, LLOG__MARKER, LLOG__MARKER_LEN);
 	llog__count(truncated, 1);
 	return n + LLOG__MARKER_LEN;
+}
+
+__thread struct llog__capture llog__cur_capture __attribute__((tls_model("initial-exec")));
+
+/* Notes the capture of a LOG record beside e (capture.h). */
+static void note_capture(const struct llog__rec *r, const struct llog__plan *plan, size_t room,
+			 const struct llog_entry *e)
+{
+	struct llog__capture *c = &llog__cur_capture;
+
+	c->site = r->site;
+	c->plan = plan;
+	c->args = llog__rec_payload(r);
+	c->len = r->len;
+	c->room = room;
+	c->truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	c->entry = e;
+}
+
+/* The rate-limit count that rides after the payload (producer.c); counted
+ * here, on the flusher, off the hot path. */
+static void suppressed_count(const struct llog__rec *r, struct llog_entry *e)
+{
+	if (__builtin_expect(r->flags & LLOG__REC_SUPPRESSED, 0)) {
+		memcpy(&e->suppressed, (const char *)llog__rec_payload(r) +
+				       ((r->len + 7u) & ~7u), sizeof(e->suppressed));
+		llog__count(suppressed, e->suppressed);
+	}
 }
 
 static void site_fields(const struct llog_site *site, struct llog_entry *e)
@@ -44,6 +73,7 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 	int trunc = (r->flags & LLOG__REC_TRUNCATED) != 0;
 	size_t room = cap - LLOG__MARKER_LEN, n;
 
+	llog__capture_clear();
 	if (r->kind == LLOG__K_TEXT) {
 		n = r->len < room ? r->len : room;
 		memcpy(buf, llog__rec_payload(r), n);
@@ -61,6 +91,7 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 			n = llog__render_prog(buf, room, prog, plan, llog__rec_payload(r), &trunc);
 		else
 			n = llog__render(buf, room, site->fmt, plan, llog__rec_payload(r), &trunc);
+		note_capture(r, plan, room, e);
 	}
 	site_fields(site, e);
 	e->tid = r->arena->tid;
@@ -70,20 +101,32 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 	e->thread_name_len = strlen(e->thread_name);
 	e->msg = buf;
 	e->msg_len = finish(buf, n, trunc);
-	if (__builtin_expect(r->flags & LLOG__REC_SUPPRESSED, 0)) {
-		/* The count rides after the payload (producer.c, rate
-		 * limits); counted here, on the flusher, off the hot path. */
-		memcpy(&e->suppressed, (const char *)llog__rec_payload(r) +
-				       ((r->len + 7u) & ~7u), sizeof(e->suppressed));
-		llog__count(suppressed, e->suppressed);
-	}
+	suppressed_count(r, e);
+}
+
+void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
+			  struct llog_entry *e)
+{
+	site_fields(r->site, e);
+	e->tid = r->arena->tid;
+	e->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
+	e->thread_name_len = strlen(e->thread_name);
+	e->msg = NULL;
+	e->msg_len = 0;
+	if (r->flags & LLOG__REC_TRUNCATED)
+		llog__count(truncated, 1); /* as finish() would */
+	note_capture(r, llog__site_plan_peek(r->site, tmp), cap - LLOG__MARKER_LEN, e);
+	suppressed_count(r, e);
 }
 
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		     char *buf, size_t cap, struct llog_entry *e)
 {
 	int trunc = 0;
-	size_t n = llog__format_va(buf, cap - LLOG__MARKER_LEN, site->fmt, plan, ap, &trunc);
+	size_t n;
+
+	llog__capture_clear();
+	n = llog__format_va(buf, cap - LLOG__MARKER_LEN, site->fmt, plan, ap, &trunc);
 
 	site_fields(site, e);
 	e->thread_name = ""; /* the caller's to set */
@@ -96,6 +139,7 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 {
 	struct llog__buf b = LLOG__BUF(note, LLOG__NOTICE_BYTES);
 
+	llog__capture_clear();
 	llog__buf_puts(&b, "llog: thread ");
 	llog__buf_num(&b, tid, 10);
 	llog__buf_puts(&b, " dropped ");

@@ -43,6 +43,14 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 				struct llog__plan *tmp, struct llog__fmt_cache *cache,
 				struct llog_entry *e);
 
+/* The same for a LOG record whose message no sink needs (capture.h): every
+ * field but the message (msg NULL, msg_len 0), and the capture beside e
+ * (cap: the bound llog__render_record would have had). A capture that was
+ * cut counts in stats.truncated here; a message that rendering would cut
+ * is cut only when it is read (llogcat), and not counted. */
+void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
+			  struct llog_entry *e);
+
 /* The same for a call rendered at once from its va_list (no record). */
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		     char *buf, size_t cap, struct llog_entry *e);

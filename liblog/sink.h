@@ -12,6 +12,10 @@
 #include "clock.h" /* llog__mono_ms, for deadlines and back-off */
 
 #define LLOG__SINK_VERSION LLOG_SINK_VERSION
+/* An internal flag of ops->flags (llog's own sinks only): the sink stores a
+ * LOG record's capture (capture.h) and needs no rendered message when it
+ * runs on the flusher. */
+#define LLOG__SINK_F_RAW 0x80000000u
 
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,
  * bounded by timeout_ms in total) on EAGAIN; never raises SIGPIPE for

@@ -147,12 +147,15 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The file sink's kind: the binary variants set LLOG_FILE_BINARY. */
+static enum llog_file_compression file_kind = LLOG_FILE_ZSTD;
+
 /* In the child: a file sink (index 0) and a console sink (index 1), then
  * `extra` (index 2, may be NULL), then llog_init. */
 static void child_init(const struct tdir *t, struct llog_sink *extra, unsigned interval_ms)
 {
 	struct llog_config cfg = {.flush_interval_ms = interval_ms};
-	struct llog_file_options fo = {.path = t->log};
+	struct llog_file_options fo = {.path = t->log, .compression = file_kind};
 	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
 
 	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0)
@@ -704,6 +707,66 @@ static void test_flusher_fault_during_report(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 6. the same with a binary file (LLOG_FILE_BINARY) ------------------------ */
+
+/* The binary file through llogcat: every record, then the crash record. */
+static void check_binary(const struct tdir *t, int n)
+{
+	char *lc = read_llogcat(t), *e = read_err(t);
+
+	if (lc == NULL)
+		skip();
+	check_output("llogcat (binary)", lc, n);
+	assert_non_null(strstr(lc, "at address 0x0"));
+	check_output("console", e, n);
+	free(lc);
+	free(e);
+}
+
+/* The flusher crashes mid-round: the binary sink's pending records (raw
+ * frames of its binary chunks) and the drained ones (crash_write) follow
+ * its committed frames. */
+static void test_binary_flusher_crash_drains(void **state)
+{
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	file_kind = LLOG_FILE_BINARY;
+	atomic_store(&at_crash_point, 0);
+	atomic_store(&queued, 0);
+	run_child(&t, flusher_crash_child);
+	file_kind = LLOG_FILE_ZSTD;
+	check_binary(&t, FIRST + ROUND + QUEUED);
+	tdir_remove(&t);
+}
+
+static void test_binary_flusher_crash_in_final_round(void **state)
+{
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	file_kind = LLOG_FILE_BINARY;
+	run_child(&t, final_round_crash_child);
+	file_kind = LLOG_FILE_ZSTD;
+	check_binary(&t, FIRST + ROUND);
+	tdir_remove(&t);
+}
+
+static void test_binary_flusher_fault_during_report(void **state)
+{
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	file_kind = LLOG_FILE_BINARY;
+	run_child(&t, fault_in_report_child);
+	file_kind = LLOG_FILE_ZSTD;
+	check_binary(&t, BEFORE_MARK + 1);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +778,9 @@ int main(void)
 		cmocka_unit_test(test_fork_during_crash_report),
 		cmocka_unit_test(test_recovered_crash_keeps_itimer),
 		cmocka_unit_test(test_flusher_fault_during_report),
+		cmocka_unit_test(test_binary_flusher_crash_drains),
+		cmocka_unit_test(test_binary_flusher_crash_in_final_round),
+		cmocka_unit_test(test_binary_flusher_fault_during_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

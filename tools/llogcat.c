@@ -1,7 +1,10 @@
 /*
- * llogcat.c - read llog's compressed (or plain text) log files.
+ * llogcat.c - read llog's compressed, binary (or plain text) log files.
  *
  * DESIGN
+ * A binary file's data frames (docs/file-format.md) are rendered record by
+ * record into the lines the text mode writes (binrec.h; JSON lines with
+ * --json) before anything below, so every option works on them alike.
  * Each file is read in order through the frame reader (reader.h), which hands
  * over a data frame only once it decoded whole and its checksum matched; the
  * lines of that frame then go through the filters (level, time, regex,
@@ -35,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binrec.h"
 #include "reader.h"
 
 #define POLL_MS 150
@@ -264,6 +268,7 @@ struct src {
 	enum kind kind;
 	uint64_t off;          /* next byte to read */
 	struct lcr *rd;        /* K_FRAMED */
+	struct lcb *bin;       /* K_FRAMED: the binary records' call sites */
 	char *text;            /* K_TEXT: unterminated line */
 	size_t text_len, text_cap;
 	uint64_t damage;
@@ -316,17 +321,57 @@ static int classify(struct src *s, bool eof)
 	return 0;
 }
 
+static void damaged(struct src *s, uint64_t off, const char *why)
+{
+	fprintf(stderr, "llogcat: %s: damaged frame at offset %llu (%s), skipped\n", s->path,
+		(unsigned long long)off, why);
+	s->damage++;
+	st.damaged++;
+	fail(EXIT_DAMAGE);
+}
+
+/* A binary record, rendered as the text mode writes it (binrec.h). */
+static void bin_line(void *ctx, const struct llog_entry *e, const char *line, size_t len)
+{
+	(void)ctx;
+	(void)e;
+	st.plain += len + 1;
+	record(line, len);
+}
+
+/* A binary data frame: its records through record(), as lines that carry
+ * the function. */
+static void bin_frame(struct src *s, const struct lcr_event *ev)
+{
+	bool layout = func_layout;
+	const char *why;
+
+	func_layout = true;
+	if (s->bin == NULL)
+		damaged(s, ev->off, "binary records but no call sites before them");
+	else if (lcb_frame(s->bin, ev->data, ev->len, opt.json ? LLOG_FORMAT_JSON : LLOG_FORMAT_TEXT,
+			   bin_line, NULL, &why) < 0)
+		damaged(s, ev->off, why);
+	func_layout = layout;
+}
+
 static void drain(struct src *s, bool eof)
 {
 	struct lcr_event ev;
+	const char *why;
 
 	while (lcr_next(s->rd, eof, &ev) != LCR_MORE) {
 		if (ev.kind == LCR_DAMAGED) {
-			fprintf(stderr, "llogcat: %s: damaged frame at offset %llu (%s), skipped\n",
-				s->path, (unsigned long long)ev.off, ev.reason);
-			s->damage++;
-			st.damaged++;
-			fail(EXIT_DAMAGE);
+			damaged(s, ev.off, ev.reason);
+			continue;
+		}
+		if (ev.kind == LCR_SITES) {
+			if (s->bin == NULL && (s->bin = lcb_new()) == NULL) {
+				fprintf(stderr, "llogcat: out of memory\n");
+				fail(EXIT_ERROR);
+			} else if (lcb_sites(s->bin, ev.data, ev.len, &why) < 0) {
+				damaged(s, ev.off, why);
+			}
 			continue;
 		}
 		if (ev.kind == LCR_META) {
@@ -340,6 +385,10 @@ static void drain(struct src *s, bool eof)
 			continue;
 		s->frames++;
 		st.frames++;
+		if (lcb_is_binary(ev.data, ev.len)) {
+			bin_frame(s, &ev);
+			continue;
+		}
 		st.plain += ev.len;
 		lines(ev.data, ev.len, true);
 	}
@@ -435,6 +484,8 @@ static void src_close(struct src *s)
 	s->fd = -1;
 	lcr_free(s->rd);
 	s->rd = NULL;
+	lcb_free(s->bin);
+	s->bin = NULL;
 	free(s->text);
 	s->text = NULL;
 }
@@ -590,7 +641,9 @@ static const char help[] =
 	"\n"
 	"DESCRIPTION\n"
 	"    Prints the records of llog files: zstd-compressed files written by llog's\n"
-	"    file sink (a zstd stream of metadata and data frames) or plain-text ones.\n"
+	"    file sink (a zstd stream of metadata and data frames), binary ones\n"
+	"    (LLOG_FILE_BINARY: each record printed exactly as the text mode writes\n"
+	"    it, or with --json as the JSON mode does), or plain-text ones.\n"
 	"    Several files (a rotated set, in any order) are printed in the order they\n"
 	"    were written: by the creation time and first sequence number in their\n"
 	"    metadata, or for files without metadata by modification time, then name.\n"

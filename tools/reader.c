@@ -329,7 +329,12 @@ enum lcr_kind lcr_next(struct lcr *r, bool eof, struct lcr_event *ev)
 		ev->off = r->base + r->pos;
 		ev->size = fi.size;
 		if (fi.skippable) {
-			ev->kind = le32(p) == LLOG_META_MAGIC ? LCR_META : LCR_SKIP;
+			if (le32(p) == LLOG_META_MAGIC)
+				ev->kind = LCR_META;
+			else if (le32(p) == LLOG_SITES_MAGIC)
+				ev->kind = LCR_SITES;
+			else
+				ev->kind = LCR_SKIP;
 			ev->data = (const char *)p + 8;
 			ev->len = (size_t)fi.size - 8;
 		} else {

@@ -32,6 +32,7 @@ enum lcr_kind {
 	LCR_META = 2,    /* data: llog metadata payload */
 	LCR_SKIP = 3,    /* another skippable frame, ignored */
 	LCR_DAMAGED = 4, /* reason: why; the frame is skipped */
+	LCR_SITES = 5,   /* data: a binary file's call sites payload (binrec.h) */
 };
 
 struct lcr_event {

@@ -351,7 +351,19 @@ LLOG_EXPORT struct llog_sink *llog_console_sink(const struct llog_console_option
 
 enum llog_file_compression {
 	LLOG_FILE_ZSTD = 0,  /* zstd frames (the default): `zstdcat FILE` reads it */
-	LLOG_FILE_PLAIN = 1  /* plain text (or JSON) lines, no frames, no metadata */
+	LLOG_FILE_PLAIN = 1, /* plain text (or JSON) lines, no frames, no metadata */
+	/* Appended in 0.x. zstd frames of binary records: each record's call
+	 * site, time, thread, sequence number and its arguments as captured
+	 * (the message is not formatted at run time); every call site is
+	 * written once per file before its first use, so each file (rotated
+	 * or not) reads alone. `llogcat FILE` renders it exactly as the text
+	 * file would read (`llogcat --json FILE` as JSON); zstdcat does not.
+	 * format and line are ignored (llogcat chooses when it reads); see
+	 * docs/file-format.md. On a thread of its own (LLOG_SINK_THREAD_OWN)
+	 * the sink stores the rendered messages instead of the arguments.
+	 * Memory: as LLOG_FILE_ZSTD, plus its call-site table (65,536 sites:
+	 * about 21 MiB of address space, backed only as sites are used). */
+	LLOG_FILE_BINARY = 2
 };
 
 enum llog_file_fsync {

@@ -1,0 +1,461 @@
+/*
+ * file_bin.c - the file sink's binary records (LLOG_FILE_BINARY): entries
+ * into records, call sites into their definitions. The frames, files and
+ * retry are file.c's and file_rotate.c's, as in text mode.
+ *
+ * DESIGN
+ * A record stores what the producer captured (capture.h): the call site's
+ * id, the time, the sequence number, the thread when it changed, and the
+ * argument bytes as they are in the arena (fmt.h's layout, strings copied
+ * at the call); llogcat renders it later with the same llog__render and
+ * line formatter as the text mode. An entry without a capture (an EAGER
+ * plan, a TEXT record, a notice, a sink on its own thread) is stored as its
+ * rendered message (a TEXT record). The layout: docs/file-format.md.
+ *
+ * Call sites. Each distinct site gets an id, in order of first use, from a
+ * table of this sink (keyed by the struct llog_site, or for text entries by
+ * the text of file and function, line and level: a sink's queue hands out
+ * copies of the strings); its definition (format, plan, file,
+ * line, function, level) is serialised once, at first use, into `defs`.
+ * A chunk (one future frame) notes the ids allocated up to its end; before
+ * its frame is written to a file, the definitions of the ids that file has
+ * not seen yet go out as sites frames in the same write(2):
+ *
+ *   every id a frame uses < chunk.sites <= in_file   (when it is written)
+ *
+ * and in_file falls back to 0 whenever the sink starts another file
+ * (creation, rotation, reopen, truncation: file_gen or need_meta), so each
+ * file holds the definitions of every id it uses, before the first use.
+ * Ids are per stream: a random 64-bit id that every sites frame and data
+ * frame carries; a fork child takes a new one (after_fork), so two
+ * processes appending to one file never mix their tables.
+ *
+ * Frames are self-contained for the rest: sequence, time and thread are
+ * deltas from the previous record of the same frame (from 0 at its start),
+ * so a lost, torn or interleaved frame costs only itself.
+ *
+ * No allocation after creation (the site table, its definitions and a
+ * render buffer are allocated at their bounds; pages are backed as used).
+ * A site that finds the table full (LLOG__BIN_SITES) or a format longer
+ * than SITE_STR_MAX is stored as rendered text, which needs a site too:
+ * when even that is impossible the record is counted lost. Flusher thread
+ * only (or its crash handler: no allocation, no lock, pure code).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "fileformat.h"
+#include "render.h"
+#include "sink.h"
+#include "file.h"
+
+#define LLOG__BIN_SITES 65536u    /* ids per stream */
+#define HASH_SLOTS (2u * LLOG__BIN_SITES)
+#define DEFS_CAP ((size_t)8 << 20) /* bytes of definitions, at most */
+#define SITE_STR_MAX 16384u        /* a longer format (or name) is stored as text */
+#define SCRATCH_CAP (64u << 10)    /* a record rendered here (fallback) */
+#define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
+
+struct bin_key {
+	const void *site;  /* LOG: the llog_site; TEXT: NULL */
+	const char *fmt;   /* LOG: its format and line, as when defined (a */
+	int line;          /* site of an unloaded library may be reused) */
+	uint64_t h;        /* TEXT: hash of file, function, line, level */
+	uint32_t id1;      /* id + 1; 0: free slot */
+};
+
+struct llog__bin {
+	uint64_t stream;
+	struct bin_key *slot;      /* HASH_SLOTS */
+	uint32_t nsites;           /* ids allocated */
+	uint32_t *off;             /* offset in defs of each id's definition */
+	char *defs;
+	size_t defs_len;
+	size_t room;               /* render bound of the captures (render.h) */
+	char *scratch;             /* SCRATCH_CAP */
+};
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static char *put_varint(char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (char)v;
+	return p;
+}
+
+static char *put_u32(char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (char)(v >> (8 * i));
+	return p + 4;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (char)(v >> (8 * i));
+	return p + 8;
+}
+
+static char *put_str(char *p, const char *s, size_t n)
+{
+	p = put_varint(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* ---- the site table ------------------------------------------------------ */
+
+static uint32_t slot_of(uint64_t h)
+{
+	h ^= h >> 29;
+	return (uint32_t)(h * 0xBF58476D1CE4E5B9ull >> 40) & (HASH_SLOTS - 1);
+}
+
+/* A TEXT site's key: FNV-1a 64 of its file and function (as define() keeps
+ * them), line and level. */
+static uint64_t text_hash(const char *file, const char *func, int line, int level)
+{
+	const char *s[2] = {file, func};
+	uint64_t h = 14695981039346656037ull;
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = strnlen(s[k], SITE_STR_MAX);
+
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)s[k][i]) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	return h ^ ((uint64_t)(unsigned)line << 8 | (unsigned)level);
+}
+
+static const char *get_varint(const char *p, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	do
+		*v |= (uint64_t)(*p & 0x7f) << shift, shift += 7;
+	while (*p++ & 0x80);
+	return p;
+}
+
+static int same_str(const char **p, const char *s)
+{
+	uint64_t n;
+	size_t sl = strnlen(s, SITE_STR_MAX);
+
+	*p = get_varint(*p, &n);
+	if (n != sl || memcmp(*p, s, sl) != 0)
+		return 0;
+	*p += n;
+	return 1;
+}
+
+/* Whether definition id is the TEXT site (file, func, line, level). */
+static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
+		       const char *func, int line, int level)
+{
+	const char *p = b->defs + b->off[id] + 5; /* past the padded length */
+	uint64_t v;
+
+	if (p[0] != (char)LLOG_BIN_SITE_TEXT || p[1] != (char)level)
+		return 0;
+	p = get_varint(p + 2, &v);
+	if (v != (uint32_t)line)
+		return 0;
+	p += 2 + (unsigned char)p[0]; /* nargs, flags, types */
+	p = get_varint(p, &v);        /* the (empty) format */
+	p += v;
+	return same_str(&p, file) && same_str(&p, func);
+}
+
+/* Serialises a definition into defs; returns its id, or -1 when full. */
+static long define(struct llog__bin *b, unsigned kind, int level, int line,
+		   const struct llog__plan *plan, const char *fmt, const char *file,
+		   const char *func)
+{
+	size_t fl = strnlen(fmt, SITE_STR_MAX + 1), il = strnlen(file, SITE_STR_MAX),
+	       nl = strnlen(func, SITE_STR_MAX);
+	size_t need = 3 * 10 + 5 + 4 + (plan ? plan->nargs : 0) + fl + il + nl + 10;
+	char *p, *q;
+
+	if (fl > SITE_STR_MAX || b->nsites >= LLOG__BIN_SITES || DEFS_CAP - b->defs_len < need)
+		return -1;
+	p = b->defs + b->defs_len;
+	q = p + 5; /* room for the length, filled in last */
+	*q++ = (char)kind;
+	*q++ = (char)level;
+	q = put_varint(q, (uint32_t)line);
+	*q++ = (char)(plan ? plan->nargs : 0);
+	*q++ = (char)(plan ? plan->flags : 0);
+	if (plan != NULL) {
+		memcpy(q, plan->type, plan->nargs);
+		q += plan->nargs;
+	}
+	q = put_str(q, fmt, fl);
+	q = put_str(q, file, il);
+	q = put_str(q, func, nl);
+	/* The length as a varint of exactly 5 bytes (padded), so the body
+	 * need not move. */
+	{
+		uint64_t len = (uint64_t)(q - (p + 5));
+
+		for (int i = 0; i < 4; i++)
+			p[i] = (char)((len >> (7 * i)) | 0x80);
+		p[4] = (char)(len >> 28);
+	}
+	b->off[b->nsites] = (uint32_t)b->defs_len;
+	b->defs_len += (size_t)(q - p);
+	return (long)b->nsites++;
+}
+
+/* The id of a site (LOG: key a = the llog_site; TEXT: a = file, b = func),
+ * defining it on first use; -1 when the table is full. */
+static long site_id(struct llog__bin *b, const struct llog_entry *e, const struct llog__capture *c)
+{
+	const char *file = e->file ? e->file : "", *func = e->func ? e->func : "";
+	const void *site = c ? (const void *)c->site : NULL;
+	uint64_t h = c ? (uint64_t)(uintptr_t)site * 0x9E3779B97F4A7C15ull
+		       : text_hash(file, func, e->line, (int)e->level);
+	uint32_t i = slot_of(h);
+	long id;
+
+	for (;; i = (i + 1) & (HASH_SLOTS - 1)) {
+		struct bin_key *k = &b->slot[i];
+
+		if (k->id1 == 0)
+			break;
+		if (k->site == site && k->h == h &&
+		    (site != NULL ? k->fmt == c->site->fmt && k->line == c->site->line
+				  : text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
+			return (long)k->id1 - 1;
+	}
+	if (c != NULL)
+		id = define(b, LLOG_BIN_SITE_LOG, (int)c->site->level, c->site->line, c->plan,
+			    c->site->fmt, c->site->file, c->site->func);
+	else
+		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "", file, func);
+	if (id < 0)
+		return -1;
+	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */
+	b->slot[i] = (struct bin_key){site, c ? c->site->fmt : NULL, c ? c->site->line : 0, h,
+				      (uint32_t)id + 1};
+	return id;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry *e)
+{
+	const struct llog__capture *c = llog__capture_of(e);
+	size_t body = c != NULL ? c->len : e->msg_len;
+
+	if (c != NULL) { /* it may become text (fallback_text) */
+		size_t text = c->room + LLOG__MARKER_LEN;
+
+		text = text < SCRATCH_CAP ? text : SCRATCH_CAP;
+		body = body > text ? body : text;
+	}
+	(void)fs;
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + body;
+}
+
+/* The record's message as text when its capture cannot be stored. */
+static const char *fallback_text(struct llog__bin *b, const struct llog__capture *c, size_t *len)
+{
+	int trunc = c->truncated;
+	size_t room = c->room < SCRATCH_CAP - LLOG__MARKER_LEN ? c->room
+							       : SCRATCH_CAP - LLOG__MARKER_LEN;
+	size_t n = llog__render(b->scratch, room, c->site->fmt, c->plan, c->args, &trunc);
+
+	if (trunc) {
+		memcpy(b->scratch + n, LLOG__MARKER, LLOG__MARKER_LEN);
+		n += LLOG__MARKER_LEN;
+	}
+	*len = n;
+	return b->scratch;
+}
+
+size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
+			const struct llog_entry *e, char *dst)
+{
+	struct llog__bin *b = fs->bin;
+	const struct llog__capture *c = llog__capture_of(e);
+	const char *name = e->thread_name ? e->thread_name : "";
+	size_t nlen = e->thread_name ? strnlen(name, 15) : 0, len;
+	const char *body;
+	unsigned tag;
+	long id = -1;
+	char *p = dst;
+
+	if (c != NULL && b->room == 0)
+		b->room = c->room;
+	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX)
+		id = site_id(b, e, c);
+	if (id >= 0) {
+		tag = LLOG_BIN_LOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
+		body = c->args;
+		len = c->len;
+	} else {
+		tag = LLOG_BIN_TEXT;
+		body = e->msg;
+		len = e->msg_len;
+		if (c != NULL && e->msg == NULL)
+			body = fallback_text(b, c, &len);
+		if ((id = site_id(b, e, NULL)) < 0)
+			return 0;
+	}
+	if (!fr->started) {
+		memcpy(p, LLOG_BIN_HEAD, 3);
+		p[3] = (char)LLOG_BIN_VERSION;
+		p = put_u64(p + 4, b->stream);
+		fr->started = 1;
+		fr->seq = 0;
+		fr->ts = 0;
+		fr->has_thread = 0;
+	}
+	if (!fr->has_thread || fr->tid != e->tid || fr->name_len != nlen ||
+	    memcmp(fr->name, name, nlen) != 0) {
+		*p++ = (char)LLOG_BIN_THREAD;
+		p = put_varint(p, e->tid);
+		*p++ = (char)nlen;
+		memcpy(p, name, nlen);
+		p += nlen;
+		fr->has_thread = 1;
+		fr->tid = e->tid;
+		fr->name_len = (unsigned char)nlen;
+		memcpy(fr->name, name, nlen);
+	}
+	if (e->seq != fr->seq + 1)
+		tag |= LLOG_BIN_F_SEQ;
+	if (e->suppressed != 0)
+		tag |= LLOG_BIN_F_SUPP;
+	*p++ = (char)tag;
+	if (tag & LLOG_BIN_F_SEQ)
+		p = put_varint(p, e->seq - fr->seq - 1);
+	p = put_varint(p, (uint64_t)id);
+	{
+		/* zigzag: the flusher's times never decrease, but a sink's
+		 * queue or a caller's entry might */
+		int64_t d = (int64_t)((uint64_t)e->ts_ns - (uint64_t)fr->ts);
+
+		p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	}
+	if (tag & LLOG_BIN_F_SUPP)
+		p = put_varint(p, e->suppressed);
+	p = put_varint(p, len);
+	if (len > 0)
+		memcpy(p, body, len);
+	p += len;
+	fr->seq = e->seq;
+	fr->ts = e->ts_ns;
+	return (size_t)(p - dst);
+}
+
+uint32_t llog__bin_sites(const struct llog__file_sink *fs)
+{
+	return fs->bin->nsites;
+}
+
+/* ---- sites frames ---------------------------------------------------------- */
+
+/* Every frame but the last holds more than LLOG_SITES_MAX less one
+ * definition (< 4 * SITE_STR_MAX). */
+size_t llog__bin_sites_cap(void)
+{
+	return DEFS_CAP + (DEFS_CAP / (LLOG_SITES_MAX - SITES_HDR - SITE_STR_MAX * 4) + 2) *
+				  (8 + SITES_HDR);
+}
+
+size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, uint32_t to,
+			      char *dst)
+{
+	const struct llog__bin *b = fs->bin;
+	char *p = dst;
+
+	while (from < to) {
+		char *h = p, *q = p + 8 + SITES_HDR;
+		uint32_t first = from;
+
+		/* As many whole definitions as fit the payload bound. */
+		while (from < to) {
+			size_t end = from + 1 < b->nsites ? b->off[from + 1] : b->defs_len;
+			size_t n = end - b->off[from];
+
+			if (from > first && (size_t)(q - h) - 8 + n > LLOG_SITES_MAX)
+				break;
+			memcpy(q, b->defs + b->off[from], n);
+			q += n;
+			from++;
+		}
+		put_u32(h, LLOG_SITES_MAGIC);
+		put_u32(h + 4, (uint32_t)(q - h - 8));
+		memcpy(h + 8, LLOG_SITES_HEAD, 3);
+		h[11] = (char)LLOG_BIN_VERSION;
+		put_u64(h + 12, b->stream);
+		put_u32(h + 20, (uint32_t)b->room);
+		put_u32(h + 24, first);
+		put_u32(h + 28, from - first);
+		put_u32(h + 32, llog__fnv1a32(h + 8 + SITES_HDR, (size_t)(q - h) - 8 - SITES_HDR));
+		p = q;
+	}
+	return (size_t)(p - dst);
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+static uint64_t new_stream(const void *self)
+{
+	struct timespec ts;
+	uint64_t h;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_nsec * 0xC2B2AE3D27D4EB4Full ^
+	    (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)self;
+	h ^= h >> 31;
+	return h * 0xBF58476D1CE4E5B9ull;
+}
+
+void llog__bin_after_fork(struct llog__file_sink *fs)
+{
+	fs->bin->stream = new_stream(fs);
+	fs->bin_in_file = 0;
+}
+
+int llog__bin_init(struct llog__file_sink *fs)
+{
+	struct llog__bin *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return -1;
+	fs->bin = b;
+	b->stream = new_stream(fs);
+	b->slot = calloc(HASH_SLOTS, sizeof(*b->slot));
+	b->off = malloc(LLOG__BIN_SITES * sizeof(*b->off));
+	b->defs = malloc(DEFS_CAP); /* an mmap: backed as used */
+	b->scratch = malloc(SCRATCH_CAP);
+	return b->slot && b->off && b->defs && b->scratch ? 0 : -1;
+}
+
+void llog__bin_free(struct llog__file_sink *fs)
+{
+	struct llog__bin *b = fs->bin;
+
+	if (b == NULL)
+		return;
+	free(b->slot);
+	free(b->off);
+	free(b->defs);
+	free(b->scratch);
+	free(b);
+	fs->bin = NULL;
+}

@@ -1,0 +1,67 @@
+/*
+ * capture.h - a record as captured, beside the entry that renders it, for
+ * the sinks that store the capture instead of the message (internal).
+ *
+ * DESIGN
+ * The binary file sink (backends/file_bin.c) stores a record's call site
+ * and its argument bytes as the producer captured them (fmt.h), and
+ * formats nothing. The sink interface hands sinks a struct llog_entry; the
+ * capture travels beside it, in a thread-local slot that names the entry
+ * it belongs to:
+ *
+ *   llog__capture_of(e) != NULL  <=>  e is the entry the renderer of this
+ *                                     thread built last from a LOG record,
+ *                                     and it is still being handed out
+ *
+ * The renderer (render.c) sets the slot when it builds an entry from a LOG
+ * record and clears it for every other entry it builds; the flusher clears
+ * it once the entry was handed to the sinks. So an entry made anywhere
+ * else (a sink's queue, a rate-limit line, a caller's own entry) never
+ * matches, whatever its fields hold, and public struct llog_entry keeps
+ * its layout: no field a sink compiled elsewhere might leave uninitialised
+ * is ever read. A sink on a thread of its own sees no capture (its thread
+ * has its own slot, never set): it gets the rendered message.
+ *
+ * The flusher skips rendering a LOG record's message when every sink that
+ * gets it runs on the flusher and declares LLOG__SINK_F_RAW (sink.h): the
+ * entry's msg is then NULL (msg_len 0) and the capture is the record.
+ * Thread-local, so no ordering: the slot is written and read by one thread
+ * (the flusher, its crash handler on the same thread, a synchronous
+ * caller). Async-signal-safe to read (initial-exec TLS, touched by the
+ * flusher before its first round).
+ */
+#ifndef LLOG_CAPTURE_H
+#define LLOG_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fmt.h"
+#include "llog.h"
+#include "llog/sinks.h"
+
+struct llog__capture {
+	const struct llog_entry *entry; /* the entry this is the capture of */
+	const struct llog_site *site;   /* fmt, file, line, func, level */
+	const struct llog__plan *plan;  /* valid while the entry is */
+	const void *args;               /* the captured bytes (fmt.h layout) */
+	size_t len;
+	size_t room;                    /* the renderer's message bound (render.h) */
+	int truncated;                  /* the capture was cut (strings clipped) */
+};
+
+extern __thread struct llog__capture llog__cur_capture
+	__attribute__((tls_model("initial-exec")));
+
+/* The capture of e, or NULL (see above). */
+static inline const struct llog__capture *llog__capture_of(const struct llog_entry *e)
+{
+	return e != NULL && llog__cur_capture.entry == e ? &llog__cur_capture : NULL;
+}
+
+static inline void llog__capture_clear(void)
+{
+	llog__cur_capture.entry = NULL;
+}
+
+#endif /* LLOG_CAPTURE_H */

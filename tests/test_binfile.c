@@ -1,0 +1,672 @@
+/*
+ * test_binfile.c - binary capture files (LLOG_FILE_BINARY, backends/
+ * file_bin.c) read by llogcat (tools/binrec.c).
+ *
+ * DESIGN
+ * The oracle is the text mode and the C library: the same records go to a
+ * text file sink and a binary one in one process, and
+ *
+ *   llogcat(binary file) == llogcat(text file)              (bytes)
+ *   message of each line == escaped vsnprintf(fmt, args)    (unless cut)
+ *
+ * for the whole printf corpus of test_fmt.c (fmt_corpus.h), each format
+ * its own call site (made at run time, logged with llog__logv). Then: JSON
+ * and filters against a JSON file; a torn tail cut at every byte of the
+ * last write, repaired by llogcat --repair (everything before the cut
+ * renders); bit flips in that write (a clear error, never a crash or a
+ * wrong record); 8 threads with size rotation (every record exactly once,
+ * in per-thread order, each file alone); a sink on its own thread; a fork
+ * child appending to the same file. The crash paths: test_crash.c.
+ * Needs LLOGCAT (the build sets it).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+
+#include "filetest.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TSAN 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define TSAN 1
+#endif
+#endif
+
+void llog__logv(struct llog_site *site, va_list ap); /* producer.c, for tests */
+
+/* The corpus's formats are made at run time (fmt_corpus.h). */
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+static const char *llogcat(void)
+{
+	const char *p = getenv("LLOGCAT");
+
+	if (p == NULL) {
+		skip();
+		return "false";
+	}
+	return p;
+}
+
+/* llogcat ARGS FILE's output (exit status 0 required). */
+static char *cat(const char *args, const char *path, size_t *len)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s '%s'", llogcat(), args, path);
+	return run_output(cmd, len);
+}
+
+/* A text-or-JSON sink and a binary sink on dir/text and dir/bin. */
+static void two_sinks(struct tdir *t, char *text, char *bin, enum llog_format f,
+		      const struct llog_config *cfg)
+{
+	struct llog_file_options to = {.path = text, .format = f};
+	struct llog_file_options bo = {.path = bin, .compression = LLOG_FILE_BINARY};
+
+	snprintf(text, 200, "%s/text.zst", t->dir);
+	snprintf(bin, 200, "%s/bin.zst", t->dir);
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(cfg), 0);
+}
+
+/* ---- 1. the printf corpus ------------------------------------------------- */
+
+#define MAX_CASES 20000
+
+static struct llog_site *sites;
+static struct expected {
+	char *msg;
+	size_t len;
+} *want;
+static unsigned ncase;
+
+/* Each format is a call site of its own, logged through the real producer;
+ * the expected message is vsnprintf's. */
+static void check(const char *fmt, ...)
+{
+	struct llog_site *s;
+	va_list ap, aq;
+	int n;
+
+	assert_true(ncase < MAX_CASES);
+	s = &sites[ncase];
+	*s = (struct llog_site){strdup(fmt), "corpus.c", "corpus", (int)ncase + 1, LLOG_INFO,
+				0, {0}};
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	want[ncase].msg = malloc((size_t)n + 1);
+	va_copy(aq, ap);
+	vsnprintf(want[ncase].msg, (size_t)n + 1, fmt, aq);
+	va_end(aq);
+	want[ncase].len = (size_t)n;
+	llog__logv(s, ap);
+	va_end(ap);
+	ncase++;
+}
+
+#include "fmt_corpus.h"
+
+/* The message as a text line shows it (escaped), from llog's formatter. */
+static char *escaped(const char *msg, size_t len, size_t *out_len)
+{
+	static const char head[] = "1970-01-01T00:00:00.000000000Z INFO  [1] corpus.c:1 corpus() ";
+	struct llog_entry e = {.seq = 1, .level = LLOG_INFO, .line = 1, .tid = 1,
+			       .file = "corpus.c", .func = "corpus", .msg = msg, .msg_len = len};
+	struct llog_line_options lo = {.flags = LLOG_LINE_FUNC};
+	size_t cap = 4 * len + 512, n;
+	char *b = malloc(cap);
+
+	n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, b, cap);
+	assert_true(n >= sizeof(head));
+	assert_memory_equal(b, head, sizeof(head) - 1);
+	*out_len = n - (sizeof(head) - 1) - 1; /* less the '\n' */
+	memmove(b, b + sizeof(head) - 1, *out_len);
+	return b;
+}
+
+static void test_corpus_differential(void **state)
+{
+	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
+	char text[200], bin[200], *a, *b, *p;
+	size_t na, nb;
+	unsigned lines = 0, cut = 0;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	sites = calloc(MAX_CASES, sizeof(*sites));
+	want = calloc(MAX_CASES, sizeof(*want));
+	tdir_make(&t, "x");
+	two_sinks(&t, text, bin, LLOG_FORMAT_TEXT, &cfg);
+	fmt_corpus_run();
+	/* Strings clipped at the capture (the record bound, 4 KiB): the
+	 * marker comes from the record's flag, not from rendering. */
+	check("%s|%s|%s|%d", longstr, longstr, longstr, 1);
+	check("a %s b %.1500s c %5d", longstr, longstr, 2);
+	check("%s%s%c", longstr, longstr, 'z');
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	if (na != nb || memcmp(a, b, na) != 0) {
+		size_t i = 0;
+
+		while (i < na && i < nb && a[i] == b[i])
+			i++;
+		fprintf(stderr, "first difference at byte %zu:\n text: %.200s\n bin:  %.200s\n", i,
+			a + (i > 100 ? i - 100 : 0), b + (i > 100 ? i - 100 : 0));
+	}
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	/* Each line's message against vsnprintf. */
+	for (p = b; p < b + nb; lines++) {
+		char *nl = memchr(p, '\n', (size_t)(b + nb - p));
+		char *m = strstr(p, " corpus.c:");
+		unsigned idx;
+		size_t el, ml;
+		char *e;
+
+		assert_non_null(nl);
+		assert_true(m != NULL && m < nl);
+		idx = (unsigned)strtoul(m + 10, NULL, 10);
+		assert_true(idx >= 1 && idx <= ncase);
+		m = strstr(m, " corpus() ") + 10;
+		ml = (size_t)(nl - m);
+		e = escaped(want[idx - 1].msg, want[idx - 1].len, &el);
+		if (ml >= 12 && memcmp(nl - 12, " [truncated]", 12) == 0) {
+			/* cut at the record bound (strings clipped at the
+			 * capture, or the message at rendering): the same in
+			 * both files (above) */
+			cut++;
+		} else {
+			if (ml != el || memcmp(m, e, el) != 0)
+				fprintf(stderr, "case %u: got %.*s\n want %.*s\n", idx, (int)ml, m,
+					(int)el, e);
+			assert_int_equal(ml, el);
+			assert_memory_equal(m, e, el);
+		}
+		free(e);
+		p = nl + 1;
+	}
+	assert_int_equal(lines, ncase);
+	print_message("binary == text == vsnprintf for %u records (%u cut at the record bound)\n",
+		      lines, cut);
+	for (unsigned i = 0; i < ncase; i++) {
+		free((char *)sites[i].fmt);
+		free(want[i].msg);
+	}
+	free(sites);
+	free(want);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
+/* ---- 2. JSON, filters, stats ------------------------------------------------ */
+
+static void some_records(int n)
+{
+	llog_set_thread_name("worker-1");
+	for (int i = 0; i < n; i++) {
+		LOG_INFO("rec i=%d s=%s f=%.2f", i, i % 3 ? "x\ty" : NULL, i * 0.25);
+		if (i % 10 == 0)
+			LOG_WARN("warn %d %ls", i, L"wide"); /* EAGER: stored as text */
+		if (i % 50 == 0)
+			LOG_ERROR("static message, no arguments");
+		if (i % 7 == 0)
+			llog_flush(); /* many frames */
+	}
+}
+
+static void test_json_filters(void **state)
+{
+	struct llog_config cfg = {0};
+	char text[200], bin[200];
+	struct tdir t;
+	static const char *const args[] = {"", "--level warn", "--grep 'i=1[0-9] '",
+					   "--func some_records", "--stats"};
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	two_sinks(&t, text, bin, LLOG_FORMAT_JSON, &cfg);
+	some_records(300);
+	llog_shutdown();
+	/* The binary file as JSON is the JSON file, filtered alike. */
+	for (size_t k = 0; k < sizeof(args) / sizeof(args[0]) - 1; k++) {
+		char opt[64];
+		size_t na, nb;
+		char *a, *b;
+
+		snprintf(opt, sizeof(opt), "%s", args[k]);
+		a = cat(opt, text, &na);
+		snprintf(opt, sizeof(opt), "--json %s", args[k]);
+		b = cat(opt, bin, &nb);
+		assert_true(na > 0);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na);
+		free(a);
+		free(b);
+	}
+	{
+		char *a = cat("--stats", text, NULL), *b = cat("--stats", bin, NULL);
+
+		/* the same records, levels and span; the file sizes differ */
+		assert_memory_equal(a, b, (size_t)(strstr(a, " plain=") - a));
+		free(a);
+		free(b);
+	}
+	tdir_remove(&t);
+}
+
+/* ---- 3. torn tail and bit flips ----------------------------------------------- */
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b;
+	struct stat st;
+
+	assert_non_null(f);
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	*n = (size_t)st.st_size;
+	b = malloc(*n + 1);
+	assert_int_equal(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Exit status of llogcat ARGS FILE with its output discarded. */
+static int cat_status(const char *args, const char *path)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s '%s' >/dev/null 2>&1", llogcat(), args, path);
+	st = system(cmd);
+	assert_true(WIFEXITED(st)); /* never a crash */
+	return WEXITSTATUS(st);
+}
+
+static void test_torn_tail_and_flips(void **state)
+{
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	char bin[200], cut[200];
+	unsigned char *all;
+	size_t n, before, nprefix;
+	char *prefix;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "bin.zst");
+	snprintf(bin, sizeof(bin), "%s", t.path);
+	snprintf(cut, sizeof(cut), "%s/cut.zst", t.dir);
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	for (int i = 0; i < 40; i++)
+		LOG_INFO("early i=%d %s", i, "text");
+	llog_flush();
+	{
+		struct stat st;
+
+		assert_int_equal(stat(bin, &st), 0);
+		before = (size_t)st.st_size;
+	}
+	/* The last write: a new site (its sites frame) and its data frame. */
+	for (int i = 0; i < 6; i++)
+		LOG_WARN("late i=%d %.1f", i, i * 1.5);
+	llog_shutdown();
+	all = slurp(bin, &n);
+	assert_true(n > before);
+	spit(cut, all, before);
+	prefix = cat("", cut, &nprefix);
+	assert_non_null(strstr(prefix, "early i=39 text"));
+	assert_null(strstr(prefix, "late"));
+	/* Every cut inside the last write: --repair, then exactly the prefix. */
+	for (size_t k = before; k < n; k++) {
+		char *out;
+		size_t no;
+		struct stat st;
+
+		spit(cut, all, k);
+		assert_true(cat_status("--repair", cut) <= 1);
+		assert_int_equal(stat(cut, &st), 0);
+		assert_true((size_t)st.st_size >= before && (size_t)st.st_size <= k);
+		assert_int_equal(cat_status("--verify", cut), 0);
+		out = cat("", cut, &no);
+		assert_int_equal(no, nprefix);
+		assert_memory_equal(out, prefix, no);
+		free(out);
+	}
+	/* One bit flipped at each byte of the last write: a clear error (exit
+	 * 1) or, where the flip hits nothing that matters, none; never a crash,
+	 * and never a record that was not written. */
+	for (size_t k = before; k < n; k++) {
+		char *out;
+		size_t no;
+		int rc;
+
+		all[k] ^= 0x10;
+		spit(cut, all, n);
+		all[k] ^= 0x10;
+		rc = cat_status("", cut);
+		assert_true(rc <= 1);
+		if (rc == 0) {
+			out = cat("", cut, &no);
+			assert_true(no >= nprefix);
+			assert_memory_equal(out, prefix, nprefix);
+			free(out);
+		}
+	}
+	print_message("%zu cuts and %zu flips of the last %zu bytes\n", n - before, n - before,
+		      n - before);
+	free(prefix);
+	free(all);
+	tdir_remove(&t);
+}
+
+/* ---- 4. threads and rotation -------------------------------------------------- */
+
+#define THREADS 8
+#ifdef SANITIZED
+#define PER_THREAD 20000
+#else
+#define PER_THREAD 200000
+#endif
+
+static void *producer(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	for (int i = 0; i < PER_THREAD; i++)
+		LOG_INFO("t=%d n=%d pad=%s", id, i, "abcdefgh");
+	return NULL;
+}
+
+static int names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The " t=T n=N" of the line at p (before nl). */
+static void tn(const char *p, const char *nl, int *id, int *n)
+{
+	const char *r = memmem(p, (size_t)(nl - p), " t=", 3);
+	char *end;
+
+	assert_non_null(r);
+	*id = (int)strtol(r + 3, &end, 10);
+	assert_true(strncmp(end, " n=", 3) == 0);
+	*n = (int)strtol(end + 3, &end, 10);
+	assert_true(end < nl && *end == ' ');
+}
+
+/* Checks out: every "t=T n=N" in order per thread, from next[T] on. */
+static void take_lines(const char *out, size_t len, int *next, long *count)
+{
+	for (const char *p = out; p < out + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(out + len - p));
+		int id, i;
+
+		assert_non_null(nl);
+		tn(p, nl, &id, &i);
+		assert_true(id >= 0 && id < THREADS);
+		if (i != next[id])
+			fprintf(stderr, "thread %d: record %d where %d was expected\n", id, i,
+				next[id]);
+		assert_int_equal(i, next[id]);
+		next[id]++;
+		(*count)++;
+		p = nl + 1;
+	}
+}
+
+static void test_threads_rotation(void **state)
+{
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY,
+				       .max_bytes = 1u << 20};
+	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
+	pthread_t th[THREADS];
+	char *names[256], all[256 * 200] = "";
+	int nf = 0, next[THREADS] = {0};
+	long count = 0;
+	struct tdir t;
+	DIR *d;
+	struct dirent *de;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "app.log.zst");
+	bo.path = t.path;
+#ifdef SANITIZED
+	bo.max_bytes = 64u << 10; /* several files from fewer records */
+#endif
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, producer, (void *)(intptr_t)i), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	llog_shutdown();
+	assert_non_null(d = opendir(t.dir));
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.') {
+			assert_true(nf < 256);
+			assert_true(asprintf(&names[nf++], "%s/%s", t.dir, de->d_name) > 0);
+		}
+	closedir(d);
+	qsort(names, (size_t)nf, sizeof(names[0]), names_cmp);
+	assert_true(nf >= 3); /* it rotated */
+	/* Each file alone: clean, and in per-thread order within itself. */
+	for (int i = 0; i < nf; i++) {
+		int fnext[THREADS];
+		long fcount = 0;
+		size_t len;
+		char *out;
+
+		assert_int_equal(cat_status("--verify", names[i]), 0);
+		out = cat("", names[i], &len);
+		assert_true(len > 0);
+		/* in order within the file, from wherever it starts */
+		{
+			const char *p = out;
+
+			for (int k = 0; k < THREADS; k++)
+				fnext[k] = -1;
+			for (; p < out + len;) {
+				const char *nl = memchr(p, '\n', (size_t)(out + len - p));
+				int id, n;
+
+				assert_non_null(nl);
+				tn(p, nl, &id, &n);
+				assert_true(id >= 0 && id < THREADS);
+				if (fnext[id] >= 0)
+					assert_int_equal(n, fnext[id]);
+				fnext[id] = n + 1;
+				fcount++;
+				p = nl + 1;
+			}
+		}
+		assert_true(fcount > 0);
+		free(out);
+		strcat(all, " '");
+		strcat(all, names[i]);
+		strcat(all, "'");
+	}
+	/* All together, in llogcat's order: every record exactly once. */
+	{
+		char cmd[sizeof(all) + 256];
+		size_t len;
+		char *out;
+
+		snprintf(cmd, sizeof(cmd), "'%s'%s", llogcat(), all);
+		out = run_output(cmd, &len);
+		take_lines(out, len, next, &count);
+		free(out);
+	}
+	assert_int_equal(count, (long)THREADS * PER_THREAD);
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(next[i], PER_THREAD);
+	print_message("%d threads x %d records in %d files\n", THREADS, PER_THREAD, nf);
+	for (int i = 0; i < nf; i++)
+		free(names[i]);
+	tdir_remove(&t);
+}
+
+/* ---- 5. a binary sink on a thread of its own ----------------------------------- */
+
+/* It stores rendered messages (TEXT records): the queue carries entries. */
+
+static void test_own_thread(void **state)
+{
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN,
+				       .full = LLOG_QUEUE_BLOCK};
+	char text[200], bin[200], *a, *b;
+	size_t na, nb;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
+	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
+	to.path = text;
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	some_records(200);
+	/* More records than the sink has site ids: on its own thread every
+	 * entry's file and function are copies (its queue's), one site still */
+	for (int i = 0; i < 70000; i++)
+		LOG_INFO("many i=%d", i);
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	assert_true(na > 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
+/* ---- 6. a fork child appending to the same file --------------------------------- */
+
+static void test_fork_same_file(void **state)
+{
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	int next[2] = {0, 0}, st;
+	struct tdir t;
+	size_t len;
+	char *out;
+	pid_t pid;
+
+	(void)state;
+	llogcat();
+#ifdef TSAN
+	skip(); /* TSan starts no thread after a multi-threaded fork (the
+		 * child's flusher); test_process's test_fork says the same */
+#endif
+	tdir_make(&t, "bin.zst");
+	bo.path = t.path;
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	for (int i = 0; i < 50; i++)
+		LOG_INFO("who=%d i=%d before", 0, i);
+	llog_flush();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* other sites than the parent's after the fork: the same ids in
+		 * its own stream */
+		for (int i = 0; i < 50; i++) {
+			LOG_WARN("who=%d i=%d child %s", 1, i, "c");
+			if (i % 10 == 0)
+				llog_flush();
+		}
+		llog_shutdown();
+		_exit(0);
+	}
+	for (int i = 50; i < 100; i++) {
+		LOG_ERROR("who=%d i=%d parent %d", 0, i, i);
+		if (i % 10 == 0)
+			llog_flush();
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	llog_shutdown();
+	assert_int_equal(cat_status("--verify", t.path), 0);
+	out = cat("", t.path, &len);
+	for (const char *p = out; (p = strstr(p, "who=")) != NULL; p++) {
+		int who, i;
+
+		assert_int_equal(sscanf(p, "who=%d i=%d", &who, &i), 2);
+		assert_int_equal(i, next[who]);
+		next[who]++;
+		/* each line says whose site it is */
+		{
+			const char *w = strstr(p, who ? " child c" : i < 50 ? " before" : " parent");
+
+			assert_true(w != NULL && w < strchr(p, '\n'));
+		}
+	}
+	assert_int_equal(next[0], 100);
+	assert_int_equal(next[1], 50);
+	free(out);
+	tdir_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_differential),
+		cmocka_unit_test(test_json_filters),
+		cmocka_unit_test(test_torn_tail_and_flips),
+		cmocka_unit_test(test_threads_rotation),
+		cmocka_unit_test(test_own_thread),
+		cmocka_unit_test(test_fork_same_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,492 @@
+/*
+ * binrec.c - binary records into lines. See binrec.h; the format:
+ * docs/file-format.md (writer: backends/file_bin.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "binrec.h"
+#include "fileformat.h"
+#include "fmt.h"
+#include "fmt_spec.h"
+#include "render.h" /* LLOG__MARKER: the same marker as the writer's */
+#include "sink.h"   /* llog__format_line, llog__line_bound */
+
+struct site {
+	bool defined, valid;
+	uint8_t kind, level;
+	int line;
+	struct llog__plan plan;
+	char *fmt, *file, *func; /* NUL-terminated copies */
+};
+
+struct stream {
+	uint64_t id;
+	uint32_t room;
+	struct site *site;
+	uint32_t n;   /* entries of site[] */
+	uint64_t used; /* for forgetting the oldest */
+};
+
+struct lcb {
+	struct stream st[LCB_MAX_STREAMS];
+	int nst;
+	uint64_t clock;
+	char *msg, *line;
+	size_t msg_cap, line_cap;
+};
+
+/* ---- bytes ---------------------------------------------------------------- */
+
+struct cur {
+	const unsigned char *p, *end;
+	const char *why;
+};
+
+static bool need(struct cur *c, size_t n)
+{
+	if ((size_t)(c->end - c->p) >= n)
+		return true;
+	if (c->why == NULL)
+		c->why = "record cut short";
+	return false;
+}
+
+static uint64_t get_varint(struct cur *c)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (!need(c, 1))
+			return 0;
+		v |= (uint64_t)(*c->p & 0x7f) << shift;
+		if (!(*c->p++ & 0x80))
+			return v;
+	}
+	c->why = "bad varint";
+	return 0;
+}
+
+static uint64_t get_le(struct cur *c, int bytes)
+{
+	uint64_t v = 0;
+
+	if (!need(c, (size_t)bytes))
+		return 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += bytes;
+	return v;
+}
+
+/* A length-prefixed string of at most max bytes; NULL on error. */
+static const unsigned char *get_str(struct cur *c, size_t max, size_t *len)
+{
+	uint64_t n = get_varint(c);
+	const unsigned char *s = c->p;
+
+	if (c->why != NULL)
+		return NULL;
+	if (n > max) {
+		c->why = "string too long";
+		return NULL;
+	}
+	if (!need(c, (size_t)n))
+		return NULL;
+	c->p += n;
+	*len = (size_t)n;
+	return s;
+}
+
+static char *dup_str(const unsigned char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d != NULL) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* ---- sites ------------------------------------------------------------------ */
+
+struct lcb *lcb_new(void)
+{
+	return calloc(1, sizeof(struct lcb));
+}
+
+static void site_clear(struct site *s)
+{
+	free(s->fmt);
+	free(s->file);
+	free(s->func);
+	memset(s, 0, sizeof(*s));
+}
+
+static void stream_clear(struct stream *st)
+{
+	for (uint32_t i = 0; i < st->n; i++)
+		site_clear(&st->site[i]);
+	free(st->site);
+	memset(st, 0, sizeof(*st));
+}
+
+void lcb_free(struct lcb *b)
+{
+	if (b == NULL)
+		return;
+	for (int i = 0; i < b->nst; i++)
+		stream_clear(&b->st[i]);
+	free(b->msg);
+	free(b->line);
+	free(b);
+}
+
+bool lcb_is_sites(const char *p, size_t n)
+{
+	return n >= 3 && memcmp(p, LLOG_SITES_HEAD, 3) == 0;
+}
+
+bool lcb_is_binary(const char *p, size_t n)
+{
+	return n >= 3 && memcmp(p, LLOG_BIN_HEAD, 3) == 0;
+}
+
+static struct stream *find_stream(struct lcb *b, uint64_t id, bool make)
+{
+	struct stream *old = NULL;
+
+	for (int i = 0; i < b->nst; i++) {
+		if (b->st[i].id == id) {
+			b->st[i].used = ++b->clock;
+			return &b->st[i];
+		}
+		if (old == NULL || b->st[i].used < old->used)
+			old = &b->st[i];
+	}
+	if (!make)
+		return NULL;
+	if (b->nst < LCB_MAX_STREAMS)
+		old = &b->st[b->nst++];
+	else
+		stream_clear(old); /* the least recently used is forgotten */
+	old->id = id;
+	old->used = ++b->clock;
+	return old;
+}
+
+/* Whether the stored plan is the one the format parses to. */
+static bool plan_matches(const struct llog__plan *mine, unsigned nargs, unsigned flags,
+			 const unsigned char *types)
+{
+	return mine->nargs == nargs && mine->flags == flags &&
+	       memcmp(mine->type, types, nargs) == 0;
+}
+
+/* One definition (the body, deflen bytes) into s. */
+static const char *parse_site(struct cur *c, struct site *s)
+{
+	const unsigned char *types, *fmt, *file, *func;
+	size_t fl, il, nl;
+	unsigned nargs, flags;
+
+	if (!need(c, 2))
+		return c->why;
+	s->kind = c->p[0];
+	s->level = c->p[1];
+	c->p += 2;
+	s->line = (int)(get_varint(c) & 0x7fffffff);
+	if (!need(c, 2))
+		return c->why;
+	nargs = c->p[0];
+	flags = c->p[1];
+	c->p += 2;
+	if (nargs > LLOG__PLAN_MAX_ARGS)
+		return "too many arguments in a plan";
+	if (!need(c, nargs))
+		return c->why;
+	types = c->p;
+	c->p += nargs;
+	fmt = get_str(c, 1u << 20, &fl);
+	file = fmt ? get_str(c, 1u << 20, &il) : NULL;
+	func = file ? get_str(c, 1u << 20, &nl) : NULL;
+	if (func == NULL)
+		return c->why;
+	if (s->kind > LLOG_BIN_SITE_TEXT)
+		return "unknown site kind";
+	if (s->level > LLOG_FATAL)
+		return "bad level";
+	s->fmt = dup_str(fmt, fl);
+	s->file = dup_str(file, il);
+	s->func = dup_str(func, nl);
+	if (s->fmt == NULL || s->file == NULL || s->func == NULL)
+		return "out of memory";
+	if (s->kind == LLOG_BIN_SITE_LOG) {
+		llog__plan_parse(s->fmt, &s->plan);
+		if ((s->plan.flags & LLOG__PLAN_EAGER) || !plan_matches(&s->plan, nargs, flags, types))
+			return "a site's plan is not its format's (another llog version?)";
+	}
+	return NULL;
+}
+
+int lcb_sites(struct lcb *b, const char *p, size_t n, const char **why)
+{
+	struct cur c = {(const unsigned char *)p, (const unsigned char *)p + n, NULL};
+	struct stream *st;
+	uint64_t id, first, count;
+	uint32_t room;
+
+	*why = NULL;
+	if (n < 28 || !lcb_is_sites(p, n)) {
+		*why = "not a sites frame";
+		return -1;
+	}
+	if ((unsigned char)p[3] > LLOG_BIN_VERSION) {
+		*why = "sites frame of a newer format version";
+		return -1;
+	}
+	c.p += 4;
+	id = get_le(&c, 8);
+	room = (uint32_t)get_le(&c, 4);
+	first = get_le(&c, 4);
+	count = get_le(&c, 4);
+	if (get_le(&c, 4) != llog__fnv1a32(c.p, (size_t)(c.end - c.p))) {
+		*why = "sites frame: check mismatch";
+		return -1;
+	}
+	if (first + count > LCB_MAX_SITES) {
+		*why = "too many sites";
+		return -1;
+	}
+	if ((st = find_stream(b, id, true)) == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	st->room = room;
+	if (first + count > st->n) {
+		struct site *ns = realloc(st->site, (size_t)(first + count) * sizeof(*ns));
+
+		if (ns == NULL) {
+			*why = "out of memory";
+			return -1;
+		}
+		memset(ns + st->n, 0, (size_t)(first + count - st->n) * sizeof(*ns));
+		st->site = ns;
+		st->n = (uint32_t)(first + count);
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		struct site *s = &st->site[first + i];
+		uint64_t len = get_varint(&c);
+		struct cur body;
+		const char *bad;
+
+		if (c.why == NULL && len > (uint64_t)(c.end - c.p))
+			c.why = "site definition cut short";
+		if (c.why != NULL) {
+			*why = c.why;
+			return -1;
+		}
+		body = (struct cur){c.p, c.p + len, NULL};
+		c.p += len;
+		site_clear(s);
+		bad = parse_site(&body, s); /* bytes after the known fields: a newer writer's */
+		s->defined = true;
+		s->valid = bad == NULL;
+		if (bad != NULL && strcmp(bad, "out of memory") == 0) {
+			*why = bad;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+/* Whether args[0..len) is exactly what plan captures (fmt.h's layout). */
+static bool args_fit(const struct llog__plan *plan, const unsigned char *a, size_t len)
+{
+	size_t off = 0;
+
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		uint8_t t = plan->type[i];
+		size_t fixed;
+
+		switch (t) {
+		case A_INT: fixed = 4; break;
+		case A_I64: case A_DBL: case A_PTR: fixed = 8; break;
+		case A_LDBL: fixed = LDBL_STORE; break;
+		case A_NPTR: fixed = 0; break;
+		default:
+			if (t == A_STR || t == A_STR_STAR || t >= A_STR_PREC0) {
+				uint32_t n;
+
+				if (len - off < 4)
+					return false;
+				memcpy(&n, a + off, 4);
+				off += 4;
+				if (n == STR_NULL)
+					continue;
+				fixed = n;
+				break;
+			}
+			return false;
+		}
+		if (len - off < fixed)
+			return false;
+		off += fixed;
+	}
+	return off == len;
+}
+
+static bool grow(char **buf, size_t *cap, size_t n)
+{
+	char *p;
+
+	if (n <= *cap)
+		return true;
+	if ((p = realloc(*buf, n)) == NULL)
+		return false;
+	*buf = p;
+	*cap = n;
+	return true;
+}
+
+/* Renders a LOG record's message as render.c does. */
+static const char *render_log(struct lcb *b, const struct stream *st, const struct site *s,
+			      const unsigned char *args, size_t len, bool cut, struct llog_entry *e)
+{
+	int trunc = cut;
+	size_t n;
+
+	if (s->kind != LLOG_BIN_SITE_LOG)
+		return "arguments for a site without a format";
+	if (!args_fit(&s->plan, args, len))
+		return "arguments do not match the site's plan";
+	if (st->room == 0 || st->room > (64u << 20))
+		return "bad render bound";
+	if (!grow(&b->msg, &b->msg_cap, (size_t)st->room + LLOG__MARKER_LEN))
+		return "out of memory";
+	n = llog__render(b->msg, st->room, s->fmt, &s->plan, args, &trunc);
+	if (trunc) {
+		memcpy(b->msg + n, LLOG__MARKER, LLOG__MARKER_LEN);
+		n += LLOG__MARKER_LEN;
+	}
+	e->msg = b->msg;
+	e->msg_len = n;
+	return NULL;
+}
+
+int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, lcb_out *out,
+	      void *ctx, const char **why)
+{
+	static const struct llog_line_options lo = {.flags = LLOG_LINE_FUNC,
+						     .ts_precision = LLOG_TS_NS};
+	struct cur c = {(const unsigned char *)p, (const unsigned char *)p + n, NULL};
+	struct stream *st;
+	uint64_t seq = 0, tid = 0;
+	int64_t ts = 0;
+	char name[16] = "";
+	bool has_thread = false;
+
+	*why = NULL;
+	if (n < 12 || !lcb_is_binary(p, n)) {
+		*why = "not a binary frame";
+		return -1;
+	}
+	if ((unsigned char)p[3] > LLOG_BIN_VERSION) {
+		*why = "binary frame of a newer format version";
+		return -1;
+	}
+	c.p += 4;
+	st = find_stream(b, get_le(&c, 8), false);
+	while (c.p < c.end) {
+		unsigned tag = *c.p++;
+		struct llog_entry e;
+		const struct site *s;
+		const unsigned char *body;
+		uint64_t id, zz, len;
+		size_t ln;
+
+		if ((tag & 7u) == LLOG_BIN_THREAD) {
+			size_t nl;
+
+			tid = get_varint(&c);
+			if (need(&c, 1) && (nl = *c.p++) <= 15 && need(&c, nl)) {
+				memcpy(name, c.p, nl);
+				name[nl] = '\0';
+				c.p += nl;
+				has_thread = true;
+				continue;
+			}
+			*why = c.why ? c.why : "thread name too long";
+			return -1;
+		}
+		if ((tag & 7u) != LLOG_BIN_LOG && (tag & 7u) != LLOG_BIN_TEXT) {
+			*why = "unknown record kind";
+			return -1;
+		}
+		memset(&e, 0, sizeof(e));
+		seq += 1 + ((tag & LLOG_BIN_F_SEQ) ? get_varint(&c) : 0);
+		id = get_varint(&c);
+		zz = get_varint(&c);
+		/* zigzag; wraps as the writer's subtraction did */
+		ts = (int64_t)((uint64_t)ts + ((zz >> 1) ^ (0 - (zz & 1))));
+		if (tag & LLOG_BIN_F_SUPP)
+			e.suppressed = get_varint(&c);
+		if (tag & LLOG_BIN_F_EXT) { /* a newer writer's fields: skipped */
+			uint64_t x = get_varint(&c);
+
+			if (c.why == NULL && need(&c, x > (uint64_t)(c.end - c.p) ? SIZE_MAX : (size_t)x))
+				c.p += x;
+		}
+		len = get_varint(&c);
+		if (c.why == NULL && len > (uint64_t)(c.end - c.p))
+			c.why = "record cut short";
+		if (c.why != NULL) {
+			*why = c.why;
+			return -1;
+		}
+		body = c.p;
+		c.p += len;
+		if (!has_thread) {
+			*why = "record before any thread";
+			return -1;
+		}
+		if (st == NULL || id >= st->n || !st->site[id].defined) {
+			*why = "record of a call site not defined before it (sites frame lost?)";
+			return -1;
+		}
+		s = &st->site[id];
+		if (!s->valid) {
+			*why = "record of a call site whose definition is bad";
+			return -1;
+		}
+		e.seq = seq;
+		e.ts_ns = ts;
+		e.level = (enum llog_level)s->level;
+		e.line = s->line;
+		e.tid = tid;
+		e.file = s->file;
+		e.func = s->func;
+		e.thread_name = name;
+		e.thread_name_len = strlen(name);
+		if ((tag & 7u) == LLOG_BIN_LOG) {
+			if ((*why = render_log(b, st, s, body, (size_t)len, tag & LLOG_BIN_F_TRUNC,
+					       &e)) != NULL)
+				return -1;
+		} else {
+			e.msg = (const char *)body;
+			e.msg_len = (size_t)len;
+		}
+		if (!grow(&b->line, &b->line_cap, llog__line_bound(&e, format))) {
+			*why = "out of memory";
+			return -1;
+		}
+		ln = llog__format_line(&e, format, &lo, b->line, b->line_cap);
+		if (ln > 0 && b->line[ln - 1] == '\n')
+			ln--;
+		out(ctx, &e, b->line, ln);
+	}
+	return 0;
+}
