@@ -18,6 +18,7 @@
 #include "config.h"
 #include "crash.h"
 #include "flusher.h"
+#include "reload.h"
 #include "ratelimit.h"
 #include "render.h"
 #include "sched_points.h"
@@ -545,6 +546,8 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
+	/* The levels file (reload.h): its change record in this round. */
+	rd.notices += llog__reload_poll(rd.barriers != NULL, rl_line, f);
 	if (stopping)
 		llog__rl_final(rl_line, f);
 	rd.notices += queue_notices(f);

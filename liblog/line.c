@@ -433,6 +433,35 @@ static void put_text_name(struct llog__buf *o, const char *s, size_t n)
 	}
 }
 
+/* The entry's category (NULL when the entry may not have one or is in
+ * the default category). */
+static const char *category(const struct llog_entry *e, const struct lopt *lo, size_t *len)
+{
+	if (!lo->full || e->category == NULL || e->category_len == 0)
+		return NULL;
+	*len = strnlen(e->category, e->category_len);
+	return *len != 0 ? e->category : NULL;
+}
+
+/* A category in text: one word, so a byte that is not printable ASCII,
+ * or is a space, '[' or '\\', is written \xNN (llogcat reads it back). */
+static void put_text_category(struct llog__buf *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c > 0x20 && c < 0x7f && c != '[' && c != '\\') {
+			llog__buf_putc(o, (char)c);
+		} else {
+			char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+
+			put_whole(o, x, 4);
+		}
+	}
+}
+
 /* " [N suppressed]" into suf (32 bytes) when the entry has a count and
  * its appended fields may be read; returns its length (0: none). */
 static size_t suppressed_suffix(const struct llog_entry *e, const struct lopt *lo, char *suf)
@@ -457,6 +486,16 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 	put_ts(o, e->ts_ns, lo);
 	llog__buf_putc(o, ' ');
 	put_level(o, e->level, 1);
+	{
+		size_t cl;
+		const char *c = category(e, lo, &cl);
+
+		/* "INFO  db.pool [tid]": the category after the level. */
+		if (c != NULL) {
+			llog__buf_putc(o, ' ');
+			put_text_category(o, c, cl);
+		}
+	}
 	llog__buf_put(o, " [", 2);
 	llog__buf_num(o, e->tid, 10);
 	if (lo->flags & LLOG_LINE_THREAD_NAME) {
@@ -510,6 +549,15 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const s
 
 		llog__buf_put(o, ",\"thread_name\":", 15);
 		put_json_string(o, t, tn, "", 0);
+	}
+	{
+		size_t cl;
+		const char *c = category(e, lo, &cl);
+
+		if (c != NULL) {
+			llog__buf_put(o, ",\"category\":", 12);
+			put_json_string(o, c, cl, "", 0);
+		}
 	}
 	llog__buf_put(o, ",\"file\":", 8);
 	put_json_string(o, e->file, strlen(e->file), "", 0);
@@ -619,7 +667,8 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 	 * The function and the thread name (15 bytes, escaped) counted
 	 * whatever the options. */
 	size_t k = format == LLOG_FORMAT_JSON ? 6 : 4;
-	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16;
+	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16 +
+		       (e->category != NULL ? e->category_len + 16 : 0);
 
 	return k * (e->msg_len + names) + 224;
 }
