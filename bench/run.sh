@@ -41,7 +41,7 @@ fi
 bash scripts/deps.sh bench >&2
 build=build/bench
 loggers=(llog spdlog spdlog-sync)
-targets=(llog_bench spdlog_bench spdlog_sync_bench llogcat)
+targets=(llog_bench spdlog_bench spdlog_sync_bench llogcat filtered)
 peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 nanolog_rt=""
 if [[ -n $peers ]]; then
@@ -290,4 +290,10 @@ if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; the
 		plot $plot_line
 	GP
 	echo "bench: plot in $out/latency.png" >&2
+fi
+
+# Issue 16: a call filtered out by its category's level against the global
+# check (bench/filtered.c), appended to the table.
+if [[ -x $bin/filtered ]]; then
+	{ echo; "$bin/filtered" "$( ((quick)) && echo 1000 || echo 20000)"; } >>"$table"
 fi
