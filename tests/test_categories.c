@@ -25,6 +25,9 @@
 
 #include "llog.h"
 #include "memsink.h"
+#ifdef HAVE_READER
+#include "reader.h"
+#endif
 
 static const char *dso_path;
 
@@ -252,6 +255,44 @@ static void test_category_output_and_levels(void **state)
 	assert_null(strstr(line, "category"));
 	stop(m, &c);
 }
+
+#ifdef HAVE_READER
+/* Text and JSON lines with a category parse back (llogcat --category). */
+static void test_lines_parse_back(void **state)
+{
+	static const char *const cats[] = {"net", "db.pool.x", NULL};
+	struct llog_line_options lo = {.flags = LLOG_LINE_THREAD_NAME};
+	char line[512];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		for (int fmt = 0; fmt < 2; fmt++) {
+			struct llog_entry e = {.level = LLOG_ERROR, .tid = 9, .file = "x.c",
+					       .func = "f", .line = 12, .msg = "m [1] z",
+					       .msg_len = 7, .thread_name = "w", .thread_name_len = 1,
+					       .category = cats[i],
+					       .category_len = cats[i] ? strlen(cats[i]) : 0};
+			struct lcr_record r;
+			size_t n = llog_format_entry_opts(&e, fmt ? LLOG_FORMAT_JSON : LLOG_FORMAT_TEXT,
+							  &lo, line, sizeof(line));
+
+			lcr_parse_record(line, n, &r);
+			assert_int_equal(r.level, LLOG_ERROR);
+			if (!fmt) {
+				assert_true(r.parsed);
+				assert_int_equal(r.thread_len, 1);
+				assert_memory_equal(r.msg, "m [1] z", 7);
+			}
+			if (cats[i] == NULL) {
+				assert_null(r.category);
+			} else {
+				assert_int_equal(r.category_len, strlen(cats[i]));
+				assert_memory_equal(r.category, cats[i], r.category_len);
+			}
+		}
+	}
+}
+#endif
 
 /* A library loaded after the spec was set obeys it. */
 static void test_dlopen_category(void **state)
@@ -580,6 +621,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_env_spec),
 		cmocka_unit_test(test_category_output_and_levels),
 		cmocka_unit_test(test_dlopen_category),
+#ifdef HAVE_READER
+		cmocka_unit_test(test_lines_parse_back),
+#endif
 		cmocka_unit_test(test_runtime_change_threads),
 		cmocka_unit_test(test_levels_file_and_signal),
 	};
