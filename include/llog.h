@@ -412,7 +412,9 @@ LLOG_EXPORT int llog_thread_prepare(void);
  * follow the default again). Then logs the change in the calling
  * thread's stream: an INFO record of category "llog", never filtered,
  * "llog: levels changed (generation G): OLD -> NEW" (both specs in
- * canonical form, the default first; G as llog_levels_generation()).
+ * canonical form, the default first; G as llog_levels_generation());
+ * while llog is not running that record goes to stderr, as every record
+ * does then.
  * The spec is copied. Thread-safe (changes are serialised); not
  * async-signal-safe (from a handler use llog_levels_reload_request());
  * takes a lock, allocates. Returns 0; -EINVAL for a malformed spec (or
