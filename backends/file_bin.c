@@ -52,6 +52,7 @@
 #include "render.h"
 #include "sink.h"
 #include "file.h"
+#include "levels.h"
 
 #define LLOG__BIN_SITES 65536u    /* ids per stream */
 #define HASH_SLOTS (2u * LLOG__BIN_SITES)
@@ -181,11 +182,11 @@ static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
 /* Serialises a definition into defs; returns its id, or -1 when full. */
 static long define(struct llog__bin *b, unsigned kind, int level, int line,
 		   const struct llog__plan *plan, const char *fmt, const char *file,
-		   const char *func)
+		   const char *func, const char *cat, size_t cl)
 {
 	size_t fl = strnlen(fmt, SITE_STR_MAX + 1), il = strnlen(file, SITE_STR_MAX),
 	       nl = strnlen(func, SITE_STR_MAX);
-	size_t need = 3 * 10 + 5 + 4 + (plan ? plan->nargs : 0) + fl + il + nl + 10;
+	size_t need = 4 * 10 + 5 + 4 + (plan ? plan->nargs : 0) + fl + il + nl + cl + 10;
 	char *p, *q;
 
 	if (fl > SITE_STR_MAX || b->nsites >= LLOG__BIN_SITES || DEFS_CAP - b->defs_len < need)
@@ -204,6 +205,10 @@ static long define(struct llog__bin *b, unsigned kind, int level, int line,
 	q = put_str(q, fmt, fl);
 	q = put_str(q, file, il);
 	q = put_str(q, func, nl);
+	/* Appended after the first version's fields (file-format.md 3): the
+	 * category, absent for the default one. */
+	if (cl != 0)
+		q = put_str(q, cat, cl);
 	/* The length as a varint of exactly 5 bytes (padded), so the body
 	 * need not move. */
 	{
@@ -227,6 +232,7 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 	uint64_t h = c ? (uint64_t)(uintptr_t)site * 0x9E3779B97F4A7C15ull
 		       : text_hash(file, func, e->line, (int)e->level);
 	uint32_t i = slot_of(h);
+	size_t cl;
 	long id;
 
 	for (;; i = (i + 1) & (HASH_SLOTS - 1)) {
@@ -239,11 +245,14 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 				  : text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
 			return (long)k->id1 - 1;
 	}
+	cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
+	cl = cl <= SITE_STR_MAX ? cl : SITE_STR_MAX;
 	if (c != NULL)
-		id = define(b, LLOG_BIN_SITE_LOG, (int)c->site->level, c->site->line, c->plan,
-			    c->site->fmt, c->site->file, c->site->func);
+		id = define(b, LLOG_BIN_SITE_LOG, llog__site_level(c->site), c->site->line, c->plan,
+			    c->site->fmt, c->site->file, c->site->func, e->category, cl);
 	else
-		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "", file, func);
+		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "", file, func,
+			    e->category, cl);
 	if (id < 0)
 		return -1;
 	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */

@@ -181,7 +181,9 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 {
 	size_t cap = field_bound("MESSAGE", e->msg_len) + field_bound("CODE_FILE", strlen(e->file)) +
 		     field_bound("CODE_FUNC", strlen(e->func)) +
-		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) + 6 * 40 + COMMON_BOUND(s);
+		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) +
+		     field_bound("LLOG_CATEGORY", e->category != NULL ? e->category_len : 0) +
+		     6 * 40 + COMMON_BOUND(s);
 	struct llog__buf b;
 
 	if (enc_reserve(s, cap) != 0)
@@ -195,6 +197,9 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 	put_num(&b, "TID", e->tid);
 	if (e->thread_name != NULL && e->thread_name_len != 0)
 		put_field(&b, "LLOG_THREAD_NAME", e->thread_name, e->thread_name_len);
+	/* The record's category (llog.h), only for one. */
+	if (e->category != NULL && e->category_len != 0)
+		put_field(&b, "LLOG_CATEGORY", e->category, e->category_len);
 	put_num(&b, "LLOG_SEQ", e->seq);
 	put_num(&b, "LLOG_TIMESTAMP_NS", (uint64_t)(e->ts_ns < 0 ? 0 : e->ts_ns));
 	/* A rate-limited site's count (llog.h), only when there is one. */

@@ -9,12 +9,14 @@
  *   PRI == facility * 8 + severity   (TRACE, DEBUG 7; INFO 6; WARN 4;
  *                                     ERROR 3; FATAL 2)
  * with TIMESTAMP the entry's time in UTC with microseconds (RFC 3339, 'Z'),
- * PROCID the pid, MSGID the level name, F the base name of the source file
+ * PROCID the pid, MSGID the entry's category (llog.h, "Categories"), or
+ * the level name for the default category, F the base name of the source file
  * and FN the function (__func__), both with '"', '\' and ']' escaped
  * (RFC 5424 6.3.3; func last, so that readers of the older header that
  * match file, line and tid in order keep working; after func, only when
  * the entry has a count of calls its rate-limited site suppressed,
- * suppressed="N", llog.h), and MSG the entry's text
+ * suppressed="N", llog.h; then, only for a category, category="C", the
+ * whole name), and MSG the entry's text
  * as it is (no BOM). HOST and APP are tokens made once, when the sink is
  * made (llog__syslog_token). A message is bounded only by the caller's
  * buffer; the transport's limit is applied when it is framed
@@ -25,6 +27,14 @@
  * dropped and, after a TCP connection broke, that messages in flight may be
  * lost. These functions only format: the sink (syslog.c) decides when a
  * notice is due and resets what it reports.
+ *
+ * Why MSGID and not APP-NAME for the category: APP-NAME names the
+ * program, and collectors route and filter on it ($programname in
+ * rsyslog, the journal's SYSLOG_IDENTIFIER): one service would become
+ * many. MSGID is RFC 5424's "type of message" (6.2.7), made for
+ * filtering, and the level it held so far is already in PRI. MSGID is at
+ * most 32 printable ASCII bytes: a longer name is cut there (and a byte
+ * outside '!'..'~' becomes '_'); the SD-PARAM has the whole name.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -80,7 +90,22 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	const char *base = strrchr(e->file, '/');
 	char t[64];
 
-	put_header(s, &b, severity(e->level), e->ts_ns, llog_level_name(e->level));
+	char msgid[33];
+	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
+
+	if (cl == 0) {
+		snprintf(msgid, sizeof(msgid), "%s", llog_level_name(e->level));
+	} else {
+		size_t i;
+
+		for (i = 0; i < cl && i < 32; i++) {
+			unsigned char c = (unsigned char)e->category[i];
+
+			msgid[i] = c > 0x20 && c < 0x7f ? (char)c : '_';
+		}
+		msgid[i] = '\0';
+	}
+	put_header(s, &b, severity(e->level), e->ts_ns, msgid);
 	llog__buf_puts(&b, "[llog@32473 file=\"");
 	put_sd_value(&b, base != NULL ? base + 1 : e->file);
 	snprintf(t, sizeof(t), "\" line=\"%d\" tid=\"%llu\" func=\"", e->line,
@@ -91,6 +116,11 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 		snprintf(t, sizeof(t), "\" suppressed=\"%llu",
 			 (unsigned long long)e->suppressed);
 		llog__buf_puts(&b, t);
+	}
+	if (cl != 0) {
+		/* NUL-terminated (struct llog_entry). */
+		llog__buf_puts(&b, "\" category=\"");
+		put_sd_value(&b, e->category);
 	}
 	llog__buf_puts(&b, "\"] ");
 	if (e->msg_len > b.cap - b.n) {

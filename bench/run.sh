@@ -42,7 +42,7 @@ bash scripts/deps.sh bench >&2
 build=build/bench
 # llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md)
 loggers=(llog llog-bin spdlog spdlog-sync)
-targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat)
+targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered)
 peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 nanolog_rt=""
 if [[ -n $peers ]]; then
@@ -306,4 +306,10 @@ if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; the
 		plot $plot_line
 	GP
 	echo "bench: plot in $out/latency.png" >&2
+fi
+
+# Issue 16: a call filtered out by its category's level against the global
+# check (bench/filtered.c), appended to the table.
+if [[ -x $bin/filtered ]]; then
+	{ echo; "$bin/filtered" "$( ((quick)) && echo 1000 || echo 20000)"; } >>"$table"
 fi

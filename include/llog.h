@@ -69,9 +69,11 @@ enum llog_overflow {
  * defaults"; so does passing NULL to llog_init().
  */
 struct llog_config {
-	/* Minimum level logged; the zero value is LLOG_TRACE (everything).
-	 * The LLOG_LEVEL environment variable (trace, debug, info, warn, error,
-	 * fatal, off; case-insensitive) overrides it at init. */
+	/* Minimum level logged (the default level, llog_set_level); the
+	 * zero value is LLOG_TRACE (everything). The LLOG_LEVEL environment
+	 * variable, a level spec ("debug", "info,net=debug": see
+	 * "Categories" below), overrides it at init; a malformed one is
+	 * ignored with a line on stderr. */
 	enum llog_level level;
 	/* Flusher period in milliseconds; 0 = 100. */
 	unsigned flush_interval_ms;
@@ -95,6 +97,27 @@ struct llog_config {
 	 * not allowed are ignored; none left: not pinned (no error). The
 	 * sinks' own threads run where the scheduler puts them. */
 	unsigned long long flusher_cpus;
+	/* Appended in 0.x. A file holding a level spec (llog_set_levels;
+	 * newlines count as commas, lines starting with '#' are comments),
+	 * read at llog_init() and again by the flusher whenever its
+	 * content changes: checked (stat: inode, size, modification time;
+	 * then the content) at most once per flush interval, at every
+	 * llog_flush(), and at once after llog_levels_reload_request() or
+	 * levels_signal. Write a new file and rename() it over the old one
+	 * (a change in place is seen once its size or time changes). Each
+	 * change is logged by the flusher as an INFO record "llog: levels
+	 * changed (generation G): OLD -> NEW" of category "llog"; a
+	 * malformed file as an ERROR record "llog: levels file PATH: WHAT;
+	 * keeping OLD", and the levels stay. A missing or unreadable file
+	 * changes nothing. NULL: none; the LLOG_LEVEL_FILE environment
+	 * variable overrides it. Copied at init. */
+	const char *levels_file;
+	/* Appended in 0.x. A signal (SIGHUP, SIGUSR1, ...) on which the
+	 * levels file is read at once: llog_init() installs a handler that
+	 * calls llog_levels_reload_request() (SA_RESTART), and
+	 * llog_shutdown() puts the previous action back. 0: none. Needs
+	 * levels_file (else llog_init() returns -EINVAL). */
+	int levels_signal;
 };
 
 /*
@@ -336,8 +359,116 @@ LLOG_EXPORT int llog_set_thread_name(const char *name);
  */
 LLOG_EXPORT int llog_thread_prepare(void);
 
-/* Runtime level; one relaxed store / load. */
+/*
+ * Categories and their levels.
+ *
+ * A category names a group of call sites at compile time: "net",
+ * "db.pool". A translation unit names the category of all its sites by
+ * defining LLOG_CATEGORY (a string literal) before it first includes this
+ * header:
+ *     #define LLOG_CATEGORY "db.pool"
+ *     #include <llog.h>
+ * and one call can name its own: LLOG_LOG_CAT(level, "net", fmt, ...)
+ * (short LOG_CAT), LLOG_LOG_INFO_CAT("net", fmt, ...) (LOG_INFO_CAT) and
+ * the other levels alike. Sites with neither are in the default category.
+ * The rate-limited forms (LOG_EVERY_N and friends) take the file's
+ * category. Names are words of [A-Za-z0-9_-] joined by dots; a dotted
+ * name is a child: a level set for "db" applies to "db.pool" and
+ * "db.pool.x" unless they have their own (the nearest ancestor wins).
+ * The category shows in every output: text lines after the level
+ * ("INFO  db.pool [tid] ..."), JSON "category", RFC 5424 MSGID, journald
+ * LLOG_CATEGORY, struct llog_entry.category, llogcat --category; records
+ * of the default category show none (their lines are as before).
+ *
+ * The levels in force are a spec: a default level and a level per
+ * category, written "info,net=debug,db.pool=trace": comma-separated
+ * entries, each LEVEL (the default, at most once) or NAME=LEVEL (each
+ * name at most once), level names as for LLOG_LEVEL (trace, debug, info,
+ * warn or warning, error, fatal, off; any case), blanks around the parts
+ * ignored, at most 4095 bytes. The LLOG_LEVEL environment variable holds
+ * one at llog_init() ("debug" alone is a spec too).
+ *
+ * When a change is seen: each call site caches its level for the
+ * generation of the levels it was computed for; every change makes a new
+ * generation, and a call whose (relaxed) load of the generation returns
+ * g uses exactly the levels of generation g, recomputing its site's cache
+ * when it was made for another (so a site first reached after a change,
+ * in a library loaded after it included, obeys it, and no list of sites
+ * exists). A call that starts after llog_set_levels() (or
+ * llog_set_level()) returned on the same thread obeys that change or a
+ * later one; on other threads a change is obeyed from each thread's first
+ * call that loads its generation (the store is visible to other CPUs
+ * within the time the hardware takes, but C11 gives no bound), and a
+ * thread never goes back to older levels. Cost of a call filtered out by
+ * its category's level: two relaxed loads (the generation word and the
+ * site's cache) and a compare, as for the default level
+ * (bench/run.sh, "filtered" rows).
+ */
+
+/*
+ * Replaces the levels in force by spec (see "Categories" above): the
+ * default level becomes spec's bare level (unchanged when spec has none)
+ * and the category levels become exactly spec's (categories not in it
+ * follow the default again). Then logs the change in the calling
+ * thread's stream: an INFO record of category "llog", never filtered,
+ * "llog: levels changed (generation G): OLD -> NEW" (both specs in
+ * canonical form, the default first; G as llog_levels_generation());
+ * while llog is not running that record goes to stderr, as every record
+ * does then.
+ * The spec is copied. Thread-safe (changes are serialised); not
+ * async-signal-safe (from a handler use llog_levels_reload_request());
+ * takes a lock, allocates. Returns 0; -EINVAL for a malformed spec (or
+ * NULL): nothing changes and llog_levels_error() names the bad part;
+ * -ENOMEM.
+ */
+LLOG_EXPORT int llog_set_levels(const char *spec);
+
+/*
+ * The message of the calling thread's last failed llog_set_levels()
+ * (or of llog_init()'s spec or levels file): names the bad part, for
+ * example "unknown level \"verbose\" in \"net=verbose\"". Never NULL;
+ * valid until the thread's next call of llog_set_levels().
+ */
+LLOG_EXPORT const char *llog_levels_error(void);
+
+/*
+ * Writes the levels in force, in canonical form ("INFO,db.pool=TRACE"),
+ * into buf (cap bytes, NUL-terminated, cut when too small). Returns its
+ * length, or -ENOSPC when it was cut. Thread-safe; takes a lock.
+ */
+LLOG_EXPORT int llog_get_levels(char *buf, size_t cap);
+
+/*
+ * The level in force for a category name (NULL or "": the default
+ * category), after the dotted ancestry. Lock-free, async-signal-safe.
+ */
+LLOG_EXPORT enum llog_level llog_category_level(const char *category);
+
+/*
+ * The generation of the levels in force: 1 at start, one more for each
+ * change (llog_set_levels, llog_set_level, a reload, llog_init). Acquire
+ * load; lock-free. The number the change records carry.
+ */
+LLOG_EXPORT uint64_t llog_levels_generation(void);
+
+/*
+ * Asks the flusher to read the levels file (llog_config.levels_file) now,
+ * at its next round (woken at once). Async-signal-safe: one atomic store
+ * and a futex wake; for an application's own signal handler (llog_config
+ * .levels_signal installs one that calls it). A no-op without a levels
+ * file.
+ */
+LLOG_EXPORT void llog_levels_reload_request(void);
+
+/*
+ * Sets the default level: the level of the default category and of every
+ * category without its own (the category levels stay). A new generation,
+ * seen as llog_set_levels' (no record is logged). Invalid values are
+ * ignored. Thread-safe; takes a lock (not async-signal-safe, unlike
+ * older versions' single store); no allocation.
+ */
 LLOG_EXPORT void llog_set_level(enum llog_level level);
+/* The default level (one relaxed load). */
 LLOG_EXPORT enum llog_level llog_get_level(void);
 
 /* Counters since the process started. After llog_flush() returns, and with no
@@ -383,13 +514,28 @@ struct llog_site {
 	const char *file;
 	const char *func;
 	int line;
-	int level;
+	int level;                  /* | LLOG__SITE_V2: the fields below exist */
 	int state;                  /* parse state, accessed atomically */
 	unsigned char plan[36];     /* argument plan, published by state */
+	/* Appended in 0.x; read only when level has LLOG__SITE_V2 (a site
+	 * made by an older header has neither field). */
+	const char *category;       /* NULL or "": the default category */
+	uint64_t lvl_cache;         /* (generation << 8) + level, atomic */
 };
 
-/* Runtime minimum level (read by the macros with one relaxed load). */
+/* level flag of a site made by this header (category and lvl_cache). */
+#define LLOG__SITE_V2 0x100
+#define LLOG__GEN_SHIFT 8
+
+/* The default level, for objects built with an older llog.h (their LOG
+ * reads it); this header's macros read llog__level_gen instead. */
 LLOG_EXPORT extern int llog__min_level;
+/* The generation of the levels in force << LLOG__GEN_SHIFT (levels.c). */
+LLOG_EXPORT extern uint64_t llog__level_gen;
+/* Recomputes a site's level for the generation in force, caches it in
+ * lvl_cache and returns it; called by the macros only, when the cache is
+ * stale. Lock-free, no allocation, async-signal-safe. */
+LLOG_EXPORT int llog__site_level_refresh(struct llog_site *site);
 
 #if defined(__GNUC__)
 #define LLOG__PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -416,25 +562,66 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * LLOG_TRACE..LLOG_FATAL: see enum llog_level), the arguments are not
  * evaluated and nothing is logged.
  */
-/* Whether a call at `level` is made at all (the level check every LOG form
- * shares): compiled in, a record's level, enabled now. Relaxed: a level
- * change is seen by the next calls, nothing is ordered by it. */
+/* The category of the call sites of a translation unit: LLOG_CATEGORY
+ * as defined before this header was first included (see "Categories"
+ * below), else the default category. */
+#ifdef LLOG_CATEGORY
+#define LLOG__CAT_FILE LLOG_CATEGORY
+#else
+#define LLOG__CAT_FILE ((const char *)0)
+#endif
+
+/* Whether the site's current level lets a call at `level` through: two
+ * relaxed loads, a subtraction and a compare when it does not. u is the
+ * site's cached level when its cache is of the generation in force, and
+ * 256 or more (or wrapped) otherwise (liblog/levels.h): the call is
+ * filtered out iff u is in (level, LLOG_OFF]; u <= level: enabled; any
+ * other u: the cache is stale, recomputed for this call. Relaxed: a level
+ * change orders nothing; the generation word says which levels apply. */
+static inline int llog__site_on(struct llog_site *s, int level)
+{
+	uint64_t u = __atomic_load_n(&s->lvl_cache, __ATOMIC_RELAXED) -
+		     __atomic_load_n(&llog__level_gen, __ATOMIC_RELAXED);
+
+	if (u - (uint64_t)(level + 1) <= (uint64_t)(LLOG_OFF - 1 - level))
+		return 0;
+	return u <= (uint64_t)level || level >= llog__site_level_refresh(s);
+}
+
+/* Whether a call at `level` through site is made at all (the level check
+ * every LOG form shares): compiled in, a record's level, enabled now for
+ * the site's category. */
+#define LLOG__ON(level, site)                                                 \
+	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
+	 llog__site_on((site), (int)(level)))
+
+/* The global check of older versions, kept for code that used it: the
+ * default level only, categories ignored. */
 #define LLOG__ENABLED(level)                                                  \
 	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
 	 (int)(level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
 
 /* The call site, a static of the calling function (its plan is parsed at
- * its first call). */
-#define LLOG__SITE(level, ...)                                                \
+ * its first call, its level cached per generation), in category cat. */
+#define LLOG__SITE_CAT(cat, level, ...)                                       \
 	static struct llog_site llog__site_ = {LLOG__FMT(__VA_ARGS__, 0), __FILE__, \
-					       __func__, __LINE__, (level), 0, {0}}
+					       __func__, __LINE__, (level) | LLOG__SITE_V2, \
+					       0, {0}, (cat), 0}
+#define LLOG__SITE(level, ...) LLOG__SITE_CAT(LLOG__CAT_FILE, level, __VA_ARGS__)
 
 #define LLOG_LOG(level, ...)                                                  \
 	do {                                                                  \
-		if (LLOG__ENABLED(level)) {                                   \
-			LLOG__SITE(level, __VA_ARGS__);                       \
+		LLOG__SITE(level, __VA_ARGS__);                               \
+		if (LLOG__ON(level, &llog__site_))                            \
 			llog__log(&llog__site_, __VA_ARGS__);                 \
-		}                                                             \
+	} while (0)
+
+/* LLOG_LOG in category cat (a string literal), whatever the file's. */
+#define LLOG_LOG_CAT(level, cat, ...)                                         \
+	do {                                                                  \
+		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
+		if (LLOG__ON(level, &llog__site_))                            \
+			llog__log(&llog__site_, __VA_ARGS__);                 \
 	} while (0)
 
 /*
@@ -551,8 +738,8 @@ static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *si
 
 #define LLOG__LOG_RL(kind, n, ms, level, ...)                                 \
 	do {                                                                  \
-		if (LLOG__ENABLED(level)) {                                   \
-			LLOG__SITE(level, __VA_ARGS__);                       \
+		LLOG__SITE(level, __VA_ARGS__);                               \
+		if (LLOG__ON(level, &llog__site_)) {                          \
 			static struct llog_ratelimit llog__rl_;               \
 			struct llog__rl_pass llog__p_;                        \
 			if ((kind) <= LLOG__RL_EVERY_N                        \
@@ -607,6 +794,9 @@ static void llog__dso_fini_tu(void)
  *   LLOG_LOG_WARN(fmt, ...)      LOG_WARN(fmt, ...)
  *   LLOG_LOG_ERROR(fmt, ...)     LOG_ERROR(fmt, ...)
  *   LLOG_LOG_FATAL(fmt, ...)     LOG_FATAL(fmt, ...)
+ *   LLOG_LOG_CAT(level, cat, fmt, ...)          LOG_CAT(...)
+ *   LLOG_LOG_INFO_CAT(cat, fmt, ...)            LOG_INFO_CAT(...)
+ *   and LLOG_LOG_<LEVEL>_CAT for the six levels (LOG_<LEVEL>_CAT)
  *   LLOG_LOG_EVERY_N(level, n, fmt, ...)        LOG_EVERY_N(...)
  *   LLOG_LOG_FIRST_N(level, n, fmt, ...)        LOG_FIRST_N(...)
  *   LLOG_LOG_EVERY_MS(level, ms, fmt, ...)      LOG_EVERY_MS(...)
@@ -644,6 +834,14 @@ static void llog__dso_fini_tu(void)
 #define LLOG_LOG_WARN(...) LLOG_LOG(LLOG_WARN, __VA_ARGS__)
 #define LLOG_LOG_ERROR(...) LLOG_LOG(LLOG_ERROR, __VA_ARGS__)
 #define LLOG_LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+
+/* In a category of its own (see "Categories"), for each level. */
+#define LLOG_LOG_TRACE_CAT(cat, ...) LLOG_LOG_CAT(LLOG_TRACE, cat, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_CAT(cat, ...) LLOG_LOG_CAT(LLOG_DEBUG, cat, __VA_ARGS__)
+#define LLOG_LOG_INFO_CAT(cat, ...) LLOG_LOG_CAT(LLOG_INFO, cat, __VA_ARGS__)
+#define LLOG_LOG_WARN_CAT(cat, ...) LLOG_LOG_CAT(LLOG_WARN, cat, __VA_ARGS__)
+#define LLOG_LOG_ERROR_CAT(cat, ...) LLOG_LOG_CAT(LLOG_ERROR, cat, __VA_ARGS__)
+#define LLOG_LOG_FATAL_CAT(cat, ...) LLOG_LOG_CAT(LLOG_FATAL, cat, __VA_ARGS__)
 
 /* The rate-limited forms, for each level (see LLOG_LOG_EVERY_N above). */
 #define LLOG_LOG_TRACE_FIRST_N(n, ...) LLOG_LOG_FIRST_N(LLOG_TRACE, n, __VA_ARGS__)
@@ -692,6 +890,27 @@ static void llog__dso_fini_tu(void)
 #endif
 #ifndef LOG_FATAL
 #define LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+#endif
+#ifndef LOG_CAT
+#define LOG_CAT(level, cat, ...) LLOG_LOG_CAT(level, cat, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_CAT
+#define LOG_TRACE_CAT(cat, ...) LLOG_LOG_TRACE_CAT(cat, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_CAT
+#define LOG_DEBUG_CAT(cat, ...) LLOG_LOG_DEBUG_CAT(cat, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_CAT
+#define LOG_INFO_CAT(cat, ...) LLOG_LOG_INFO_CAT(cat, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_CAT
+#define LOG_WARN_CAT(cat, ...) LLOG_LOG_WARN_CAT(cat, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_CAT
+#define LOG_ERROR_CAT(cat, ...) LLOG_LOG_ERROR_CAT(cat, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_CAT
+#define LOG_FATAL_CAT(cat, ...) LLOG_LOG_FATAL_CAT(cat, __VA_ARGS__)
 #endif
 #ifndef LOG_FIRST_N
 #define LOG_FIRST_N(level, n, ...) LLOG_LOG_FIRST_N(level, n, __VA_ARGS__)

@@ -4,12 +4,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "atomic.h"
 #include "config.h"
 #include "levels.h"
+#include "reload.h"
 
 #define DEFAULT_ARENA (256u * 1024u)
 #define MIN_ARENA (16u * 1024u)
@@ -23,18 +25,22 @@ struct llog__config llog__cfg = {
 	.flush_interval_ms = DEFAULT_INTERVAL_MS,
 };
 
-/* LLOG_LEVEL overrides the configured level; an invalid value is ignored
- * with one line on stderr. */
-static enum llog_level env_level(enum llog_level lvl)
+/* LLOG_LEVEL, a level spec ("debug", "info,net=debug"), overrides the
+ * configured level at init (its bare level, if any) and sets the category
+ * levels; a malformed one is ignored with one line on stderr naming the
+ * bad part. */
+static void env_levels(void)
 {
 	const char *env = getenv("LLOG_LEVEL");
+	char line[400];
+	int n;
 
-	if (env != NULL && *env != '\0' && llog__parse_level(env, &lvl) != 0) {
-		static const char msg[] = "llog: ignoring invalid LLOG_LEVEL\n";
-
-		(void)!write(2, msg, sizeof(msg) - 1);
-	}
-	return lvl;
+	if (env == NULL || *env == '\0' || llog__levels_apply(env, NULL, NULL, 0, NULL) == 0)
+		return;
+	n = snprintf(line, sizeof(line), "llog: ignoring invalid LLOG_LEVEL: %s\n",
+		     llog_levels_error());
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 int llog__config_apply(const struct llog_config *cfg)
@@ -54,12 +60,16 @@ int llog__config_apply(const struct llog_config *cfg)
 	maxrec = (c.max_record_bytes ? c.max_record_bytes : DEFAULT_MAX_RECORD) & ~(size_t)7;
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
+	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0)
+		return -EINVAL;
 	/* Relaxed: see config.h. */
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
 	llog__store_relaxed(&llog__cfg.max_record_bytes, (uint32_t)maxrec);
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
-	llog_set_level(env_level(c.level));
-	return 0;
+	llog_set_level(c.level);
+	env_levels();
+	/* The levels file last: it wins over LLOG_LEVEL. */
+	return llog__reload_configure(c.levels_file, c.levels_signal);
 }

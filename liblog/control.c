@@ -27,6 +27,7 @@
 #include "flusher.h"
 #include "fmt_cache.h"
 #include "queue.h"
+#include "reload.h"
 #include "ratelimit.h"
 #include "sinkq.h"
 
@@ -506,6 +507,7 @@ void llog_shutdown(void)
 	f = the_flusher;
 	the_flusher = NULL;
 	llog__flusher_stop(f);
+	llog__reload_stop();
 	llog__sinktab_close(llog__flusher_sinks(f));
 	llog__flusher_free(f);
 	owned.n = 0;

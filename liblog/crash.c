@@ -118,7 +118,7 @@ static _Atomic int flusher_drained;
 volatile sig_atomic_t llog__fatal_aborting;
 
 static struct llog_site crash_site = {"%s", __FILE__, "llog_crash_handler", __LINE__,
-				      LLOG_FATAL, 0, {0}};
+				      LLOG_FATAL, 0, {0}, NULL, 0};
 /* A header only (ring of size 0): the record's owner as the flusher sees it
  * (tid, and the released word it stores into). */
 static struct llog__arena crash_arena;

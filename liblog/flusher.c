@@ -19,6 +19,8 @@
 #include "config.h"
 #include "crash.h"
 #include "flusher.h"
+#include "levels.h"
+#include "reload.h"
 #include "ratelimit.h"
 #include "render.h"
 #include "sched_points.h"
@@ -304,7 +306,7 @@ static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 	for (int i = 0; i < f->sinks.n; i++) {
 		const struct llog_sink *s = f->sinks.s[i];
 
-		if ((int)r->site->level >= (int)s->level &&
+		if (llog__site_level(r->site) >= (int)s->level &&
 		    (queue_of(f, i) != NULL || s->ops->version < 3 ||
 		     !(s->ops->flags & LLOG__SINK_F_RAW)))
 			return 1;
@@ -572,6 +574,8 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
+	/* The levels file (reload.h): its change record in this round. */
+	rd.notices += llog__reload_poll(rd.barriers != NULL, rl_line, f);
 	if (stopping)
 		llog__rl_final(rl_line, f);
 	rd.notices += queue_notices(f);

@@ -472,6 +472,35 @@ static void put_text_name(struct llog__buf *o, const char *s, size_t n)
 	}
 }
 
+/* The entry's category (NULL when the entry may not have one or is in
+ * the default category). */
+static const char *category(const struct llog_entry *e, const struct lopt *lo, size_t *len)
+{
+	if (!lo->full || e->category == NULL || e->category_len == 0)
+		return NULL;
+	*len = strnlen(e->category, e->category_len);
+	return *len != 0 ? e->category : NULL;
+}
+
+/* A category in text: one word, so a byte that is not printable ASCII,
+ * or is a space, '[' or '\\', is written \xNN (llogcat reads it back). */
+static void put_text_category(struct llog__buf *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c > 0x20 && c < 0x7f && c != '[' && c != '\\') {
+			llog__buf_putc(o, (char)c);
+		} else {
+			char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+
+			put_whole(o, x, 4);
+		}
+	}
+}
+
 /* " [N suppressed]" into suf (32 bytes) when the entry has a count and
  * its appended fields may be read; returns its length (0: none). */
 static size_t suppressed_suffix(const struct llog_entry *e, const struct lopt *lo, char *suf)
@@ -529,16 +558,23 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 			const char *tail, size_t tl)
 {
 	const char *fname;
-	size_t flen, sl, hn, n;
+	size_t flen, sl, hn, n, cl = 0;
+	const char *cat;
 	char suf[32], h[TS_MAX + LEVEL_TID_MAX];
 
-	/* timestamp, level and thread id: one append */
+	/* timestamp, level and thread id: one append ("INFO  db.pool [tid]":
+	 * a category goes after the level, by the longer path) */
+	cat = category(e, lo, &cl);
 	hn = ts_text(h, e->ts_ns, lo);
-	n = level_tid(h + hn, e->level, e->tid);
+	n = cat == NULL ? level_tid(h + hn, e->level, e->tid) : 0;
 	llog__buf_put(o, h, hn + n);
 	if (n == 0) {
 		llog__buf_putc(o, ' ');
 		put_level(o, e->level, 1);
+		if (cat != NULL) {
+			llog__buf_putc(o, ' ');
+			put_text_category(o, cat, cl);
+		}
 		llog__buf_put(o, " [", 2);
 		llog__buf_num(o, e->tid, 10);
 	}
@@ -593,6 +629,15 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const s
 
 		llog__buf_put(o, ",\"thread_name\":", 15);
 		put_json_string(o, t, tn, "", 0);
+	}
+	{
+		size_t cl;
+		const char *c = category(e, lo, &cl);
+
+		if (c != NULL) {
+			llog__buf_put(o, ",\"category\":", 12);
+			put_json_string(o, c, cl, "", 0);
+		}
 	}
 	llog__buf_put(o, ",\"file\":", 8);
 	put_json_string(o, e->file, strlen(e->file), "", 0);
@@ -702,7 +747,8 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 	 * The function and the thread name (15 bytes, escaped) counted
 	 * whatever the options. */
 	size_t k = format == LLOG_FORMAT_JSON ? 6 : 4;
-	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16;
+	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16 +
+		       (e->category != NULL ? e->category_len + 16 : 0);
 
 	return k * (e->msg_len + names) + 224;
 }

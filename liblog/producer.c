@@ -43,6 +43,7 @@
 #include "control.h"
 #include "crash.h"
 #include "fmt.h"
+#include "levels.h"
 #include "queue.h"
 #include "site.h"
 #include "stats.h"
@@ -268,7 +269,7 @@ not_logged(const struct llog_site *site, struct llog__arena *a)
 	llog__count_dropped();
 	if (a != NULL && !llog__arena_thread_is_internal())
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
-	if (site->level >= LLOG_FATAL)
+	if (llog__site_level(site) >= LLOG_FATAL)
 		fatal_abort(NULL);
 }
 
@@ -309,13 +310,13 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	 * the macro compiles such a constant out; a site made at run time,
 	 * as C++ does for a static with a variable level, reaches here):
 	 * never logged, never counted, never fatal (llog.h). */
-	if (__builtin_expect((unsigned)site->level > LLOG_FATAL, 0))
+	if (__builtin_expect((unsigned)llog__site_level(site) > LLOG_FATAL, 0))
 		return;
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
 	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
 	    (first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
-		if (site->level >= LLOG_FATAL)
+		if (llog__site_level(site) >= LLOG_FATAL)
 			fatal_abort(NULL);
 		return;
 	}
@@ -351,7 +352,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
 			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-		if (__builtin_expect(site->level >= LLOG_ERROR, 0))
+		if (__builtin_expect(llog__site_level(site) >= LLOG_ERROR, 0))
 			llog__wake_flusher();
 		else
 			llog__arena_check_fill(a);
@@ -359,7 +360,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		closed_after_capture(a, r, old_reserve);
 	}
 out:
-	if (__builtin_expect(site->level >= LLOG_FATAL, 0))
+	if (__builtin_expect(llog__site_level(site) >= LLOG_FATAL, 0))
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;

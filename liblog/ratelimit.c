@@ -47,6 +47,7 @@
 
 #include "atomic.h"
 #include "clock.h"
+#include "levels.h"
 #include "ratelimit.h"
 #include "stats.h"
 
@@ -286,7 +287,9 @@ void llog__rl_final(void (*emit)(void *ctx, struct llog_entry *e), void *ctx)
 		if (n == 0)
 			continue;
 		memset(&e, 0, sizeof(e));
-		e.level = (enum llog_level)rl->site->level;
+		e.level = (enum llog_level)llog__site_level(rl->site);
+		e.category = llog__site_category(rl->site);
+		e.category_len = e.category != NULL ? strlen(e.category) : 0;
 		e.line = rl->site->line;
 		e.file = rl->site->file;
 		e.func = rl->site->func;

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "fmt_cache.h"
 #include "capture.h"
+#include "levels.h"
 #include "render.h"
 #include "site.h"
 #include "stats.h"
@@ -52,11 +53,13 @@ static void suppressed_count(const struct llog__rec *r, struct llog_entry *e)
 
 static void site_fields(const struct llog_site *site, struct llog_entry *e)
 {
-	e->level = (enum llog_level)site->level;
+	e->level = (enum llog_level)llog__site_level(site);
 	e->line = site->line;
 	e->file = site->file;
 	e->func = site->func;
 	e->suppressed = 0;
+	e->category = llog__site_category(site);
+	e->category_len = e->category != NULL ? strlen(e->category) : 0;
 }
 
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
@@ -152,6 +155,8 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	e->file = __FILE__;
 	e->func = "drop_notice";
 	e->suppressed = 0;
+	e->category = NULL;
+	e->category_len = 0;
 	e->line = __LINE__;
 	e->msg = note;
 	e->msg_len = b.n;

@@ -38,14 +38,14 @@ enum item_kind { ITEM_PAD = 1, ITEM_ENTRY = 2, ITEM_COMMIT = 3 };
 
 /* An item in the ring; size and kind are its first 8 bytes, so a pad item
  * (only those) fits in any 8-byte gap. Entries are followed by file NUL
- * func NUL msg. */
+ * func NUL msg category NUL (its first CAT_MAX bytes; none: NUL alone). */
 struct item {
 	uint32_t size; /* the whole item, a multiple of 8 */
 	uint16_t kind;
 	uint16_t level;
 	int32_t line;
 	uint32_t file_len, func_len;
-	uint32_t pad_;
+	uint32_t cat_len; /* the category's bytes, after msg (0: default) */
 	uint64_t seq, tid, msg_len, epoch;
 	int64_t ts_ns;
 	uint64_t suppressed; /* the entry's (rate limits) */
@@ -53,6 +53,12 @@ struct item {
 };
 
 #define ITEM_ALIGN 8u
+#define CAT_MAX 255u
+
+static size_t cat_len(const struct llog_entry *e)
+{
+	return e->category == NULL ? 0 : e->category_len < CAT_MAX ? e->category_len : CAT_MAX;
+}
 #define COMMIT_SIZE ((uint64_t)sizeof(struct item))
 
 struct llog__sinkq {
@@ -104,7 +110,7 @@ static uint64_t pow2_at_least(uint64_t n)
 
 static uint64_t item_size(const struct llog_entry *e, size_t file_len, size_t func_len)
 {
-	uint64_t n = sizeof(struct item) + file_len + 1 + func_len + 1 + e->msg_len;
+	uint64_t n = sizeof(struct item) + file_len + 1 + func_len + 1 + e->msg_len + cat_len(e) + 1;
 
 	return (n + ITEM_ALIGN - 1) & ~(uint64_t)(ITEM_ALIGN - 1);
 }
@@ -228,6 +234,8 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->thread_name = it->tname;
 	e->thread_name_len = strlen(it->tname);
 	e->suppressed = it->suppressed;
+	e->category = it->cat_len != 0 ? e->msg + e->msg_len : NULL;
+	e->category_len = it->cat_len;
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
@@ -492,6 +500,10 @@ static void write_entry(struct item *it, uint64_t size,
 	memcpy(p, e->func, func_len);
 	p[func_len] = '\0';
 	memcpy(p + func_len + 1, e->msg, e->msg_len);
+	it->cat_len = (uint32_t)cat_len(e);
+	if (it->cat_len != 0)
+		memcpy(p + func_len + 1 + e->msg_len, e->category, it->cat_len);
+	p[func_len + 1 + e->msg_len + it->cat_len] = '\0';
 }
 
 /* Queues e if it fits now; returns whether it did. */

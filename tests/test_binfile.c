@@ -117,7 +117,7 @@ static void check(const char *fmt, ...)
 	assert_true(ncase < MAX_CASES);
 	s = &sites[ncase];
 	*s = (struct llog_site){strdup(fmt), "corpus.c", "corpus", (int)ncase + 1, LLOG_INFO,
-				0, {0}};
+				0, {0}, NULL, 0};
 	va_start(ap, fmt);
 	va_copy(aq, ap);
 	n = vsnprintf(NULL, 0, fmt, aq);
@@ -240,6 +240,10 @@ static void some_records(int n)
 			LOG_WARN("warn %d %ls", i, L"wide"); /* EAGER: stored as text */
 		if (i % 50 == 0)
 			LOG_ERROR("static message, no arguments");
+		if (i % 4 == 0) /* categories: in the binary file's site definitions */
+			LOG_INFO_CAT("db.pool", "cat i=%d", i);
+		if (i % 9 == 0)
+			LOG_WARN_CAT("net", "net %d %ls", i, L"wide");
 		if (i % 7 == 0)
 			llog_flush(); /* many frames */
 	}
@@ -251,7 +255,8 @@ static void test_json_filters(void **state)
 	char text[200], bin[200];
 	struct tdir t;
 	static const char *const args[] = {"", "--level warn", "--grep 'i=1[0-9] '",
-					   "--func some_records", "--stats"};
+					   "--func some_records", "--category db", "--category net",
+					   "--stats"};
 
 	(void)state;
 	llogcat();

@@ -137,7 +137,7 @@ static int runtime_child(void)
 		static struct llog_site sites[sizeof(runtime_levels) / sizeof(runtime_levels[0])];
 
 		sites[i] = (struct llog_site){"runtime %zu", __FILE__, __func__, __LINE__, lvl,
-					      0, {0}};
+					      0, {0}, NULL, 0};
 		llog__log(&sites[i], "runtime %zu", i);
 		if (lvl >= LLOG_TRACE && lvl < LLOG_FATAL)
 			want++;

@@ -202,7 +202,7 @@ static void test_sync_eager_truncated(void **state)
 
 static struct llog__arena owner = {.tid = 4242};
 static struct llog_site site = {"format of the site %s", "dir/test_sync.c", "fn", 99,
-				LLOG_WARN, 0, {0}};
+				LLOG_WARN, 0, {0}, NULL, 0};
 
 struct text_rec {
 	struct llog__rec rec;

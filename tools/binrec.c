@@ -18,6 +18,8 @@ struct site {
 	int line;
 	struct llog__plan plan;
 	char *fmt, *file, *func; /* NUL-terminated copies */
+	char *cat;               /* NULL: the default category */
+	size_t catlen;
 };
 
 struct stream {
@@ -121,6 +123,7 @@ static void site_clear(struct site *s)
 	free(s->fmt);
 	free(s->file);
 	free(s->func);
+	free(s->cat);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -222,6 +225,14 @@ static const char *parse_site(struct cur *c, struct site *s)
 	s->func = dup_str(func, nl);
 	if (s->fmt == NULL || s->file == NULL || s->func == NULL)
 		return "out of memory";
+	if (c->p < c->end) { /* the category, appended after version 1's fields */
+		const unsigned char *cat = get_str(c, 1u << 20, &s->catlen);
+
+		if (cat == NULL)
+			return c->why;
+		if ((s->cat = dup_str(cat, s->catlen)) == NULL)
+			return "out of memory";
+	}
 	if (s->kind == LLOG_BIN_SITE_LOG) {
 		llog__plan_parse(s->fmt, &s->plan);
 		if ((s->plan.flags & LLOG__PLAN_EAGER) || !plan_matches(&s->plan, nargs, flags, types))
@@ -471,6 +482,8 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		e.func = s->func;
 		e.thread_name = name;
 		e.thread_name_len = strlen(name);
+		e.category = s->cat;
+		e.category_len = s->cat != NULL ? s->catlen : 0;
 		if ((tag & 7u) == LLOG_BIN_LOG) {
 			if ((*why = render_log(b, st, s, body, (size_t)len, tag & LLOG_BIN_F_TRUNC,
 					       &e)) != NULL)

@@ -55,6 +55,7 @@ static struct {
 	regex_t grep;
 	bool json, stats, verify, repair, follow, local;
 	const char *func; /* --func: a glob (fnmatch) */
+	const char *category; /* --category: a name and its children */
 } opt = {.level = -1};
 
 /* Whether the text lines being read carry "FUNC() " (the source's
@@ -158,6 +159,8 @@ static void put_as_json(const char *line, size_t len, const struct lcr_record *r
 	put_json_field("thread", r->thread, r->thread_len, false);
 	if (r->thread_name != NULL)
 		put_json_field("thread_name", r->thread_name, r->thread_name_len, true);
+	if (r->category != NULL)
+		put_json_field("category", r->category, r->category_len, true);
 	put_json_field("file", r->file, r->file_len, true);
 	put_json_field("line", r->lineno, r->lineno_len, false);
 	if (r->func != NULL)
@@ -192,6 +195,19 @@ static bool func_matches(const struct lcr_record *r)
 	return fnmatch(opt.func, name, 0) == 0;
 }
 
+/* --category NAME: the record's category is NAME or a child of it
+ * (NAME.x); "" (or "-") selects the default category. */
+static bool category_matches(const struct lcr_record *r)
+{
+	size_t n = strlen(opt.category);
+
+	if (n == 0 || strcmp(opt.category, "-") == 0)
+		return r->category == NULL || r->category_len == 0;
+	return r->category != NULL && r->category_len >= n &&
+	       memcmp(r->category, opt.category, n) == 0 &&
+	       (r->category_len == n || r->category[n] == '.');
+}
+
 static void record(const char *line, size_t len)
 {
 	struct lcr_record r;
@@ -200,6 +216,8 @@ static void record(const char *line, size_t len)
 	if (opt.level >= 0 && r.level < opt.level)
 		return;
 	if (opt.func != NULL && !func_matches(&r))
+		return;
+	if (opt.category != NULL && !category_matches(&r))
 		return;
 	if ((opt.since_set || opt.until_set) && !r.has_ts)
 		return;
@@ -663,6 +681,8 @@ static const char help[] =
 	"    -g, --grep REGEX    only records whose message matches the POSIX\n"
 	"                        extended regular expression (a plain substring works)\n"
 	"    --func NAME         only records of the function NAME, a shell glob\n"
+	"    --category NAME     only records of category NAME and its children\n"
+	"                        (NAME.x); \"-\": the default category\n"
 	"                        ('conn_*'); compressed text files carry the function\n"
 	"                        since llog wrote \"line=func\" in their metadata; in\n"
 	"                        plain text, a message starting \"NAME() \" counts\n"
@@ -734,7 +754,7 @@ static _Noreturn void usage(const char *what, const char *arg)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL };
+	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL, O_CATEGORY };
 	static const struct option longs[] = {
 		{"follow", no_argument, NULL, 'f'},   {"level", required_argument, NULL, 'l'},
 		{"since", required_argument, NULL, O_SINCE},
@@ -743,6 +763,7 @@ static int parse_args(int argc, char **argv)
 		{"stats", no_argument, NULL, 's'},    {"verify", no_argument, NULL, O_VERIFY},
 		{"repair", no_argument, NULL, O_REPAIR}, {"help", no_argument, NULL, 'h'},
 		{"func", required_argument, NULL, O_FUNC}, {"local", no_argument, NULL, O_LOCAL},
+		{"category", required_argument, NULL, O_CATEGORY},
 		{NULL, 0, NULL, 0}};
 	int c, err;
 
@@ -754,6 +775,7 @@ static int parse_args(int argc, char **argv)
 		case O_VERIFY: opt.verify = true; break;
 		case O_REPAIR: opt.repair = true; break;
 		case O_FUNC: opt.func = optarg; break;
+		case O_CATEGORY: opt.category = optarg; break;
 		case O_LOCAL: opt.local = true; break;
 		case 'l':
 			opt.level = lcr_level_parse(optarg, strlen(optarg));

@@ -588,6 +588,10 @@ static void parse_json(const char *line, size_t len, struct lcr_record *rec)
 		rec->func = v;
 		rec->func_len = vn;
 	}
+	if (json_str(line, len, "category", &v, &vn)) {
+		rec->category = v;
+		rec->category_len = vn;
+	}
 	if (json_str(line, len, "thread_name", &v, &vn)) {
 		rec->thread_name = v;
 		rec->thread_name_len = vn;
@@ -612,9 +616,18 @@ static void parse_text(const char *line, size_t len, bool func_layout, struct lc
 	if (len < tl + 8 || line[tl + 6] != ' ')
 		return;
 	rec->level = lcr_level_parse(line + tl + 1, 5);
-	if (line[tl + 7] != '[')
-		return;
-	p = line + tl + 8;
+	p = line + tl + 7;
+	if (*p != '[') {
+		/* "LEVEL CATEGORY [": the category, one word (llog.h). */
+		const char *ce = memchr(p, ' ', (size_t)(end - p));
+
+		if (ce == NULL || ce == p || end - ce < 2 || ce[1] != '[')
+			return;
+		rec->category = p;
+		rec->category_len = (size_t)(ce - p);
+		p = ce + 1;
+	}
+	p++;
 	for (q = p; q < end && *q >= '0' && *q <= '9'; q++)
 		;
 	if (q == p || end - q < 2)

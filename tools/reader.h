@@ -96,6 +96,9 @@ struct lcr_record {
 	const char *thread_name; size_t thread_name_len;
 	/* text (with func_layout): FUNC of "FUNC() "; JSON: "func"; NULL: none */
 	const char *func; size_t func_len;
+	/* text: CATEGORY of "LEVEL CATEGORY [TID]" (as written); JSON:
+	 * "category"; NULL: the default category */
+	const char *category; size_t category_len;
 };
 /* A text line is read without a function. */
 void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec);

@@ -74,6 +74,12 @@ struct llog_entry {
 	 * record"). An entry built by a caller for llog_format_entry_opts
 	 * must set it (0: nothing shown). */
 	uint64_t suppressed;
+	/* Appended in 0.x. The record's category (llog.h, "Categories"),
+	 * category_len bytes, NUL-terminated; NULL (0) for the default
+	 * category, and in an entry built by a caller that does not set it
+	 * (zero it). */
+	const char *category;
+	size_t category_len;
 };
 
 /* ---- line options ---------------------------------------------------------- */
