@@ -95,7 +95,54 @@ struct llog_config {
 	 * not allowed are ignored; none left: not pinned (no error). The
 	 * sinks' own threads run where the scheduler puts them. */
 	unsigned long long flusher_cpus;
+	/* Appended in 0.x: the backtrace (flight recorder), see "Backtrace"
+	 * below. Off while backtrace_records is 0 (the zero value). */
+	/* At most this many records kept. */
+	size_t backtrace_records;
+	/* Bytes of the ring that keeps them (allocated once, by llog_init);
+	 * 0 = 512 per record. Raised to at least twice the largest record
+	 * (about 2 * max_record_bytes + 2.2 KiB); at most 1 GiB. */
+	size_t backtrace_bytes;
+	/* The lowest level kept (the zero value: LLOG_TRACE). Calls at
+	 * levels from it up to, not including, `level` are captured. */
+	enum llog_level backtrace_level;
+	/* A record at or above it writes the backtrace first; the zero value
+	 * (LLOG_TRACE) means LLOG_ERROR. At most LLOG_FATAL. */
+	enum llog_level backtrace_trigger;
 };
+
+/*
+ * Backtrace (flight recorder), opt-in: llog_config.backtrace_records > 0.
+ * Calls below the output level (llog_set_level, llog_config.level) but at
+ * or above backtrace_level are captured as any call is (arguments copied
+ * raw, no formatting: an ordinary call's cost) and pushed to the flusher,
+ * which does not write them but keeps the last backtrace_records of them
+ * (fewer when backtrace_bytes runs out: the oldest go first) in a ring
+ * allocated once by llog_init(). When a record at or above
+ * backtrace_trigger (default LLOG_ERROR) is written, the ring's records
+ * are written first, oldest first, then the ring is emptied:
+ *   - each thread's records keep their order, and their order among
+ *     threads is the flusher's (as for every record);
+ *   - each keeps the time of its call (llog_entry.ts_ns, earlier than the
+ *     records written before them) and gets the next seq numbers, just
+ *     before the triggering record's;
+ *   - they are marked: llog_entry.backtrace = 1 for sinks, "[backtrace] "
+ *     before the message in text lines, "backtrace":true in JSON;
+ *   - each sink gets those at or above its own level (a sink whose level
+ *     is at or above the output level gets none: the way to leave one
+ *     sink out).
+ * The crash handler writes the ring too, before the crash record. At
+ * llog_shutdown() what the ring still holds is discarded. A kept record
+ * is rendered by the flusher when it arrives (the ring holds text, not
+ * arguments: nothing of the call site, the thread or the arena is read
+ * later); LOG_FATAL below the output level is kept and does not abort
+ * (as it is not called without the backtrace). Memory: the ring, fixed;
+ * each record's bytes in its thread's arena are released as for any
+ * record. Counted in llog_stats.backtrace_* only, never in logged,
+ * written or dropped (so logged == written + dropped still holds).
+ * With the feature off, a call below the level costs what it costs
+ * without it: one relaxed load and a compare, arguments not evaluated.
+ */
 
 /*
  * Process life.
@@ -336,7 +383,9 @@ LLOG_EXPORT int llog_set_thread_name(const char *name);
  */
 LLOG_EXPORT int llog_thread_prepare(void);
 
-/* Runtime level; one relaxed store / load. */
+/* Runtime (output) level; one relaxed store / load. With the backtrace
+ * on, the level a call is compared with is the lower of this one and
+ * llog_config.backtrace_level. */
 LLOG_EXPORT void llog_set_level(enum llog_level level);
 LLOG_EXPORT enum llog_level llog_get_level(void);
 
@@ -361,6 +410,18 @@ struct llog_stats {
 	 * lines included. Calls suppressed since a site's last report are
 	 * not in it yet (they cost no counter on the hot path). */
 	uint64_t suppressed;
+	/* Appended in 0.x: the backtrace ("Backtrace" above). After
+	 * llog_flush(), with no concurrent logging,
+	 *   backtrace_captured == backtrace_written + backtrace_discarded
+	 *                         + (records the ring holds, <= backtrace_records)
+	 * captured: calls kept for the backtrace (below the output level);
+	 * written: handed to the sinks before a trigger or in a crash;
+	 * discarded: evicted by newer ones, left at shutdown, or lost on the
+	 * way (a full arena under LLOG_OVERFLOW_DROP, re-entry, no flusher:
+	 * without a notice in the output). */
+	uint64_t backtrace_captured;
+	uint64_t backtrace_written;
+	uint64_t backtrace_discarded;
 };
 
 /* Fills *out with relaxed snapshots of the counters. */

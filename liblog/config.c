@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "backtrace.h"
 #include "config.h"
 #include "levels.h"
 
@@ -40,6 +41,7 @@ static enum llog_level env_level(enum llog_level lvl)
 int llog__config_apply(const struct llog_config *cfg)
 {
 	struct llog_config c = {0};
+	struct llog__bt_config bt;
 	size_t arena, maxrec;
 
 	if (cfg != NULL)
@@ -54,12 +56,15 @@ int llog__config_apply(const struct llog_config *cfg)
 	maxrec = (c.max_record_bytes ? c.max_record_bytes : DEFAULT_MAX_RECORD) & ~(size_t)7;
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
+	if (llog__bt_validate(&c, maxrec, &bt) != 0)
+		return -EINVAL;
 	/* Relaxed: see config.h. */
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
 	llog__store_relaxed(&llog__cfg.max_record_bytes, (uint32_t)maxrec);
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
+	llog__bt_apply(&bt); /* before the level: it computes the threshold */
 	llog_set_level(env_level(c.level));
 	return 0;
 }

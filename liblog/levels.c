@@ -8,9 +8,13 @@
 #include <strings.h>
 
 #include "atomic.h"
+#include "backtrace.h"
 #include "levels.h"
 
+/* The threshold the macros compare with (backtrace.h: the output level,
+ * or lower with the backtrace on) and the output level. */
 int llog__min_level = LLOG_TRACE;
+int llog__out_level = LLOG_TRACE;
 
 const char *const llog__level_names[LLOG_OFF + 1] = {"TRACE", "DEBUG", "INFO", "WARN",
 						      "ERROR", "FATAL", "OFF"};
@@ -35,14 +39,18 @@ void llog_set_level(enum llog_level level)
 	if ((unsigned)level > LLOG_OFF)
 		return;
 	/* Relaxed: a level change need not be ordered with anything; each
-	 * LOG reads it with one relaxed load. */
-	llog__store_relaxed((_Atomic int *)&llog__min_level, (int)level);
+	 * LOG reads it with one relaxed load (and a call it flags for the
+	 * backtrace the output level with another, backtrace.h: one that
+	 * sees the two out of step is written or kept, either being a call
+	 * made during the change). */
+	llog__store_relaxed((_Atomic int *)&llog__out_level, (int)level);
+	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__bt_threshold((int)level));
 }
 
 enum llog_level llog_get_level(void)
 {
 	/* Relaxed: see llog_set_level. */
-	return (enum llog_level)llog__load_relaxed((_Atomic int *)&llog__min_level);
+	return (enum llog_level)llog__load_relaxed((_Atomic int *)&llog__out_level);
 }
 
 const char *llog_level_name(enum llog_level level)

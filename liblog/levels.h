@@ -4,9 +4,11 @@
  * DESIGN
  * One table of level names for the whole library (the line formatter, the
  * syslog sink, llog_level_name, LLOG_LEVEL parsing). The runtime level is
- * llog__min_level (public only so that the LOG macros can read it with one
- * relaxed load); llog_set_level stores it relaxed: a level change orders
- * nothing.
+ * llog__out_level (hidden, backtrace.h); the macros compare with
+ * llog__min_level (public only so that they can read it with one relaxed
+ * load), the output level or, with the backtrace on, the lower capture
+ * threshold (llog__bt_threshold). llog_set_level stores both relaxed: a
+ * level change orders nothing.
  */
 #ifndef LLOG_LEVELS_H
 #define LLOG_LEVELS_H

@@ -30,6 +30,16 @@
  * the interval kinds, the limiter's decision time as the record's time.
  * llog_set_thread_name is here too: a NAME record takes the same reserve
  * and push as a LOG (arena.h, "Thread name").
+ *
+ * Backtrace (backtrace.h): a call below the output level passed the
+ * macro's check only because the backtrace's capture threshold is lower;
+ * llog__bt_kept (one relaxed load and a compare) flags its record
+ * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
+ * never wakes the flusher for its level and never aborts (LOG_FATAL); one
+ * that cannot be pushed (closed list, no arena, re-entry, a full ring
+ * under DROP) is counted captured and discarded (llog__bt_count_lost),
+ * with no drop notice and no synchronous line: it was never to be
+ * written.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +49,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "backtrace.h"
 #include "config.h"
 #include "control.h"
 #include "crash.h"
@@ -303,7 +314,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve, carried;
-	int pushed;
+	int pushed, bt;
 
 	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
 	 * the macro compiles such a constant out; a site made at run time,
@@ -311,17 +322,26 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	 * never logged, never counted, never fatal (llog.h). */
 	if (__builtin_expect((unsigned)site->level > LLOG_FATAL, 0))
 		return;
+	bt = llog__bt_kept(site->level);     /* kept for the backtrace only */
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
-	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
-	    (first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
-		if (site->level >= LLOG_FATAL)
-			fatal_abort(NULL);
-		return;
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		if (bt) {
+			llog__bt_count_lost();
+			return;
+		}
+		if ((first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
+			if (site->level >= LLOG_FATAL)
+				fatal_abort(NULL);
+			return;
+		}
 	}
 	a = llog__arena_get();                                         /* 2 */
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
-		not_logged(site, a);
+		if (bt)
+			llog__bt_count_lost();
+		else
+			not_logged(site, a);
 		return;
 	}
 	a->in_log = 1;
@@ -337,10 +357,16 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		r->flags |= LLOG__REC_SUPPRESSED;
 	}
 	if (__builtin_expect(r == NULL, 0)) {
+		if (bt) {
+			llog__bt_count_lost();
+			goto out;
+		}
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
 		llog__count_dropped();
 		goto out;
 	}
+	if (bt)
+		r->flags |= LLOG__REC_BACKTRACE;
 	carried = r->dropped;                                          /* 5 */
 	if (rl != NULL && rl->ts != 0)
 		pushed = llog__push_from_at(r, first, rl->ts);
@@ -351,15 +377,18 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
 			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-		if (__builtin_expect(site->level >= LLOG_ERROR, 0))
+		if (__builtin_expect(site->level >= LLOG_ERROR, 0) && !bt)
 			llog__wake_flusher();
 		else
 			llog__arena_check_fill(a);
+	} else if (bt) {
+		llog__arena_unreserve(a, old_reserve);
+		llog__bt_count_lost();
 	} else {
 		closed_after_capture(a, r, old_reserve);
 	}
 out:
-	if (__builtin_expect(site->level >= LLOG_FATAL, 0))
+	if (__builtin_expect(site->level >= LLOG_FATAL, 0) && !bt)
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;

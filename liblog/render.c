@@ -27,6 +27,7 @@ static void site_fields(const struct llog_site *site, struct llog_entry *e)
 	e->file = site->file;
 	e->func = site->func;
 	e->suppressed = 0;
+	e->backtrace = 0;
 }
 
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
@@ -95,6 +96,7 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	e->file = __FILE__;
 	e->func = "drop_notice";
 	e->suppressed = 0;
+	e->backtrace = 0;
 	e->line = __LINE__;
 	e->msg = note;
 	e->msg_len = b.n;
