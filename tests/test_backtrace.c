@@ -420,11 +420,7 @@ static void test_bytes_bound(void **state)
 
 /* ---- memory stays flat over 10 million kept records ------------------------- */
 
-#if defined(TEST_TSAN)
-#define MANY 1000000L /* TSan runs ~10x slower; the bound is the same */
-#else
 #define MANY 10000000L
-#endif
 
 /* The process's resident set, in KiB (/proc/self/status VmRSS). */
 static long rss_kib(void)
