@@ -127,7 +127,9 @@ struct llog_config {
  *     records written before them) and gets the next seq numbers, just
  *     before the triggering record's;
  *   - they are marked: llog_entry.backtrace = 1 for sinks, "[backtrace] "
- *     before the message in text lines, "backtrace":true in JSON;
+ *     before the message in text lines, "backtrace":true in JSON, the
+ *     SD-PARAM backtrace="1" in RFC 5424 syslog, LLOG_BACKTRACE=1 in
+ *     journald;
  *   - each sink gets those at or above its own level (a sink whose level
  *     is at or above the output level gets none: the way to leave one
  *     sink out).
@@ -449,7 +451,9 @@ struct llog_site {
 	unsigned char plan[36];     /* argument plan, published by state */
 };
 
-/* Runtime minimum level (read by the macros with one relaxed load). */
+/* The level a call is compared with (read by the macros with one relaxed
+ * load): the runtime level, or the lower backtrace_level while the
+ * backtrace is on ("Backtrace" above). */
 LLOG_EXPORT extern int llog__min_level;
 
 #if defined(__GNUC__)
