@@ -294,14 +294,33 @@ static void drop_notice(struct llog__flusher *f, struct llog__rec *r)
 	sink_write(f, &e);
 }
 
-/* One backtrace entry (backtrace.h), next in the output sequence: its own
- * time, not clamped (out_ts), and a seq of its own. */
+/* A backtrace entry leaving the ring: next in the output sequence, with
+ * its own time (not clamped by out_ts); a rate-limited site's count is
+ * reported now (keep_entry). */
+static void bt_entry_out(struct llog__flusher *f, struct llog_entry *e)
+{
+	e->seq = ++f->seq;
+	if (__builtin_expect(e->suppressed != 0, 0))
+		llog__count(suppressed, e->suppressed);
+}
+
 static void bt_out(void *ctx, struct llog_entry *e)
 {
 	struct llog__flusher *f = ctx;
 
-	e->seq = ++f->seq;
+	bt_entry_out(f, e);
 	sink_write(f, e);
+}
+
+/* Copies e, rendered from r, into the ring. llog_stats.suppressed counts
+ * what the sinks were handed: the renderer's addition of a kept record's
+ * count waits for bt_entry_out. */
+static void keep_entry(struct llog__flusher *f, const struct llog__rec *r, struct llog_entry *e)
+{
+	e->ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
+	if (__builtin_expect(e->suppressed != 0, 0))
+		llog__count(suppressed, (uint64_t)0 - e->suppressed);
+	llog__bt_keep(f->bt, e);
 }
 
 /* A record flagged for the backtrace: rendered and copied into the ring
@@ -314,8 +333,7 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
 	llog__render_record(r, f->msgbuf, f->msgcap, &f->tmp_plan, &e);
 	f->crash_rendering = 0;
 	f->crash_rest = next;
-	e.ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
-	llog__bt_keep(f->bt, &e);
+	keep_entry(f, r, &e);
 }
 
 /* Hands r to the sinks; `next` is the record after it in the chain. A
@@ -816,6 +834,10 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	}
 	f->sinks.n = n;
 	f->nwait = 0; /* the parent's barriers */
+	/* The backtrace holds the parent's records: the parent writes them
+	 * (or not), never the child. */
+	if (f->bt != NULL)
+		llog__bt_clear(f->bt);
 }
 
 /* The sinks' threads are held between two sink calls after the round:
@@ -933,7 +955,7 @@ static void crash_bt_out(void *ctx, struct llog_entry *e)
 {
 	struct crash_drain *d = ctx;
 
-	e->seq = ++d->f->seq;
+	bt_entry_out(d->f, e);
 	(void)crash_hand(d->f, 0, e, d->at);
 }
 
@@ -973,8 +995,7 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		}
 		if ((r->flags & LLOG__REC_BACKTRACE) && f->bt != NULL) {
 			llog__render_record(r, f->crash_msg, f->msgcap, &tmp, &e);
-			e.ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
-			llog__bt_keep(f->bt, &e);
+			keep_entry(f, r, &e);
 			continue;
 		}
 		if (llog__bt_triggers(f->bt, r->site->level))

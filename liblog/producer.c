@@ -36,7 +36,8 @@
  * llog__bt_kept (one relaxed load and a compare) flags its record
  * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
  * never wakes the flusher for its level and never aborts (LOG_FATAL); one
- * that cannot be pushed (closed list, no arena, re-entry, a full ring
+ * that cannot be pushed (closed list, after the restart a fork child
+ * makes at its first use, closed_list_bt; no arena, re-entry, a full ring
  * under DROP) is counted captured and discarded (llog__bt_count_lost),
  * with no drop notice and no synchronous line: it was never to be
  * written.
@@ -267,6 +268,23 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 	return LLOG__CLOSED;
 }
 
+/* closed_list for a record kept only for the backtrace: in a fork child
+ * the first use restarts llog as for any record; otherwise (no flusher)
+ * the record is captured and discarded, never written synchronously.
+ * Returns the head to push on, or LLOG__CLOSED when the call is done. */
+static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(void)
+{
+	struct llist_node *first = LLOG__CLOSED;
+
+	if (!llog__arena_thread_is_internal()) {
+		llog__control_resume_after_fork();
+		first = llog__queue_peek();
+	}
+	if (first == LLOG__CLOSED)
+		llog__bt_count_lost();
+	return first;
+}
+
 /* No arena (no memory), re-entry from a signal handler that interrupted a
  * LOG of this thread, or a LOG from a sink callback on the flusher (whose
  * arena is always in_log): dropped and counted. A re-entry also feeds the
@@ -327,10 +345,9 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	first = llog__queue_peek();
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		if (bt) {
-			llog__bt_count_lost();
-			return;
-		}
-		if ((first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
+			if ((first = closed_list_bt()) == LLOG__CLOSED)
+				return;
+		} else if ((first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
 			if (site->level >= LLOG_FATAL)
 				fatal_abort(NULL);
 			return;

@@ -42,6 +42,7 @@ struct got {
 	int level;
 	uint64_t tid;
 	int bt;
+	uint64_t suppressed;
 	char msg[MSG];
 	char text[512];
 	char json[640];
@@ -68,6 +69,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	g->level = e->level;
 	g->tid = e->tid;
 	g->bt = e->backtrace;
+	g->suppressed = e->suppressed;
 	k = e->msg_len < MSG - 1 ? e->msg_len : MSG - 1;
 	memcpy(g->msg, e->msg, k);
 	g->msg[k] = '\0';
@@ -481,6 +483,101 @@ static void test_memory_bounded(void **state)
 	stop();
 }
 
+/* ---- a rate-limited site below the level -------------------------------------- */
+
+static uint64_t stats_suppressed(void)
+{
+	struct llog_stats st;
+
+	llog_get_stats(&st);
+	return st.suppressed;
+}
+
+/* Its emitted calls are kept with their counts; the counts reach
+ * llog_stats.suppressed when the sinks get them, not before. */
+static void test_rate_limited_site_kept(void **state)
+{
+	uint64_t s0;
+
+	(void)state;
+	start(64, 0, LLOG_TRACE);
+	s0 = stats_suppressed();
+	for (int i = 0; i < 100; i++)
+		LOG_DEBUG_EVERY_N(10, "limited i=%d", i);
+	llog_flush();
+	assert_int_equal(nseen, 0);
+	assert_int_equal(stats_suppressed() - s0, 0);
+	LOG_ERROR("error");
+	llog_flush();
+	assert_int_equal(nseen, 11);
+	for (int k = 0; k < 10; k++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "limited i=%d", 10 * k);
+		assert_string_equal(seen[k].msg, want);
+		assert_int_equal(seen[k].bt, 1);
+		assert_int_equal(seen[k].suppressed, k == 0 ? 0 : 9);
+		assert_non_null(strstr(seen[k].text, " [backtrace] limited i="));
+		assert_true(ends_with(seen[k].text, k == 0 ? "\n" : " [9 suppressed]\n"));
+	}
+	assert_int_equal(stats_suppressed() - s0, 9 * 9);
+	stop();
+}
+
+/* ---- fork: the child never writes the parent's kept records ------------------- */
+
+/* In the child: 0 when its output is exactly its own kept record, then
+ * its ERROR; the parent's entries in `seen` (from before the fork) stay. */
+static int fork_child_check(size_t before)
+{
+	LOG_DEBUG("child kept");
+	LOG_ERROR("child error");
+	llog_flush();
+	if (nseen != before + 2)
+		return 1;
+	if (strcmp(seen[before].msg, "child kept") != 0 || seen[before].bt != 1)
+		return 2;
+	if (strcmp(seen[before + 1].msg, "child error") != 0)
+		return 3;
+	return 0;
+}
+
+static void test_fork_child_drops_parent_ring(void **state)
+{
+	size_t before;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	start(64, 0, LLOG_TRACE);
+	for (int i = 0; i < 5; i++)
+		LOG_DEBUG("parent i=%d", i);
+	llog_flush(); /* kept by the flusher: in the ring at the fork */
+	before = nseen;
+	assert_int_equal(before, 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(60);
+		_exit(fork_child_check(before));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	LOG_ERROR("parent error");
+	llog_flush();
+	assert_int_equal(nseen, 6);
+	for (int i = 0; i < 5; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "parent i=%d", i);
+		assert_string_equal(seen[i].msg, want);
+		assert_int_equal(seen[i].bt, 1);
+	}
+	assert_string_equal(seen[5].msg, "parent error");
+	stop();
+}
+
 /* ---- crashes ------------------------------------------------------------------ */
 
 #define CHILD_LIMIT_S 60
@@ -623,6 +720,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_threads_last_64, teardown),
 		cmocka_unit_test_teardown(test_bytes_bound, teardown),
 		cmocka_unit_test_teardown(test_memory_bounded, teardown),
+		cmocka_unit_test_teardown(test_rate_limited_site_kept, teardown),
+		cmocka_unit_test_teardown(test_fork_child_drops_parent_ring, teardown),
 		cmocka_unit_test_teardown(test_crash_writes_backtrace, teardown),
 		cmocka_unit_test_teardown(test_flusher_crash_writes_backtrace, teardown),
 	};
