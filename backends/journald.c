@@ -183,7 +183,7 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 		     field_bound("CODE_FUNC", strlen(e->func)) +
 		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) +
 		     field_bound("LLOG_CATEGORY", e->category != NULL ? e->category_len : 0) +
-		     6 * 40 + COMMON_BOUND(s);
+		     7 * 40 + COMMON_BOUND(s);
 	struct llog__buf b;
 
 	if (enc_reserve(s, cap) != 0)
@@ -205,6 +205,9 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 	/* A rate-limited site's count (llog.h), only when there is one. */
 	if (e->suppressed != 0)
 		put_num(&b, "LLOG_SUPPRESSED", e->suppressed);
+	/* An entry of the backtrace (llog.h): LLOG_BACKTRACE=1. */
+	if (e->backtrace)
+		put_num(&b, "LLOG_BACKTRACE", 1);
 	return (long)b.n;
 }
 

@@ -16,7 +16,8 @@
  * match file, line and tid in order keep working; after func, only when
  * the entry has a count of calls its rate-limited site suppressed,
  * suppressed="N", llog.h; then, only for a category, category="C", the
- * whole name), and MSG the entry's text
+ * whole name; then, for an entry of the backtrace, backtrace="1"), and MSG
+ * the entry's text
  * as it is (no BOM). HOST and APP are tokens made once, when the sink is
  * made (llog__syslog_token). A message is bounded only by the caller's
  * buffer; the transport's limit is applied when it is framed
@@ -122,6 +123,8 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 		llog__buf_puts(&b, "\" category=\"");
 		put_sd_value(&b, e->category);
 	}
+	if (e->backtrace) /* an entry of the backtrace (llog.h) */
+		llog__buf_puts(&b, "\" backtrace=\"1");
 	llog__buf_puts(&b, "\"] ");
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8

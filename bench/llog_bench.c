@@ -4,15 +4,29 @@
  * only sink, BLOCK overflow and default arena, or with -d LLOG_OVERFLOW_DROP
  * and a 16 KiB arena (the smallest). Each logging thread calls
  * llog_thread_prepare() before its first call.
+ *
+ * Built twice more for run.sh's backtrace table (issue 16): with
+ * BENCH_BACKTRACE=1 ("llog-bt") the calls are LOG_DEBUG under level INFO
+ * with the backtrace on (64 records, from DEBUG): each is captured and
+ * kept, never written; with BENCH_BACKTRACE=2 ("llog-below") the same
+ * calls with the backtrace off: filtered out by the level check.
  */
 #define _GNU_SOURCE
 #include <llog.h>
 #include <llog/sinks.h>
 
-#ifdef LLOG_BENCH_BINARY
+#if BENCH_BACKTRACE == 1
+#define BENCH_NAME "llog-bt"
+#define BENCH_LOG LOG_DEBUG
+#elif BENCH_BACKTRACE == 2
+#define BENCH_NAME "llog-below"
+#define BENCH_LOG LOG_DEBUG
+#elif defined(LLOG_BENCH_BINARY)
 #define BENCH_NAME "llog-bin" /* the same with LLOG_FILE_BINARY (llog_bin_bench) */
+#define BENCH_LOG LOG_INFO
 #else
 #define BENCH_NAME "llog"
+#define BENCH_LOG LOG_INFO
 #endif
 /* As the peers' preallocate: the thread's buffer made, its pages faulted
  * in, before the first timed call. */
@@ -23,12 +37,12 @@ static int logger_init(const struct bench_opts *o);
 
 __attribute__((always_inline)) static inline void log_fmt(int i, double ms, const char *peer)
 {
-	LOG_INFO("request %d took %.3f ms from %s", i, ms, peer);
+	BENCH_LOG("request %d took %.3f ms from %s", i, ms, peer);
 }
 
 __attribute__((always_inline)) static inline void log_static(void)
 {
-	LOG_INFO("cache refreshed, serving from the new snapshot");
+	BENCH_LOG("cache refreshed, serving from the new snapshot");
 }
 
 static void logger_flush(void)
@@ -60,6 +74,10 @@ static int logger_init(const struct bench_opts *o)
 	struct llog_config cfg = {.level = LLOG_INFO};
 	struct llog_sink *s = llog_file_sink(&fo);
 
+#if BENCH_BACKTRACE == 1
+	cfg.backtrace_records = 64;
+	cfg.backtrace_level = LLOG_DEBUG;
+#endif
 	if (o->drop) {
 		cfg.overflow = LLOG_OVERFLOW_DROP;
 		cfg.arena_bytes = 16384;

@@ -42,7 +42,7 @@ bash scripts/deps.sh bench >&2
 build=build/bench
 # llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md)
 loggers=(llog llog-bin spdlog spdlog-sync)
-targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered)
+targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered llog_bt_bench llog_below_bench)
 peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 nanolog_rt=""
 if [[ -n $peers ]]; then
@@ -135,6 +135,13 @@ for rep in $(seq 1 "$reps"); do
 		done
 		for lg in llog spdlog; do
 			one $lg tput -d -t "$t" -m fmt -n "$records"
+		done
+	done
+	# The backtrace (issue 16): 1 thread, the fmt message, the three
+	# variants interleaved (table 6).
+	for mode in burst each; do
+		for lg in llog llog-bt llog-below; do
+			one "$lg" $mode -t 1 -m fmt -n "$bursts"
 		done
 	done
 done
@@ -279,6 +286,36 @@ END {
 		printf "| %d | %s | %s (%.0f%%) | %s | %s (%.0f%%) | %s |\n", t, cell(a SUBSEP "rps"), cell(a SUBSEP "dropped"), 100 * med(a SUBSEP "dropped") / records, cell(b SUBSEP "rps"), cell(b SUBSEP "dropped"), 100 * med(b SUBSEP "dropped") / records, ratio(a SUBSEP "rps", b SUBSEP "rps")
 	}
 }' "$raw" >"$table"
+# 6. The backtrace: the caller's cost of a call kept for the backtrace
+# (below the level, captured) next to an ordinary call and to the same
+# call filtered out with the backtrace off; medians over the repeats.
+awk -v reps="$reps" -v bursts="$bursts" '
+function val(line, key,   i, n, kv) {
+	n = split(line, f, " ")
+	for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == key) return kv[2] }
+	return ""
+}
+function med(k,   n, i, j, a, t) {
+	n = cnt[k]; if (n == 0) return "-"
+	for (i = 1; i <= n; i++) a[i] = vals[k, i]
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return sprintf("%.1f", (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+}
+{
+	lg = val($0, "logger"); mode = val($0, "mode")
+	if (val($0, "threads") != 1 || val($0, "msg") != "fmt" || (mode != "burst" && mode != "each")) next
+	for (p = 1; p <= 2; p++) { P = p == 1 ? "p50" : "p99"; k = mode SUBSEP lg SUBSEP P; cnt[k]++; vals[k, cnt[k]] = val($0, P) + 0 }
+}
+END {
+	printf "\n### 6. Backtrace: caller latency, ns per call, 1 thread, fmt message (%d bursts; median of %d repeats)\n\n", bursts, reps
+	print "llog: LOG_INFO at level INFO (written). llog-bt: LOG_DEBUG at level INFO with the backtrace on (64 records from DEBUG): captured and kept, not written. llog-below: the same LOG_DEBUG with the backtrace off (filtered out by the level check)."
+	print ""
+	print "| call | (a) bursts p50 | (a) bursts p99 | (b) each p50 | (b) each p99 |"
+	print "|---|---|---|---|---|"
+	split("llog llog-bt llog-below", V, " ")
+	for (i = 1; i <= 3; i++)
+		printf "| %s | %s | %s | %s | %s |\n", V[i], med("burst" SUBSEP V[i] SUBSEP "p50"), med("burst" SUBSEP V[i] SUBSEP "p99"), med("each" SUBSEP V[i] SUBSEP "p50"), med("each" SUBSEP V[i] SUBSEP "p99")
+}' "$raw" >>"$table"
 cat "$table"
 
 if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; then

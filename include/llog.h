@@ -118,7 +118,56 @@ struct llog_config {
 	 * llog_shutdown() puts the previous action back. 0: none. Needs
 	 * levels_file (else llog_init() returns -EINVAL). */
 	int levels_signal;
+	/* Appended in 0.x: the backtrace (flight recorder), see "Backtrace"
+	 * below. Off while backtrace_records is 0 (the zero value). */
+	/* At most this many records kept. */
+	size_t backtrace_records;
+	/* Bytes of the ring that keeps them (allocated once, by llog_init);
+	 * 0 = 512 per record. Raised to at least twice the largest record
+	 * (about 2 * max_record_bytes + 2.2 KiB); at most 1 GiB. */
+	size_t backtrace_bytes;
+	/* The lowest level kept (the zero value: LLOG_TRACE). Calls at
+	 * levels from it up to, not including, `level` are captured. */
+	enum llog_level backtrace_level;
+	/* A record at or above it writes the backtrace first; the zero value
+	 * (LLOG_TRACE) means LLOG_ERROR. At most LLOG_FATAL. */
+	enum llog_level backtrace_trigger;
 };
+
+/*
+ * Backtrace (flight recorder), opt-in: llog_config.backtrace_records > 0.
+ * Calls below the output level (llog_set_level, llog_config.level) but at
+ * or above backtrace_level are captured as any call is (arguments copied
+ * raw, no formatting: an ordinary call's cost) and pushed to the flusher,
+ * which does not write them but keeps the last backtrace_records of them
+ * (fewer when backtrace_bytes runs out: the oldest go first) in a ring
+ * allocated once by llog_init(). When a record at or above
+ * backtrace_trigger (default LLOG_ERROR) is written, the ring's records
+ * are written first, oldest first, then the ring is emptied:
+ *   - each thread's records keep their order, and their order among
+ *     threads is the flusher's (as for every record);
+ *   - each keeps the time of its call (llog_entry.ts_ns, earlier than the
+ *     records written before them) and gets the next seq numbers, just
+ *     before the triggering record's;
+ *   - they are marked: llog_entry.backtrace = 1 for sinks, "[backtrace] "
+ *     before the message in text lines, "backtrace":true in JSON, the
+ *     SD-PARAM backtrace="1" in RFC 5424 syslog, LLOG_BACKTRACE=1 in
+ *     journald;
+ *   - each sink gets those at or above its own level (a sink whose level
+ *     is at or above the output level gets none: the way to leave one
+ *     sink out).
+ * The crash handler writes the ring too, before the crash record. At
+ * llog_shutdown() what the ring still holds is discarded. A kept record
+ * is rendered by the flusher when it arrives (the ring holds text, not
+ * arguments: nothing of the call site, the thread or the arena is read
+ * later); LOG_FATAL below the output level is kept and does not abort
+ * (as it is not called without the backtrace). Memory: the ring, fixed;
+ * each record's bytes in its thread's arena are released as for any
+ * record. Counted in llog_stats.backtrace_* only, never in logged,
+ * written or dropped (so logged == written + dropped still holds).
+ * With the feature off, a call below the level costs what it costs
+ * without it: one relaxed load and a compare, arguments not evaluated.
+ */
 
 /*
  * Process life.
@@ -465,7 +514,9 @@ LLOG_EXPORT void llog_levels_reload_request(void);
  * category without its own (the category levels stay). A new generation,
  * seen as llog_set_levels' (no record is logged). Invalid values are
  * ignored. Thread-safe; takes a lock (not async-signal-safe, unlike
- * older versions' single store); no allocation.
+ * older versions' single store); no allocation. With the backtrace on,
+ * the level a call is compared with is the lower of a category's level
+ * and llog_config.backtrace_level ("Backtrace" below).
  */
 LLOG_EXPORT void llog_set_level(enum llog_level level);
 /* The default level (one relaxed load). */
@@ -492,6 +543,18 @@ struct llog_stats {
 	 * lines included. Calls suppressed since a site's last report are
 	 * not in it yet (they cost no counter on the hot path). */
 	uint64_t suppressed;
+	/* Appended in 0.x: the backtrace ("Backtrace" above). After
+	 * llog_flush(), with no concurrent logging,
+	 *   backtrace_captured == backtrace_written + backtrace_discarded
+	 *                         + (records the ring holds, <= backtrace_records)
+	 * captured: calls kept for the backtrace (below the output level);
+	 * written: handed to the sinks before a trigger or in a crash;
+	 * discarded: evicted by newer ones, left at shutdown, or lost on the
+	 * way (a full arena under LLOG_OVERFLOW_DROP, re-entry, no flusher:
+	 * without a notice in the output). */
+	uint64_t backtrace_captured;
+	uint64_t backtrace_written;
+	uint64_t backtrace_discarded;
 };
 
 /* Fills *out with relaxed snapshots of the counters. */
@@ -520,20 +583,27 @@ struct llog_site {
 	/* Appended in 0.x; read only when level has LLOG__SITE_V2 (a site
 	 * made by an older header has neither field). */
 	const char *category;       /* NULL or "": the default category */
-	uint64_t lvl_cache;         /* (generation << 8) + level, atomic */
+	uint64_t lvl_cache;         /* (generation << 8) + 8 * threshold + level, atomic */
 };
 
 /* level flag of a site made by this header (category and lvl_cache). */
 #define LLOG__SITE_V2 0x100
 #define LLOG__GEN_SHIFT 8
+/* A site's cached levels beside its generation (liblog/levels.h): the
+ * capture threshold thr (the level a call is compared with) and the output
+ * level out (thr == out unless the backtrace is on). */
+#define LLOG__LVL_CACHE(thr, out) ((uint64_t)(8 * (thr) + (out)))
 
-/* The default level, for objects built with an older llog.h (their LOG
- * reads it); this header's macros read llog__level_gen instead. */
+/* The default level's capture threshold (the default level, or the lower
+ * backtrace_level while the backtrace is on: "Backtrace" above), for
+ * objects built with an older llog.h (their LOG reads it); this header's
+ * macros read llog__level_gen instead. */
 LLOG_EXPORT extern int llog__min_level;
 /* The generation of the levels in force << LLOG__GEN_SHIFT (levels.c). */
 LLOG_EXPORT extern uint64_t llog__level_gen;
-/* Recomputes a site's level for the generation in force, caches it in
- * lvl_cache and returns it; called by the macros only, when the cache is
+/* Recomputes a site's levels for the generation in force (its capture
+ * threshold and output level), caches them in lvl_cache and returns the
+ * threshold; called by the macros only, when the cache is
  * stale. Lock-free, no allocation, async-signal-safe. */
 LLOG_EXPORT int llog__site_level_refresh(struct llog_site *site);
 
@@ -572,20 +642,22 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 #endif
 
 /* Whether the site's current level lets a call at `level` through: two
- * relaxed loads, a subtraction and a compare when it does not. u is the
- * site's cached level when its cache is of the generation in force, and
- * 256 or more (or wrapped) otherwise (liblog/levels.h): the call is
- * filtered out iff u is in (level, LLOG_OFF]; u <= level: enabled; any
- * other u: the cache is stale, recomputed for this call. Relaxed: a level
- * change orders nothing; the generation word says which levels apply. */
+ * relaxed loads, a subtraction and a compare when it does not. u is
+ * 8 * thr + out (LLOG__LVL_CACHE, below 64) when the site's cache is of the
+ * generation in force, and 256 or more (or wrapped) otherwise
+ * (liblog/levels.h): the call is filtered out iff u is in
+ * [8 * (level + 1), 63] (thr > level); u < 8 * (level + 1): enabled
+ * (thr <= level); any other u: the cache is stale, recomputed for this
+ * call. Relaxed: a level change orders nothing; the generation word says
+ * which levels apply. */
 static inline int llog__site_on(struct llog_site *s, int level)
 {
 	uint64_t u = __atomic_load_n(&s->lvl_cache, __ATOMIC_RELAXED) -
 		     __atomic_load_n(&llog__level_gen, __ATOMIC_RELAXED);
 
-	if (u - (uint64_t)(level + 1) <= (uint64_t)(LLOG_OFF - 1 - level))
+	if (u - (uint64_t)(8 * (level + 1)) <= (uint64_t)(63 - 8 * (level + 1)))
 		return 0;
-	return u <= (uint64_t)level || level >= llog__site_level_refresh(s);
+	return u < (uint64_t)(8 * (level + 1)) || level >= llog__site_level_refresh(s);
 }
 
 /* Whether a call at `level` through site is made at all (the level check

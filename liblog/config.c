@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "backtrace.h"
 #include "config.h"
 #include "levels.h"
 #include "reload.h"
@@ -46,6 +47,7 @@ static void env_levels(void)
 int llog__config_apply(const struct llog_config *cfg)
 {
 	struct llog_config c = {0};
+	struct llog__bt_config bt;
 	size_t arena, maxrec;
 
 	if (cfg != NULL)
@@ -60,7 +62,8 @@ int llog__config_apply(const struct llog_config *cfg)
 	maxrec = (c.max_record_bytes ? c.max_record_bytes : DEFAULT_MAX_RECORD) & ~(size_t)7;
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
-	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0)
+	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0 ||
+	    llog__bt_validate(&c, maxrec, &bt) != 0)
 		return -EINVAL;
 	/* Relaxed: see config.h. */
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
@@ -68,6 +71,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
+	llog__bt_apply(&bt); /* before the levels: they compute the thresholds */
 	llog_set_level(c.level);
 	env_levels();
 	/* The levels file last: it wins over LLOG_LEVEL. */

@@ -15,6 +15,7 @@
 #include "altstack.h"
 #include "arena.h"
 #include "capture.h"
+#include "backtrace.h"
 #include "clock.h"
 #include "config.h"
 #include "crash.h"
@@ -82,6 +83,7 @@ struct llog__flusher {
 	uint64_t round_bytes; /* record bytes the last round took */
 	int64_t round_ms;     /* when the last round started */
 	int64_t round_ms_prev; /* when the one before it started */
+	struct llog__bt_ring *bt; /* the backtrace's ring, or NULL (off) */
 };
 
 /* The running flusher, for the crash handler on its thread (set and
@@ -314,11 +316,57 @@ static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 	return 0;
 }
 
-/* Hands r to the sinks; `next` is the record after it in the chain. */
+/* A backtrace entry leaving the ring: next in the output sequence, with
+ * its own time (not clamped by out_ts); a rate-limited site's count is
+ * reported now (keep_entry). */
+static void bt_entry_out(struct llog__flusher *f, struct llog_entry *e)
+{
+	e->seq = ++f->seq;
+	if (__builtin_expect(e->suppressed != 0, 0))
+		llog__count(suppressed, e->suppressed);
+}
+
+static void bt_out(void *ctx, struct llog_entry *e)
+{
+	struct llog__flusher *f = ctx;
+
+	bt_entry_out(f, e);
+	sink_write(f, e);
+}
+
+/* Copies e, rendered from r, into the ring. llog_stats.suppressed counts
+ * what the sinks were handed: the renderer's addition of a kept record's
+ * count waits for bt_entry_out. */
+static void keep_entry(struct llog__flusher *f, const struct llog__rec *r, struct llog_entry *e)
+{
+	e->ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
+	if (__builtin_expect(e->suppressed != 0, 0))
+		llog__count(suppressed, (uint64_t)0 - e->suppressed);
+	llog__bt_keep(f->bt, e);
+}
+
+/* A record flagged for the backtrace: rendered and copied into the ring
+ * (then its arena bytes can go). A crash from here on loses it. */
+static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
+{
+	struct llog_entry e;
+
+	f->crash_rendering = 1;
+	llog__render_record(r, f->msgbuf, f->msgcap, &f->tmp_plan, &e);
+	llog__capture_clear(); /* the ring keeps text, not this capture */
+	f->crash_rendering = 0;
+	f->crash_rest = next;
+	keep_entry(f, r, &e);
+}
+
+/* Hands r to the sinks; `next` is the record after it in the chain. A
+ * record at the trigger level has the backtrace written first. */
 static void write_record(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
 {
 	struct llog_entry e;
 
+	if (__builtin_expect(llog__bt_triggers(f->bt, llog__site_level(r->site)), 0))
+		llog__bt_emit(f->bt, bt_out, f);
 	f->crash_rendering = 1;
 	if (needs_text(f, r)) {
 		record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
@@ -382,6 +430,9 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	} else if (r->kind == LLOG__K_NAME) {
 		llog__arena_apply_name(r); /* the records after it: new name */
 		f->crash_rest = next;
+	} else if ((r->flags & LLOG__REC_BACKTRACE) && f->bt != NULL) {
+		keep_record(f, r, next); /* not written: not in nrec */
+		rd->bytes += LLOG__REC_HDR + r->len;
 	} else {
 		write_record(f, r, next); /* sets crash_rest = next */
 		rd->nrec++;
@@ -576,8 +627,11 @@ static int flusher_round(struct llog__flusher *f)
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */
 	rd.notices += llog__reload_poll(rd.barriers != NULL, rl_line, f);
-	if (stopping)
+	if (stopping) {
 		llog__rl_final(rl_line, f);
+		if (f->bt != NULL)
+			llog__bt_clear(f->bt); /* never written: discarded */
+	}
 	rd.notices += queue_notices(f);
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
 		sinks_commit(f, rd.barriers != NULL || stopping);    /* F5 */
@@ -695,6 +749,7 @@ static void *flusher_main(void *arg)
 struct llog__flusher *llog__flusher_new(void)
 {
 	struct llog__flusher *f = calloc(1, sizeof(*f));
+	int err;
 
 	if (f == NULL)
 		return NULL;
@@ -704,7 +759,8 @@ struct llog__flusher *llog__flusher_new(void)
 	f->crash_msg = malloc(f->msgcap);
 	f->altstack = llog__altstack_new();
 	f->fmt_cache = llog__fmt_cache_new(); /* NULL: rendered without */
-	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL) {
+	f->bt = llog__bt_ring_new(&err);
+	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL || err != 0) {
 		llog__flusher_free(f);
 		return NULL;
 	}
@@ -717,6 +773,7 @@ void llog__flusher_free(struct llog__flusher *f)
 	free(f->crash_msg);
 	llog__fmt_cache_free(f->fmt_cache);
 	llog__altstack_delete(f->altstack);
+	llog__bt_ring_free(f->bt);
 	free(f);
 }
 
@@ -811,6 +868,10 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	}
 	f->sinks.n = n;
 	f->nwait = 0; /* the parent's barriers */
+	/* The backtrace holds the parent's records: the parent writes them
+	 * (or not), never the child. */
+	if (f->bt != NULL)
+		llog__bt_clear(f->bt);
 }
 
 /* The sinks' threads are held between two sink calls after the round:
@@ -919,7 +980,18 @@ struct crash_drain {
 	uint64_t n;       /* records written */
 	int barrier_met;  /* crash_barrier was in them */
 	int pushed_took;  /* sinks that took the crash record crash_pushed */
+	struct llog__flusher *f;
+	int at;
 };
+
+/* One backtrace entry in the drain (backtrace.h), as bt_out. */
+static void crash_bt_out(void *ctx, struct llog_entry *e)
+{
+	struct crash_drain *d = ctx;
+
+	bt_entry_out(d->f, e);
+	(void)crash_hand(d->f, 0, e, d->at);
+}
 
 /* Renders and hands out the records of a chain in push order. */
 static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
@@ -955,6 +1027,14 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			llog__arena_apply_name(r);
 			continue;
 		}
+		if ((r->flags & LLOG__REC_BACKTRACE) && f->bt != NULL) {
+			llog__render_record(r, f->crash_msg, f->msgcap, &tmp, &e);
+			llog__capture_clear();
+			keep_entry(f, r, &e);
+			continue;
+		}
+		if (llog__bt_triggers(f->bt, llog__site_level(r->site)))
+			llog__bt_emit(f->bt, crash_bt_out, d);
 		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
 		if (r == pushed)
@@ -1006,7 +1086,7 @@ static int crash_commit_all(struct llog__flusher *f, int at)
 int llog__crash_drain_self(struct llog__rec *rec)
 {
 	struct llog__flusher *f = crash_flusher;
-	struct crash_drain d = {0, 0, 0};
+	struct crash_drain d = {0, 0, 0, crash_flusher, -1};
 	const struct llog_entry *cur;
 	struct llist_node *rest;
 	struct llog_entry e;
@@ -1014,7 +1094,7 @@ int llog__crash_drain_self(struct llog__rec *rec)
 
 	if (f == NULL)
 		return 0;
-	at = f->crash_sink;
+	at = d.at = f->crash_sink;
 	cur = f->crash_entry;
 	if (cur != NULL)
 		crash_hand(f, at + 1, cur, at);
@@ -1025,6 +1105,10 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	/* In the final round the list is closed already: nothing more. */
 	crash_chain(f, llog__queue_close(), at, &d);
 	if (rec != NULL) {
+		/* The backtrace before the crash record, whatever the
+		 * trigger level. */
+		if (llog__bt_held(f->bt) != 0)
+			llog__bt_emit(f->bt, crash_bt_out, &d);
 		rec->ts = llog__clock_raw();
 		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);

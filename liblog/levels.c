@@ -14,13 +14,17 @@
 #include <strings.h>
 
 #include "atomic.h"
+#include "backtrace.h"
 #include "buf.h"
 #include "levels.h"
 
-/* The default level of the generation in force, for objects built with
- * an older llog.h (their LOG reads it); the macros of this header read
- * llog__level_gen and their site's cache instead. */
+/* The capture threshold of the default level (backtrace.h: the default
+ * level, or lower with the backtrace on), for objects built with an older
+ * llog.h (their LOG reads it), and the default (output) level itself; the
+ * macros of this header read llog__level_gen and their site's cache
+ * instead. */
 int llog__min_level = LLOG_TRACE;
+int llog__out_level = LLOG_TRACE;
 
 #define GEN_SHIFT LLOG__GEN_SHIFT
 #define NSLOT 8u
@@ -298,16 +302,19 @@ static int level_now(const char *cat, uint64_t *gen)
 int llog__site_level_refresh(struct llog_site *site)
 {
 	uint64_t g;
-	/* The one place a site's threshold is computed (the backtrace mode
-	 * may lower it here). */
-	int lvl = level_now(llog__site_category(site), &g);
+	/* The one place a site's levels are computed: its output level and
+	 * its capture threshold (lower with the backtrace on, backtrace.h). */
+	int out = level_now(llog__site_category(site), &g);
+	int thr = llog__bt_threshold(out);
 
 	/* Relaxed: the cache is a hint checked against the generation word
 	 * at every call; a racing refresh that stores an older generation
-	 * only makes the next call refresh again. */
+	 * only makes the next call refresh again. Both levels in one word,
+	 * so a reader never sees one generation's threshold with another's
+	 * output level. */
 	if (site->level & LLOG__SITE_V2)
-		__atomic_store_n(&site->lvl_cache, g + (uint64_t)lvl, __ATOMIC_RELAXED);
-	return lvl;
+		__atomic_store_n(&site->lvl_cache, g + LLOG__LVL_CACHE(thr, out), __ATOMIC_RELAXED);
+	return thr;
 }
 
 enum llog_level llog_category_level(const char *category)
@@ -395,8 +402,11 @@ static uint64_t publish(const struct spec *s, int d)
 	llog__store_relaxed(&sl->dflt, d);
 	/* Release: publishes the fields to a reader's acquire load of gen. */
 	llog__store_release(&sl->gen, g);
-	/* Relaxed: read only by objects of an older llog.h, as before. */
-	llog__store_relaxed((_Atomic int *)&llog__min_level, d);
+	/* Relaxed: the default level (llog_get_level, the producer's
+	 * backtrace decision for a site of an older llog.h) and its capture
+	 * threshold, read by objects of an older llog.h, as before. */
+	llog__store_relaxed((_Atomic int *)&llog__out_level, d);
+	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__bt_threshold(d));
 	/* Release: the slot of g is complete before g is seen (pairs with
 	 * the acquire load in level_now). */
 	llog__store_release((_Atomic uint64_t *)&llog__level_gen, g);
@@ -478,5 +488,5 @@ void llog_set_level(enum llog_level level)
 enum llog_level llog_get_level(void)
 {
 	/* Relaxed: a snapshot; the writer stores it with each generation. */
-	return (enum llog_level)llog__load_relaxed((_Atomic int *)&llog__min_level);
+	return (enum llog_level)llog__load_relaxed((_Atomic int *)&llog__out_level);
 }

@@ -15,15 +15,25 @@
  *
  *   llog__level_gen = g << 8                       (LLOG__GEN_SHIFT)
  *
- * Each call site caches its effective level as site->lvl_cache =
- * (g << 8) + level, for the generation g it was computed for. A call at
- * level L loads both words (relaxed) and computes u = lvl_cache -
- * llog__level_gen (unsigned): when the cache is of the current
- * generation, u is the site's level (0..6), else it is at least 256 (or
- * wraps): outside the band. The call is filtered out, with no further
- * work, iff u - (L + 1) <= LLOG_OFF - 1 - L (unsigned), i.e. u in
- * (L, LLOG_OFF]; any other u is either "enabled" (u <= L) or a stale
- * cache, which llog__site_level_refresh recomputes. A site never reached
+ * Each call site caches, for the generation g it was computed for, its
+ * output level O (its category's) and its capture threshold T (the level
+ * a call is compared with: O, or min(O, backtrace_level) while the
+ * backtrace is on, backtrace.h) in one word:
+ *
+ *   site->lvl_cache = (g << 8) + 8 * T + O          (LLOG__LVL_CACHE)
+ *
+ * A call at level L loads both words (relaxed) and computes u = lvl_cache
+ * - llog__level_gen (unsigned): when the cache is of the current
+ * generation, u = 8T + O < 64, else it is at least 256 (or wraps):
+ * outside the band. The call is filtered out, with no further work, iff
+ * u - 8(L + 1) <= 63 - 8(L + 1) (unsigned), i.e. T > L; u < 8(L + 1) is
+ * "enabled" (T <= L); any other u is a stale cache, which
+ * llog__site_level_refresh recomputes. The producer then reads the cache
+ * once more: a call with T <= L < O is kept for the backtrace only
+ * (flagged, 5.9 of ARCHITECTURE); T and O come from one word, so they are
+ * always one generation's. The default level and its threshold are also
+ * in llog__out_level and llog__min_level (for sites of an older llog.h,
+ * which have no cache, and llog_get_level). A site never reached
  * has lvl_cache 0 (generation 0): stale. No registry of sites exists, so
  * nothing points into a dlopen'd object that may be unloaded.
  *

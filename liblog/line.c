@@ -602,6 +602,10 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 	/* A rate-limited site's count ends the line, after the message
 	 * (or its cut tail): " [N suppressed]" (llog.h). */
 	sl = suppressed_suffix(e, lo, suf);
+	/* A backtrace entry (llog.h, "Backtrace"): marked before the
+	 * message. */
+	if (lo->full && e->backtrace)
+		llog__buf_put(o, "[backtrace] ", 12);
 	if (o->cap - o->n < tl + sl)
 		return;
 	o->cap -= tl + sl;
@@ -652,6 +656,8 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const s
 		llog__buf_put(o, ",\"suppressed\":", 14);
 		llog__buf_num(o, e->suppressed, 10);
 	}
+	if (lo->full && e->backtrace)
+		llog__buf_put(o, ",\"backtrace\":true", 17);
 	llog__buf_put(o, ",\"msg\":", 7);
 	/* The closing brace must survive a cut message. */
 	if (o->cap > o->n + 1) {
@@ -743,12 +749,13 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 	 * two), plus the header: timestamp 30 (35 local), level 5, tid and
 	 * line 20 + 10 digits, the base name, separators. JSON: at most 6
 	 * bytes per byte of file, function, thread name and message (\u00NN),
-	 * plus the fixed keys and numbers (73 bytes in text, 175 in JSON).
+	 * plus the fixed keys and numbers (73 bytes in text, 175 in JSON;
+	 * the suppressed count and the backtrace mark, 51 more at most).
 	 * The function and the thread name (15 bytes, escaped) counted
 	 * whatever the options. */
 	size_t k = format == LLOG_FORMAT_JSON ? 6 : 4;
 	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16 +
 		       (e->category != NULL ? e->category_len + 16 : 0);
 
-	return k * (e->msg_len + names) + 224;
+	return k * (e->msg_len + names) + 256;
 }

@@ -30,6 +30,17 @@
  * the interval kinds, the limiter's decision time as the record's time.
  * llog_set_thread_name is here too: a NAME record takes the same reserve
  * and push as a LOG (arena.h, "Thread name").
+ *
+ * Backtrace (backtrace.h): a call below the output level passed the
+ * macro's check only because the backtrace's capture threshold is lower;
+ * llog__bt_kept (one relaxed load and a compare) flags its record
+ * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
+ * never wakes the flusher for its level and never aborts (LOG_FATAL); one
+ * that cannot be pushed (closed list, after the restart a fork child
+ * makes at its first use, closed_list_bt; no arena, re-entry, a full ring
+ * under DROP) is counted captured and discarded (llog__bt_count_lost),
+ * with no drop notice and no synchronous line: it was never to be
+ * written.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +50,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "backtrace.h"
 #include "config.h"
 #include "control.h"
 #include "crash.h"
@@ -71,6 +83,25 @@ static inline uint32_t align8(size_t n)
 static inline _Atomic uint32_t *pending_drops(struct llog__arena *a)
 {
 	return &a->dropped_pending;
+}
+
+/*
+ * Whether a call that passed its site's level check is kept for the
+ * backtrace only: its level is at or above the site's capture threshold
+ * and below its output level, both from one load of the site's cache
+ * (levels.h), so always one generation's. With the backtrace off the two
+ * are equal: never. A site of an older llog.h (no cache) compares with
+ * the default output level (backtrace.h). Relaxed: as the macro's loads.
+ */
+static inline int site_bt_kept(const struct llog_site *site)
+{
+	int lv = llog__site_level(site);
+	unsigned w;
+
+	if (!(site->level & LLOG__SITE_V2))
+		return llog__bt_kept(lv);
+	w = (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 63u);
+	return lv >= (int)(w >> 3) && lv < (int)(w & 7u);
 }
 
 /*
@@ -257,6 +288,23 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 	return LLOG__CLOSED;
 }
 
+/* closed_list for a record kept only for the backtrace: in a fork child
+ * the first use restarts llog as for any record; otherwise (no flusher)
+ * the record is captured and discarded, never written synchronously.
+ * Returns the head to push on, or LLOG__CLOSED when the call is done. */
+static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(void)
+{
+	struct llist_node *first = LLOG__CLOSED;
+
+	if (!llog__arena_thread_is_internal()) {
+		llog__control_resume_after_fork();
+		first = llog__queue_peek();
+	}
+	if (first == LLOG__CLOSED)
+		llog__bt_count_lost();
+	return first;
+}
+
 /* No arena (no memory), re-entry from a signal handler that interrupted a
  * LOG of this thread, or a LOG from a sink callback on the flusher (whose
  * arena is always in_log): dropped and counted. A re-entry also feeds the
@@ -304,7 +352,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve, carried;
-	int pushed;
+	int pushed, bt;
 
 	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
 	 * the macro compiles such a constant out; a site made at run time,
@@ -312,17 +360,25 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	 * never logged, never counted, never fatal (llog.h). */
 	if (__builtin_expect((unsigned)llog__site_level(site) > LLOG_FATAL, 0))
 		return;
+	bt = site_bt_kept(site);             /* kept for the backtrace only */
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	first = llog__queue_peek();
-	if (__builtin_expect(first == LLOG__CLOSED, 0) &&
-	    (first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
-		if (llog__site_level(site) >= LLOG_FATAL)
-			fatal_abort(NULL);
-		return;
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		if (bt) {
+			if ((first = closed_list_bt()) == LLOG__CLOSED)
+				return;
+		} else if ((first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
+			if (llog__site_level(site) >= LLOG_FATAL)
+				fatal_abort(NULL);
+			return;
+		}
 	}
 	a = llog__arena_get();                                         /* 2 */
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
-		not_logged(site, a);
+		if (bt)
+			llog__bt_count_lost();
+		else
+			not_logged(site, a);
 		return;
 	}
 	a->in_log = 1;
@@ -338,10 +394,16 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		r->flags |= LLOG__REC_SUPPRESSED;
 	}
 	if (__builtin_expect(r == NULL, 0)) {
+		if (bt) {
+			llog__bt_count_lost();
+			goto out;
+		}
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
 		llog__count_dropped();
 		goto out;
 	}
+	if (bt)
+		r->flags |= LLOG__REC_BACKTRACE;
 	carried = r->dropped;                                          /* 5 */
 	if (rl != NULL && rl->ts != 0)
 		pushed = llog__push_from_at(r, first, rl->ts);
@@ -352,15 +414,18 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
 			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-		if (__builtin_expect(llog__site_level(site) >= LLOG_ERROR, 0))
+		if (__builtin_expect(llog__site_level(site) >= LLOG_ERROR, 0) && !bt)
 			llog__wake_flusher();
 		else
 			llog__arena_check_fill(a);
+	} else if (bt) {
+		llog__arena_unreserve(a, old_reserve);
+		llog__bt_count_lost();
 	} else {
 		closed_after_capture(a, r, old_reserve);
 	}
 out:
-	if (__builtin_expect(llog__site_level(site) >= LLOG_FATAL, 0))
+	if (__builtin_expect(llog__site_level(site) >= LLOG_FATAL, 0) && !bt)
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;

@@ -52,6 +52,9 @@ enum llog__kind {
 /* A rate-limited site's record: a uint64_t count of the site's suppressed
  * calls follows the payload, at offset align8(len) (producer.c). */
 #define LLOG__REC_SUPPRESSED 0x02u
+/* Below the output level: kept by the flusher for the backtrace, not
+ * written (backtrace.h). */
+#define LLOG__REC_BACKTRACE 0x04u
 
 struct llog__arena;
 

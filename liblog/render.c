@@ -60,6 +60,7 @@ static void site_fields(const struct llog_site *site, struct llog_entry *e)
 	e->suppressed = 0;
 	e->category = llog__site_category(site);
 	e->category_len = e->category != NULL ? strlen(e->category) : 0;
+	e->backtrace = 0;
 }
 
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
@@ -157,6 +158,7 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	e->suppressed = 0;
 	e->category = NULL;
 	e->category_len = 0;
+	e->backtrace = 0;
 	e->line = __LINE__;
 	e->msg = note;
 	e->msg_len = b.n;

@@ -45,7 +45,8 @@ struct item {
 	uint16_t level;
 	int32_t line;
 	uint32_t file_len, func_len;
-	uint32_t cat_len; /* the category's bytes, after msg (0: default) */
+	uint16_t cat_len;   /* the category's bytes, after msg (0: default) */
+	uint16_t backtrace; /* the entry's (llog_entry.backtrace) */
 	uint64_t seq, tid, msg_len, epoch;
 	int64_t ts_ns;
 	uint64_t suppressed; /* the entry's (rate limits) */
@@ -236,6 +237,7 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->suppressed = it->suppressed;
 	e->category = it->cat_len != 0 ? e->msg + e->msg_len : NULL;
 	e->category_len = it->cat_len;
+	e->backtrace = (int)it->backtrace;
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
@@ -487,6 +489,7 @@ static void write_entry(struct item *it, uint64_t size,
 	it->msg_len = e->msg_len;
 	it->epoch = 0;
 	it->suppressed = e->suppressed;
+	it->backtrace = e->backtrace != 0;
 	{
 		size_t tn = e->thread_name != NULL ? strnlen(e->thread_name, e->thread_name_len) : 0;
 

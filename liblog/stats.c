@@ -21,6 +21,9 @@ void llog_get_stats(struct llog_stats *out)
 	out->repaired = llog__load_relaxed(&llog__stats.repaired);
 	out->queue_dropped = llog__load_relaxed(&llog__stats.queue_dropped);
 	out->suppressed = llog__load_relaxed(&llog__stats.suppressed);
+	out->backtrace_captured = llog__load_relaxed(&llog__stats.bt_captured);
+	out->backtrace_written = llog__load_relaxed(&llog__stats.bt_written);
+	out->backtrace_discarded = llog__load_relaxed(&llog__stats.bt_discarded);
 }
 
 void llog__count_sink_lost(uint64_t records)

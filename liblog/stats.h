@@ -6,6 +6,9 @@
  * and nothing is ordered by them. After llog_flush() returns, with no
  * concurrent logging:
  *   logged == written + dropped
+ * and, for records kept only for the backtrace (backtrace.h, counted in
+ * none of those):
+ *   bt_captured == bt_written + bt_discarded + (entries the ring holds)
  */
 #ifndef LLOG_STATS_H
 #define LLOG_STATS_H
@@ -24,6 +27,8 @@ struct llog__stats {
 	_Atomic uint64_t written, dropped, truncated, batches,
 		bytes_written, write_errors, blocked, sink_lost, repaired, queue_dropped,
 		suppressed;
+	/* The backtrace (backtrace.h): captured == written + discarded + held. */
+	_Atomic uint64_t bt_captured, bt_written, bt_discarded;
 };
 
 extern struct llog__stats llog__stats LLOG__HIDDEN;

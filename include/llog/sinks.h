@@ -48,7 +48,8 @@ enum llog_format {
  */
 struct llog_entry {
 	uint64_t seq;          /* global sequence number, output order, from 1 */
-	int64_t ts_ns;         /* wall clock, UTC, ns since 1970; never decreases */
+	int64_t ts_ns;         /* wall clock, UTC, ns since 1970; never decreases
+				  (but in backtrace entries, below) */
 	enum llog_level level;
 	int line;
 	uint64_t tid;          /* kernel thread id of the logging thread */
@@ -80,6 +81,13 @@ struct llog_entry {
 	 * (zero it). */
 	const char *category;
 	size_t category_len;
+	/* Appended in 0.x. 1 for an entry of the backtrace (llog.h,
+	 * "Backtrace"): a record below the output level, kept and written
+	 * just before a record at the trigger level, with its own (earlier)
+	 * ts_ns; text lines show "[backtrace] " before the message, JSON the
+	 * member "backtrace":true. 0 for every other entry. An entry built by
+	 * a caller for llog_format_entry_opts must set it. */
+	int backtrace;
 };
 
 /* ---- line options ---------------------------------------------------------- */

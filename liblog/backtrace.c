@@ -1,0 +1,274 @@
+/*
+ * backtrace.c - the backtrace's configuration and the flusher's ring of
+ * kept entries. See backtrace.h for the design.
+ *
+ * The ring is one buffer of `cap` bytes holding variable-sized items back
+ * to back, oldest at rd, next at wr (byte counts that only grow; an item
+ * starts at pos % cap and never wraps: the gap at the buffer's end that an
+ * item does not fit in is filled by a pad item). Every item is a multiple
+ * of 8 bytes and starts 8-aligned, so a gap is 0 or at least 8 bytes, room
+ * for a pad's header. Invariant: wr - rd <= cap; n entries (pads not
+ * counted) between them, n <= max.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backtrace.h"
+#include "render.h"
+#include "stats.h"
+
+int llog__bt_level = LLOG_OFF;
+
+static struct llog__bt_config bt_cfg = {0, 0, LLOG_OFF, LLOG_ERROR};
+
+/* File and function names are kept to this many bytes (the file's end,
+ * which holds its base name; the function's start). */
+#define NAME_MAX_BYTES 511u
+/* Default bytes per entry when backtrace_bytes is 0. */
+#define DEFAULT_ENTRY_BYTES 512u
+#define MAX_RING_BYTES (1u << 30)
+
+enum { ITEM_PAD = 1, ITEM_ENTRY = 2 };
+
+/* An item; an entry is followed by file NUL func NUL msg. */
+struct item {
+	uint32_t size; /* the whole item, a multiple of 8 */
+	uint16_t kind;
+	uint16_t level;
+	int32_t line;
+	uint32_t file_len, func_len, msg_len;
+	uint64_t tid;
+	int64_t ts_ns;
+	uint64_t suppressed;
+	char tname[16]; /* NUL-ended */
+};
+
+struct llog__bt_ring {
+	char *buf;
+	uint64_t cap, rd, wr;
+	size_t n, max;
+	int trigger;
+	int64_t last_ts; /* entries' times never decrease within the ring */
+};
+
+static inline uint64_t align8(uint64_t n)
+{
+	return (n + 7u) & ~(uint64_t)7u;
+}
+
+/* The largest entry a record of maxrec bytes can make. */
+static uint64_t max_item(size_t maxrec)
+{
+	return align8(sizeof(struct item) + 2 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN);
+}
+
+int llog__bt_validate(const struct llog_config *c, size_t maxrec, struct llog__bt_config *out)
+{
+	uint64_t bytes, least;
+
+	*out = (struct llog__bt_config){0, 0, LLOG_OFF, LLOG_ERROR};
+	if (c->backtrace_records == 0)
+		return 0;
+	if ((unsigned)c->backtrace_level > LLOG_FATAL || (unsigned)c->backtrace_trigger > LLOG_FATAL)
+		return -EINVAL;
+	/* Two of the largest entries fit at any wrap position. */
+	least = 2 * max_item(maxrec);
+	bytes = c->backtrace_bytes != 0 ? c->backtrace_bytes
+					: (uint64_t)c->backtrace_records * DEFAULT_ENTRY_BYTES;
+	if (c->backtrace_records > MAX_RING_BYTES || bytes > MAX_RING_BYTES)
+		return -EINVAL;
+	out->records = c->backtrace_records;
+	out->bytes = (size_t)align8(bytes < least ? least : bytes);
+	out->level = (int)c->backtrace_level;
+	out->trigger = c->backtrace_trigger == LLOG_TRACE ? LLOG_ERROR : (int)c->backtrace_trigger;
+	return 0;
+}
+
+void llog__bt_apply(const struct llog__bt_config *bt)
+{
+	bt_cfg = *bt;
+	/* Relaxed: see llog__bt_threshold. */
+	llog__store_relaxed((_Atomic int *)&llog__bt_level, bt->records != 0 ? bt->level : LLOG_OFF);
+}
+
+void llog__bt_count_lost(void)
+{
+	llog__count(bt_captured, 1);
+	llog__count(bt_discarded, 1);
+}
+
+struct llog__bt_ring *llog__bt_ring_new(int *err)
+{
+	struct llog__bt_ring *r;
+
+	*err = 0;
+	if (bt_cfg.records == 0)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (r != NULL)
+		r->buf = malloc(bt_cfg.bytes);
+	if (r == NULL || r->buf == NULL) {
+		free(r);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	r->cap = bt_cfg.bytes;
+	r->max = bt_cfg.records;
+	r->trigger = bt_cfg.trigger;
+	r->last_ts = INT64_MIN;
+	return r;
+}
+
+void llog__bt_ring_free(struct llog__bt_ring *r)
+{
+	if (r == NULL)
+		return;
+	llog__bt_clear(r);
+	free(r->buf);
+	free(r);
+}
+
+static inline struct item *at(const struct llog__bt_ring *r, uint64_t pos)
+{
+	return (struct item *)(void *)(r->buf + pos % r->cap);
+}
+
+/* Takes the oldest entry out (with the pads before it); NULL when empty.
+ * Its bytes stay valid until the next keep. */
+static struct item *take_oldest(struct llog__bt_ring *r)
+{
+	struct item *it;
+
+	if (r->n == 0)
+		return NULL;
+	while ((it = at(r, r->rd))->kind == ITEM_PAD)
+		r->rd += it->size;
+	r->rd += it->size;
+	r->n--;
+	return it;
+}
+
+/* Room for `need` bytes at wr, with the pad to the buffer's end when the
+ * item does not fit before it: the bytes it takes (0: none yet). */
+static uint64_t room(const struct llog__bt_ring *r, uint64_t need)
+{
+	uint64_t pos = r->wr % r->cap, gap = r->cap - pos;
+	uint64_t take = gap < need ? gap + need : need;
+
+	return r->cap - (r->wr - r->rd) >= take ? take : 0;
+}
+
+/* n bytes of s into *p, NUL after them. */
+static char *put(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p + n + 1;
+}
+
+void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
+{
+	size_t fl = strlen(e->file), fn = e->func != NULL ? strlen(e->func) : 0;
+	const char *file = e->file;
+	uint64_t need;
+	struct item *it;
+	char *p;
+
+	if (fl > NAME_MAX_BYTES) {
+		file += fl - NAME_MAX_BYTES;
+		fl = NAME_MAX_BYTES;
+	}
+	fn = fn < NAME_MAX_BYTES ? fn : NAME_MAX_BYTES;
+	need = align8(sizeof(*it) + fl + 1 + fn + 1 + e->msg_len);
+	llog__count(bt_captured, 1);
+	if (need > r->cap / 2) { /* never, given the minimum size */
+		llog__count(bt_discarded, 1);
+		return;
+	}
+	if (r->n == 0)
+		r->rd = r->wr = 0;
+	while (r->n == r->max || room(r, need) == 0) {
+		(void)take_oldest(r);
+		llog__count(bt_discarded, 1);
+		if (r->n == 0)
+			r->rd = r->wr = 0;
+	}
+	if (room(r, need) != need) { /* pad to the end, start again at 0 */
+		it = at(r, r->wr);
+		it->size = (uint32_t)(r->cap - r->wr % r->cap);
+		it->kind = ITEM_PAD;
+		r->wr += it->size;
+	}
+	it = at(r, r->wr);
+	it->size = (uint32_t)need;
+	it->kind = ITEM_ENTRY;
+	it->level = (uint16_t)e->level;
+	it->line = e->line;
+	it->file_len = (uint32_t)fl;
+	it->func_len = (uint32_t)fn;
+	it->msg_len = (uint32_t)e->msg_len;
+	it->tid = e->tid;
+	it->ts_ns = e->ts_ns < r->last_ts ? r->last_ts : e->ts_ns;
+	r->last_ts = it->ts_ns;
+	it->suppressed = e->suppressed;
+	{
+		size_t tn = e->thread_name != NULL ? strnlen(e->thread_name, e->thread_name_len) : 0;
+
+		tn = tn < sizeof(it->tname) ? tn : sizeof(it->tname) - 1;
+		put(it->tname, e->thread_name != NULL ? e->thread_name : "", tn);
+	}
+	p = (char *)(it + 1);
+	p = put(p, file, fl);
+	p = put(p, e->func != NULL ? e->func : "", fn);
+	memcpy(p, e->msg, e->msg_len);
+	r->wr += need;
+	r->n++;
+}
+
+int llog__bt_triggers(const struct llog__bt_ring *r, int level)
+{
+	return r != NULL && r->n != 0 && level >= r->trigger;
+}
+
+void llog__bt_emit(struct llog__bt_ring *r, void (*fn)(void *ctx, struct llog_entry *e), void *ctx)
+{
+	struct item *it;
+
+	while ((it = take_oldest(r)) != NULL) {
+		const char *p = (const char *)(it + 1);
+		struct llog_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.ts_ns = it->ts_ns;
+		e.level = (enum llog_level)it->level;
+		e.line = it->line;
+		e.tid = it->tid;
+		e.file = p;
+		e.func = p + it->file_len + 1;
+		e.msg = p + it->file_len + 1 + it->func_len + 1;
+		e.msg_len = it->msg_len;
+		e.thread_name = it->tname;
+		e.thread_name_len = strlen(it->tname);
+		e.suppressed = it->suppressed;
+		e.backtrace = 1;
+		llog__count(bt_written, 1);
+		fn(ctx, &e);
+	}
+	r->rd = r->wr = 0;
+	r->last_ts = INT64_MIN;
+}
+
+void llog__bt_clear(struct llog__bt_ring *r)
+{
+	llog__count(bt_discarded, r->n);
+	r->n = 0;
+	r->rd = r->wr = 0;
+	r->last_ts = INT64_MIN;
+}
+
+size_t llog__bt_held(const struct llog__bt_ring *r)
+{
+	return r != NULL ? r->n : 0;
+}
