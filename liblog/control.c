@@ -26,6 +26,7 @@
 #include "crash.h"
 #include "flusher.h"
 #include "fmt_cache.h"
+#include "levels.h"
 #include "queue.h"
 #include "reload.h"
 #include "ratelimit.h"
@@ -213,10 +214,14 @@ static void atfork_prepare(void)
 	fork_round_locked = fork_locked && running && !llog__arena_thread_is_internal();
 	if (fork_round_locked)
 		llog__flusher_fork_prepare(the_flusher);
+	/* Last: a levels writer holds set_lock without waiting for anything
+	 * (the flusher's reload takes it within or outside its round). */
+	llog__levels_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
+	llog__levels_fork_parent();
 	if (fork_round_locked)
 		llog__flusher_fork_parent(the_flusher);
 	if (fork_locked)
@@ -227,6 +232,8 @@ static void atfork_child(void)
 {
 	struct llist_node *inherited = llog__queue_after_fork();
 	pthread_mutexattr_t at;
+
+	llog__levels_fork_child();
 
 	if (running && the_flusher != NULL) {
 		llog__flusher_after_fork(the_flusher, inherited);

@@ -485,6 +485,22 @@ void llog_set_level(enum llog_level level)
 	pthread_mutex_unlock(&set_lock);
 }
 
+void llog__levels_fork_prepare(void)
+{
+	pthread_mutex_lock(&set_lock);
+}
+
+void llog__levels_fork_parent(void)
+{
+	pthread_mutex_unlock(&set_lock);
+}
+
+void llog__levels_fork_child(void)
+{
+	/* The only thread; set_lock is ours (taken in prepare). */
+	pthread_mutex_init(&set_lock, NULL);
+}
+
 enum llog_level llog_get_level(void)
 {
 	/* Relaxed: a snapshot; the writer stores it with each generation. */

@@ -102,6 +102,15 @@ int llog__levels_text(char *buf, size_t cap);
 /* Sets the calling thread's llog_levels_error() message. */
 void llog__levels_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* fork (control.c's handlers, registered by llog_init): prepare takes
+ * set_lock, so that no levels writer of another thread is inside its
+ * update at the fork (a child would inherit the lock held and a slot or
+ * the retired list half-written); parent releases it, child makes it
+ * anew. */
+void llog__levels_fork_prepare(void);
+void llog__levels_fork_parent(void);
+void llog__levels_fork_child(void);
+
 /* The category of a site: NULL for the default category (and for a site
  * made by an older header, without the field). */
 static inline const char *llog__site_category(const struct llog_site *s)
