@@ -108,7 +108,8 @@ struct llog_config {
 	 * change is logged by the flusher as an INFO record "llog: levels
 	 * changed (generation G): OLD -> NEW" of category "llog"; a
 	 * malformed file as an ERROR record "llog: levels file PATH: WHAT;
-	 * keeping OLD", and the levels stay. A missing or unreadable file
+	 * keeping OLD", and the levels stay (so too a file larger than
+	 * 64 KiB, never applied cut). A missing or unreadable file
 	 * changes nothing. NULL: none; the LLOG_LEVEL_FILE environment
 	 * variable overrides it. Copied at init. */
 	const char *levels_file;

@@ -48,7 +48,9 @@ static void on_signal(int s)
 	errno = saved;
 }
 
-/* The file's content (NUL-terminated, malloc'd), NULL when unreadable. */
+/* The file's content (NUL-terminated, malloc'd), NULL when unreadable,
+ * or larger than FILE_MAX (errno EFBIG: never applied cut, which could
+ * be another valid spec). */
 static char *read_all(const char *p)
 {
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -57,9 +59,9 @@ static char *read_all(const char *p)
 
 	if (fd < 0)
 		return NULL;
-	buf = malloc(FILE_MAX + 1);
-	while (buf != NULL && n < FILE_MAX) {
-		ssize_t r = read(fd, buf + n, FILE_MAX - n);
+	buf = malloc(FILE_MAX + 2);
+	while (buf != NULL && n <= FILE_MAX) {
+		ssize_t r = read(fd, buf + n, FILE_MAX + 1 - n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -73,6 +75,11 @@ static char *read_all(const char *p)
 		n += (size_t)r;
 	}
 	close(fd);
+	if (buf != NULL && n > FILE_MAX) {
+		free(buf);
+		buf = NULL;
+		errno = EFBIG;
+	}
 	if (buf != NULL)
 		buf[n] = '\0';
 	return buf;
@@ -122,6 +129,15 @@ static void apply_at_init(void)
 	char *c = read_all(path);
 	struct stat st;
 
+	if (c == NULL && errno == EFBIG) {
+		char line[400];
+		int n = snprintf(line, sizeof(line),
+				 "llog: levels file %s: larger than %u bytes; ignored\n", path,
+				 FILE_MAX);
+
+		if (n > 0)
+			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
 	if (c == NULL)
 		return;
 	if (stat(path, &st) == 0)
@@ -227,6 +243,14 @@ unsigned llog__reload_poll(int flushing, void (*emit)(void *ctx, struct llog_ent
 	last_st = st;
 	have_st = 1;
 	c = read_all(path);
+	if (c == NULL && errno == EFBIG) {
+		(void)llog__levels_text(old, sizeof(old));
+		snprintf(msg, sizeof(msg), "llog: levels file %s: larger than %u bytes; keeping %s",
+			 path, FILE_MAX, old);
+		make_entry(&e, LLOG_ERROR, __LINE__, msg);
+		emit(ctx, &e);
+		return 1;
+	}
 	if (c == NULL)
 		return 0;
 	if (!req && last_content != NULL && strcmp(c, last_content) == 0) {

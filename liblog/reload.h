@@ -14,7 +14,8 @@
  * since its last check, when the round carries a barrier (llog_flush), or
  * when `requested` is set. stat(2) first: the same inode, device, size and
  * modification time as last time means no change (unless requested). Else
- * the content is read (at most 64 KiB) and, when it differs from the last
+ * the content is read (at most 64 KiB: a larger file is refused whole,
+ * an error as a malformed one) and, when it differs from the last
  * content read (or was requested), applied with llog__levels_apply. The
  * change, or the error with the old spec kept, is written by the flusher
  * as an entry of category "llog" (INFO or ERROR) in the round's output.
