@@ -126,8 +126,11 @@ int llog__reload_validate(const char *file, int sig)
 /* Applies the file's spec now (llog_init): 1 when applied. */
 static void apply_at_init(void)
 {
-	char *c = read_all(path);
 	struct stat st;
+	/* stat before the read, as llog__reload_poll: a file replaced in
+	 * between is then seen as changed by the next check. */
+	int have = stat(path, &st) == 0;
+	char *c = read_all(path);
 
 	if (c == NULL && errno == EFBIG) {
 		char line[400];
@@ -140,7 +143,7 @@ static void apply_at_init(void)
 	}
 	if (c == NULL)
 		return;
-	if (stat(path, &st) == 0)
+	if (have)
 		last_st = st, have_st = 1;
 	free(last_content);
 	last_content = strdup(c);
