@@ -662,6 +662,57 @@ static void test_fork_same_file(void **state)
 	tdir_remove(&t);
 }
 
+
+/* ---- 7. a call site's address reused by another library ---------------------- */
+
+void llog__dso_fini(int *done); /* control.c: what a library's destructor calls */
+
+static void log_site(struct llog_site *s, ...)
+{
+	va_list ap;
+
+	va_start(ap, s);
+	llog__logv(s, ap);
+	va_end(ap);
+}
+
+/* After dlclose and a dlopen at the same address, a site's struct and its
+ * format's text sit at the addresses of the old one's, with another format
+ * (and plan): the binary record must be rendered with the new definition. */
+static void test_site_reused(void **state)
+{
+	static char fmt[32];
+	static struct llog_site site;
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct tdir t;
+	size_t len;
+	char *out;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "bin.zst");
+	bo.path = t.path;
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	strcpy(fmt, "reuse old=%d");
+	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_INFO, 0, {0}, NULL, 0};
+	log_site(&site, 41);
+	llog_flush();
+	/* the library is unloaded (its destructor), another one loaded at
+	 * the same address: same site and format addresses, same line */
+	llog__dso_fini(NULL);
+	strcpy(fmt, "reuse new=%s!");
+	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_WARN, 0, {0}, NULL, 0};
+	log_site(&site, "str");
+	llog_shutdown();
+	out = cat("", t.path, &len);
+	assert_non_null(strstr(out, " reuse old=41\n"));
+	assert_non_null(strstr(out, " reuse new=str!\n"));
+	assert_non_null(strstr(out, "WARN"));
+	free(out);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_threads_rotation),
 		cmocka_unit_test(test_own_thread),
 		cmocka_unit_test(test_fork_same_file),
+		cmocka_unit_test(test_site_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
