@@ -14,7 +14,7 @@
  *
  * Call sites. Each distinct site gets an id, in order of first use, from a
  * table of this sink (keyed by the struct llog_site, or for text entries by
- * the text of file and function, line and level: a sink's queue hands out
+ * the text of file and function, line, level and category: a sink's queue hands out
  * copies of the strings; after a library was unloaded, fmt_cache.h's
  * generation changed, a LOG key is checked against its definition once:
  * the address may hold another library's site); its definition (format, plan, file,
@@ -165,11 +165,13 @@ static int same_str(const char **p, const char *s)
 	return 1;
 }
 
-/* Whether definition id is the TEXT site (file, func, line, level). */
+/* Whether definition id is the TEXT site (file, func, line, level) in
+ * category (cat, cl): two sites of one line may differ only in it. */
 static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
-		       const char *func, int line, int level)
+		       const char *func, int line, int level, const char *cat, size_t cl)
 {
 	const char *p = b->defs + b->off[id] + 5; /* past the padded length */
+	const char *end = id + 1 < b->nsites ? b->defs + b->off[id + 1] : b->defs + b->defs_len;
 	uint64_t v;
 
 	if (p[0] != (char)LLOG_BIN_SITE_TEXT || p[1] != (char)level)
@@ -180,7 +182,12 @@ static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
 	p += 2 + (unsigned char)p[0]; /* nargs, flags, types */
 	p = get_varint(p, &v);        /* the (empty) format */
 	p += v;
-	return same_str(&p, file) && same_str(&p, func);
+	if (!same_str(&p, file) || !same_str(&p, func))
+		return 0;
+	if (p == end)
+		return cl == 0;
+	p = get_varint(p, &v);
+	return v == cl && memcmp(p, cat, cl) == 0;
 }
 
 /* Whether definition id is the LOG site of capture c in category (cat,
@@ -276,7 +283,8 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 		if (k->site != site || k->h != h)
 			continue;
 		if (site == NULL) {
-			if (text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level))
+			if (text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level,
+					e->category, cl))
 				return (long)k->id1 - 1;
 			continue;
 		}

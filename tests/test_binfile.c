@@ -713,6 +713,46 @@ static void test_site_reused(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 8. text entries of two categories at one line ----------------------------- */
+
+/* Two sites on one line (one macro), same level, other categories: on a
+ * thread of its own the binary sink stores text entries, each under the
+ * category of its own site. */
+#define BOTH_CATS(i) do { LOG_INFO_CAT("alpha", "both i=%d", i); LOG_INFO_CAT("beta", "both i=%d", i); } while (0)
+
+static void test_text_sites_by_category(void **state)
+{
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN,
+				       .full = LLOG_QUEUE_BLOCK};
+	char text[200], bin[200], *a, *b;
+	size_t na, nb;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
+	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
+	to.path = text;
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	for (int i = 0; i < 3; i++)
+		BOTH_CATS(i);
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	assert_non_null(strstr(a, "beta"));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_own_thread),
 		cmocka_unit_test(test_fork_same_file),
 		cmocka_unit_test(test_site_reused),
+		cmocka_unit_test(test_text_sites_by_category),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
