@@ -320,10 +320,12 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
 	const struct llog__capture *c = llog__capture_of(e);
 	size_t body = c != NULL ? c->len : e->msg_len;
 
-	if (c != NULL) { /* it may become text (fallback_text) */
+	if (c != NULL) { /* it may become text: e's message, or fallback_text's */
 		size_t text = c->room + LLOG__MARKER_LEN;
 
 		text = text < SCRATCH_CAP ? text : SCRATCH_CAP;
+		if (e->msg != NULL)
+			text = e->msg_len;
 		body = body > text ? body : text;
 	}
 	(void)fs;

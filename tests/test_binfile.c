@@ -753,6 +753,71 @@ static void test_text_sites_by_category(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 9. a long message stored as text ---------------------------------------- */
+
+/* A format longer than a site definition may be (16 KiB) is stored as its
+ * rendered text; with a large max_record_bytes that text is far longer
+ * than the capture: the room it takes in a frame must be the text's.
+ * Random bytes (incompressible), enough records for one frame's bound. */
+static void test_long_text_fallback(void **state)
+{
+	enum { N = 50, FL = 143360, SL = 61440 }; /* 200 KiB messages */
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
+	struct llog_config cfg = {.max_record_bytes = 256u << 10, .arena_bytes = 64u << 20,
+				  .flush_interval_ms = 60000};
+	struct llog_site *site = calloc(N, sizeof(*site));
+	char *fmt = malloc((size_t)N * (FL + 3)), *arg = malloc(SL + 1), text[200], bin[200];
+	uint64_t x = 88172645463325252ull;
+	size_t len, lines = 0;
+	char *out;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	/* each its own format: zstd finds no repeats */
+	for (int r = 0; r < N; r++) {
+		char *f = fmt + (size_t)r * (FL + 3);
+
+		for (size_t i = 0; i < FL; i++) {
+			do {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			} while ((unsigned char)x == 0 || (unsigned char)x == '%');
+			f[i] = (char)x;
+		}
+		memcpy(f + FL, "%s", 3);
+		site[r] = (struct llog_site){f, "long.c", "long", 1, LLOG_INFO, 0, {0}, NULL, 0};
+	}
+	tdir_make(&t, "x");
+	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
+	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
+	to.path = text; /* a sink that needs the text: the flusher renders it */
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int r = 0; r < N; r++) {
+		for (size_t i = 0; i < SL; i++) {
+			do {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			} while ((unsigned char)x == 0);
+			arg[i] = (char)x;
+		}
+		arg[SL] = '\0';
+		log_site(&site[r], arg);
+	}
+	llog_shutdown();
+	out = cat("", bin, &len);
+	for (size_t i = 0; i < len; i++)
+		lines += out[i] == '\n';
+	assert_int_equal(lines, N);
+	free(out);
+	free(fmt);
+	free(arg);
+	free(site);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -764,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_fork_same_file),
 		cmocka_unit_test(test_site_reused),
 		cmocka_unit_test(test_text_sites_by_category),
+		cmocka_unit_test(test_long_text_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
