@@ -402,6 +402,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag |= LLOG_BIN_F_SEQ;
 	if (e->suppressed != 0)
 		tag |= LLOG_BIN_F_SUPP;
+	if (e->backtrace)
+		tag |= LLOG_BIN_F_BT;
 	*p++ = (char)tag;
 	if (tag & LLOG_BIN_F_SEQ)
 		p = put_varint(p, e->seq - fr->seq - 1);

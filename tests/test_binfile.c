@@ -818,6 +818,36 @@ static void test_long_text_fallback(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 10. backtrace entries ------------------------------------------------------ */
+
+/* Entries of the backtrace (written before a trigger record) are marked in
+ * a binary file as in a text one. */
+static void test_backtrace_marked(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_INFO, .backtrace_records = 16,
+				  .backtrace_level = LLOG_DEBUG, .backtrace_trigger = LLOG_ERROR};
+	char text[200], bin[200], *a, *b;
+	size_t na, nb;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	two_sinks(&t, text, bin, LLOG_FORMAT_TEXT, &cfg);
+	for (int i = 0; i < 3; i++)
+		LOG_DEBUG("kept i=%d", i);
+	LOG_ERROR("the trigger");
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	assert_non_null(strstr(a, "[backtrace] kept i=2"));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -830,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_site_reused),
 		cmocka_unit_test(test_text_sites_by_category),
 		cmocka_unit_test(test_long_text_fallback),
+		cmocka_unit_test(test_backtrace_marked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
