@@ -315,19 +315,21 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 
 /* ---- records ------------------------------------------------------------- */
 
+/* The most bytes of text a capture stored as text takes (fallback_text). */
+static size_t text_bound(const struct llog__capture *c)
+{
+	size_t text = c->room + LLOG__MARKER_LEN;
+
+	return text < SCRATCH_CAP ? text : SCRATCH_CAP;
+}
+
 size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry *e)
 {
 	const struct llog__capture *c = llog__capture_of(e);
 	size_t body = c != NULL ? c->len : e->msg_len;
 
-	if (c != NULL) { /* it may become text: e's message, or fallback_text's */
-		size_t text = c->room + LLOG__MARKER_LEN;
-
-		text = text < SCRATCH_CAP ? text : SCRATCH_CAP;
-		if (e->msg != NULL)
-			text = e->msg_len;
-		body = body > text ? body : text;
-	}
+	if (c != NULL) /* it may become text (at most text_bound: encode) */
+		body = body > text_bound(c) ? body : text_bound(c);
 	(void)fs;
 	return 16 + 12 + 16 /* thread */ + 6 * 10 + body;
 }
@@ -372,7 +374,9 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag = LLOG_BIN_TEXT;
 		body = e->msg;
 		len = e->msg_len;
-		if (c != NULL && e->msg == NULL)
+		/* e's text when it has one within the bound reserved
+		 * (llog__bin_bound), else rendered again (cut at it) */
+		if (c != NULL && (e->msg == NULL || e->msg_len > text_bound(c)))
 			body = fallback_text(b, c, &len);
 		if ((id = site_id(b, e, NULL)) < 0)
 			return 0;

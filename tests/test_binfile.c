@@ -757,7 +757,8 @@ static void test_text_sites_by_category(void **state)
 
 /* A format longer than a site definition may be (16 KiB) is stored as its
  * rendered text; with a large max_record_bytes that text is far longer
- * than the capture: the room it takes in a frame must be the text's.
+ * than the capture: it is stored cut to the room the sink reserved for it
+ * (a frame never outgrows its bound).
  * Random bytes (incompressible), enough records for one frame's bound. */
 static void test_long_text_fallback(void **state)
 {
@@ -810,6 +811,11 @@ static void test_long_text_fallback(void **state)
 	out = cat("", bin, &len);
 	for (size_t i = 0; i < len; i++)
 		lines += out[i] == '\n';
+	assert_int_equal(lines, N);
+	/* each stored cut to the sink's text bound (64 KiB), marked */
+	lines = 0;
+	for (const char *p = out; (p = strstr(p, " [truncated]\n")) != NULL; p++)
+		lines++;
 	assert_int_equal(lines, N);
 	free(out);
 	free(fmt);
