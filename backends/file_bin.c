@@ -14,8 +14,10 @@
  *
  * Call sites. Each distinct site gets an id, in order of first use, from a
  * table of this sink (keyed by the struct llog_site, or for text entries by
- * the text of file and function, line and level: a sink's queue hands out
- * copies of the strings); its definition (format, plan, file,
+ * the text of file and function, line, level and category: a sink's queue hands out
+ * copies of the strings; after a library was unloaded, fmt_cache.h's
+ * generation changed, a LOG key is checked against its definition once:
+ * the address may hold another library's site); its definition (format, plan, file,
  * line, function, level) is serialised once, at first use, into `defs`.
  * A chunk (one future frame) notes the ids allocated up to its end; before
  * its frame is written to a file, the definitions of the ids that file has
@@ -52,6 +54,7 @@
 #include "render.h"
 #include "sink.h"
 #include "file.h"
+#include "fmt_cache.h"
 #include "levels.h"
 
 #define LLOG__BIN_SITES 65536u    /* ids per stream */
@@ -65,6 +68,7 @@ struct bin_key {
 	const void *site;  /* LOG: the llog_site; TEXT: NULL */
 	const char *fmt;   /* LOG: its format and line, as when defined (a */
 	int line;          /* site of an unloaded library may be reused) */
+	uint64_t gen;      /* LOG: llog__fmt_cache_gen() when last matched */
 	uint64_t h;        /* TEXT: hash of file, function, line, level */
 	uint32_t id1;      /* id + 1; 0: free slot */
 };
@@ -161,11 +165,13 @@ static int same_str(const char **p, const char *s)
 	return 1;
 }
 
-/* Whether definition id is the TEXT site (file, func, line, level). */
+/* Whether definition id is the TEXT site (file, func, line, level) in
+ * category (cat, cl): two sites of one line may differ only in it. */
 static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
-		       const char *func, int line, int level)
+		       const char *func, int line, int level, const char *cat, size_t cl)
 {
 	const char *p = b->defs + b->off[id] + 5; /* past the padded length */
+	const char *end = id + 1 < b->nsites ? b->defs + b->off[id + 1] : b->defs + b->defs_len;
 	uint64_t v;
 
 	if (p[0] != (char)LLOG_BIN_SITE_TEXT || p[1] != (char)level)
@@ -176,7 +182,39 @@ static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
 	p += 2 + (unsigned char)p[0]; /* nargs, flags, types */
 	p = get_varint(p, &v);        /* the (empty) format */
 	p += v;
-	return same_str(&p, file) && same_str(&p, func);
+	if (!same_str(&p, file) || !same_str(&p, func))
+		return 0;
+	if (p == end)
+		return cl == 0;
+	p = get_varint(p, &v);
+	return v == cl && memcmp(p, cat, cl) == 0;
+}
+
+/* Whether definition id is the LOG site of capture c in category (cat,
+ * cl), field by field as define() wrote it: after an unload the site's
+ * address (and its format's) may hold another site. */
+static int log_def_is(const struct llog__bin *b, uint32_t id, const struct llog__capture *c,
+		      const char *cat, size_t cl)
+{
+	const struct llog_site *s = c->site;
+	const char *p = b->defs + b->off[id] + 5, *end;
+	uint64_t v;
+
+	end = id + 1 < b->nsites ? b->defs + b->off[id + 1] : b->defs + b->defs_len;
+	if (p[0] != (char)LLOG_BIN_SITE_LOG || p[1] != (char)llog__site_level(s))
+		return 0;
+	p = get_varint(p + 2, &v);
+	if (v != (uint32_t)s->line || (unsigned char)p[0] != (c->plan ? c->plan->nargs : 0) ||
+	    (unsigned char)p[1] != (c->plan ? c->plan->flags : 0) ||
+	    (c->plan && memcmp(p + 2, c->plan->type, c->plan->nargs) != 0))
+		return 0;
+	p += 2 + (unsigned char)p[0];
+	if (!same_str(&p, s->fmt) || !same_str(&p, s->file) || !same_str(&p, s->func))
+		return 0;
+	if (p == end)
+		return cl == 0;
+	p = get_varint(p, &v);
+	return v == cl && memcmp(p, cat, cl) == 0;
 }
 
 /* Serialises a definition into defs; returns its id, or -1 when full. */
@@ -232,21 +270,35 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 	uint64_t h = c ? (uint64_t)(uintptr_t)site * 0x9E3779B97F4A7C15ull
 		       : text_hash(file, func, e->line, (int)e->level);
 	uint32_t i = slot_of(h);
-	size_t cl;
+	uint64_t gen = c ? llog__fmt_cache_gen() : 0;
+	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
 	long id;
 
+	cl = cl <= SITE_STR_MAX ? cl : SITE_STR_MAX;
 	for (;; i = (i + 1) & (HASH_SLOTS - 1)) {
 		struct bin_key *k = &b->slot[i];
 
 		if (k->id1 == 0)
 			break;
-		if (k->site == site && k->h == h &&
-		    (site != NULL ? k->fmt == c->site->fmt && k->line == c->site->line
-				  : text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level)))
+		if (k->site != site || k->h != h)
+			continue;
+		if (site == NULL) {
+			if (text_def_is(b, k->id1 - 1, file, func, e->line, (int)e->level,
+					e->category, cl))
+				return (long)k->id1 - 1;
+			continue;
+		}
+		if (k->fmt != c->site->fmt || k->line != c->site->line)
+			continue;
+		/* A library was unloaded since: the same addresses may be
+		 * another site now (fmt_cache.h); a different one takes
+		 * this slot with an id of its own. */
+		if (k->gen == gen || log_def_is(b, k->id1 - 1, c, e->category, cl)) {
+			k->gen = gen;
 			return (long)k->id1 - 1;
+		}
+		break;
 	}
-	cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
-	cl = cl <= SITE_STR_MAX ? cl : SITE_STR_MAX;
 	if (c != NULL)
 		id = define(b, LLOG_BIN_SITE_LOG, llog__site_level(c->site), c->site->line, c->plan,
 			    c->site->fmt, c->site->file, c->site->func, e->category, cl);
@@ -256,24 +308,28 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 	if (id < 0)
 		return -1;
 	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */
-	b->slot[i] = (struct bin_key){site, c ? c->site->fmt : NULL, c ? c->site->line : 0, h,
+	b->slot[i] = (struct bin_key){site, c ? c->site->fmt : NULL, c ? c->site->line : 0, gen, h,
 				      (uint32_t)id + 1};
 	return id;
 }
 
 /* ---- records ------------------------------------------------------------- */
 
+/* The most bytes of text a capture stored as text takes (fallback_text). */
+static size_t text_bound(const struct llog__capture *c)
+{
+	size_t text = c->room + LLOG__MARKER_LEN;
+
+	return text < SCRATCH_CAP ? text : SCRATCH_CAP;
+}
+
 size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry *e)
 {
 	const struct llog__capture *c = llog__capture_of(e);
 	size_t body = c != NULL ? c->len : e->msg_len;
 
-	if (c != NULL) { /* it may become text (fallback_text) */
-		size_t text = c->room + LLOG__MARKER_LEN;
-
-		text = text < SCRATCH_CAP ? text : SCRATCH_CAP;
-		body = body > text ? body : text;
-	}
+	if (c != NULL) /* it may become text (at most text_bound: encode) */
+		body = body > text_bound(c) ? body : text_bound(c);
 	(void)fs;
 	return 16 + 12 + 16 /* thread */ + 6 * 10 + body;
 }
@@ -318,7 +374,9 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag = LLOG_BIN_TEXT;
 		body = e->msg;
 		len = e->msg_len;
-		if (c != NULL && e->msg == NULL)
+		/* e's text when it has one within the bound reserved
+		 * (llog__bin_bound), else rendered again (cut at it) */
+		if (c != NULL && (e->msg == NULL || e->msg_len > text_bound(c)))
 			body = fallback_text(b, c, &len);
 		if ((id = site_id(b, e, NULL)) < 0)
 			return 0;
@@ -348,6 +406,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag |= LLOG_BIN_F_SEQ;
 	if (e->suppressed != 0)
 		tag |= LLOG_BIN_F_SUPP;
+	if (e->backtrace)
+		tag |= LLOG_BIN_F_BT;
 	*p++ = (char)tag;
 	if (tag & LLOG_BIN_F_SEQ)
 		p = put_varint(p, e->seq - fr->seq - 1);

@@ -39,6 +39,7 @@ struct item {
 	uint16_t level;
 	int32_t line;
 	uint32_t file_len, func_len, msg_len;
+	uint32_t cat_len; /* 0: the default category */
 	uint64_t tid;
 	int64_t ts_ns;
 	uint64_t suppressed;
@@ -61,7 +62,7 @@ static inline uint64_t align8(uint64_t n)
 /* The largest entry a record of maxrec bytes can make. */
 static uint64_t max_item(size_t maxrec)
 {
-	return align8(sizeof(struct item) + 2 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN);
+	return align8(sizeof(struct item) + 3 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN);
 }
 
 int llog__bt_validate(const struct llog_config *c, size_t maxrec, struct llog__bt_config *out)
@@ -171,6 +172,7 @@ static char *put(char *p, const char *s, size_t n)
 void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
 {
 	size_t fl = strlen(e->file), fn = e->func != NULL ? strlen(e->func) : 0;
+	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
 	const char *file = e->file;
 	uint64_t need;
 	struct item *it;
@@ -181,7 +183,8 @@ void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
 		fl = NAME_MAX_BYTES;
 	}
 	fn = fn < NAME_MAX_BYTES ? fn : NAME_MAX_BYTES;
-	need = align8(sizeof(*it) + fl + 1 + fn + 1 + e->msg_len);
+	cl = cl < NAME_MAX_BYTES ? cl : NAME_MAX_BYTES; /* copied: the site may be unloaded */
+	need = align8(sizeof(*it) + fl + 1 + fn + 1 + cl + 1 + e->msg_len);
 	llog__count(bt_captured, 1);
 	if (need > r->cap / 2) { /* never, given the minimum size */
 		llog__count(bt_discarded, 1);
@@ -209,6 +212,7 @@ void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
 	it->file_len = (uint32_t)fl;
 	it->func_len = (uint32_t)fn;
 	it->msg_len = (uint32_t)e->msg_len;
+	it->cat_len = (uint32_t)cl;
 	it->tid = e->tid;
 	it->ts_ns = e->ts_ns < r->last_ts ? r->last_ts : e->ts_ns;
 	r->last_ts = it->ts_ns;
@@ -222,6 +226,7 @@ void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
 	p = (char *)(it + 1);
 	p = put(p, file, fl);
 	p = put(p, e->func != NULL ? e->func : "", fn);
+	p = put(p, cl != 0 ? e->category : "", cl);
 	memcpy(p, e->msg, e->msg_len);
 	r->wr += need;
 	r->n++;
@@ -247,7 +252,9 @@ void llog__bt_emit(struct llog__bt_ring *r, void (*fn)(void *ctx, struct llog_en
 		e.tid = it->tid;
 		e.file = p;
 		e.func = p + it->file_len + 1;
-		e.msg = p + it->file_len + 1 + it->func_len + 1;
+		e.category = it->cat_len != 0 ? p + it->file_len + 1 + it->func_len + 1 : NULL;
+		e.category_len = it->cat_len;
+		e.msg = p + it->file_len + 1 + it->func_len + 1 + it->cat_len + 1;
 		e.msg_len = it->msg_len;
 		e.thread_name = it->tname;
 		e.thread_name_len = strlen(it->tname);

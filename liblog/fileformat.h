@@ -80,6 +80,7 @@ static inline uint32_t llog__fnv1a32(const void *p, size_t n)
 #define LLOG_BIN_F_SUPP 0x10u              /* a suppressed count follows */
 #define LLOG_BIN_F_TRUNC 0x20u             /* the capture was cut */
 #define LLOG_BIN_F_EXT 0x40u               /* an extension blob follows (skipped) */
+#define LLOG_BIN_F_BT 0x80u                /* a backtrace entry (no field follows) */
 /* Site kinds. */
 #define LLOG_BIN_SITE_LOG 0u               /* format and argument plan */
 #define LLOG_BIN_SITE_TEXT 1u              /* file, line, function, level only */

@@ -74,6 +74,12 @@ void llog__fmt_cache_invalidate(void)
 	llog__fetch_add_relaxed(&cache_gen, 1);
 }
 
+uint64_t llog__fmt_cache_gen(void)
+{
+	/* Relaxed: as in get (fmt_cache.h). */
+	return llog__load_relaxed(&cache_gen);
+}
+
 const struct llog__fmt_prog *llog__fmt_cache_get(struct llog__fmt_cache *c,
 						 const struct llog_site *site)
 {

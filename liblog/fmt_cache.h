@@ -69,4 +69,9 @@ const struct llog__fmt_prog *llog__fmt_cache_get(struct llog__fmt_cache *c,
  * to be unloaded). Any thread; lock-free, no allocation. */
 void llog__fmt_cache_invalidate(void);
 
+/* How many invalidations there were: a reader on the flusher that keys
+ * something by a site's address (the binary sink's site ids) checks what
+ * it keeps again when this changed. Ordered as get's load (relaxed). */
+uint64_t llog__fmt_cache_gen(void);
+
 #endif /* LLOG_FMT_CACHE_H */

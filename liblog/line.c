@@ -175,8 +175,9 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
 	static __thread char utc[19], local[25];
 	size_t n = 19;
 	unsigned prec = lo->prec <= LLOG_TS_S ? lo->prec : LLOG_TS_NS;
-	int64_t secs = ts_ns >= 0 ? ts_ns / 1000000000 : (ts_ns - 999999999) / 1000000000;
-	int64_t ns = ts_ns - secs * 1000000000;
+	/* floor; not (ts_ns - 999999999) / 10^9, which overflows near INT64_MIN */
+	int64_t secs = ts_ns / 1000000000 - (ts_ns % 1000000000 < 0);
+	int64_t ns = ts_ns % 1000000000 + (ts_ns % 1000000000 < 0 ? 1000000000 : 0);
 
 	if (!(lo->flags & LLOG_LINE_LOCAL_TIME)) {
 		if (secs != utc_sec) {

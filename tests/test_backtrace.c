@@ -763,6 +763,15 @@ static void test_categories_and_backtrace(void **state)
 					if (strcmp(want1[k].msg, m) == 0)
 						bt = want1[k].bt;
 				assert_int_equal(seen[1 + i].bt, bt);
+				/* a kept entry keeps its category, as a written one */
+				if (strncmp(m, "db ", 3) == 0) {
+					assert_non_null(strstr(seen[1 + i].json,
+							       "\"category\":\"db.pool\""));
+					assert_non_null(strstr(seen[1 + i].text, " db.pool "));
+				}
+				if (strncmp(m, "net ", 4) == 0)
+					assert_non_null(strstr(seen[1 + i].json,
+							       "\"category\":\"net\""));
 			}
 			/* Now db at debug: its DEBUG and INFO are written, net's
 			 * DEBUG is kept (net=info), the default's too. */

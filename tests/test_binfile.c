@@ -662,6 +662,198 @@ static void test_fork_same_file(void **state)
 	tdir_remove(&t);
 }
 
+
+/* ---- 7. a call site's address reused by another library ---------------------- */
+
+void llog__dso_fini(int *done); /* control.c: what a library's destructor calls */
+
+static void log_site(struct llog_site *s, ...)
+{
+	va_list ap;
+
+	va_start(ap, s);
+	llog__logv(s, ap);
+	va_end(ap);
+}
+
+/* After dlclose and a dlopen at the same address, a site's struct and its
+ * format's text sit at the addresses of the old one's, with another format
+ * (and plan): the binary record must be rendered with the new definition. */
+static void test_site_reused(void **state)
+{
+	static char fmt[32];
+	static struct llog_site site;
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct tdir t;
+	size_t len;
+	char *out;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "bin.zst");
+	bo.path = t.path;
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	strcpy(fmt, "reuse old=%d");
+	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_INFO, 0, {0}, NULL, 0};
+	log_site(&site, 41);
+	llog_flush();
+	/* the library is unloaded (its destructor), another one loaded at
+	 * the same address: same site and format addresses, same line */
+	llog__dso_fini(NULL);
+	strcpy(fmt, "reuse new=%s!");
+	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_WARN, 0, {0}, NULL, 0};
+	log_site(&site, "str");
+	llog_shutdown();
+	out = cat("", t.path, &len);
+	assert_non_null(strstr(out, " reuse old=41\n"));
+	assert_non_null(strstr(out, " reuse new=str!\n"));
+	assert_non_null(strstr(out, "WARN"));
+	free(out);
+	tdir_remove(&t);
+}
+
+/* ---- 8. text entries of two categories at one line ----------------------------- */
+
+/* Two sites on one line (one macro), same level, other categories: on a
+ * thread of its own the binary sink stores text entries, each under the
+ * category of its own site. */
+#define BOTH_CATS(i) do { LOG_INFO_CAT("alpha", "both i=%d", i); LOG_INFO_CAT("beta", "both i=%d", i); } while (0)
+
+static void test_text_sites_by_category(void **state)
+{
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN,
+				       .full = LLOG_QUEUE_BLOCK};
+	char text[200], bin[200], *a, *b;
+	size_t na, nb;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
+	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
+	to.path = text;
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	for (int i = 0; i < 3; i++)
+		BOTH_CATS(i);
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	assert_non_null(strstr(a, "beta"));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
+/* ---- 9. a long message stored as text ---------------------------------------- */
+
+/* A format longer than a site definition may be (16 KiB) is stored as its
+ * rendered text; with a large max_record_bytes that text is far longer
+ * than the capture: it is stored cut to the room the sink reserved for it
+ * (a frame never outgrows its bound).
+ * Random bytes (incompressible), enough records for one frame's bound. */
+static void test_long_text_fallback(void **state)
+{
+	enum { N = 50, FL = 143360, SL = 61440 }; /* 200 KiB messages */
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
+	struct llog_config cfg = {.max_record_bytes = 256u << 10, .arena_bytes = 64u << 20,
+				  .flush_interval_ms = 60000};
+	struct llog_site *site = calloc(N, sizeof(*site));
+	char *fmt = malloc((size_t)N * (FL + 3)), *arg = malloc(SL + 1), text[200], bin[200];
+	uint64_t x = 88172645463325252ull;
+	size_t len, lines = 0;
+	char *out;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	/* each its own format: zstd finds no repeats */
+	for (int r = 0; r < N; r++) {
+		char *f = fmt + (size_t)r * (FL + 3);
+
+		for (size_t i = 0; i < FL; i++) {
+			do {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			} while ((unsigned char)x == 0 || (unsigned char)x == '%');
+			f[i] = (char)x;
+		}
+		memcpy(f + FL, "%s", 3);
+		site[r] = (struct llog_site){f, "long.c", "long", 1, LLOG_INFO, 0, {0}, NULL, 0};
+	}
+	tdir_make(&t, "x");
+	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
+	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
+	to.path = text; /* a sink that needs the text: the flusher renders it */
+	bo.path = bin;
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int r = 0; r < N; r++) {
+		for (size_t i = 0; i < SL; i++) {
+			do {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			} while ((unsigned char)x == 0);
+			arg[i] = (char)x;
+		}
+		arg[SL] = '\0';
+		log_site(&site[r], arg);
+	}
+	llog_shutdown();
+	out = cat("", bin, &len);
+	for (size_t i = 0; i < len; i++)
+		lines += out[i] == '\n';
+	assert_int_equal(lines, N);
+	/* each stored cut to the sink's text bound (64 KiB), marked */
+	lines = 0;
+	for (const char *p = out; (p = strstr(p, " [truncated]\n")) != NULL; p++)
+		lines++;
+	assert_int_equal(lines, N);
+	free(out);
+	free(fmt);
+	free(arg);
+	free(site);
+	tdir_remove(&t);
+}
+
+/* ---- 10. backtrace entries ------------------------------------------------------ */
+
+/* Entries of the backtrace (written before a trigger record) are marked in
+ * a binary file as in a text one. */
+static void test_backtrace_marked(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_INFO, .backtrace_records = 16,
+				  .backtrace_level = LLOG_DEBUG, .backtrace_trigger = LLOG_ERROR};
+	char text[200], bin[200], *a, *b;
+	size_t na, nb;
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	two_sinks(&t, text, bin, LLOG_FORMAT_TEXT, &cfg);
+	for (int i = 0; i < 3; i++)
+		LOG_DEBUG("kept i=%d", i);
+	LOG_ERROR("the trigger");
+	llog_shutdown();
+	a = cat("", text, &na);
+	b = cat("", bin, &nb);
+	assert_non_null(strstr(a, "[backtrace] kept i=2"));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +863,10 @@ int main(void)
 		cmocka_unit_test(test_threads_rotation),
 		cmocka_unit_test(test_own_thread),
 		cmocka_unit_test(test_fork_same_file),
+		cmocka_unit_test(test_site_reused),
+		cmocka_unit_test(test_text_sites_by_category),
+		cmocka_unit_test(test_long_text_fallback),
+		cmocka_unit_test(test_backtrace_marked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

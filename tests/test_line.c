@@ -143,6 +143,27 @@ static void test_timestamps_match_gmtime(void **state)
 	}
 }
 
+/* The earliest times an entry can hold: the fraction is the nanoseconds
+ * above the second below (floor), whatever the year shows; no overflow. */
+static void test_timestamps_earliest(void **state)
+{
+	static const int64_t ts[] = {INT64_MIN, INT64_MIN + 1, INT64_MIN + 999999998, -1};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		char buf[128], want[16];
+		struct llog_entry e = entry("m", 1);
+		int64_t frac = ts[i] % 1000000000; /* no overflow, unlike ts - 999999999 */
+
+		if (frac < 0)
+			frac += 1000000000;
+		e.ts_ns = ts[i];
+		llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+		snprintf(want, sizeof(want), ".%09lldZ", (long long)frac);
+		assert_memory_equal(buf + 19, want, 11);
+	}
+}
+
 static void test_json_escaping(void **state)
 {
 	char buf[512];
@@ -408,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_text_escaping_random),
 		cmocka_unit_test(test_timestamps_match_gmtime),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_timestamps_earliest),
 		cmocka_unit_test(test_cut_lines_stay_lines),
 	};
 

@@ -482,6 +482,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		e.func = s->func;
 		e.thread_name = name;
 		e.thread_name_len = strlen(name);
+		e.backtrace = (tag & LLOG_BIN_F_BT) != 0;
 		e.category = s->cat;
 		e.category_len = s->cat != NULL ? s->catlen : 0;
 		if ((tag & 7u) == LLOG_BIN_LOG) {
