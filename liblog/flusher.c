@@ -1037,6 +1037,9 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			llog__bt_emit(f->bt, crash_bt_out, d);
 		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
+		/* e dies with this frame: no later entry at its address (a
+		 * backtrace entry of the caller's) may match the capture. */
+		llog__capture_clear();
 		if (r == pushed)
 			d->pushed_took = took;
 		d->n++;
