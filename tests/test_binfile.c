@@ -560,26 +560,32 @@ static void test_threads_rotation(void **state)
 
 /* It stores rendered messages (TEXT records): the queue carries entries. */
 
-static void test_own_thread(void **state)
+/* A text sink on dir/text.zst (on the flusher) and a binary sink on
+ * dir/bin.zst on a thread of its own (BLOCK: nothing dropped), started. */
+static void own_thread_sinks(struct tdir *t, char *text, char *bin)
 {
-	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
-	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT, .path = text};
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY, .path = bin};
 	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN,
 				       .full = LLOG_QUEUE_BLOCK};
+
+	llogcat();
+	tdir_make(t, "x");
+	snprintf(text, 200, "%s/text.zst", t->dir);
+	snprintf(bin, 200, "%s/bin.zst", t->dir);
+	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	assert_int_equal(llog_init(NULL), 0);
+}
+
+static void test_own_thread(void **state)
+{
 	char text[200], bin[200], *a, *b;
 	size_t na, nb;
 	struct tdir t;
 
 	(void)state;
-	llogcat();
-	tdir_make(&t, "x");
-	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
-	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
-	to.path = text;
-	bo.path = bin;
-	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
-	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	own_thread_sinks(&t, text, bin);
 	some_records(200);
 	/* More records than the sink has site ids: on its own thread every
 	 * entry's file and function are copies (its queue's), one site still */
@@ -722,24 +728,12 @@ static void test_site_reused(void **state)
 
 static void test_text_sites_by_category(void **state)
 {
-	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
-	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
-	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN,
-				       .full = LLOG_QUEUE_BLOCK};
 	char text[200], bin[200], *a, *b;
 	size_t na, nb;
 	struct tdir t;
 
 	(void)state;
-	llogcat();
-	tdir_make(&t, "x");
-	snprintf(text, sizeof(text), "%s/text.zst", t.dir);
-	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
-	to.path = text;
-	bo.path = bin;
-	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
-	assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	own_thread_sinks(&t, text, bin);
 	for (int i = 0; i < 3; i++)
 		BOTH_CATS(i);
 	llog_shutdown();
