@@ -26,7 +26,7 @@
 
 #define FORKS 300
 
-static _Atomic int stop;
+static int stop; /* __atomic builtins */
 
 static void *changer(void *arg)
 {
