@@ -92,6 +92,16 @@ static inline struct memsink *memsink_new(enum llog_level level)
 	return m;
 }
 
+/* Entries at `level` whose message contains needle. */
+static inline size_t memsink_count_msgs(const struct memsink *m, const char *needle, int level)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		n += m->e[i].level == level && strstr(m->e[i].msg, needle) != NULL;
+	return n;
+}
+
 static inline void memsink_free(struct memsink *m)
 {
 	free(m->e);

@@ -549,15 +549,6 @@ static void write_spec(const char *text)
 	assert_int_equal(rename(tmp, path), 0);
 }
 
-static size_t count_msgs(const struct memsink *m, const char *needle, int level)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->n; i++)
-		n += m->e[i].level == level && strstr(m->e[i].msg, needle) != NULL;
-	return n;
-}
-
 static void test_levels_file_and_signal(void **state)
 {
 	struct cats c;
@@ -581,17 +572,17 @@ static void test_levels_file_and_signal(void **state)
 	llog_flush();
 	assert_int_equal(llog_get_level(), LLOG_WARN);
 	assert_int_equal(llog_category_level("net.tcp"), LLOG_TRACE);
-	assert_int_equal(count_msgs(m, "INFO,net=DEBUG -> WARN,net=TRACE", LLOG_INFO), 1);
+	assert_int_equal(memsink_count_msgs(m, "INFO,net=DEBUG -> WARN,net=TRACE", LLOG_INFO), 1);
 
 	/* malformed: an ERROR naming the bad part, the levels kept */
 	write_spec("info,net=verbose");
 	llog_flush();
 	assert_int_equal(llog_get_level(), LLOG_WARN);
 	assert_int_equal(llog_category_level("net"), LLOG_TRACE);
-	assert_int_equal(count_msgs(m, "verbose", LLOG_ERROR), 1);
-	assert_int_equal(count_msgs(m, "keeping WARN,net=TRACE", LLOG_ERROR), 1);
+	assert_int_equal(memsink_count_msgs(m, "verbose", LLOG_ERROR), 1);
+	assert_int_equal(memsink_count_msgs(m, "keeping WARN,net=TRACE", LLOG_ERROR), 1);
 	llog_flush(); /* the same content: no second error */
-	assert_int_equal(count_msgs(m, "verbose", LLOG_ERROR), 1);
+	assert_int_equal(memsink_count_msgs(m, "verbose", LLOG_ERROR), 1);
 
 	/* the signal re-reads the file even when it did not change */
 	write_spec("debug,db=error");
@@ -604,7 +595,7 @@ static void test_levels_file_and_signal(void **state)
 	llog_flush();
 	assert_int_equal(llog_get_level(), LLOG_DEBUG);
 	assert_int_equal(llog_category_level("db.x"), LLOG_ERROR);
-	assert_int_equal(count_msgs(m, "FATAL -> DEBUG,db=ERROR", LLOG_INFO), 1);
+	assert_int_equal(memsink_count_msgs(m, "FATAL -> DEBUG,db=ERROR", LLOG_INFO), 1);
 	for (size_t i = 0; i < m->n; i++)
 		if (strstr(m->e[i].msg, "llog: levels") != NULL)
 			assert_string_equal(c.cat[i], "llog");

@@ -44,15 +44,6 @@ static void write_spec(const char *text, int pad)
 	assert_int_equal(rename(tmp, path), 0);
 }
 
-static size_t count_msgs(const struct memsink *m, const char *needle, int level)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->n; i++)
-		n += m->e[i].level == level && strstr(m->e[i].msg, needle) != NULL;
-	return n;
-}
-
 static void test_big_file_refused(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
@@ -83,9 +74,9 @@ static void test_big_file_refused(void **state)
 	assert_int_equal(llog_get_level(), LLOG_ERROR);
 	assert_int_equal(llog_category_level("db"), LLOG_TRACE);
 	assert_int_equal(llog_category_level("net"), LLOG_ERROR);
-	assert_int_equal(count_msgs(m, "keeping ERROR,db=TRACE", LLOG_ERROR), 1);
+	assert_int_equal(memsink_count_msgs(m, "keeping ERROR,db=TRACE", LLOG_ERROR), 1);
 	llog_flush(); /* the same file: no second error */
-	assert_int_equal(count_msgs(m, "keeping ERROR,db=TRACE", LLOG_ERROR), 1);
+	assert_int_equal(memsink_count_msgs(m, "keeping ERROR,db=TRACE", LLOG_ERROR), 1);
 
 	llog_shutdown();
 	memsink_free(m);
