@@ -55,6 +55,44 @@ enum llog_level {
 	LLOG_OFF = 6
 };
 
+/*
+ * Structured fields (issue 15; docs/fields.md): typed key-value pairs a
+ * call carries beside its message (LOG_INFO_KV and friends, below) and a
+ * thread's context (llog_ctx_set and friends, below). A sink sees them in
+ * struct llog_entry.fields (include/llog/sinks.h).
+ */
+enum llog_field_type {
+	LLOG_FIELD_NULL = 0, /* a NULL string: shown as null */
+	LLOG_FIELD_I64 = 1,  /* signed integers of every width */
+	LLOG_FIELD_U64 = 2,  /* unsigned integers of every width */
+	LLOG_FIELD_F64 = 3,  /* float and double */
+	LLOG_FIELD_BOOL = 4, /* _Bool */
+	LLOG_FIELD_STR = 5   /* char * and const char *: copied at the call */
+};
+
+/* Flags of struct llog_field. */
+/* The string value was cut to the limit (its first len bytes are here,
+ * never half a UTF-8 character); every output shows a marker. */
+#define LLOG_FIELD_TRUNCATED 0x1u
+
+/* One field as a sink sees it: valid during the sink's write call only. */
+struct llog_field {
+	const char *key;   /* key_len bytes, NUL-terminated */
+	size_t key_len;
+	enum llog_field_type type;
+	unsigned flags;    /* LLOG_FIELD_* */
+	union {
+		int64_t i64;
+		uint64_t u64;
+		double f64;
+		int b;     /* 0 or 1 */
+		struct {
+			const char *ptr; /* len bytes, NUL-terminated */
+			size_t len;
+		} str;
+	} v;
+};
+
 /* What a thread does when its arena has no room for a record. */
 enum llog_overflow {
 	/* Default: wait for the flusher (woken at once); nothing is lost. */

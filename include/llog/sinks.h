@@ -88,6 +88,18 @@ struct llog_entry {
 	 * member "backtrace":true. 0 for every other entry. An entry built by
 	 * a caller for llog_format_entry_opts must set it. */
 	int backtrace;
+	/* Appended in 0.x (issue 15, docs/fields.md). The record's fields:
+	 * first the logging thread's context as it was at the call (in the
+	 * order the keys were first set), then the call's own fields in
+	 * call order; a context field whose key the call also has is left
+	 * out (the call's value wins). NULL and 0 when there are none, and
+	 * in an entry built by a caller that does not set them (zero them). */
+	const struct llog_field *fields;
+	size_t nfields;
+	/* Fields that did not fit the limits and were left out, plus string
+	 * values cut (each also flagged LLOG_FIELD_TRUNCATED); 0 normally.
+	 * Every output shows a marker when it is not 0. */
+	uint32_t fields_truncated;
 };
 
 /* ---- line options ---------------------------------------------------------- */
