@@ -61,6 +61,9 @@ static void site_fields(const struct llog_site *site, struct llog_entry *e)
 	e->category = llog__site_category(site);
 	e->category_len = e->category != NULL ? strlen(e->category) : 0;
 	e->backtrace = 0;
+	e->fields = NULL; /* filled by the caller where the record has any */
+	e->nfields = 0;
+	e->fields_truncated = 0;
 }
 
 void llog__render_record(const struct llog__rec *r, char *buf, size_t cap,
@@ -159,6 +162,9 @@ void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog
 	e->category = NULL;
 	e->category_len = 0;
 	e->backtrace = 0;
+	e->fields = NULL;
+	e->nfields = 0;
+	e->fields_truncated = 0;
 	e->line = __LINE__;
 	e->msg = note;
 	e->msg_len = b.n;

@@ -238,6 +238,9 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->category = it->cat_len != 0 ? e->msg + e->msg_len : NULL;
 	e->category_len = it->cat_len;
 	e->backtrace = (int)it->backtrace;
+	e->fields = NULL; /* not yet carried through the queue (issue 15) */
+	e->nfields = 0;
+	e->fields_truncated = 0;
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
