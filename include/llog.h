@@ -70,6 +70,13 @@ enum llog_field_type {
 	LLOG_FIELD_STR = 5   /* char * and const char *: copied at the call */
 };
 
+/* Limits of the fields of one record (docs/fields.md 1): pairs per call
+ * (and per record, context included), bytes of a key, bytes of a string
+ * value (a longer value is cut and flagged LLOG_FIELD_TRUNCATED). */
+#define LLOG_FIELDS_MAX 32
+#define LLOG_FIELD_KEY_MAX 64
+#define LLOG_FIELD_STR_MAX 1024
+
 /* Flags of struct llog_field. */
 /* The string value was cut to the limit (its first len bytes are here,
  * never half a UTF-8 character); every output shows a marker. */
