@@ -601,6 +601,14 @@ struct llog_stats {
 	uint64_t backtrace_captured;
 	uint64_t backtrace_written;
 	uint64_t backtrace_discarded;
+	/* Appended in 0.x (issue 15): fields left out of records (over
+	 * LLOG_FIELDS_MAX, or over a record's bound at the call), string
+	 * values cut to LLOG_FIELD_STR_MAX, and context keys refused
+	 * (llog_ctx_set: -ENOSPC), each counted once where it happens; the
+	 * sum of llog_entry.fields_truncated over the records the flusher
+	 * handed out (a refused context key once per record it is missing
+	 * from) plus the refusals. */
+	uint64_t fields_truncated;
 };
 
 /* Fills *out with relaxed snapshots of the counters. */
@@ -741,6 +749,296 @@ static inline int llog__site_on(struct llog_site *s, int level)
 		if (LLOG__ON(level, &llog__site_))                            \
 			llog__log(&llog__site_, __VA_ARGS__);                 \
 	} while (0)
+
+/*
+ * Structured fields (docs/fields.md 1): LLOG_LOG_KV(level, pairs, fmt, ...)
+ * (short LOG_KV) and LLOG_LOG_<LEVEL>_KV(pairs, fmt, ...) (LOG_<LEVEL>_KV),
+ * in the file's category. pairs is a parenthesised flat list
+ * (key, value, key, value, ...) of 1 to LLOG_FIELDS_MAX pairs:
+ *     LOG_INFO_KV(("user", user, "status", status), "request %s done", path);
+ * A key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes (checked at
+ * compile time); a value's type picks the field's type (_Generic): signed
+ * integers (char included) I64, unsigned U64, float/double F64, _Bool
+ * BOOL, char * / const char * STR (a NULL one: NULL, at run time). Any
+ * other type, an odd count or more than LLOG_FIELDS_MAX pairs does not
+ * compile. Keys and types are the call site's static data; below the
+ * level neither the arguments nor the values are evaluated. A call copies
+ * the values into the thread's arena with its arguments (strings cut to
+ * LLOG_FIELD_STR_MAX bytes at a UTF-8 boundary, flagged
+ * LLOG_FIELD_TRUNCATED): lock-free and malloc-free as any LOG.
+ */
+union llog__kv_val {
+	int64_t i;
+	uint64_t u;
+	double d;
+	const char *s;
+};
+
+/* A KV call site's static part: n keys and their types (LLOG_FIELD_*;
+ * STR may become NULL at run time). */
+struct llog__kv_site {
+	uint32_t n;
+	const char *const *keys;
+	const unsigned char *types;
+};
+
+/* Captures a record with fields; called by the macros only. */
+LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
+			      const union llog__kv_val *v, const char *fmt, ...)
+	LLOG__PRINTF(4, 5);
+
+static inline union llog__kv_val llog__kv_i64(int64_t x)
+{
+	union llog__kv_val r;
+
+	r.i = x;
+	return r;
+}
+static inline union llog__kv_val llog__kv_u64(uint64_t x)
+{
+	union llog__kv_val r;
+
+	r.u = x;
+	return r;
+}
+static inline union llog__kv_val llog__kv_f64(double x)
+{
+	union llog__kv_val r;
+
+	r.d = x;
+	return r;
+}
+static inline union llog__kv_val llog__kv_bool(int x)
+{
+	union llog__kv_val r;
+
+	r.u = x != 0;
+	return r;
+}
+static inline union llog__kv_val llog__kv_str(const char *x)
+{
+	union llog__kv_val r;
+
+	r.s = x;
+	return r;
+}
+
+#ifndef __cplusplus
+/* The value's converter: a type without an entry does not compile. */
+#define LLOG__KV_FN(v)                                                        \
+	_Generic((v),                                                         \
+		char: llog__kv_i64, signed char: llog__kv_i64,                \
+		short: llog__kv_i64, int: llog__kv_i64, long: llog__kv_i64,   \
+		long long: llog__kv_i64,                                      \
+		unsigned char: llog__kv_u64, unsigned short: llog__kv_u64,    \
+		unsigned int: llog__kv_u64, unsigned long: llog__kv_u64,      \
+		unsigned long long: llog__kv_u64,                             \
+		float: llog__kv_f64, double: llog__kv_f64,                    \
+		_Bool: llog__kv_bool,                                         \
+		char *: llog__kv_str, const char *: llog__kv_str)
+#define LLOG__KV_TYPE(v)                                                      \
+	_Generic((v),                                                         \
+		unsigned char: LLOG_FIELD_U64, unsigned short: LLOG_FIELD_U64, \
+		unsigned int: LLOG_FIELD_U64, unsigned long: LLOG_FIELD_U64,  \
+		unsigned long long: LLOG_FIELD_U64,                           \
+		float: LLOG_FIELD_F64, double: LLOG_FIELD_F64,                \
+		_Bool: LLOG_FIELD_BOOL,                                       \
+		char *: LLOG_FIELD_STR, const char *: LLOG_FIELD_STR,         \
+		default: LLOG_FIELD_I64)
+#endif
+
+/* One pair's pieces (the map applies them to every pair). */
+#define LLOG__KV_CHECK(k, v)                                                  \
+	_Static_assert(sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX, \
+		       "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes");
+#define LLOG__KV_KEY(k, v) "" k "",
+#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_TYPE(v),
+#define LLOG__KV_VAL(k, v) LLOG__KV_FN(v)(v),
+
+/* The map over the pairs: M(key, value) for each, in order. */
+#define LLOG__KV_ID(...) __VA_ARGS__
+#define LLOG__KV_CAT_(a, b) a##b
+#define LLOG__KV_CAT(a, b) LLOG__KV_CAT_(a, b)
+#define LLOG__KV_MAP_(M, ...) LLOG__KV_CAT(LLOG__KV_MAP_, LLOG__KV_NARG(__VA_ARGS__))(M, __VA_ARGS__)
+#define LLOG__KV_MAP(M, pairs) LLOG__KV_MAP_(M, LLOG__KV_ID pairs)
+#define LLOG__KV_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, N, ...) N
+#define LLOG__KV_NARG(...) LLOG__KV_NARG_(__VA_ARGS__, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define LLOG__KV_MAP_2(M, k, v) M(k, v)
+#define LLOG__KV_MAP_4(M, k, v, ...) M(k, v) LLOG__KV_MAP_2(M, __VA_ARGS__)
+#define LLOG__KV_MAP_6(M, k, v, ...) M(k, v) LLOG__KV_MAP_4(M, __VA_ARGS__)
+#define LLOG__KV_MAP_8(M, k, v, ...) M(k, v) LLOG__KV_MAP_6(M, __VA_ARGS__)
+#define LLOG__KV_MAP_10(M, k, v, ...) M(k, v) LLOG__KV_MAP_8(M, __VA_ARGS__)
+#define LLOG__KV_MAP_12(M, k, v, ...) M(k, v) LLOG__KV_MAP_10(M, __VA_ARGS__)
+#define LLOG__KV_MAP_14(M, k, v, ...) M(k, v) LLOG__KV_MAP_12(M, __VA_ARGS__)
+#define LLOG__KV_MAP_16(M, k, v, ...) M(k, v) LLOG__KV_MAP_14(M, __VA_ARGS__)
+#define LLOG__KV_MAP_18(M, k, v, ...) M(k, v) LLOG__KV_MAP_16(M, __VA_ARGS__)
+#define LLOG__KV_MAP_20(M, k, v, ...) M(k, v) LLOG__KV_MAP_18(M, __VA_ARGS__)
+#define LLOG__KV_MAP_22(M, k, v, ...) M(k, v) LLOG__KV_MAP_20(M, __VA_ARGS__)
+#define LLOG__KV_MAP_24(M, k, v, ...) M(k, v) LLOG__KV_MAP_22(M, __VA_ARGS__)
+#define LLOG__KV_MAP_26(M, k, v, ...) M(k, v) LLOG__KV_MAP_24(M, __VA_ARGS__)
+#define LLOG__KV_MAP_28(M, k, v, ...) M(k, v) LLOG__KV_MAP_26(M, __VA_ARGS__)
+#define LLOG__KV_MAP_30(M, k, v, ...) M(k, v) LLOG__KV_MAP_28(M, __VA_ARGS__)
+#define LLOG__KV_MAP_32(M, k, v, ...) M(k, v) LLOG__KV_MAP_30(M, __VA_ARGS__)
+#define LLOG__KV_MAP_34(M, k, v, ...) M(k, v) LLOG__KV_MAP_32(M, __VA_ARGS__)
+#define LLOG__KV_MAP_36(M, k, v, ...) M(k, v) LLOG__KV_MAP_34(M, __VA_ARGS__)
+#define LLOG__KV_MAP_38(M, k, v, ...) M(k, v) LLOG__KV_MAP_36(M, __VA_ARGS__)
+#define LLOG__KV_MAP_40(M, k, v, ...) M(k, v) LLOG__KV_MAP_38(M, __VA_ARGS__)
+#define LLOG__KV_MAP_42(M, k, v, ...) M(k, v) LLOG__KV_MAP_40(M, __VA_ARGS__)
+#define LLOG__KV_MAP_44(M, k, v, ...) M(k, v) LLOG__KV_MAP_42(M, __VA_ARGS__)
+#define LLOG__KV_MAP_46(M, k, v, ...) M(k, v) LLOG__KV_MAP_44(M, __VA_ARGS__)
+#define LLOG__KV_MAP_48(M, k, v, ...) M(k, v) LLOG__KV_MAP_46(M, __VA_ARGS__)
+#define LLOG__KV_MAP_50(M, k, v, ...) M(k, v) LLOG__KV_MAP_48(M, __VA_ARGS__)
+#define LLOG__KV_MAP_52(M, k, v, ...) M(k, v) LLOG__KV_MAP_50(M, __VA_ARGS__)
+#define LLOG__KV_MAP_54(M, k, v, ...) M(k, v) LLOG__KV_MAP_52(M, __VA_ARGS__)
+#define LLOG__KV_MAP_56(M, k, v, ...) M(k, v) LLOG__KV_MAP_54(M, __VA_ARGS__)
+#define LLOG__KV_MAP_58(M, k, v, ...) M(k, v) LLOG__KV_MAP_56(M, __VA_ARGS__)
+#define LLOG__KV_MAP_60(M, k, v, ...) M(k, v) LLOG__KV_MAP_58(M, __VA_ARGS__)
+#define LLOG__KV_MAP_62(M, k, v, ...) M(k, v) LLOG__KV_MAP_60(M, __VA_ARGS__)
+#define LLOG__KV_MAP_64(M, k, v, ...) M(k, v) LLOG__KV_MAP_62(M, __VA_ARGS__)
+#define LLOG__KV_MAP_1(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_3(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_5(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_7(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_9(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_11(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_13(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_15(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_17(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_19(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_21(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_23(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_25(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_27(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_29(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_31(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_33(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_35(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_37(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_39(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_41(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_43(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_45(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_47(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_49(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_51(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_53(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_55(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_57(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_59(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_61(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_63(M, ...) llog__kv_odd_count_of_keys_and_values
+#define LLOG__KV_MAP_65(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+#define LLOG__KV_MAP_66(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+#define LLOG__KV_MAP_67(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+#define LLOG__KV_MAP_68(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+#define LLOG__KV_MAP_69(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+#define LLOG__KV_MAP_70(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
+
+#define LLOG__LOG_KV(cat, level, pairs, ...)                                  \
+	do {                                                                  \
+		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
+		LLOG__KV_MAP(LLOG__KV_CHECK, pairs)                           \
+		static const char *const llog__kv_keys_[] = {                 \
+			LLOG__KV_MAP(LLOG__KV_KEY, pairs)};                   \
+		static const unsigned char llog__kv_types_[] = {              \
+			LLOG__KV_MAP(LLOG__KV_TYPEOF, pairs)};                \
+		static const struct llog__kv_site llog__kv_site_ = {          \
+			sizeof(llog__kv_types_), llog__kv_keys_, llog__kv_types_}; \
+		if (LLOG__ON(level, &llog__site_)) {                          \
+			const union llog__kv_val llog__kv_v_[] = {            \
+				LLOG__KV_MAP(LLOG__KV_VAL, pairs)};           \
+			llog__log_kv(&llog__site_, &llog__kv_site_, llog__kv_v_, \
+				     __VA_ARGS__);                            \
+		}                                                             \
+	} while (0)
+
+#define LLOG_LOG_KV(level, pairs, ...) LLOG__LOG_KV(LLOG__CAT_FILE, level, pairs, __VA_ARGS__)
+#define LLOG_LOG_TRACE_KV(pairs, ...) LLOG_LOG_KV(LLOG_TRACE, pairs, __VA_ARGS__)
+#define LLOG_LOG_DEBUG_KV(pairs, ...) LLOG_LOG_KV(LLOG_DEBUG, pairs, __VA_ARGS__)
+#define LLOG_LOG_INFO_KV(pairs, ...) LLOG_LOG_KV(LLOG_INFO, pairs, __VA_ARGS__)
+#define LLOG_LOG_WARN_KV(pairs, ...) LLOG_LOG_KV(LLOG_WARN, pairs, __VA_ARGS__)
+#define LLOG_LOG_ERROR_KV(pairs, ...) LLOG_LOG_KV(LLOG_ERROR, pairs, __VA_ARGS__)
+#define LLOG_LOG_FATAL_KV(pairs, ...) LLOG_LOG_KV(LLOG_FATAL, pairs, __VA_ARGS__)
+
+/*
+ * Context (docs/fields.md 2): fields the calling thread attaches to every
+ * record it logs from now on (context first, in the order its keys were
+ * first set, then the call's own fields; a call's field of the same key
+ * wins). At most LLOG_CTX_KEYS keys and LLOG_CTX_BYTES bytes of keys and
+ * string values per thread; key rules as for fields (1..LLOG_FIELD_KEY_MAX
+ * bytes, checked at run time here), a string value cut as a field's is.
+ *
+ * A change travels to the flusher as a control record in the thread's own
+ * record stream (as llog_set_thread_name), so every record logged before
+ * the call carries the old context and every one after it the new one. A
+ * change that cannot be pushed (a full ring under LLOG_OVERFLOW_DROP) is
+ * sent again before the thread's next record; if that fails too, the
+ * record is dropped and counted (never written with a stale context). A
+ * thread's context dies with it; a fork child's thread keeps its own.
+ *
+ * Thread-safe (the calling thread's context only); not async-signal-safe
+ * (the LOG calls of a signal handler do carry the context). No lock, no
+ * malloc beyond the thread's first-LOG arena. llog's own threads (the
+ * flusher, a sink's thread) have no context (calls return 0, no effect).
+ * Return 0; -EINVAL for a NULL key or one of a bad length; -ENOSPC when
+ * the key is new and the context already holds LLOG_CTX_KEYS keys, or the
+ * bytes would pass LLOG_CTX_BYTES: nothing changes, and each such refusal
+ * is counted (llog_stats.fields_truncated, and every later record of the
+ * thread reports it in llog_entry.fields_truncated until llog_ctx_clear());
+ * -ENOMEM when the thread has no arena.
+ */
+#define LLOG_CTX_KEYS 16
+#define LLOG_CTX_BYTES 2048
+LLOG_EXPORT int llog_ctx_set_i64(const char *key, int64_t v);
+LLOG_EXPORT int llog_ctx_set_u64(const char *key, uint64_t v);
+LLOG_EXPORT int llog_ctx_set_f64(const char *key, double v);
+LLOG_EXPORT int llog_ctx_set_bool(const char *key, int v);
+/* v copied; NULL: a NULL field. */
+LLOG_EXPORT int llog_ctx_set_str(const char *key, const char *v);
+/* Removes key (0; -ENOENT when it is not set). */
+LLOG_EXPORT int llog_ctx_remove(const char *key);
+/* Removes every key (and the count of refused keys). Returns 0. */
+LLOG_EXPORT int llog_ctx_clear(void);
+
+/* The typed setter for v's type, as for fields. */
+#ifndef __cplusplus
+#define llog_ctx_set(key, v)                                                  \
+	_Generic((v),                                                         \
+		char: llog_ctx_set_i64, signed char: llog_ctx_set_i64,        \
+		short: llog_ctx_set_i64, int: llog_ctx_set_i64, long: llog_ctx_set_i64, \
+		long long: llog_ctx_set_i64,                                  \
+		unsigned char: llog_ctx_set_u64, unsigned short: llog_ctx_set_u64, \
+		unsigned int: llog_ctx_set_u64, unsigned long: llog_ctx_set_u64, \
+		unsigned long long: llog_ctx_set_u64,                         \
+		float: llog_ctx_set_f64, double: llog_ctx_set_f64,            \
+		_Bool: llog_ctx_set_bool,                                     \
+		char *: llog_ctx_set_str, const char *: llog_ctx_set_str)(key, v)
+#endif
+
+/* LLOG_CTX_SCOPE's state: the key and what it held before (saved by
+ * llog__ctx_scope_enter, put back by llog__ctx_scope_leave). */
+struct llog__ctx_scope {
+	const char *key;
+	int had;        /* the key was set: restore; else remove */
+	int type;       /* LLOG_FIELD_* of the old value */
+	union llog__kv_val v;
+	char str[LLOG_FIELD_STR_MAX + 1]; /* the old string value */
+};
+LLOG_EXPORT void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key);
+LLOG_EXPORT void llog__ctx_scope_leave(struct llog__ctx_scope *s);
+
+/*
+ * LLOG_CTX_SCOPE(key, value): sets key to value (llog_ctx_set) until the
+ * enclosing block is left (by any path: __attribute__((cleanup))), then
+ * puts back the value key had before, or removes it. One per line.
+ */
+#define LLOG__CTX_N2(a, b) a##b
+#define LLOG__CTX_N(a, b) LLOG__CTX_N2(a, b)
+#define LLOG_CTX_SCOPE(key, value)                                            \
+	struct llog__ctx_scope LLOG__CTX_N(llog__ctx_scope_, __LINE__)        \
+		__attribute__((cleanup(llog__ctx_scope_leave)));              \
+	llog__ctx_scope_enter(&LLOG__CTX_N(llog__ctx_scope_, __LINE__), (key)); \
+	(void)llog_ctx_set((key), value)
 
 /*
  * Rate-limited logging: LLOG_LOG_EVERY_N and friends (short names
@@ -915,6 +1213,9 @@ static void llog__dso_fini_tu(void)
  *   LLOG_LOG_CAT(level, cat, fmt, ...)          LOG_CAT(...)
  *   LLOG_LOG_INFO_CAT(cat, fmt, ...)            LOG_INFO_CAT(...)
  *   and LLOG_LOG_<LEVEL>_CAT for the six levels (LOG_<LEVEL>_CAT)
+ *   LLOG_LOG_KV(level, pairs, fmt, ...)         LOG_KV(...)
+ *   LLOG_LOG_INFO_KV(pairs, fmt, ...)           LOG_INFO_KV(...)
+ *   and LLOG_LOG_<LEVEL>_KV for the six levels (LOG_<LEVEL>_KV)
  *   LLOG_LOG_EVERY_N(level, n, fmt, ...)        LOG_EVERY_N(...)
  *   LLOG_LOG_FIRST_N(level, n, fmt, ...)        LOG_FIRST_N(...)
  *   LLOG_LOG_EVERY_MS(level, ms, fmt, ...)      LOG_EVERY_MS(...)
@@ -1008,6 +1309,27 @@ static void llog__dso_fini_tu(void)
 #endif
 #ifndef LOG_FATAL
 #define LOG_FATAL(...) LLOG_LOG(LLOG_FATAL, __VA_ARGS__)
+#endif
+#ifndef LOG_KV
+#define LOG_KV(level, pairs, ...) LLOG_LOG_KV(level, pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_TRACE_KV
+#define LOG_TRACE_KV(pairs, ...) LLOG_LOG_TRACE_KV(pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_DEBUG_KV
+#define LOG_DEBUG_KV(pairs, ...) LLOG_LOG_DEBUG_KV(pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_INFO_KV
+#define LOG_INFO_KV(pairs, ...) LLOG_LOG_INFO_KV(pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_WARN_KV
+#define LOG_WARN_KV(pairs, ...) LLOG_LOG_WARN_KV(pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_ERROR_KV
+#define LOG_ERROR_KV(pairs, ...) LLOG_LOG_ERROR_KV(pairs, __VA_ARGS__)
+#endif
+#ifndef LOG_FATAL_KV
+#define LOG_FATAL_KV(pairs, ...) LLOG_LOG_FATAL_KV(pairs, __VA_ARGS__)
 #endif
 #ifndef LOG_CAT
 #define LOG_CAT(level, cat, ...) LLOG_LOG_CAT(level, cat, __VA_ARGS__)

@@ -200,6 +200,14 @@ void llog__arena_rename_closed(struct llog__arena *a, const char *name)
 	memcpy(a->fl_name, name, LLOG__NAME_BYTES);
 }
 
+void llog__arena_ctx_closed(struct llog__arena *a)
+{
+	/* As llog__arena_rename_closed, for fl_ctx. */
+	wait_drained(a);
+	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));
+	a->ctx_dirty = 0;
+}
+
 /* Disables the thread's alternate stack before the arena can be freed. */
 static void drop_altstack(struct llog__arena *a)
 {
@@ -300,4 +308,8 @@ void llog__arena_after_fork(void)
 	/* A NAME record of ours still in the parent's list is dropped with
 	 * it: the owner's copy is the current name. */
 	memcpy(a->fl_name, a->name, LLOG__NAME_BYTES);
+	/* So is a CTX record: the child's flusher starts from the owner's
+	 * context (docs/fields.md 2: the child's thread keeps it). */
+	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));
+	a->ctx_dirty = 0;
 }

@@ -56,6 +56,8 @@
 
 /* A thread name with its NUL (the kernel's TASK_COMM_LEN). */
 #define LLOG__NAME_BYTES 16
+/* A context's field list, at most (kv.h: LLOG__CTX_LIST_MAX, rounded). */
+#define LLOG__CTX_BYTES_MAX 2832
 
 struct llog__arena {
 	/* owner side */
@@ -72,9 +74,17 @@ struct llog__arena {
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
 	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
+	/* The owner's copy of the thread's context (a field list, kv.h;
+	 * count 0 when empty) and whether the flusher's copy misses a
+	 * change (a CTX record dropped under DROP: sent again first). */
+	uint8_t ctx_dirty;
+	alignas(8) unsigned char ctx[LLOG__CTX_BYTES_MAX];
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
 	char fl_name[LLOG__NAME_BYTES]; /* the name records are rendered with */
+	/* The context records are rendered with: written as fl_name is
+	 * (flusher, a closed list's owner, a fork child's), from CTX records. */
+	alignas(8) unsigned char fl_ctx[LLOG__CTX_BYTES_MAX];
 	struct llog__rec exit_rec;
 	alignas(64) unsigned char ring[];
 };
@@ -173,6 +183,9 @@ void llog__name_copy(char *dst, const char *name);
  * (owner only). */
 void llog__arena_rename_closed(struct llog__arena *a, const char *name);
 
+/* The same for the context: the flusher's copy becomes the owner's. */
+void llog__arena_ctx_closed(struct llog__arena *a);
+
 /* ---- the flusher ---------------------------------------------------------- */
 
 /* A NAME record reached: its arena's records from here on carry the new
@@ -181,6 +194,13 @@ static inline void llog__arena_apply_name(const struct llog__rec *r)
 {
 	memcpy(r->arena->fl_name, llog__rec_payload(r), LLOG__NAME_BYTES);
 	r->arena->fl_name[LLOG__NAME_BYTES - 1] = '\0';
+}
+
+/* A CTX record reached: its arena's records from here on carry the
+ * context it holds (flusher, or its crash drain, only). */
+static inline void llog__arena_apply_ctx(const struct llog__rec *r)
+{
+	memcpy(r->arena->fl_ctx, llog__rec_payload(r), r->len);
 }
 
 /* The flusher is done reading r: its bytes go back to the owner. */

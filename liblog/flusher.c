@@ -23,6 +23,7 @@
 #include "levels.h"
 #include "reload.h"
 #include "ratelimit.h"
+#include "kv.h"
 #include "render.h"
 #include "sched_points.h"
 #include "sink.h"
@@ -60,6 +61,10 @@ struct llog__flusher {
 	const struct llog_entry *volatile crash_entry;
 	volatile int crash_sink;
 	char *crash_msg;   /* the drain's render buffer, msgcap bytes */
+	/* The fields of the entry being handed out (kv.h): the rounds', and
+	 * the crash drain's (which may interrupt a round's). */
+	struct llog_field fields[LLOG_FIELDS_MAX];
+	struct llog_field crash_fields[LLOG_FIELDS_MAX];
 	char *altstack;    /* the flusher's alternate signal stack */
 	/*
 	 * Sinks on threads of their own (sinkq.h): rounds are numbered
@@ -282,6 +287,10 @@ static void record_entry(struct llog__flusher *f, const struct llog__rec *r, cha
 			 struct llog_entry *e)
 {
 	llog__render_record_cached(r, buf, f->msgcap, tmp, cache, e);
+	/* The thread's context as of this record (the CTX records before it
+	 * in its stream are applied) and the call's fields. */
+	llog__fields_entry(r->arena->fl_ctx, llog__rec_fields(r),
+			   buf == f->crash_msg ? f->crash_fields : f->fields, e);
 	e->seq = ++f->seq;
 	e->ts_ns = out_ts(f, r->ts);
 }
@@ -372,6 +381,7 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 		record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
 	} else {
 		llog__render_capture(r, f->msgcap, &f->tmp_plan, &e);
+		llog__fields_entry(r->arena->fl_ctx, llog__rec_fields(r), f->fields, &e);
 		e.seq = ++f->seq;
 		e.ts_ns = out_ts(f, r->ts);
 	}
@@ -430,6 +440,9 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	} else if (r->kind == LLOG__K_NAME) {
 		llog__arena_apply_name(r); /* the records after it: new name */
 		f->crash_rest = next;
+	} else if (r->kind == LLOG__K_CTX) {
+		llog__arena_apply_ctx(r); /* the records after it: new context */
+		f->crash_rest = next;
 	} else if ((r->flags & LLOG__REC_BACKTRACE) && f->bt != NULL) {
 		keep_record(f, r, next); /* not written: not in nrec */
 		rd->bytes += LLOG__REC_HDR + r->len;
@@ -457,6 +470,7 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 		case LLOG__K_TEXT:
 		case LLOG__K_EXIT:
 		case LLOG__K_NAME:
+		case LLOG__K_CTX:
 			process_owned(f, r, next, hold, rd);
 			break;
 		case LLOG__K_BARRIER:
@@ -1015,7 +1029,7 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		if (r->kind == LLOG__K_BARRIER && pos == &crash_barrier.rec.node)
 			d->barrier_met = 1;
 		if (r->kind != LLOG__K_LOG && r->kind != LLOG__K_TEXT && r->kind != LLOG__K_EXIT &&
-		    r->kind != LLOG__K_NAME)
+		    r->kind != LLOG__K_NAME && r->kind != LLOG__K_CTX)
 			continue; /* other barriers: their threads wait in vain */
 		if (r->dropped != 0) {
 			notice_entry(f, r, r->dropped, note, &e);
@@ -1025,6 +1039,10 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			continue;
 		if (r->kind == LLOG__K_NAME) {
 			llog__arena_apply_name(r);
+			continue;
+		}
+		if (r->kind == LLOG__K_CTX) {
+			llog__arena_apply_ctx(r);
 			continue;
 		}
 		if ((r->flags & LLOG__REC_BACKTRACE) && f->bt != NULL) {

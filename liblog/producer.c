@@ -54,7 +54,9 @@
 #include "config.h"
 #include "control.h"
 #include "crash.h"
+#include "ctx.h"
 #include "fmt.h"
+#include "kv.h"
 #include "levels.h"
 #include "queue.h"
 #include "site.h"
@@ -266,7 +268,8 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
  * (a sink callback on the flusher).
  */
 static struct llist_node *__attribute__((noinline, cold))
-closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
+closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
+	    const struct llog__kv_site *ks, const union llog__kv_val *kv)
 {
 	struct llist_node *first;
 
@@ -284,7 +287,7 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap)
 	 * them first, so this thread's order is kept on a shared stream. */
 	if (llog__arena_in_flight(llog__tls_arena))
 		llog__control_wait_shutdown();
-	llog__sync_va(site, plan, ap);
+	llog__sync_va(site, plan, ap, ks, kv);
 	return LLOG__CLOSED;
 }
 
@@ -343,9 +346,16 @@ int llog_thread_prepare(void)
  * kinds, its decision time is the record's time, so the records' times
  * are the times the limiter compared.
  */
+/* A CTX record dropped under DROP, sent again before this record (the
+ * caller holds in_log). Returns 0, or -1 when it still cannot be pushed:
+ * then the record is dropped too (never written with a stale context). */
+static int __attribute__((noinline, cold)) ctx_resend(struct llog__arena *a);
+
 static inline __attribute__((always_inline)) void
-log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
+log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
+       const struct llog__kv_site *ks, const union llog__kv_val *kv)
 {
+	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, kvbytes = 0;
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
 	struct llist_node *first;
@@ -367,7 +377,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 		if (bt) {
 			if ((first = closed_list_bt()) == LLOG__CLOSED)
 				return;
-		} else if ((first = closed_list(site, plan, ap)) == LLOG__CLOSED) {
+		} else if ((first = closed_list(site, plan, ap, ks, kv)) == LLOG__CLOSED) {
 			if (llog__site_level(site) >= LLOG_FATAL)
 				fatal_abort(NULL);
 			return;
@@ -386,13 +396,28 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl)
 	 * the arena consistent: no arena access moves across the in_log
 	 * stores (a handler's record could then be overwritten). */
 	signal_fence();
-	old_reserve = a->reserve;
-	r = capture(a, site, plan, ap, rl != NULL ? 8u : 0u);          /* 3, 4 */
-	if (rl != NULL && r != NULL) {
-		memcpy((char *)llog__rec_payload(r) + align8(r->len), &rl->suppressed,
-		       sizeof(rl->suppressed));
-		r->flags |= LLOG__REC_SUPPRESSED;
+	if (__builtin_expect(a->ctx_dirty, 0) && ctx_resend(a) != 0) {
+		r = NULL;
+		goto dropped;
 	}
+	if (ks != NULL)
+		kvbytes = llog__kv_call_measure(ks, kv, record_bound(a), slen, &nkv);
+	old_reserve = a->reserve;
+	r = capture(a, site, plan, ap, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
+	if (r != NULL && (rl != NULL || ks != NULL)) {
+		char *tail = (char *)llog__rec_payload(r) + align8(r->len);
+
+		if (rl != NULL) {
+			memcpy(tail, &rl->suppressed, sizeof(rl->suppressed));
+			r->flags |= LLOG__REC_SUPPRESSED;
+			tail += 8;
+		}
+		if (ks != NULL) {
+			llog__kv_call_write(ks, kv, slen, nkv, tail);
+			r->flags |= LLOG__REC_FIELDS;
+		}
+	}
+dropped:
 	if (__builtin_expect(r == NULL, 0)) {
 		if (bt) {
 			llog__bt_count_lost();
@@ -436,7 +461,17 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt); /* fmt: the site holds the same literal */
-	log_ap(site, ap, NULL);
+	log_ap(site, ap, NULL, NULL, NULL);
+	va_end(ap);
+}
+
+void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
+		  const union llog__kv_val *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_ap(site, ap, NULL, ks, v);
 	va_end(ap);
 }
 
@@ -445,7 +480,7 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 void llog__logv(struct llog_site *site, va_list ap);
 void llog__logv(struct llog_site *site, va_list ap)
 {
-	log_ap(site, ap, NULL);
+	log_ap(site, ap, NULL, NULL, NULL);
 }
 
 void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const char *fmt, ...)
@@ -453,7 +488,7 @@ void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const 
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_ap(site, ap, rl);
+	log_ap(site, ap, rl, NULL, NULL);
 	va_end(ap);
 }
 
@@ -504,6 +539,60 @@ int llog_set_thread_name(const char *name)
 			llog__arena_rename_closed(a, buf);
 		}
 	}
+	signal_fence();
+	a->in_log = 0;
+	return 0;
+}
+
+/* Reserves and pushes a CTX record of a's context; 0, 1 (reserve failed:
+ * DROP) or -1 (list closed: given back, flusher's copy set). In_log held. */
+static int ctx_record(struct llog__arena *a)
+{
+	struct llog__kv_list h;
+	struct llog__rec *r;
+	uint32_t old_reserve = a->reserve, carried;
+
+	memcpy(&h, a->ctx, sizeof(h));
+	if (h.bytes < sizeof(h))
+		h.bytes = sizeof(h); /* never set: an empty list */
+	r = reserve(a, LLOG__REC_HDR + align8(h.bytes));
+	if (r == NULL) {
+		a->ctx_dirty = 1;
+		return 1;
+	}
+	memcpy(llog__rec_payload(r), a->ctx, h.bytes);
+	r->kind = LLOG__K_CTX;
+	r->len = h.bytes;
+	r->flags = 0;
+	r->site = NULL;
+	r->arena = a;
+	carried = r->dropped = llog__load_relaxed(pending_drops(a));
+	if (llog__push(r) == 0) {
+		if (carried != 0)
+			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
+		a->ctx_dirty = 0;
+		return 0;
+	}
+	llog__arena_unreserve(a, old_reserve);
+	llog__arena_ctx_closed(a);
+	return -1;
+}
+
+static int ctx_resend(struct llog__arena *a)
+{
+	return ctx_record(a) == 1 ? -1 : 0;
+}
+
+/*
+ * llog_ctx_set and friends (ctx.c): the context travels as a CTX record in
+ * this thread's own stream, as a NAME record does (above), under the same
+ * in_log guard.
+ */
+int llog__ctx_push(struct llog__arena *a)
+{
+	a->in_log = 1;
+	signal_fence();
+	(void)ctx_record(a);
 	signal_fence();
 	a->in_log = 0;
 	return 0;

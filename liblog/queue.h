@@ -45,7 +45,8 @@ enum llog__kind {
 	LLOG__K_EXIT = 2,    /* the owning thread exited: free its arena */
 	LLOG__K_BARRIER = 3, /* llog_flush(): commit, then signal */
 	LLOG__K_SINK = 4,    /* install a sink */
-	LLOG__K_NAME = 5     /* the owning thread's new name (payload, arena.h) */
+	LLOG__K_NAME = 5,    /* the owning thread's new name (payload, arena.h) */
+	LLOG__K_CTX = 6      /* the owning thread's context (a field list, kv.h) */
 };
 
 #define LLOG__REC_TRUNCATED 0x01u
@@ -55,6 +56,9 @@ enum llog__kind {
 /* Below the output level: kept by the flusher for the backtrace, not
  * written (backtrace.h). */
 #define LLOG__REC_BACKTRACE 0x04u
+/* A LOG_*_KV record: the call block (kv.h) follows the payload and the
+ * rate-limit count, at align8(len) (+ 8 with LLOG__REC_SUPPRESSED). */
+#define LLOG__REC_FIELDS 0x08u
 
 struct llog__arena;
 

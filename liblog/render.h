@@ -55,6 +55,15 @@ void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__pl
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		     char *buf, size_t cap, struct llog_entry *e);
 
+/* The call block of a LOG_*_KV record (kv.h), or NULL. */
+static inline const void *llog__rec_fields(const struct llog__rec *r)
+{
+	if (!(r->flags & LLOG__REC_FIELDS))
+		return NULL;
+	return (const char *)llog__rec_payload(r) + ((r->len + 7u) & ~7u) +
+	       ((r->flags & LLOG__REC_SUPPRESSED) ? 8u : 0u);
+}
+
 /* The entry "llog: thread T dropped N records" (WARN), its text in
  * note[LLOG__NOTICE_BYTES]; e->seq and e->ts_ns are the caller's. */
 void llog__render_notice(uint64_t tid, uint32_t dropped, char *note, struct llog_entry *e);

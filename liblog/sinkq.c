@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "config.h"
 #include "crash.h"
+#include "kv.h"
 #include "queue.h"
 #include "render.h"
 #include "sink.h"
@@ -51,6 +52,9 @@ struct item {
 	int64_t ts_ns;
 	uint64_t suppressed; /* the entry's (rate limits) */
 	char tname[16]; /* the entry's thread name (at most 15 bytes), NUL-ended */
+	/* Where the entry's fields are, a field list (kv.h) from the item's
+	 * start; 0: none (no field, none left out). */
+	uint32_t fields_off;
 };
 
 #define ITEM_ALIGN 8u
@@ -93,6 +97,7 @@ struct llog__sinkq {
 	pthread_mutex_t call_lock;
 	int fork_locked; /* fork_prepare got call_lock */
 	unsigned retry_ms; /* the worker's: 0, or when to retry a failed commit */
+	struct llog_field wfields[LLOG_FIELDS_MAX]; /* the worker's entry's */
 	/* Counters (relaxed: statistics only). */
 	_Atomic uint64_t queued, delivered, dropped, undelivered, late, peak;
 };
@@ -109,12 +114,32 @@ static uint64_t pow2_at_least(uint64_t n)
 	return p;
 }
 
-static uint64_t item_size(const struct llog_entry *e, size_t file_len, size_t func_len)
+/* An item's bytes before its fields (their offset), 8-aligned. */
+static uint64_t item_base(const struct llog_entry *e, size_t file_len, size_t func_len)
 {
 	uint64_t n = sizeof(struct item) + file_len + 1 + func_len + 1 + e->msg_len + cat_len(e) + 1;
 
 	return (n + ITEM_ALIGN - 1) & ~(uint64_t)(ITEM_ALIGN - 1);
 }
+
+static int has_fields(const struct llog_entry *e)
+{
+	return e->nfields != 0 || e->fields_truncated != 0;
+}
+
+/* The whole item: the fields deep-copied after the strings. */
+static uint64_t item_size(const struct llog_entry *e, size_t file_len, size_t func_len)
+{
+	uint64_t n = item_base(e, file_len, func_len);
+
+	if (has_fields(e))
+		n += llog__kv_list_size(e->fields, e->nfields);
+	return n;
+}
+
+/* The largest field list an entry can have (LLOG_FIELDS_MAX of the
+ * largest fields). */
+#define FIELDS_MAX_BYTES                                                      	(sizeof(struct llog__kv_list) +                                      	 LLOG_FIELDS_MAX * (sizeof(struct llog__kv_ent) + LLOG_FIELD_KEY_MAX + LLOG_FIELD_STR_MAX + 9))
 
 struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_options *opt,
 				    int index)
@@ -122,7 +147,8 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 	struct llog__sinkq *q = aligned_alloc(64, sizeof(*q));
 	/* Relaxed: see config.h. The largest entry: a whole record, its
 	 * marker, and generous file and function names. */
-	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192;
+	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192 +
+		       FIELDS_MAX_BYTES;
 	uint64_t want = opt->queue_bytes ? opt->queue_bytes : DEFAULT_QUEUE_BYTES;
 	struct llog__buf nb;
 
@@ -219,7 +245,7 @@ static struct item *item_at(const struct llog__sinkq *q, uint64_t pos)
 }
 
 /* The entry an item carries (strings in the ring). */
-static void item_entry(const struct item *it, struct llog_entry *e)
+static void item_entry(const struct item *it, struct llog_field *fields, struct llog_entry *e)
 {
 	const char *p = (const char *)(it + 1);
 
@@ -238,9 +264,11 @@ static void item_entry(const struct item *it, struct llog_entry *e)
 	e->category = it->cat_len != 0 ? e->msg + e->msg_len : NULL;
 	e->category_len = it->cat_len;
 	e->backtrace = (int)it->backtrace;
-	e->fields = NULL; /* not yet carried through the queue (issue 15) */
+	e->fields = NULL;
 	e->nfields = 0;
 	e->fields_truncated = 0;
+	if (it->fields_off != 0)
+		llog__kv_list_entry((const char *)it + it->fields_off, fields, e);
 }
 
 /* Runs one item through the sink (under call_lock: see fork). */
@@ -251,7 +279,7 @@ static void run_item(struct llog__sinkq *q, const struct item *it)
 
 	pthread_mutex_lock(&q->call_lock);
 	if (it->kind == ITEM_ENTRY) {
-		item_entry(it, &e);
+		item_entry(it, q->wfields, &e);
 		if (s->ops->write(s, &e) < 0)
 			llog__count(write_errors, 1);
 		llog__fetch_add_relaxed(&q->delivered, 1);
@@ -510,6 +538,14 @@ static void write_entry(struct item *it, uint64_t size,
 	if (it->cat_len != 0)
 		memcpy(p + func_len + 1 + e->msg_len, e->category, it->cat_len);
 	p[func_len + 1 + e->msg_len + it->cat_len] = '\0';
+	it->fields_off = 0;
+	if (has_fields(e)) {
+		/* Deep copy: the entry's fields point into the flusher's
+		 * record and context, gone once it returns. */
+		it->fields_off = (uint32_t)item_base(e, file_len, func_len);
+		llog__kv_list_write(e->fields, e->nfields, e->fields_truncated,
+				    (char *)it + it->fields_off);
+	}
 }
 
 /* Queues e if it fits now; returns whether it did. */

@@ -24,6 +24,7 @@ void llog_get_stats(struct llog_stats *out)
 	out->backtrace_captured = llog__load_relaxed(&llog__stats.bt_captured);
 	out->backtrace_written = llog__load_relaxed(&llog__stats.bt_written);
 	out->backtrace_discarded = llog__load_relaxed(&llog__stats.bt_discarded);
+	out->fields_truncated = llog__load_relaxed(&llog__stats.fields_truncated);
 }
 
 void llog__count_sink_lost(uint64_t records)

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "clock.h"
+#include "kv.h"
 #include "render.h"
 #include "sink.h"
 #include "stats.h"
@@ -29,6 +30,14 @@ static void own_name(struct llog_entry *e)
 	e->thread_name_len = strlen(e->thread_name);
 }
 
+/* The owner's context (on the owner: not the flusher's copy), or NULL. */
+static const void *own_ctx(void)
+{
+	const struct llog__arena *a = llog__tls_arena;
+
+	return a != NULL && !llog__arena_thread_is_internal() ? a->ctx : NULL;
+}
+
 /* Stamps e with the wall clock and writes it as one text line. */
 static void write_line(struct llog_entry *e)
 {
@@ -47,20 +56,32 @@ void llog__sync_record(const struct llog__rec *r)
 	struct llog__plan tmp;
 	struct llog_entry e;
 
+	struct llog_field fields[LLOG_FIELDS_MAX];
+
 	llog__render_record(r, msg, sizeof(msg), &tmp, &e);
 	own_name(&e); /* on the owner: not the flusher's copy */
+	llog__fields_entry(own_ctx(), llog__rec_fields(r), fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }
 
-void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap)
+void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
+		   const struct llog__kv_site *ks, const union llog__kv_val *v)
 {
 	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
+	struct llog_field fields[LLOG_FIELDS_MAX];
+	uint64_t call[LLOG__SYNC_MSG / 8];
+	uint32_t slen[LLOG_FIELDS_MAX], n = 0;
 	struct llog_entry e;
 
 	llog__render_va(site, plan, ap, msg, sizeof(msg), &e);
 	e.tid = (uint64_t)syscall(SYS_gettid);
 	own_name(&e);
+	if (ks != NULL) {
+		(void)llog__kv_call_measure(ks, v, sizeof(call), slen, &n);
+		llog__kv_call_write(ks, v, slen, n, call);
+	}
+	llog__fields_entry(own_ctx(), ks != NULL ? call : NULL, fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }

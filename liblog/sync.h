@@ -26,7 +26,9 @@
  * was being captured). */
 void llog__sync_record(const struct llog__rec *r);
 /* A call rendered at once from its arguments. */
-void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap);
+/* ks, v: a LOG_*_KV call's fields (NULL: none). */
+void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
+		   const struct llog__kv_site *ks, const union llog__kv_val *v);
 /* The notice that thread tid dropped `dropped` records. */
 void llog__sync_notice(uint64_t tid, uint32_t dropped);
 

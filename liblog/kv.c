@@ -1,0 +1,268 @@
+/*
+ * kv.c - structured fields: the call block a LOG_*_KV record carries, the
+ * field lists of contexts and sink queues, and the entry a sink sees. See
+ * kv.h for the formats.
+ */
+#include <string.h>
+
+#include "kv.h"
+#include "stats.h"
+
+uint32_t llog__kv_str_len(const char *s, int *cut)
+{
+	size_t n = strnlen(s, LLOG_FIELD_STR_MAX + 1);
+	size_t c = LLOG_FIELD_STR_MAX;
+
+	*cut = 0;
+	if (n <= LLOG_FIELD_STR_MAX)
+		return (uint32_t)n;
+	/* s[c] is the first byte left out: while it continues a character,
+	 * that character starts earlier and goes too (at most 3 back: a
+	 * longer run is not UTF-8, cut where it stands). */
+	while (c > LLOG_FIELD_STR_MAX - 3 && ((unsigned char)s[c] & 0xc0u) == 0x80u)
+		c--;
+	if (((unsigned char)s[c] & 0xc0u) == 0x80u)
+		c = LLOG_FIELD_STR_MAX;
+	*cut = 1;
+	return (uint32_t)c;
+}
+
+#define CALL_HDR 16u
+
+uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			       uint32_t budget, uint32_t *slen, uint32_t *nstored)
+{
+	uint32_t n = CALL_HDR, i;
+
+	for (i = 0; i < ks->n; i++) {
+		uint32_t need = 8;
+
+		if (ks->types[i] == LLOG_FIELD_STR && v[i].s != NULL) {
+			int cut;
+
+			slen[i] = llog__kv_str_len(v[i].s, &cut);
+			need += llog__kv_align8(slen[i] + 1u);
+		}
+		if (n + need > budget)
+			break;
+		n += need;
+	}
+	*nstored = i;
+	return n;
+}
+
+void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			 const uint32_t *slen, uint32_t nstored, void *dst)
+{
+	unsigned char *p = dst;
+	uint32_t left = ks->n - nstored;
+
+	memcpy(p, &ks, sizeof(ks));
+	memcpy(p + 8, &nstored, 4);
+	memcpy(p + 12, &left, 4);
+	p += CALL_HDR;
+	for (uint32_t i = 0; i < nstored; i++) {
+		if (ks->types[i] != LLOG_FIELD_STR) {
+			memcpy(p, &v[i], 8);
+			p += 8;
+			continue;
+		}
+		uint32_t meta = 0, len = 0;
+
+		if (v[i].s == NULL) {
+			meta = LLOG__KV_META_NULL;
+		} else {
+			len = slen[i];
+			/* Measured: the same bound again gives the same cut. */
+			meta = strnlen(v[i].s, (size_t)len + 1) > len ? LLOG__KV_META_CUT : 0;
+		}
+		memcpy(p, &len, 4);
+		memcpy(p + 4, &meta, 4);
+		p += 8;
+		if (!(meta & LLOG__KV_META_NULL)) {
+			memcpy(p, v[i].s, len);
+			p[len] = '\0';
+			p += llog__kv_align8(len + 1u);
+		}
+	}
+}
+
+size_t llog__kv_list_size(const struct llog_field *f, size_t n)
+{
+	size_t b = sizeof(struct llog__kv_list);
+
+	for (size_t i = 0; i < n; i++)
+		b += sizeof(struct llog__kv_ent) +
+		     llog__kv_align8(f[i].key_len + 1 +
+				     (f[i].type == LLOG_FIELD_STR ? f[i].v.str.len + 1 : 0));
+	return b;
+}
+
+void llog__kv_list_write(const struct llog_field *f, size_t n, uint32_t truncated, void *dst)
+{
+	struct llog__kv_list h = {(uint32_t)n, (uint32_t)llog__kv_list_size(f, n), 0, truncated};
+	unsigned char *p = (unsigned char *)dst + sizeof(h);
+
+	memcpy(dst, &h, sizeof(h));
+	for (size_t i = 0; i < n; i++) {
+		struct llog__kv_ent en = {(uint8_t)f[i].type, (uint8_t)f[i].flags,
+					  (uint16_t)f[i].key_len, 0, {0}};
+		size_t tail = f[i].key_len + 1;
+
+		if (f[i].type == LLOG_FIELD_STR) {
+			en.slen = (uint32_t)f[i].v.str.len;
+		} else if (f[i].type == LLOG_FIELD_BOOL) {
+			en.v.u = f[i].v.b != 0;
+		} else {
+			memcpy(&en.v, &f[i].v, sizeof(en.v)); /* i64, u64, f64 */
+		}
+		memcpy(p, &en, sizeof(en));
+		p += sizeof(en);
+		memcpy(p, f[i].key, f[i].key_len);
+		p[f[i].key_len] = '\0';
+		if (f[i].type == LLOG_FIELD_STR) {
+			memcpy(p + tail, f[i].v.str.ptr, en.slen);
+			p[tail + en.slen] = '\0';
+			tail += (size_t)en.slen + 1;
+		}
+		p += llog__kv_align8(tail);
+	}
+}
+
+/* One list entry at p into *f; returns the next entry. */
+static const unsigned char *ent_field(const unsigned char *p, struct llog_field *f)
+{
+	struct llog__kv_ent en;
+	size_t tail;
+
+	memcpy(&en, p, sizeof(en));
+	p += sizeof(en);
+	f->key = (const char *)p;
+	f->key_len = en.klen;
+	f->type = (enum llog_field_type)en.type;
+	f->flags = en.flags;
+	tail = (size_t)en.klen + 1;
+	if (en.type == LLOG_FIELD_STR) {
+		f->v.str.ptr = (const char *)p + tail;
+		f->v.str.len = en.slen;
+		tail += (size_t)en.slen + 1;
+	} else if (en.type == LLOG_FIELD_BOOL) {
+		f->v.b = en.v.u != 0;
+	} else {
+		memcpy(&f->v, &en.v, sizeof(en.v));
+	}
+	return p + llog__kv_align8(tail);
+}
+
+void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_entry *e)
+{
+	struct llog__kv_list h;
+	const unsigned char *p = (const unsigned char *)list + sizeof(h);
+
+	memcpy(&h, list, sizeof(h));
+	for (uint32_t i = 0; i < h.count && i < LLOG_FIELDS_MAX; i++)
+		p = ent_field(p, &out[i]);
+	e->fields = h.count != 0 ? out : NULL;
+	e->nfields = h.count < LLOG_FIELDS_MAX ? h.count : LLOG_FIELDS_MAX;
+	e->fields_truncated = h.left;
+}
+
+/* The call block's field i at *pp into *f (key from the site). */
+static void call_field(const struct llog__kv_site *ks, uint32_t i, const unsigned char **pp,
+		       struct llog_field *f)
+{
+	const unsigned char *p = *pp;
+
+	f->key = ks->keys[i];
+	f->key_len = strlen(f->key);
+	f->type = (enum llog_field_type)ks->types[i];
+	f->flags = 0;
+	if (f->type != LLOG_FIELD_STR) {
+		union llog__kv_val v;
+
+		memcpy(&v, p, sizeof(v));
+		if (f->type == LLOG_FIELD_BOOL)
+			f->v.b = v.u != 0;
+		else
+			memcpy(&f->v, &v, sizeof(v));
+		*pp = p + 8;
+		return;
+	}
+	uint32_t len, meta;
+
+	memcpy(&len, p, 4);
+	memcpy(&meta, p + 4, 4);
+	p += 8;
+	if (meta & LLOG__KV_META_NULL) {
+		f->type = LLOG_FIELD_NULL;
+		*pp = p;
+		return;
+	}
+	f->v.str.ptr = (const char *)p;
+	f->v.str.len = len;
+	if (meta & LLOG__KV_META_CUT)
+		f->flags = LLOG_FIELD_TRUNCATED;
+	*pp = p + llog__kv_align8(len + 1u);
+}
+
+/* Whether the call block has a field named key. */
+static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char *key,
+		    size_t klen)
+{
+	for (uint32_t i = 0; i < nstored; i++)
+		if (strncmp(ks->keys[i], key, klen) == 0 && ks->keys[i][klen] == '\0')
+			return 1;
+	return 0;
+}
+
+void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
+			struct llog_entry *e)
+{
+	const struct llog__kv_site *ks = NULL;
+	uint32_t nstored = 0, left = 0, n = 0, trunc = 0;
+	const unsigned char *cp = NULL;
+	struct llog__kv_list h = {0, 0, 0, 0};
+
+	if (call != NULL) {
+		memcpy(&ks, call, sizeof(ks));
+		memcpy(&nstored, (const char *)call + 8, 4);
+		memcpy(&left, (const char *)call + 12, 4);
+		cp = (const unsigned char *)call + CALL_HDR;
+		trunc += left;
+	}
+	if (ctx != NULL) {
+		const unsigned char *p = (const unsigned char *)ctx + sizeof(h);
+
+		memcpy(&h, ctx, sizeof(h));
+		trunc += h.refused;
+		for (uint32_t i = 0; i < h.count; i++) {
+			struct llog_field f;
+
+			p = ent_field(p, &f);
+			if (ks != NULL && call_has(ks, nstored, f.key, f.key_len))
+				continue; /* the call wins */
+			if (n == LLOG_FIELDS_MAX) {
+				trunc++;
+				continue;
+			}
+			out[n++] = f;
+		}
+	}
+	for (uint32_t i = 0; i < nstored; i++) {
+		struct llog_field f;
+
+		call_field(ks, i, &cp, &f);
+		if (n == LLOG_FIELDS_MAX) {
+			trunc++;
+			continue;
+		}
+		out[n++] = f;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		trunc += (out[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+	e->fields = n != 0 ? out : NULL;
+	e->nfields = n;
+	e->fields_truncated = trunc;
+	if (trunc != 0)
+		llog__count(fields_truncated, trunc);
+}

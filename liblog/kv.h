@@ -1,0 +1,101 @@
+/*
+ * kv.h - structured fields in records and entries (internal; issue 15,
+ * docs/fields.md).
+ *
+ * DESIGN
+ * Three byte formats, all 8-aligned, all read and written here only:
+ *
+ * Call block (a LOG_*_KV record, LLOG__REC_FIELDS; producer.c writes it
+ * after the payload and the rate-limit count, the flusher reads it):
+ *     u64 the call site's struct llog__kv_site * (keys and types: static)
+ *     u32 fields stored, u32 fields left out (over the record's bound)
+ *     per stored field, in call order, one 8-byte slot:
+ *       I64/U64/F64/BOOL: the raw union llog__kv_val;
+ *       STR: u32 len, u32 meta (KV_META_CUT: cut at LLOG_FIELD_STR_MAX,
+ *            KV_META_NULL: a NULL pointer, no bytes), then len bytes,
+ *            a NUL and padding to 8.
+ *   Per field the call copies 8 bytes (a string: its bytes too): what a
+ *   printf argument of the same type costs (fmt.h), no key work.
+ *
+ * Field list (a thread's context, arena.h; a sink queue's item, sinkq.c):
+ *     u32 count, u32 bytes (the whole list, header included),
+ *     u32 refused (context keys refused for the limits), u32 left (fields
+ *     left out, sinkq.c), then per field a struct llog__kv_ent, its key
+ *     and a NUL, for STR its value and a NUL, padding to 8.
+ *
+ * Entry (what a sink sees): llog__fields_entry builds struct llog_field
+ * array pointing into a context list and a call block: the context's
+ * fields first (the order their keys were first set) but those whose key
+ * the call has too, then the call's (docs/fields.md 2), at most
+ * LLOG_FIELDS_MAX. fields_truncated = fields left out (at the call, over
+ * LLOG_FIELDS_MAX here, context keys refused) + string values cut.
+ */
+#ifndef LLOG_KV_H
+#define LLOG_KV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+
+#define LLOG__KV_META_CUT 0x1u
+#define LLOG__KV_META_NULL 0x2u
+
+/* A field list's header and entries (see above). */
+struct llog__kv_list {
+	uint32_t count, bytes, refused, left;
+};
+struct llog__kv_ent {
+	uint8_t type, flags;
+	uint16_t klen;
+	uint32_t slen;
+	union llog__kv_val v;
+	/* key NUL [value NUL] pad */
+};
+
+/* The largest context list: LLOG_CTX_KEYS entries, their keys and string
+ * values (LLOG_CTX_BYTES in all), NULs and padding. */
+#define LLOG__CTX_LIST_MAX                                                    \
+	(sizeof(struct llog__kv_list) +                                      \
+	 LLOG_CTX_KEYS * (sizeof(struct llog__kv_ent) + 2 + 7) + LLOG_CTX_BYTES)
+
+static inline uint32_t llog__kv_align8(size_t n)
+{
+	return ((uint32_t)n + 7u) & ~7u;
+}
+
+/* The bytes of s kept under LLOG_FIELD_STR_MAX: never half a UTF-8
+ * character (at most 3 bytes backed off); *cut set when shorter. */
+uint32_t llog__kv_str_len(const char *s, int *cut);
+
+/*
+ * The call block of (ks, v): fills slen[] (per field: the kept length of
+ * a string) and returns its bytes, at most budget (fields that do not fit
+ * are left out: *nstored of them are kept). Then llog__kv_call_write
+ * writes it to dst (8-aligned). Producer, lock-free, malloc-free.
+ */
+uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			       uint32_t budget, uint32_t *slen, uint32_t *nstored);
+void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			 const uint32_t *slen, uint32_t nstored, void *dst);
+
+/* An entry list's size for n fields of f, and its bytes written to dst
+ * (8-aligned) with `left` (fields_truncated carried as is). */
+size_t llog__kv_list_size(const struct llog_field *f, size_t n);
+void llog__kv_list_write(const struct llog_field *f, size_t n, uint32_t truncated, void *dst);
+
+/* Reads a list written by llog__kv_list_write back into out[] and e. */
+void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_entry *e);
+
+/*
+ * e->fields, nfields, fields_truncated from a context list (NULL or empty:
+ * none) and a call block (NULL: none), into out[LLOG_FIELDS_MAX] (the
+ * entry points into ctx, call and out: valid while they are). Counts
+ * e->fields_truncated in llog_stats.fields_truncated. Pure code,
+ * async-signal-safe.
+ */
+void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
+			struct llog_entry *e);
+
+#endif /* LLOG_KV_H */
