@@ -4,3 +4,18 @@ llog_tests(LABEL unit TIMEOUT 120 NAMES test_kv test_ctx)
 if(TARGET test_kv)
   target_link_libraries(test_kv PRIVATE m)
 endif()
+
+# Compile-fail tests: the compiler must refuse each case of kv_compile.c
+# (WILL_FAIL); case 0, the positive control, must compile with -Werror, so
+# a broken command line cannot make the others pass.
+set(_kv_src ${CMAKE_CURRENT_SOURCE_DIR}/kv_compile.c)
+set(_kv_cmd ${CMAKE_C_COMPILER} -std=gnu11 -fsyntax-only -Wall -Wextra
+            -I${PROJECT_SOURCE_DIR}/include ${_kv_src})
+add_test(NAME kv_compile_ok COMMAND ${_kv_cmd} -Werror -DCASE=0)
+set_tests_properties(kv_compile_ok PROPERTIES LABELS unit TIMEOUT 60)
+foreach(c IN ITEMS 1_struct 2_int_pointer 3_void_pointer 4_bare_null 5_key_not_literal
+                   6_key_too_long 7_key_empty 8_odd_count 9_too_many_pairs 10_ctx_struct)
+  string(REGEX MATCH "^[0-9]+" n ${c})
+  add_test(NAME kv_compile_fail_${c} COMMAND ${_kv_cmd} -DCASE=${n})
+  set_tests_properties(kv_compile_fail_${c} PROPERTIES LABELS unit TIMEOUT 60 WILL_FAIL TRUE)
+endforeach()

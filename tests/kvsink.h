@@ -40,7 +40,7 @@ struct kvsink {
 	size_t n, cap;
 };
 
-static void kvsink_on_entry(void *user, const struct llog_entry *e)
+static inline void kvsink_on_entry(void *user, const struct llog_entry *e)
 {
 	struct kvsink *s = user;
 	struct kv_entry *k;
@@ -89,7 +89,7 @@ static void kvsink_on_entry(void *user, const struct llog_entry *e)
 	}
 }
 
-static void kvsink_reset(struct kvsink *s)
+static inline void kvsink_reset(struct kvsink *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t j = 0; j < s->e[i].nfields; j++)
@@ -99,7 +99,7 @@ static void kvsink_reset(struct kvsink *s)
 }
 
 /* Adds a callback sink writing into s (own: on a thread of its own). */
-static int kvsink_add(struct kvsink *s, int own)
+static inline int kvsink_add(struct kvsink *s, int own)
 {
 	struct llog_callback_options o = {.on_entry = kvsink_on_entry, .user = s};
 	struct llog_sink *sink = llog_callback_sink(&o);
@@ -115,7 +115,7 @@ static int kvsink_add(struct kvsink *s, int own)
 }
 
 /* The field named key of entry k, or NULL. */
-static const struct kv_field *kv_get(const struct kv_entry *k, const char *key)
+static inline const struct kv_field *kv_get(const struct kv_entry *k, const char *key)
 {
 	for (size_t i = 0; i < k->nfields; i++)
 		if (strcmp(k->f[i].key, key) == 0)
