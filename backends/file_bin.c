@@ -323,6 +323,82 @@ static size_t text_bound(const struct llog__capture *c)
 	return text < SCRATCH_CAP ? text : SCRATCH_CAP;
 }
 
+/*
+ * The entry's fields as an extension item (docs/file-format.md):
+ *   varint fields_truncated, varint n, then per field
+ *   u8 type (| LLOG_BIN_FIELD_CUT), varint key length, the key, the value:
+ *   I64 zigzag varint, U64 varint, F64 8 bytes little-endian (the IEEE 754
+ *   bits), BOOL u8, NULL nothing, STR varint length and the bytes.
+ */
+static size_t fields_bound(const struct llog_entry *e)
+{
+	size_t n = 0;
+
+	if (e->nfields == 0 && e->fields_truncated == 0)
+		return 0;
+	n = 10 /* ext length */ + 1 + 10 /* item */ + 2 * 10;
+	for (size_t i = 0; i < e->nfields; i++)
+		n += 1 + 10 + e->fields[i].key_len + 10 +
+		     (e->fields[i].type == LLOG_FIELD_STR ? e->fields[i].v.str.len : 0);
+	return n;
+}
+
+static char *put_fields(char *p, const struct llog_entry *e)
+{
+	p = put_varint(p, e->fields_truncated);
+	p = put_varint(p, e->nfields);
+	for (size_t i = 0; i < e->nfields; i++) {
+		const struct llog_field *f = &e->fields[i];
+		unsigned t = (unsigned)f->type;
+		uint64_t bits;
+
+		if (f->type == LLOG_FIELD_STR && (f->flags & LLOG_FIELD_TRUNCATED))
+			t |= LLOG_BIN_FIELD_CUT;
+		*p++ = (char)t;
+		p = put_str(p, f->key, f->key_len);
+		switch (f->type) {
+		case LLOG_FIELD_I64:
+			p = put_varint(p, ((uint64_t)f->v.i64 << 1) ^ (uint64_t)(f->v.i64 >> 63));
+			break;
+		case LLOG_FIELD_U64:
+			p = put_varint(p, f->v.u64);
+			break;
+		case LLOG_FIELD_F64:
+			memcpy(&bits, &f->v.f64, 8);
+			p = put_u64(p, bits);
+			break;
+		case LLOG_FIELD_BOOL:
+			*p++ = (char)(f->v.b != 0);
+			break;
+		case LLOG_FIELD_STR:
+			p = put_str(p, f->v.str.ptr, f->v.str.len);
+			break;
+		default:
+			break;
+		}
+	}
+	return p;
+}
+
+/* The extension blob (flag LLOG_BIN_F_EXT): one fields item. Its length
+ * is known only once written: encoded after, then moved into place. */
+static char *put_ext(char *p, const struct llog_entry *e)
+{
+	char item[10 + 1 + 10], *q;
+	char *start = p + sizeof(item) + 10; /* room for both headers */
+	char *end = put_fields(start, e);
+	size_t n = (size_t)(end - start), hl;
+
+	q = item;
+	*q++ = (char)LLOG_BIN_EXT_FIELDS;
+	q = put_varint(q, n);
+	hl = (size_t)(q - item);
+	q = put_varint(p, n + hl);
+	memcpy(q, item, hl);
+	memmove(q + hl, start, n);
+	return q + hl + n;
+}
+
 size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry *e)
 {
 	const struct llog__capture *c = llog__capture_of(e);
@@ -331,7 +407,7 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
 	if (c != NULL) /* it may become text (at most text_bound: encode) */
 		body = body > text_bound(c) ? body : text_bound(c);
 	(void)fs;
-	return 16 + 12 + 16 /* thread */ + 6 * 10 + body;
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + body + fields_bound(e);
 }
 
 /* The record's message as text when its capture cannot be stored. */
@@ -408,6 +484,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag |= LLOG_BIN_F_SUPP;
 	if (e->backtrace)
 		tag |= LLOG_BIN_F_BT;
+	if (e->nfields != 0 || e->fields_truncated != 0)
+		tag |= LLOG_BIN_F_EXT;
 	*p++ = (char)tag;
 	if (tag & LLOG_BIN_F_SEQ)
 		p = put_varint(p, e->seq - fr->seq - 1);
@@ -421,6 +499,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	}
 	if (tag & LLOG_BIN_F_SUPP)
 		p = put_varint(p, e->suppressed);
+	if (tag & LLOG_BIN_F_EXT)
+		p = put_ext(p, e);
 	p = put_varint(p, len);
 	if (len > 0)
 		memcpy(p, body, len);

@@ -80,6 +80,11 @@ static inline uint32_t llog__fnv1a32(const void *p, size_t n)
 #define LLOG_BIN_F_SUPP 0x10u              /* a suppressed count follows */
 #define LLOG_BIN_F_TRUNC 0x20u             /* the capture was cut */
 #define LLOG_BIN_F_EXT 0x40u               /* an extension blob follows (skipped) */
+/* The extension blob: items, each u8 kind, varint n, n bytes; a reader
+ * skips kinds it does not know. */
+#define LLOG_BIN_EXT_FIELDS 1u             /* the entry's fields (issue 15) */
+/* A field's type byte: enum llog_field_type, | this when the string was cut. */
+#define LLOG_BIN_FIELD_CUT 0x10u
 #define LLOG_BIN_F_BT 0x80u                /* a backtrace entry (no field follows) */
 /* Site kinds. */
 #define LLOG_BIN_SITE_LOG 0u               /* format and argument plan */

@@ -19,3 +19,17 @@ foreach(c IN ITEMS 1_struct 2_int_pointer 3_void_pointer 4_bare_null 5_key_not_l
   add_test(NAME kv_compile_fail_${c} COMMAND ${_kv_cmd} -DCASE=${n})
   set_tests_properties(kv_compile_fail_${c} PROPERTIES LABELS unit TIMEOUT 60 WILL_FAIL TRUE)
 endforeach()
+
+# Binary file records with fields: a writer linked with llog, a reader
+# linked with llogcat's decoder (tools/reader.c, tools/binrec.c).
+if(TARGET llogcat_reader AND TARGET llogcat_render)
+  add_executable(kv_binfile_writer kv_binfile_writer.c)
+  target_link_libraries(kv_binfile_writer PRIVATE llog llog_build_flags)
+  add_executable(test_kv_binfile test_kv_binfile.c)
+  target_include_directories(test_kv_binfile PRIVATE ${PROJECT_SOURCE_DIR}/tools
+                                                     ${PROJECT_SOURCE_DIR}/liblog)
+  target_link_libraries(test_kv_binfile PRIVATE llogcat_reader llogcat_render PkgConfig::CMOCKA
+                                                PkgConfig::ZSTD m llog_build_flags)
+  add_test(NAME test_kv_binfile COMMAND test_kv_binfile $<TARGET_FILE:kv_binfile_writer>)
+  set_tests_properties(test_kv_binfile PROPERTIES LABELS integration TIMEOUT 120)
+endif()

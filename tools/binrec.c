@@ -36,6 +36,10 @@ struct lcb {
 	uint64_t clock;
 	char *msg, *line;
 	size_t msg_cap, line_cap;
+	/* The record's fields (extension item LLOG_BIN_EXT_FIELDS) and their
+	 * keys and string values, NUL-terminated copies. */
+	struct llog_field fields[LLOG_FIELDS_MAX];
+	char fbytes[LLOG_FIELDS_MAX * (LLOG_FIELD_KEY_MAX + LLOG_FIELD_STR_MAX + 2)];
 };
 
 /* ---- bytes ---------------------------------------------------------------- */
@@ -388,6 +392,112 @@ static const char *render_log(struct lcb *b, const struct stream *st, const stru
 	return NULL;
 }
 
+/* A copy of n bytes at src into the decoder's field bytes, NUL-ended. */
+static const char *field_copy(char *bytes, size_t *used, const unsigned char *src, size_t n)
+{
+	char *d = bytes + *used;
+
+	memcpy(d, src, n);
+	d[n] = '\0';
+	*used += n + 1;
+	return d;
+}
+
+/* The fields item of an extension blob (docs/file-format.md) into e,
+ * pointing into b. Returns NULL or why it is bad. */
+static const char *get_fields(struct lcb *b, struct cur *c, struct llog_entry *e)
+{
+	uint64_t trunc = get_varint(c), n = get_varint(c);
+	size_t used = 0;
+
+	if (c->why != NULL)
+		return c->why;
+	if (n > LLOG_FIELDS_MAX || trunc > UINT32_MAX)
+		return "too many fields";
+	for (uint64_t i = 0; i < n; i++) {
+		struct llog_field *f = &b->fields[i];
+		const unsigned char *s;
+		unsigned t;
+		size_t len;
+		uint64_t v;
+
+		if (!need(c, 1))
+			return c->why;
+		t = *c->p++;
+		if ((s = get_str(c, LLOG_FIELD_KEY_MAX, &len)) == NULL)
+			return c->why;
+		f->key = field_copy(b->fbytes, &used, s, len);
+		f->key_len = len;
+		f->type = (enum llog_field_type)(t & ~LLOG_BIN_FIELD_CUT);
+		f->flags = (t & LLOG_BIN_FIELD_CUT) ? LLOG_FIELD_TRUNCATED : 0;
+		switch (f->type) {
+		case LLOG_FIELD_NULL:
+			break;
+		case LLOG_FIELD_I64:
+			v = get_varint(c);
+			f->v.i64 = (int64_t)((v >> 1) ^ (0 - (v & 1)));
+			break;
+		case LLOG_FIELD_U64:
+			f->v.u64 = get_varint(c);
+			break;
+		case LLOG_FIELD_F64:
+			v = get_le(c, 8);
+			memcpy(&f->v.f64, &v, 8);
+			break;
+		case LLOG_FIELD_BOOL:
+			f->v.b = need(c, 1) && *c->p++ != 0;
+			break;
+		case LLOG_FIELD_STR:
+			if ((s = get_str(c, LLOG_FIELD_STR_MAX, &len)) == NULL)
+				return c->why;
+			f->v.str.ptr = field_copy(b->fbytes, &used, s, len);
+			f->v.str.len = len;
+			break;
+		default:
+			return "unknown field type";
+		}
+		if (c->why != NULL)
+			return c->why;
+	}
+	e->fields = n != 0 ? b->fields : NULL;
+	e->nfields = (size_t)n;
+	e->fields_truncated = (uint32_t)trunc;
+	return NULL;
+}
+
+/* An extension blob of x bytes: the items this version knows (fields),
+ * the others skipped. */
+static const char *get_ext(struct lcb *b, struct cur *c, uint64_t x, struct llog_entry *e)
+{
+	struct cur in;
+
+	if (c->why != NULL || !need(c, x > (uint64_t)(c->end - c->p) ? SIZE_MAX : (size_t)x))
+		return c->why;
+	in.p = c->p;
+	in.end = c->p + x;
+	in.why = NULL;
+	c->p += x;
+	while (in.p < in.end) {
+		unsigned kind = *in.p++;
+		uint64_t n = get_varint(&in);
+		struct cur item;
+
+		if (in.why != NULL || !need(&in, n > (uint64_t)(in.end - in.p) ? SIZE_MAX : (size_t)n))
+			return in.why;
+		item.p = in.p;
+		item.end = in.p + n;
+		item.why = NULL;
+		in.p += n;
+		if (kind == LLOG_BIN_EXT_FIELDS) {
+			const char *why = get_fields(b, &item, e);
+
+			if (why != NULL)
+				return why;
+		}
+	}
+	return NULL;
+}
+
 int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, lcb_out *out,
 	      void *ctx, const char **why)
 {
@@ -445,11 +555,12 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		ts = (int64_t)((uint64_t)ts + ((zz >> 1) ^ (0 - (zz & 1))));
 		if (tag & LLOG_BIN_F_SUPP)
 			e.suppressed = get_varint(&c);
-		if (tag & LLOG_BIN_F_EXT) { /* a newer writer's fields: skipped */
+		if (tag & LLOG_BIN_F_EXT) { /* fields; items of a newer writer skipped */
 			uint64_t x = get_varint(&c);
+			const char *ew = get_ext(b, &c, x, &e);
 
-			if (c.why == NULL && need(&c, x > (uint64_t)(c.end - c.p) ? SIZE_MAX : (size_t)x))
-				c.p += x;
+			if (ew != NULL && c.why == NULL)
+				c.why = ew;
 		}
 		len = get_varint(&c);
 		if (c.why == NULL && len > (uint64_t)(c.end - c.p))
