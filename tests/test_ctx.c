@@ -145,7 +145,7 @@ static void test_order_dup_limits(void **state)
 {
 	const struct kv_entry *k;
 	struct llog_stats before, after;
-	char key[8];
+	char key[16];
 
 	(void)state;
 	assert_int_equal(llog_ctx_set("a", 1), 0);
