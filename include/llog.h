@@ -601,13 +601,10 @@ struct llog_stats {
 	uint64_t backtrace_captured;
 	uint64_t backtrace_written;
 	uint64_t backtrace_discarded;
-	/* Appended in 0.x (issue 15): fields left out of records (over
-	 * LLOG_FIELDS_MAX, or over a record's bound at the call), string
-	 * values cut to LLOG_FIELD_STR_MAX, and context keys refused
-	 * (llog_ctx_set: -ENOSPC), each counted once where it happens; the
-	 * sum of llog_entry.fields_truncated over the records the flusher
-	 * handed out (a refused context key once per record it is missing
-	 * from) plus the refusals. */
+	/* Appended in 0.x (issue 15): the sum of llog_entry.fields_truncated
+	 * over the entries llog built (fields left out, string values cut,
+	 * context keys refused: docs/fields.md 1, 2), plus 1 for each
+	 * llog_ctx_set refused for the limits (-ENOSPC). */
 	uint64_t fields_truncated;
 };
 
