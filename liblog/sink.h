@@ -43,6 +43,14 @@ size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
  * options (the buffer that llog__format_line never needs to cut in). */
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format);
 
+/* A field's double as text (docs/fields.md 3): the shortest of %.15g,
+ * %.16g, %.17g that reads back to d, the radix always '.', with a '.' or
+ * an 'e' ("1.0", "-0.0", "1e+20"), "nan", "inf", "-inf" when not finite.
+ * Writes at most LLOG__F64_MAX bytes into b, NUL included; returns the
+ * length. Locale-independent output; calls snprintf and strtod. */
+#define LLOG__F64_MAX 40
+size_t llog__field_f64(char *b, double d);
+
 /* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":
  * exactly 30 bytes into out, no NUL. The same text as in llog's lines. */
 void llog__ts_rfc3339(char *out, int64_t ts_ns);
