@@ -197,7 +197,7 @@ static const struct llog_field sd_keys[] = {
 /* 20 values of 1000 bytes: more than a 16 KiB message holds */
 static char big[1001];
 static struct llog_field bigf[20];
-static char bigk[20][8];
+static char bigk[20][16];
 
 int main(int argc, char **argv)
 {
