@@ -23,3 +23,16 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fields/syslog_sd.c)
   set_tests_properties(test_fields_syslog PROPERTIES LABELS integration TIMEOUT 120
                                                      SKIP_RETURN_CODE 77)
 endif()
+
+# journal fields through the real journald sink to a real systemd-journald
+# in a namespace of the test's own, read back with journalctl (skipped, 77,
+# without root, journald or journalctl).
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fields/journald_fields.c)
+  add_executable(test_fields_journald fields/journald_fields.c)
+  target_include_directories(test_fields_journald PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(test_fields_journald PRIVATE llog llog_build_flags)
+  add_test(NAME test_fields_journald COMMAND test_fields_journald
+    ${CMAKE_CURRENT_SOURCE_DIR}/fields/check_journal.py)
+  set_tests_properties(test_fields_journald PROPERTIES LABELS integration TIMEOUT 120
+                                                       SKIP_RETURN_CODE 77)
+endif()

@@ -108,4 +108,5 @@ def main():
     print("check_sd: %d messages ok" % len(lines))
 
 
-main()
+if __name__ == "__main__":
+    main()
