@@ -3,7 +3,9 @@
  * 4): every type and adversarial keys and values in text lines, exact
  * lines written by hand from the contract; JSON lines read back by
  * python3's json (tests/fields/check_json.py) with values and types
- * compared; a cut value, fields left out, a small buffer. Entries are
+ * compared; a cut value, fields left out, a small buffer; the console
+ * sink never cuts fields (its line bound counts them); the callback sink
+ * hands the entry on as it is. Entries are
  * built here and given to llog_format_entry_opts (the line API every
  * text and JSON sink formats with).
  */
@@ -261,6 +263,105 @@ static void test_json_every_cap(void **state)
 	unlink(path);
 }
 
+/* ---- sinks ---------------------------------------------------------------- */
+
+/* The console sink sizes its line with llog__line_bound: fields of the
+ * worst escaping (every byte \xNN in text, \u00NN in JSON) arrive whole,
+ * never cut. */
+static void test_console_whole(void **state)
+{
+	static char v[LLOG_FIELD_STR_MAX + 1], key[LLOG_FIELD_KEY_MAX + 1];
+	static struct llog_field f[LLOG_FIELDS_MAX];
+	char path[] = "/tmp/llog_fields_conXXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(v, 0x01, LLOG_FIELD_STR_MAX);
+	memset(key, 0x02, LLOG_FIELD_KEY_MAX);
+	for (int i = 0; i < LLOG_FIELDS_MAX; i++)
+		f[i] = (struct llog_field){.key = key, .key_len = LLOG_FIELD_KEY_MAX,
+					   .type = LLOG_FIELD_STR,
+					   .v.str = {v, LLOG_FIELD_STR_MAX}};
+	f[LLOG_FIELDS_MAX - 1].type = LLOG_FIELD_F64;
+	f[LLOG_FIELDS_MAX - 1].v.f64 = -1.2345678901234568e-300;
+	for (int fmt = 0; fmt < 2; fmt++) {
+		struct llog_console_options o = {.fd = fd, .format = fmt ? LLOG_FORMAT_JSON
+									: LLOG_FORMAT_TEXT,
+						 .color = LLOG_COLOR_NEVER};
+		struct llog_sink *s = llog_console_sink(&o);
+		struct llog_entry e = entry("m", f, LLOG_FIELDS_MAX);
+		char *buf;
+		size_t len, want;
+		FILE *in;
+
+		assert_non_null(s);
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+		assert_true(s->ops->write(s, &e) > 0);
+		assert_true(s->ops->commit(s) >= 0);
+		llog_sink_destroy(s);
+		in = fopen(path, "r");
+		assert_non_null(in);
+		buf = malloc(1 << 20);
+		assert_non_null(buf);
+		len = fread(buf, 1, 1 << 20, in);
+		fclose(in);
+		/* 31 strings and a double, 31 separators; a key "" and 4 bytes a
+		 * byte (\xNN) in text, 6 (\u00NN) in JSON; a value the same */
+		want = fmt ? 31 * (2 + 6 * LLOG_FIELD_KEY_MAX + 1 + 2 + 6 * LLOG_FIELD_STR_MAX) +
+				     (2 + 6 * LLOG_FIELD_KEY_MAX + 1 + 24) + 31
+			   : 31 * (2 + 4 * LLOG_FIELD_KEY_MAX + 1 + 2 + 4 * LLOG_FIELD_STR_MAX) +
+				     (2 + 4 * LLOG_FIELD_KEY_MAX + 1 + 24) + 31;
+		assert_ptr_equal(memchr(buf, '\n', len), buf + len - 1);
+		assert_null(memmem(buf, len, "[truncated]", 11));
+		assert_non_null(memmem(buf, len, "-1.2345678901234568e-300", 24));
+		if (fmt) {
+			char *at = memmem(buf, len, "\"fields\":{", 10);
+
+			assert_non_null(at);
+			/* the members, the object's '}', the line's '}' and '\n' */
+			assert_int_equal(buf + len - (at + 10), want + 3);
+		} else {
+			char *tab = memchr(buf, '\t', len);
+
+			assert_non_null(tab);
+			assert_int_equal(buf + len - 1 - (tab + 1), want);
+		}
+		free(buf);
+	}
+	close(fd);
+	unlink(path);
+}
+
+static const struct llog_entry *cb_seen;
+static int cb_ok;
+
+/* The callback sees the entry's fields as they are, with their types. */
+static void on_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	cb_ok = e == cb_seen && e->fields == cb_seen->fields && e->nfields == NF(all_types) &&
+		e->fields_truncated == 3 && e->fields[3].type == LLOG_FIELD_U64 &&
+		e->fields[3].v.u64 == UINT64_MAX && e->fields[6].type == LLOG_FIELD_F64 &&
+		signbit(e->fields[6].v.f64) && e->fields[17].type == LLOG_FIELD_NULL;
+}
+
+static void test_callback_as_is(void **state)
+{
+	struct llog_callback_options o = {.on_entry = on_entry};
+	struct llog_sink *s = llog_callback_sink(&o);
+	struct llog_entry e = entry("m", all_types, NF(all_types));
+
+	(void)state;
+	assert_non_null(s);
+	e.fields_truncated = 3;
+	cb_seen = &e;
+	assert_true(s->ops->write(s, &e) >= 0);
+	assert_true(cb_ok);
+	llog_sink_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_text_no_opts_no_fields),
 		cmocka_unit_test(test_json_python),
 		cmocka_unit_test(test_json_every_cap),
+		cmocka_unit_test(test_console_whole),
+		cmocka_unit_test(test_callback_as_is),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
