@@ -114,6 +114,21 @@ static void test_text_message_escapes(void **state)
 	expect_text(&e, HDR "C:\\\\n\n");
 	e = entry("C:\n", NULL, 0);
 	expect_text(&e, HDR "C:\\n\n");
+	{
+		/* the function and the thread name escape a backslash too */
+		struct llog_line_options lo = {.flags = LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME};
+		char buf[256];
+		size_t n;
+
+		e = entry("m", NULL, 0);
+		e.func = "f\\n";
+		e.thread_name = "t\\]";
+		e.thread_name_len = 3;
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, buf, sizeof(buf));
+		buf[n] = '\0';
+		assert_string_equal(buf, "2025-12-03T08:20:00.123456789Z WARN  [1234 t\\\\\\x5d] "
+					 "server.c:42 f\\\\n() m\n");
+	}
 }
 
 /* The field section is last: after " [N suppressed]" and after a cut
