@@ -10,7 +10,8 @@
  * llog__line_bound, so they cut only at a hard limit of theirs, through
  * llog__format_line, which also counts the cut in stats.truncated. Every record is exactly one line, and no message can forge another
  * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
- * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), the C1
+ * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), a
+ * backslash is \\ (file format version 2: a literal "\n" is "\\n"), the C1
  * controls too: U+0080..U+009F encoded in UTF-8 (c2 80 .. c2 9f) as
  * \u0080..\u009f, and a byte 0x80..0x9f that is not part of a valid UTF-8
  * sequence (an 8-bit terminal's C1, 0x9b is CSI) as \xNN; valid UTF-8
@@ -26,6 +27,16 @@
  * asked once per second of timestamps per thread (cached with the text);
  * while a crash is drained localtime_r (a lock, a file read) is not
  * called: the thread's last offset is used, or UTC when it has none.
+ *
+ * Fields (docs/fields.md 3, 4; llog_format_entry_opts and the sinks, never
+ * llog_format_entry): in text, the line's last part, after the markers:
+ * one TAB (the only one on a line: the message, file, function and thread
+ * name escape it) then key=value tokens and "+N" for fields left out; in
+ * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
+ * field whole or not at all; llog__line_bound counts them, so only a
+ * caller's small buffer leaves one out (counted). Doubles: llog__field_f64
+ * (snprintf and strtod, the one place of a line that calls libc
+ * formatting).
  *
  * Options (struct llog_line_options): text may carry the function
  * ("file:line func() msg") and the thread name ("[tid name]", the name
@@ -855,8 +866,10 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 		}
 	}
 	llog__buf_put(o, "] ", 2);
+	/* escaped as the message (a TAB, a newline or a backslash in a file
+	 * name too), so the field section's TAB is the line's only one */
 	fname = base_name(e->file, &flen);
-	llog__buf_put(o, fname, flen);
+	put_text_escaped(o, fname, flen);
 	llog__buf_putc(o, ':');
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_putc(o, ' ');

@@ -36,7 +36,8 @@ void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * line): a line that does not fit cap (a hard limit of the sink) is cut
  * with the marker " [truncated]" and counted once in stats.truncated.
  * Async-signal-safe while a crash is drained (LLOG_LINE_LOCAL_TIME then
- * uses the cached offset, line.c). */
+ * uses the cached offset, line.c), but for an F64 field's text
+ * (llog__field_f64: snprintf, as the message renderer's doubles). */
 size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
 			 const struct llog_line_options *lo, char *buf, size_t cap);
 /* An upper bound of the length of e's whole line in format, with any line

@@ -115,12 +115,16 @@ static void test_text_message_escapes(void **state)
 	e = entry("C:\n", NULL, 0);
 	expect_text(&e, HDR "C:\\n\n");
 	{
-		/* the function and the thread name escape a backslash too */
+		/* the file's base name, the function and the thread name
+		 * escape a TAB and a backslash too */
 		struct llog_line_options lo = {.flags = LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME};
 		char buf[256];
 		size_t n;
 
 		e = entry("m", NULL, 0);
+		e.file = "/x/a\tb\\.c";
+		expect_text(&e, "2025-12-03T08:20:00.123456789Z WARN  [1234] a\\tb\\\\.c:42 m\n");
+		e.file = "/src/app/server.c";
 		e.func = "f\\n";
 		e.thread_name = "t\\]";
 		e.thread_name_len = 3;
