@@ -21,7 +21,8 @@ X = lambda s: s.encode("utf-8") if isinstance(s, str) else s
 JD_KEYS = [(b"userId", b"u"),
            (b"k_57_bytes_long_key_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", b"v57"),
            (b"k_58_bytes_long_key_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", b"v58"),
-           (b"a%=b", b"x=y"), (b"_lead", b"nl\nin value"), (b"9", b"digit")]
+           (b"a%=b", b"x=y"), (b"_lead", b"nl\nin value"), (b"9", b"digit"),
+           (b"p%41", b"not A")]
 
 CASES = [
     ("all types", [(X(k), X(v)) for k, v in ALL_TYPES], None),
@@ -34,7 +35,7 @@ CASES = [
 # which names each case must use (spot checks of the mapping itself)
 NAMES = {
     "jd keys": ["LLOG_FX_0", "LLOG_F_K_57_BYTES_LONG_KEY_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
-                "LLOG_FX_2", "LLOG_FX_3", "LLOG_F__LEAD", "LLOG_F_9"],
+                "LLOG_FX_2", "LLOG_FX_3", "LLOG_F__LEAD", "LLOG_F_9", "LLOG_FX_6"],
 }
 
 

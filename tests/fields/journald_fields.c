@@ -147,6 +147,7 @@ static const struct llog_field jd_keys[] = {
 	FS("a%=b", "x=y"),
 	FS("_lead", "nl\nin value"),
 	FS("9", "digit"),
+	FS("p%41", "not A"),
 };
 
 int main(int argc, char **argv)
