@@ -68,8 +68,9 @@ static void put_sd_value(struct llog__buf *b, const char *s)
  * longer than 32 bytes once mapped goes as %kI="KEY=VALUE" (I the field's
  * index in the entry, from 0; KEY mapped as a NAME, so its first '=' ends
  * it; "%k" never comes out of the mapping). Fields that do not fit the
- * message (MSG_MAX) are left out whole; fields_truncated="N" in
- * llog@32473 counts them with the entry's own fields_truncated.
+ * message (MSG_MAX, or the transport's cut: UDP's max_udp_bytes, RELP's
+ * limit) are left out whole; fields_truncated="N" in llog@32473 counts
+ * them with the entry's own fields_truncated.
  */
 
 #define SD_NAME_MAX 32
@@ -226,11 +227,13 @@ static size_t put_param(struct llog__buf *b, const struct llog_field *f, size_t 
 	return n;
 }
 
-/* Room the fields may take: what the header and the message leave (the
- * message keeps up to 1 KiB of it), less FIELDS_KEEP for "] " and
- * fields_truncated. */
+/* Room the fields may take: what the header and the message leave of the
+ * buffer or of the transport's limit, whichever is smaller (the message
+ * keeps up to 1 KiB, at most a quarter of the limit), less FIELDS_KEEP for
+ * "] " and fields_truncated. */
 #define FIELDS_KEEP 48
 #define MSG_KEEP 1024
+#define MARK_ROOM 16 /* the transport's "...[truncated]" (14), rounded up */
 
 static int severity(enum llog_level l)
 {
@@ -309,8 +312,14 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	/* The fields (above): those that fit, chosen before llog@32473 is
 	 * closed, since it counts the others in fields_truncated. */
 	if (e->fields != NULL && e->nfields > 0) {
-		size_t keep = FIELDS_KEEP + (e->msg_len < MSG_KEEP ? e->msg_len : MSG_KEEP);
-		size_t room = b.cap - b.n > keep ? b.cap - b.n - keep : 0, used = 0;
+		/* within the transport's cut too (UDP, RELP: max_msg less its
+		 * mark, syslog_transport.c), so a cut never reaches the SD */
+		size_t lim = s->max_msg > MARK_ROOM && s->max_msg - MARK_ROOM < b.cap
+				     ? s->max_msg - MARK_ROOM
+				     : b.cap;
+		size_t mk = e->msg_len < MSG_KEEP ? e->msg_len : MSG_KEEP;
+		size_t keep = FIELDS_KEEP + (mk < lim / 4 ? mk : lim / 4);
+		size_t room = lim > b.n + keep ? lim - b.n - keep : 0, used = 0;
 
 		for (size_t i = 0; i < e->nfields; i++) {
 			size_t pn = put_param(NULL, &e->fields[i], i);

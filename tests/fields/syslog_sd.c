@@ -4,7 +4,8 @@
  * 'rsyslog'), whose own mmpstrucdata parses the structured data back into
  * JSON (tests/fields/rsyslog.conf.in); tests/fields/check_sd.py undoes
  * llog's key and value mapping and compares every field with what the
- * contract says. Exits 77 (skipped) when rsyslogd is not installed.
+ * contract says, over TCP and over UDP (where the transport cuts long
+ * messages). Exits 77 (skipped) when rsyslogd is not installed.
  *
  *   syslog_sd RSYSLOG_CONF_TEMPLATE CHECK_SD_PY
  */
@@ -248,6 +249,22 @@ int main(int argc, char **argv)
 	/* bounded wait for rsyslog to write them */
 	deadline = now_ms() + 15000;
 	while (out_lines() < ne) {
+		CHECK(now_ms() < deadline);
+		nap();
+	}
+	/* Then over UDP, cut at 2048 bytes: 20 values of 100 bytes do not all
+	 * fit, and the cut never reaches the structured data. */
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", port);
+	o.max_udp_bytes = 2048;
+	s = llog_syslog_sink(&o);
+	CHECK(s != NULL);
+	for (int i = 0; i < 20; i++)
+		bigf[i].v.str.len = 100;
+	e[0] = entry("udp", bigf, 20);
+	CHECK(s->ops->write(s, &e[0]) > 0);
+	CHECK(s->ops->commit(s) >= 0);
+	llog_sink_destroy(s);
+	while (out_lines() < ne + 1) {
 		CHECK(now_ms() < deadline);
 		nap();
 	}
