@@ -176,6 +176,115 @@ static void put_common(struct journald_sink *s, struct llog__buf *b, unsigned pr
 
 #define COMMON_BOUND(s) (200 + IDENT_MAX + (s)->extra_len)
 
+/*
+ * The record's structured fields (docs/fields.md 5). A key made only of
+ * a-z 0-9 _ that fits the name limit is the field LLOG_F_<KEY upper-cased>
+ * (reversible: the key had no upper case); any other key (an upper-case
+ * letter, another byte, empty, too long) goes as LLOG_FX_<i>=<key>=<value>,
+ * i the field's index in the entry (from 0) and the key with '%' and '='
+ * written %25 and %3D, so the first '=' ends it. Values are text, bytes as
+ * they are (the binary-safe form when one holds a newline): a string as
+ * it is (a cut one counted in LLOG_FIELDS_TRUNCATED), integers decimal,
+ * doubles as in text lines (llog__field_f64), true/false, null.
+ */
+#define F_PREFIX "LLOG_F_"
+#define FX_PREFIX "LLOG_FX_"
+#define FIELD_VALUE_EXTRA (3 * LLOG_FIELD_KEY_MAX + LLOG__F64_MAX + 1)
+
+static int key_plain(const struct llog_field *f)
+{
+	if (f->key_len == 0 || f->key_len > FIELD_NAME_MAX - (sizeof(F_PREFIX) - 1))
+		return 0;
+	for (size_t i = 0; i < f->key_len; i++) {
+		char c = f->key[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The value's text into t (numbers) or *v (a string); its length. */
+static size_t value_text(const struct llog_field *f, char *t, const char **v)
+{
+	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
+
+	*v = t;
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(&b, '-');
+		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		return b.n;
+	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); return b.n;
+	case LLOG_FIELD_F64: return llog__field_f64(t, f->v.f64);
+	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); return b.n;
+	case LLOG_FIELD_STR: *v = f->v.str.ptr; return f->v.str.len;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_puts(&b, "null"); return b.n;
+	}
+}
+
+static size_t fields_bound(const struct llog_entry *e)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; e->fields != NULL && i < e->nfields; i++)
+		n += FIELD_NAME_MAX + 1 + 8 + FIELD_VALUE_EXTRA + 1 +
+		     (e->fields[i].type == LLOG_FIELD_STR ? e->fields[i].v.str.len : 0);
+	return n + (e->fields_truncated != 0 ? 40 : 0);
+}
+
+static void put_fields(struct llog__buf *b, const struct llog_entry *e)
+{
+	for (size_t i = 0; e->fields != NULL && i < e->nfields; i++) {
+		const struct llog_field *f = &e->fields[i];
+		char t[LLOG__F64_MAX], name[FIELD_NAME_MAX + 1];
+		const char *v;
+		size_t vn = value_text(f, t, &v);
+		struct llog__buf nb = LLOG__BUF(name, FIELD_NAME_MAX);
+
+		if (key_plain(f)) {
+			llog__buf_puts(&nb, F_PREFIX);
+			for (size_t k = 0; k < f->key_len; k++)
+				llog__buf_putc(&nb, f->key[k] >= 'a' && f->key[k] <= 'z'
+							    ? (char)(f->key[k] - 'a' + 'A')
+							    : f->key[k]);
+			name[nb.n] = '\0';
+			put_field(b, name, v, vn);
+			continue;
+		}
+		/* LLOG_FX_<i>: the key and the value in one binary-safe value */
+		llog__buf_puts(&nb, FX_PREFIX);
+		llog__buf_num(&nb, i, 10);
+		name[nb.n] = '\0';
+		{
+			size_t n = vn + 1;
+			uint64_t le;
+
+			for (size_t k = 0; k < f->key_len; k++)
+				n += f->key[k] == '%' || f->key[k] == '=' ? 3 : 1;
+			le = htole64((uint64_t)n);
+			llog__buf_puts(b, name);
+			llog__buf_putc(b, '\n');
+			llog__buf_put(b, (const char *)&le, sizeof(le));
+			for (size_t k = 0; k < f->key_len; k++) {
+				if (f->key[k] == '%')
+					llog__buf_put(b, "%25", 3);
+				else if (f->key[k] == '=')
+					llog__buf_put(b, "%3D", 3);
+				else
+					llog__buf_putc(b, f->key[k]);
+			}
+			llog__buf_putc(b, '=');
+			llog__buf_put(b, v, vn);
+			llog__buf_putc(b, '\n');
+		}
+	}
+	if (e->fields_truncated != 0)
+		put_num(b, "LLOG_FIELDS_TRUNCATED", e->fields_truncated);
+}
+
 /* Encodes e into s->enc. Returns its length or a negative errno. */
 static long encode(struct journald_sink *s, const struct llog_entry *e)
 {
@@ -183,7 +292,7 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 		     field_bound("CODE_FUNC", strlen(e->func)) +
 		     field_bound("LLOG_THREAD_NAME", e->thread_name_len) +
 		     field_bound("LLOG_CATEGORY", e->category != NULL ? e->category_len : 0) +
-		     7 * 40 + COMMON_BOUND(s);
+		     7 * 40 + COMMON_BOUND(s) + fields_bound(e);
 	struct llog__buf b;
 
 	if (enc_reserve(s, cap) != 0)
@@ -208,6 +317,7 @@ static long encode(struct journald_sink *s, const struct llog_entry *e)
 	/* An entry of the backtrace (llog.h): LLOG_BACKTRACE=1. */
 	if (e->backtrace)
 		put_num(&b, "LLOG_BACKTRACE", 1);
+	put_fields(&b, e); /* docs/fields.md 5 */
 	return (long)b.n;
 }
 

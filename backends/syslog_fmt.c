@@ -16,7 +16,9 @@
  * match file, line and tid in order keep working; after func, only when
  * the entry has a count of calls its rate-limited site suppressed,
  * suppressed="N", llog.h; then, only for a category, category="C", the
- * whole name; then, for an entry of the backtrace, backtrace="1"), and MSG
+ * whole name; then, for an entry of the backtrace, backtrace="1"; then,
+ * when fields were left out or cut, fields_truncated="N"), then, for an
+ * entry with fields, [fields@32473 ...] (below), and MSG
  * the entry's text
  * as it is (no BOM). HOST and APP are tokens made once, when the sink is
  * made (llog__syslog_token). A message is bounded only by the caller's
@@ -52,6 +54,186 @@ static void put_sd_value(struct llog__buf *b, const char *s)
 		llog__buf_putc(b, *s);
 	}
 }
+
+/* ---- fields (docs/fields.md 5) ---------------------------------------------
+ *
+ * [fields@32473 NAME="VALUE" ...] after llog@32473, one SD-PARAM per field
+ * in the entry's order. VALUE is the value's text (integers decimal,
+ * doubles as in text lines, true/false, null, a string's bytes), with
+ * '%', the C0 controls, DEL, each byte of a C1 control (c2 80..c2 9f)
+ * and each byte that is not valid UTF-8 written %XX (upper-case hex), then
+ * '"', '\' and ']' escaped with a backslash (RFC 5424 6.3.3): valid UTF-8
+ * that a collector never rewrites. NAME is the key with '%', '=', ']',
+ * '"' and every byte outside '!'..'~' written %XX; a key that is empty or
+ * longer than 32 bytes once mapped goes as %kI="KEY=VALUE" (I the field's
+ * index in the entry, from 0; KEY mapped as a NAME, so its first '=' ends
+ * it; "%k" never comes out of the mapping). Fields that do not fit the
+ * message (MSG_MAX, or the transport's cut: UDP's max_udp_bytes, RELP's
+ * limit) are left out whole; fields_truncated="N" in llog@32473 counts
+ * them with the entry's own fields_truncated.
+ */
+
+#define SD_NAME_MAX 32
+
+static const char hexu[] = "0123456789ABCDEF";
+
+static int name_byte_ok(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '%' && c != '=' && c != ']' && c != '"';
+}
+
+/* The key mapped as an SD-NAME, into b; with room NULL, its length only. */
+static size_t put_key(struct llog__buf *b, const struct llog_field *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->key_len; i++) {
+		unsigned char c = (unsigned char)f->key[i];
+
+		if (name_byte_ok(c)) {
+			n++;
+			if (b != NULL)
+				llog__buf_putc(b, (char)c);
+		} else {
+			char x[3] = {'%', hexu[c >> 4], hexu[c & 15]};
+
+			n += 3;
+			if (b != NULL)
+				llog__buf_put(b, x, 3);
+		}
+	}
+	return n;
+}
+
+/* Length of the valid UTF-8 sequence at s (2-4 bytes, not a C1
+ * control), or 0. */
+static size_t utf8_ok(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0], cp;
+	size_t n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0; /* C1 (and overlong), surrogates, beyond U+10FFFF */
+	return n;
+}
+
+/* A value's bytes as PARAM-VALUE text (above); with b NULL, the length. */
+static size_t put_value_bytes(struct llog__buf *b, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0, i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		size_t u;
+
+		if (c >= 0x20 && c < 0x7f && c != '%') {
+			int esc = c == '"' || c == '\\' || c == ']';
+
+			n += 1 + (size_t)esc;
+			if (b != NULL) {
+				if (esc)
+					llog__buf_putc(b, '\\');
+				llog__buf_putc(b, (char)c);
+			}
+			i++;
+		} else if (c >= 0x80 && (u = utf8_ok(s + i, len - i)) > 0) {
+			n += u;
+			if (b != NULL)
+				llog__buf_put(b, str + i, u);
+			i += u;
+		} else {
+			char x[3] = {'%', hexu[c >> 4], hexu[c & 15]};
+
+			n += 3;
+			if (b != NULL)
+				llog__buf_put(b, x, 3);
+			i++;
+		}
+	}
+	return n;
+}
+
+/* The value's text (numbers into t). */
+static const char *value_text(const struct llog_field *f, char *t, size_t *len)
+{
+	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
+
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(&b, '-');
+		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		break;
+	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
+	case LLOG_FIELD_F64: *len = llog__field_f64(t, f->v.f64); return t;
+	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
+	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_puts(&b, "null"); break;
+	}
+	*len = b.n;
+	return t;
+}
+
+/* One SD-PARAM (with its leading space); with b NULL, its length. */
+static size_t put_param(struct llog__buf *b, const struct llog_field *f, size_t idx)
+{
+	char t[LLOG__F64_MAX], num[24];
+	size_t vn, kn = put_key(NULL, f), n;
+	const char *v = value_text(f, t, &vn);
+	struct llog__buf nb = LLOG__BUF(num, sizeof(num));
+
+	if (kn > 0 && kn <= SD_NAME_MAX) {
+		n = 1 + kn + 2 + put_value_bytes(NULL, v, vn) + 1;
+		if (b != NULL) {
+			llog__buf_putc(b, ' ');
+			put_key(b, f);
+			llog__buf_put(b, "=\"", 2);
+			put_value_bytes(b, v, vn);
+			llog__buf_putc(b, '"');
+		}
+		return n;
+	}
+	/* %kI="KEY=VALUE": the key mapped as a NAME holds no '"', '\\', ']' */
+	llog__buf_put(&nb, "%k", 2);
+	llog__buf_num(&nb, idx, 10);
+	n = 1 + nb.n + 2 + kn + 1 + put_value_bytes(NULL, v, vn) + 1;
+	if (b != NULL) {
+		llog__buf_putc(b, ' ');
+		llog__buf_put(b, num, nb.n);
+		llog__buf_put(b, "=\"", 2);
+		put_key(b, f);
+		llog__buf_putc(b, '=');
+		put_value_bytes(b, v, vn);
+		llog__buf_putc(b, '"');
+	}
+	return n;
+}
+
+/* Room the fields may take: what the header and the message leave of the
+ * buffer or of the transport's limit, whichever is smaller (the message
+ * keeps up to 1 KiB, at most a quarter of the limit), less FIELDS_KEEP for
+ * "] " and fields_truncated. */
+#define FIELDS_KEEP 48
+#define MSG_KEEP 1024
+#define MARK_ROOM 16 /* the transport's "...[truncated]" (14), rounded up */
 
 static int severity(enum llog_level l)
 {
@@ -92,6 +274,8 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	char t[64];
 
 	char msgid[33];
+	uint64_t shown = 0; /* the fields shown (the first 64 at most) */
+	size_t left = 0;    /* and the ones left out for room */
 	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
 
 	if (cl == 0) {
@@ -125,7 +309,43 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	}
 	if (e->backtrace) /* an entry of the backtrace (llog.h) */
 		llog__buf_puts(&b, "\" backtrace=\"1");
-	llog__buf_puts(&b, "\"] ");
+	/* The fields (above): those that fit, chosen before llog@32473 is
+	 * closed, since it counts the others in fields_truncated. */
+	if (e->fields != NULL && e->nfields > 0) {
+		/* within the transport's cut too (UDP, RELP: max_msg less its
+		 * mark, syslog_transport.c), so a cut never reaches the SD */
+		size_t lim = s->max_msg > MARK_ROOM && s->max_msg - MARK_ROOM < b.cap
+				     ? s->max_msg - MARK_ROOM
+				     : b.cap;
+		size_t mk = e->msg_len < MSG_KEEP ? e->msg_len : MSG_KEEP;
+		size_t keep = FIELDS_KEEP + (mk < lim / 4 ? mk : lim / 4);
+		size_t room = lim > b.n + keep ? lim - b.n - keep : 0, used = 0;
+
+		for (size_t i = 0; i < e->nfields; i++) {
+			size_t pn = put_param(NULL, &e->fields[i], i);
+
+			if (i < 64 && used + pn + sizeof("[fields@32473]") <= room) {
+				used += pn;
+				shown |= 1ull << i;
+			} else {
+				left++;
+			}
+		}
+	}
+	if (e->fields_truncated + left != 0) {
+		snprintf(t, sizeof(t), "\" fields_truncated=\"%llu",
+			 (unsigned long long)e->fields_truncated + left);
+		llog__buf_puts(&b, t);
+	}
+	llog__buf_puts(&b, "\"]");
+	if (shown != 0) {
+		llog__buf_puts(&b, "[fields@32473");
+		for (size_t i = 0; i < e->nfields && i < 64; i++)
+			if (shown & (1ull << i))
+				put_param(&b, &e->fields[i], i);
+		llog__buf_putc(&b, ']');
+	}
+	llog__buf_putc(&b, ' ');
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8
 		 * character starts, marked and counted (the transport's own

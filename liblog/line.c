@@ -10,7 +10,8 @@
  * llog__line_bound, so they cut only at a hard limit of theirs, through
  * llog__format_line, which also counts the cut in stats.truncated. Every record is exactly one line, and no message can forge another
  * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
- * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), the C1
+ * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), a
+ * backslash is \\ (file format version 2: a literal "\n" is "\\n"), the C1
  * controls too: U+0080..U+009F encoded in UTF-8 (c2 80 .. c2 9f) as
  * \u0080..\u009f, and a byte 0x80..0x9f that is not part of a valid UTF-8
  * sequence (an 8-bit terminal's C1, 0x9b is CSI) as \xNN; valid UTF-8
@@ -27,6 +28,16 @@
  * while a crash is drained localtime_r (a lock, a file read) is not
  * called: the thread's last offset is used, or UTC when it has none.
  *
+ * Fields (docs/fields.md 3, 4; llog_format_entry_opts and the sinks, never
+ * llog_format_entry): in text, the line's last part, after the markers:
+ * one TAB (the only one on a line: the message, file, function and thread
+ * name escape it) then key=value tokens and "+N" for fields left out; in
+ * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
+ * field whole or not at all; llog__line_bound counts them, so only a
+ * caller's small buffer leaves one out (counted). Doubles: llog__field_f64
+ * (snprintf and strtod, the one place of a line that calls libc
+ * formatting).
+ *
  * Options (struct llog_line_options): text may carry the function
  * ("file:line func() msg") and the thread name ("[tid name]", the name
  * escaped as a message is and ']' as \x5d, so the bracket ends it); the
@@ -35,7 +46,10 @@
  * default line, unchanged since the first version.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -279,17 +293,20 @@ static size_t utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
-/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f or is 0x80
- * and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
+/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f, is a
+ * backslash or is 0x80 and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
  * b < 0x20, b ^ 0x7f is zero only if b == 0x7f, and bit 7 of b itself is
  * set for 0x80 and above). Bytes 0x80 and above go to the slow path, which
  * tells valid UTF-8 (kept) from C1 controls and stray bytes. */
 static inline uint64_t has_ctl(uint64_t w)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t del = w ^ (0x7f * ones);
+	uint64_t del = w ^ (0x7f * ones), bs = w ^ (0x5c * ones);
 
-	return (((w - 0x20 * ones) | (del - ones) | w) & high);
+	/* bs: the same test as del's for the backslash (0x5c), escaped \\
+	 * since file format version 2; a false positive only sends the
+	 * word to the byte loop, which decides. */
+	return (((w - 0x20 * ones) | (del - ones) | (bs - ones) | w) & high);
 }
 
 /* Whether s[0..n) is a C1 control character, U+0080..U+009F, in UTF-8. */
@@ -322,7 +339,7 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 		if (j < len && len >= 8 && j + 8 > len &&
 		    (memcpy(&w, s + len - 8, 8), !has_ctl(w)))
 			j = len;
-		while (j < len && s[j] >= 0x20 && s[j] < 0x7f)
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '\\')
 			j++;
 		llog__buf_put(o, str + i, j - i);
 		if (j == len)
@@ -351,6 +368,7 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 		case '\n': put_whole(o, "\\n", 2); break;
 		case '\r': put_whole(o, "\\r", 2); break;
 		case '\t': put_whole(o, "\\t", 2); break;
+		case '\\': put_whole(o, "\\\\", 2); break;
 		default: {
 			char e[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
 			put_whole(o, e, 4);
@@ -369,8 +387,10 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len, co
 	size_t i = 0, cap = o->cap;
 
 	llog__buf_putc(o, '"');
-	if (o->cap - o->n < 1 + tl)
+	if (o->cap - o->n < 1 + tl) {
+		o->cut = 1; /* not even the closing quote: cut */
 		return;
+	}
 	o->cap -= 1 + tl;
 	while (i < len) {
 		unsigned c = s[i];
@@ -516,6 +536,263 @@ static size_t suppressed_suffix(const struct llog_entry *e, const struct lopt *l
 	return b.n;
 }
 
+/* ---- fields (docs/fields.md 3, 4) ----------------------------------------- */
+
+/* The entry's fields (none when the caller's entry may not have them). */
+static size_t entry_fields(const struct llog_entry *e, const struct lopt *lo,
+			   const struct llog_field **f, uint32_t *left_out)
+{
+	size_t cutv = 0, n;
+
+	*f = NULL;
+	*left_out = 0;
+	if (!lo->full || (e->fields == NULL && e->fields_truncated == 0))
+		return 0;
+	n = e->fields != NULL ? e->nfields : 0;
+	*f = e->fields;
+	for (size_t i = 0; i < n; i++)
+		cutv += (e->fields[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+	/* fields_truncated counts the cut values too (sinks.h) */
+	*left_out = e->fields_truncated > cutv ? (uint32_t)(e->fields_truncated - cutv) : 0;
+	return n;
+}
+
+size_t llog__field_f64(char *b, double d)
+{
+	int n = 0;
+
+	if (isnan(d)) {
+		memcpy(b, "nan", 4);
+		return 3;
+	}
+	if (isinf(d)) {
+		memcpy(b, d < 0 ? "-inf" : "inf", d < 0 ? 5 : 4);
+		return d < 0 ? 4 : 3;
+	}
+	/* The shortest of %.15g .. %.17g that strtod reads back to d (%.17g
+	 * always does). snprintf and strtod use the same LC_NUMERIC, so the
+	 * check holds in any locale; the radix is then written '.'. */
+	/* Shortest: a decimal of at most 15 digits reads back to the same
+	 * normal double and %.15g gives it back (DBL_DIG), its zeros cut by
+	 * %g; a subnormal has fewer digits of precision: searched from 1. */
+	for (int p = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; p <= 17; p++) {
+		n = snprintf(b, LLOG__F64_MAX, "%.*g", p, d);
+		if (p == 17 || strtod(b, NULL) == d)
+			break;
+	}
+	{
+		size_t k = 0, o = 0;
+		int dot = 0;
+
+		for (k = 0; k < (size_t)n; k++) {
+			char c = b[k];
+
+			if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e') {
+				b[o++] = c;
+				dot |= c == 'e';
+			} else if (!dot) { /* the radix, in whatever locale */
+				b[o++] = '.';
+				dot = 1;
+				while (k + 1 < (size_t)n && !(b[k + 1] >= '0' && b[k + 1] <= '9'))
+					k++; /* a multibyte radix */
+			}
+		}
+		if (!dot) { /* "1" -> "1.0": a double reads back as one */
+			b[o++] = '.';
+			b[o++] = '0';
+		}
+		b[o] = '\0';
+		return o;
+	}
+}
+
+/* A key in text is bare when made only of these (and not empty). */
+static int bare_key(const char *k, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)k[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-' || c == '/' || c == ':' || c == '@'))
+			return 0;
+	}
+	return 1;
+}
+
+/* A quoted string of the field section: '"' and '\\' escaped, \n \r \t,
+ * \xNN for the other C0 bytes, 0x7f, each byte of a C1 character (c2 80
+ * .. c2 9f) and every byte that is not part of valid UTF-8. */
+static void put_field_text(struct llog__buf *o, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	llog__buf_putc(o, '"');
+	while (i < len) {
+		size_t j = i, n;
+		unsigned c;
+
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
+			j++;
+		llog__buf_put(o, str + i, j - i);
+		if (j == len)
+			break;
+		c = s[j];
+		n = 1;
+		if (c >= 0x80) {
+			n = utf8_len(s + j, len - j);
+			if (n > 0 && !is_c1(s + j, n)) {
+				llog__buf_put(o, str + j, n);
+				i = j + n;
+				continue;
+			}
+			n = n > 0 ? n : 1; /* a C1 character: both bytes */
+		}
+		for (size_t k = 0; k < n; k++) {
+			c = s[j + k];
+			switch (c) {
+			case '"': llog__buf_put(o, "\\\"", 2); break;
+			case '\\': llog__buf_put(o, "\\\\", 2); break;
+			case '\n': llog__buf_put(o, "\\n", 2); break;
+			case '\r': llog__buf_put(o, "\\r", 2); break;
+			case '\t': llog__buf_put(o, "\\t", 2); break;
+			default: {
+				char e[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
+
+				llog__buf_put(o, e, 4);
+			}
+			}
+		}
+		i = j + n;
+	}
+	llog__buf_putc(o, '"');
+}
+
+/* One field in text (key=value), or in JSON ("key":value). */
+static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
+{
+	char d[LLOG__F64_MAX];
+	size_t dn;
+
+	if (json) {
+		put_json_string(o, f->key, f->key_len, "", 0);
+		llog__buf_putc(o, ':');
+	} else {
+		if (bare_key(f->key, f->key_len))
+			llog__buf_put(o, f->key, f->key_len);
+		else
+			put_field_text(o, f->key, f->key_len);
+		llog__buf_putc(o, '=');
+	}
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(o, '-');
+		/* 0 - (uint64_t)v: |INT64_MIN| too */
+		llog__buf_num(o, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		break;
+	case LLOG_FIELD_U64: llog__buf_num(o, f->v.u64, 10); break;
+	case LLOG_FIELD_F64:
+		dn = llog__field_f64(d, f->v.f64);
+		if (json && !isfinite(f->v.f64)) {
+			llog__buf_puts(o, isnan(f->v.f64)	? "\"NaN\""
+					  : f->v.f64 > 0 ? "\"Infinity\""
+							 : "\"-Infinity\"");
+			break;
+		}
+		llog__buf_put(o, d, dn);
+		break;
+	case LLOG_FIELD_BOOL: llog__buf_puts(o, f->v.b ? "true" : "false"); break;
+	case LLOG_FIELD_STR:
+		if (json) {
+			put_json_string(o, f->v.str.ptr, f->v.str.len, "", 0);
+		} else {
+			put_field_text(o, f->v.str.ptr, f->v.str.len);
+			if (f->flags & LLOG_FIELD_TRUNCATED)
+				llog__buf_put(o, "...", 3);
+		}
+		break;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_put(o, "null", 4); break;
+	}
+}
+
+/* Room kept after the message for the field section's start and ends
+ * (FIELDS_START + FIELDS_END: TAB and " +N" in text; ,"fields":{ and
+ * },"fields_truncated":N in JSON), when the entry has fields. */
+#define FIELDS_START 11
+#define FIELDS_END 32
+#define FIELDS_RESERVE (FIELDS_START + FIELDS_END)
+
+static size_t fields_reserve(const struct llog_entry *e, const struct lopt *lo)
+{
+	const struct llog_field *f;
+	uint32_t left;
+
+	return entry_fields(e, lo, &f, &left) > 0 || left > 0 ? FIELDS_RESERVE : 0;
+}
+
+/*
+ * The field section: in text, TAB then the fields separated by a space
+ * and "+N" when fields were left out; in JSON ,"fields":{...} and
+ * ,"fields_truncated":N. Each field is written whole or not at all: one
+ * that does not fit the room (only in a caller's small buffer: the sinks
+ * size theirs with llog__line_bound) is left out, counted in +N
+ * (fields_truncated), and the line is marked cut. The caller kept
+ * fields_reserve() bytes of room for the start and the ends.
+ */
+static void put_fields(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
+		       int json)
+{
+	const struct llog_field *f;
+	uint32_t left;
+	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap;
+	int was = o->cut, lost = 0;
+	uint64_t cutv = 0;
+
+	if (nf == 0 && left == 0)
+		return;
+	if (o->cap - o->n < FIELDS_RESERVE) { /* the caller could keep none */
+		o->cut = 1;
+		return;
+	}
+	llog__buf_put(o, json ? ",\"fields\":{" : "\t", json ? 11 : 1);
+	o->cap = full - FIELDS_END;
+	for (size_t i = 0; i < nf; i++) {
+		size_t at = o->n;
+
+		o->cut = 0;
+		if (shown > 0)
+			llog__buf_putc(o, json ? ',' : ' ');
+		put_field(o, &f[i], json);
+		if (o->cut) { /* whole or not at all */
+			o->n = at;
+			lost = 1;
+			left++;
+			continue;
+		}
+		shown++;
+		cutv += (f[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+	}
+	o->cap = full;
+	o->cut = 0;
+	if (json) {
+		llog__buf_putc(o, '}');
+		if (left + cutv > 0) {
+			llog__buf_put(o, ",\"fields_truncated\":", 20);
+			llog__buf_num(o, left + cutv, 10);
+		}
+	} else if (left > 0) {
+		if (shown > 0)
+			llog__buf_putc(o, ' ');
+		llog__buf_putc(o, '+');
+		llog__buf_num(o, left, 10);
+	}
+	o->cut = was | lost;
+}
+
 #define LEVEL_TID_MAX 48 /* level_tid's bytes, at most (1 + 5 + 2 + 20) */
 
 /*
@@ -559,7 +836,7 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 			const char *tail, size_t tl)
 {
 	const char *fname;
-	size_t flen, sl, hn, n, cl = 0;
+	size_t flen, sl, hn, n, fr, cl = 0;
 	const char *cat;
 	char suf[32], h[TS_MAX + LEVEL_TID_MAX];
 
@@ -589,8 +866,10 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 		}
 	}
 	llog__buf_put(o, "] ", 2);
+	/* escaped as the message (a TAB, a newline or a backslash in a file
+	 * name too), so the field section's TAB is the line's only one */
 	fname = base_name(e->file, &flen);
-	llog__buf_put(o, fname, flen);
+	put_text_escaped(o, fname, flen);
 	llog__buf_putc(o, ':');
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_putc(o, ' ');
@@ -607,19 +886,29 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e, const s
 	 * message. */
 	if (lo->full && e->backtrace)
 		llog__buf_put(o, "[backtrace] ", 12);
+	/* The field section ends the line, after the markers (fields.md 3). */
+	fr = fields_reserve(e, lo);
+	if (fr > 0 && o->cap - o->n < tl + sl + fr) {
+		fr = 0; /* no room for the fields: the message alone, cut */
+		o->cut = 1;
+	}
 	if (o->cap - o->n < tl + sl)
 		return;
-	o->cap -= tl + sl;
+	o->cap -= tl + sl + fr;
 	put_text_escaped(o, e->msg, e->msg_len);
 	o->cap += tl + sl;
 	if (o->cut)
 		llog__buf_put(o, tail, tl);
 	llog__buf_put(o, suf, sl);
+	o->cap += fr;
+	put_fields(o, e, lo, 0);
 }
 
 static void format_json(struct llog__buf *o, const struct llog_entry *e, const struct lopt *lo,
 			const char *tail, size_t tl)
 {
+	size_t fr;
+
 	llog__buf_put(o, "{\"seq\":", 7);
 	llog__buf_num(o, e->seq, 10);
 	llog__buf_put(o, ",\"ts\":\"", 7);
@@ -660,10 +949,19 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e, const s
 	if (lo->full && e->backtrace)
 		llog__buf_put(o, ",\"backtrace\":true", 17);
 	llog__buf_put(o, ",\"msg\":", 7);
-	/* The closing brace must survive a cut message. */
+	/* The closing brace must survive a cut message, and the fields'
+	 * start and ends (fields.md 4: "fields" right after "msg"). */
+	fr = fields_reserve(e, lo);
+	if (fr > 0 && o->cap - o->n < 1 + fr + 2 + tl) {
+		fr = 0; /* no room for the fields: the message alone */
+		o->cut = 1;
+	}
 	if (o->cap > o->n + 1) {
-		o->cap--;
+		o->cap -= 1 + fr;
 		put_json_string(o, e->msg, e->msg_len, tail, tl);
+		o->cap += fr;
+		if (fr > 0)
+			put_fields(o, e, lo, 1);
 		o->cap++;
 	}
 	llog__buf_putc(o, '}');
@@ -758,5 +1056,19 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 	size_t names = strlen(e->file) + (e->func != NULL ? strlen(e->func) : 0) + 16 +
 		       (e->category != NULL ? e->category_len + 16 : 0);
 
-	return k * (e->msg_len + names) + 256;
+	size_t fields = 0;
+
+	/* Fields: the section's start and ends, and per field its separator,
+	 * the key and a string value at k bytes a byte (quotes, '=' or ':'
+	 * and "..." 8 more) or a number (LLOG__F64_MAX at most). */
+	if (e->fields != NULL || e->fields_truncated != 0)
+		fields = FIELDS_RESERVE;
+	for (size_t i = 0; e->fields != NULL && i < e->nfields; i++) {
+		const struct llog_field *f = &e->fields[i];
+
+		fields += k * f->key_len + 8 + LLOG__F64_MAX;
+		if (f->type == LLOG_FIELD_STR)
+			fields += k * f->v.str.len;
+	}
+	return k * (e->msg_len + names) + 256 + fields;
 }

@@ -36,12 +36,21 @@ void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * line): a line that does not fit cap (a hard limit of the sink) is cut
  * with the marker " [truncated]" and counted once in stats.truncated.
  * Async-signal-safe while a crash is drained (LLOG_LINE_LOCAL_TIME then
- * uses the cached offset, line.c). */
+ * uses the cached offset, line.c), but for an F64 field's text
+ * (llog__field_f64: snprintf, as the message renderer's doubles). */
 size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
 			 const struct llog_line_options *lo, char *buf, size_t cap);
 /* An upper bound of the length of e's whole line in format, with any line
  * options (the buffer that llog__format_line never needs to cut in). */
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format);
+
+/* A field's double as text (docs/fields.md 3): the shortest of %.15g,
+ * %.16g, %.17g that reads back to d, the radix always '.', with a '.' or
+ * an 'e' ("1.0", "-0.0", "1e+20"), "nan", "inf", "-inf" when not finite.
+ * Writes at most LLOG__F64_MAX bytes into b, NUL included; returns the
+ * length. Locale-independent output; calls snprintf and strtod. */
+#define LLOG__F64_MAX 40
+size_t llog__field_f64(char *b, double d);
 
 /* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":
  * exactly 30 bytes into out, no NUL. The same text as in llog's lines. */

@@ -365,9 +365,12 @@ static void expect_byte(unsigned b, char *text, char *json)
 	} else if (b >= 0xa0) {
 		sprintf(text, "a%cz", (char)b); /* a stray byte, no control */
 		strcpy(json, "a\xef\xbf\xbdz");
-	} else if (b == '"' || b == '\\') {
+	} else if (b == '"') {
 		sprintf(text, "a%cz", (char)b);
 		sprintf(json, "a\\%cz", (char)b);
+	} else if (b == '\\') { /* "\\" in text since file format version 2 */
+		strcpy(text, "a\\\\z");
+		strcpy(json, "a\\\\z");
 	} else {
 		sprintf(text, "a%cz", (char)b);
 		sprintf(json, "a%cz", (char)b);

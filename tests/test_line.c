@@ -78,6 +78,8 @@ static size_t ref_escape(const unsigned char *m, size_t n, char *out)
 			k += (size_t)sprintf(out + k, "\\r");
 		else if (m[i] == '\t')
 			k += (size_t)sprintf(out + k, "\\t");
+		else if (m[i] == '\\') /* since file format version 2 */
+			k += (size_t)sprintf(out + k, "\\\\");
 		else if (m[i] < 0x20 || m[i] == 0x7f || (m[i] >= 0x80 && m[i] <= 0x9f))
 			k += (size_t)sprintf(out + k, "\\x%02x", m[i]);
 		else

@@ -1,0 +1,69 @@
+/*
+ * tests/fields/cases.h - the fields of issue 15's output tests
+ * (test_fields_out.c, fields/syslog_sd.c); the expected outputs are
+ * written by hand in each test and in check_json.py / check_sd.py.
+ */
+#ifndef LLOG_TESTS_FIELDS_CASES_H
+#define LLOG_TESTS_FIELDS_CASES_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "llog/sinks.h"
+
+#define FI(k, x) {.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_I64, .v.i64 = (x)}
+#define FU(k, x) {.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_U64, .v.u64 = (x)}
+#define FD(k, x) {.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_F64, .v.f64 = (x)}
+#define FB(k, x) {.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_BOOL, .v.b = (x)}
+#define FN(k) {.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_NULL}
+#define FS(k, s)                                                                           \
+	{.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_STR,                         \
+	 .v.str = {.ptr = s, .len = sizeof(s) - 1}}
+#define FSCUT(k, s)                                                                        \
+	{.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_STR,                         \
+	 .flags = LLOG_FIELD_TRUNCATED, .v.str = {.ptr = s, .len = sizeof(s) - 1}}
+#define NF(a) (sizeof(a) / sizeof((a)[0]))
+
+
+/* Every type, every special double. */
+static const struct llog_field all_types[] __attribute__((unused)) = {
+	FS("user", "bob"),
+	FI("status", 200),
+	FI("min", INT64_MIN),
+	FU("max", UINT64_MAX),
+	FD("latency_ms", 12.5),
+	FD("one", 1.0),
+	FD("nz", -0.0),
+	FD("tenth", 0.1),
+	FD("third", 1.0 / 3),
+	FD("sum", 0.1 + 0.2),
+	FD("big", 1e300),
+	FD("tiny", 5e-324),
+	FD("n", NAN),
+	FD("pi", INFINITY),
+	FD("mi", -INFINITY),
+	FB("ok", 1),
+	FB("no", 0),
+	FN("note"),
+	FS("empty", ""),
+};
+
+/* Keys and values that try to forge a field, a record or a terminal
+ * sequence. */
+static const struct llog_field adversarial[] __attribute__((unused)) = {
+	FS("a b", "x"),
+	FS("k\"q", "x"),
+	FS("x]=y", "x"),
+	FS("back\\slash", "x"),
+	FS("nl\nkey", "x"),
+	FS("tab\tkey", "x"),
+	FS("", "empty key"),
+	FS("ok.key-1/2:3@h_", "a\"b\\c]d=e f\ng\th\ri\x1bj\x7fk"),
+	FS("c1", "<\xc2\x9b>"),          /* U+009B, CSI */
+	FS("bad", "<\xff\xc3\x28\x80>"), /* invalid UTF-8 */
+	FS("utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+	FS("fake", "x\" forged=1"),
+	FS("\xc3\xa9", "1"),
+};
+
+#endif

@@ -1,0 +1,401 @@
+/*
+ * test_fields_out.c - structured fields in the outputs (docs/fields.md 3,
+ * 4): every type and adversarial keys and values in text lines, exact
+ * lines written by hand from the contract; JSON lines read back by
+ * python3's json (tests/fields/check_json.py) with values and types
+ * compared; a cut value, fields left out, a small buffer; the console
+ * sink never cuts fields (its line bound counts them); the callback sink
+ * hands the entry on as it is. Entries are
+ * built here and given to llog_format_entry_opts (the line API every
+ * text and JSON sink formats with).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog/sinks.h"
+
+#define HDR "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 "
+
+#include "fields/cases.h"
+
+static struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
+{
+	struct llog_entry e = {0};
+
+	e.seq = 7;
+	e.ts_ns = 1764750000123456789LL; /* 2025-12-03T08:20:00.123456789Z */
+	e.level = LLOG_WARN;
+	e.line = 42;
+	e.tid = 1234;
+	e.file = "/src/app/server.c";
+	e.func = "handle";
+	e.msg = msg;
+	e.msg_len = strlen(msg);
+	e.thread_name = "";
+	e.fields = f;
+	e.nfields = nf;
+	return e;
+}
+
+static void expect_text(const struct llog_entry *e, const char *want)
+{
+	char buf[4096];
+	size_t n = llog_format_entry_opts(e, LLOG_FORMAT_TEXT, NULL, buf, sizeof(buf));
+
+	buf[n] = '\0';
+	if (strcmp(buf, want) != 0)
+		fail_msg("got  %s\nwant %s", buf, want);
+}
+
+static void test_text_every_type(void **state)
+{
+	struct llog_entry e = entry("request done", all_types, NF(all_types));
+
+	(void)state;
+	expect_text(&e, HDR "request done\tuser=\"bob\" status=200 min=-9223372036854775808 "
+			    "max=18446744073709551615 latency_ms=12.5 one=1.0 nz=-0.0 tenth=0.1 "
+			    "third=0.3333333333333333 sum=0.30000000000000004 big=1e+300 "
+			    "tiny=5e-324 n=nan pi=inf mi=-inf ok=true no=false "
+			    "note=null empty=\"\"\n");
+}
+
+static void test_text_adversarial(void **state)
+{
+	struct llog_entry e = entry("m", adversarial, NF(adversarial));
+
+	(void)state;
+	expect_text(&e, HDR "m\t\"a b\"=\"x\" \"k\\\"q\"=\"x\" \"x]=y\"=\"x\" "
+			    "\"back\\\\slash\"=\"x\" \"nl\\nkey\"=\"x\" \"tab\\tkey\"=\"x\" "
+			    "\"\"=\"empty key\" "
+			    "ok.key-1/2:3@h_=\"a\\\"b\\\\c]d=e f\\ng\\th\\ri\\x1bj\\x7fk\" "
+			    "c1=\"<\\xc2\\x9b>\" bad=\"<\\xff\\xc3(\\x80>\" "
+			    "utf8=\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\" "
+			    "fake=\"x\\\" forged=1\" \"\xc3\xa9\"=\"1\"\n");
+}
+
+/* A cut value ends with "..." after its quote; fields left out: "+N" last
+ * (N = fields_truncated less the cut values). */
+static void test_text_cut_and_left_out(void **state)
+{
+	static const struct llog_field f[] = {FSCUT("v", "abc"), FI("n", 1)};
+	struct llog_entry e = entry("m", f, NF(f));
+
+	(void)state;
+	e.fields_truncated = 1; /* the cut value only */
+	expect_text(&e, HDR "m\tv=\"abc\"... n=1\n");
+	e.fields_truncated = 4; /* and 3 left out */
+	expect_text(&e, HDR "m\tv=\"abc\"... n=1 +3\n");
+	e.fields = NULL;
+	e.nfields = 0;
+	e.fields_truncated = 2;
+	expect_text(&e, HDR "m\t+2\n");
+}
+
+/* The message's own escapes: a TAB never appears before the field
+ * section, a literal backslash-n is not an escaped newline. */
+static void test_text_message_escapes(void **state)
+{
+	static const struct llog_field f[] = {FI("n", 1)};
+	struct llog_entry e = entry("C:\\new\tline\nnext \\\\", f, NF(f));
+
+	(void)state;
+	expect_text(&e, HDR "C:\\\\new\\tline\\nnext \\\\\\\\\tn=1\n");
+	e = entry("C:\\n", NULL, 0);
+	expect_text(&e, HDR "C:\\\\n\n");
+	e = entry("C:\n", NULL, 0);
+	expect_text(&e, HDR "C:\\n\n");
+	{
+		/* the file's base name, the function and the thread name
+		 * escape a TAB and a backslash too */
+		struct llog_line_options lo = {.flags = LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME};
+		char buf[256];
+		size_t n;
+
+		e = entry("m", NULL, 0);
+		e.file = "/x/a\tb\\.c";
+		expect_text(&e, "2025-12-03T08:20:00.123456789Z WARN  [1234] a\\tb\\\\.c:42 m\n");
+		e.file = "/src/app/server.c";
+		e.func = "f\\n";
+		e.thread_name = "t\\]";
+		e.thread_name_len = 3;
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, buf, sizeof(buf));
+		buf[n] = '\0';
+		assert_string_equal(buf, "2025-12-03T08:20:00.123456789Z WARN  [1234 t\\\\\\x5d] "
+					 "server.c:42 f\\\\n() m\n");
+	}
+}
+
+/* The field section is last: after " [N suppressed]" and after a cut
+ * message's " [truncated]". */
+static void test_text_after_markers(void **state)
+{
+	static const struct llog_field f[] = {FS("k", "v")};
+	struct llog_entry e = entry("m", f, NF(f));
+	char buf[256];
+	size_t n, cap;
+	char msg[200];
+
+	(void)state;
+	e.suppressed = 5;
+	expect_text(&e, HDR "m [5 suppressed]\tk=\"v\"\n");
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	e = entry(msg, f, NF(f));
+	/* room for the header, 10 x, the marker, the section and '\n' */
+	cap = strlen(HDR) + 10 + strlen(" [truncated]") + strlen("\tk=\"v\"") + 43 + 1;
+	n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, NULL, buf, cap);
+	buf[n] = '\0';
+	assert_true(n <= cap);
+	assert_non_null(strstr(buf, "x [truncated]\tk=\"v\"\n"));
+	assert_memory_equal(buf, HDR "xxxxxxxxxx", strlen(HDR) + 10);
+}
+
+/* A buffer too small for every field: each field whole or not at all,
+ * the ones left out counted in +N; any cap gives one line. */
+static void test_text_small_buffer(void **state)
+{
+	static const struct llog_field f[] = {
+		FI("a", 1),
+		FS("b", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+		FI("c", 3),
+	};
+	struct llog_entry e = entry("m", f, NF(f));
+	const char *full = HDR "m\ta=1 b=\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			       "xxxxxxxxxxxxxxxxxx\" c=3\n";
+	char buf[512];
+	size_t n;
+
+	(void)state;
+	expect_text(&e, full);
+	n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, NULL, buf, strlen(full) - 1);
+	buf[n] = '\0';
+	assert_string_equal(buf, HDR "m\ta=1 c=3 +1\n");
+	for (size_t cap = 1; cap <= strlen(full) + 1; cap++) {
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, NULL, buf, cap);
+		assert_true(n <= cap);
+		assert_int_equal(buf[n - 1], '\n');
+		assert_ptr_equal(memchr(buf, '\n', n), buf + n - 1);
+		for (size_t i = 0; i < n; i++) /* fields whole: never a cut one */
+			if (buf[i] == '\t')
+				assert_ptr_equal(memchr(buf + i + 1, '\t', n - i - 1), NULL);
+	}
+}
+
+/* llog_format_entry (no options) reads none of the appended members: no
+ * field section. */
+static void test_text_no_opts_no_fields(void **state)
+{
+	static const struct llog_field f[] = {FI("n", 1)};
+	struct llog_entry e = entry("m", f, NF(f));
+	char buf[256];
+	size_t n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+
+	(void)state;
+	buf[n] = '\0';
+	assert_string_equal(buf, HDR "m\n");
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+/* The entries check_json.py expects, in its order (CASES there). */
+static const struct llog_field j_keys[] = {
+	FS("msg", "not the message"),
+	FS("a\"b", "q\"uote"),
+	FS("back\\slash", "\\n is not a newline"),
+	FS("ctl\n\t\x1b", "\x01\x1f\x7f"),
+	FS("c1", "<\xc2\x9b>"),
+	FS("bad", "<\xff\xc3\x28\x80>"),
+	FS("utf8", "caf\xc3\xa9 \xf0\x9f\x98\x80"),
+	FS("x]=y", "a=b ]"),
+	FS("", "empty key"),
+};
+
+static void write_json(FILE *out, const struct llog_entry *e, size_t cap)
+{
+	char buf[4096];
+	size_t n = llog_format_entry_opts(e, LLOG_FORMAT_JSON, NULL, buf, cap);
+
+	assert_true(n <= cap);
+	assert_int_equal(fwrite(buf, 1, n, out), n);
+}
+
+static void test_json_python(void **state)
+{
+	static const struct llog_field cut[] = {FSCUT("v", "abc"), FI("n", 1)};
+	char path[] = "/tmp/llog_fields_jsonXXXXXX", cmd[512];
+	int fd = mkstemp(path);
+	FILE *out;
+	struct llog_entry e;
+
+	(void)state;
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	e = entry("request done", all_types, NF(all_types));
+	write_json(out, &e, 4096);
+	e = entry("m", j_keys, NF(j_keys));
+	write_json(out, &e, 4096);
+	e = entry("m", cut, NF(cut));
+	e.fields_truncated = 4;
+	write_json(out, &e, 4096);
+	e = entry("m", NULL, 0);
+	e.fields_truncated = 2;
+	write_json(out, &e, 4096);
+	e = entry("m", all_types, NF(all_types));
+	write_json(out, &e, 260); /* only some fields fit */
+	e = entry("no fields", NULL, 0);
+	write_json(out, &e, 4096);
+	assert_int_equal(fclose(out), 0);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s", CHECK_JSON, path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
+/* Every cap from 1 up gives valid JSON: run through the same script's
+ * "any" mode (each line parses, fields a prefix-less subset). */
+static void test_json_every_cap(void **state)
+{
+	char path[] = "/tmp/llog_fields_capXXXXXX", cmd[512];
+	int fd = mkstemp(path);
+	FILE *out;
+	struct llog_entry e = entry("request done", all_types, NF(all_types));
+
+	(void)state;
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	for (size_t cap = 170; cap <= 700; cap++) /* below: no room for "msg" */
+		write_json(out, &e, cap);
+	assert_int_equal(fclose(out), 0);
+	snprintf(cmd, sizeof(cmd), "python3 %s --subset %s", CHECK_JSON, path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
+/* ---- sinks ---------------------------------------------------------------- */
+
+/* The console sink sizes its line with llog__line_bound: fields of the
+ * worst escaping (every byte \xNN in text, \u00NN in JSON) arrive whole,
+ * never cut. */
+static void test_console_whole(void **state)
+{
+	static char v[LLOG_FIELD_STR_MAX + 1], key[LLOG_FIELD_KEY_MAX + 1];
+	static struct llog_field f[LLOG_FIELDS_MAX];
+	char path[] = "/tmp/llog_fields_conXXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(v, 0x01, LLOG_FIELD_STR_MAX);
+	memset(key, 0x02, LLOG_FIELD_KEY_MAX);
+	for (int i = 0; i < LLOG_FIELDS_MAX; i++)
+		f[i] = (struct llog_field){.key = key, .key_len = LLOG_FIELD_KEY_MAX,
+					   .type = LLOG_FIELD_STR,
+					   .v.str = {v, LLOG_FIELD_STR_MAX}};
+	f[LLOG_FIELDS_MAX - 1].type = LLOG_FIELD_F64;
+	f[LLOG_FIELDS_MAX - 1].v.f64 = -1.2345678901234568e-300;
+	for (int fmt = 0; fmt < 2; fmt++) {
+		struct llog_console_options o = {.fd = fd, .format = fmt ? LLOG_FORMAT_JSON
+									: LLOG_FORMAT_TEXT,
+						 .color = LLOG_COLOR_NEVER};
+		struct llog_sink *s = llog_console_sink(&o);
+		struct llog_entry e = entry("m", f, LLOG_FIELDS_MAX);
+		char *buf;
+		size_t len, want;
+		FILE *in;
+
+		assert_non_null(s);
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+		assert_true(s->ops->write(s, &e) > 0);
+		assert_true(s->ops->commit(s) >= 0);
+		llog_sink_destroy(s);
+		in = fopen(path, "r");
+		assert_non_null(in);
+		buf = malloc(1 << 20);
+		assert_non_null(buf);
+		len = fread(buf, 1, 1 << 20, in);
+		fclose(in);
+		/* 31 strings and a double, 31 separators; a key "" and 4 bytes a
+		 * byte (\xNN) in text, 6 (\u00NN) in JSON; a value the same */
+		want = fmt ? 31 * (2 + 6 * LLOG_FIELD_KEY_MAX + 1 + 2 + 6 * LLOG_FIELD_STR_MAX) +
+				     (2 + 6 * LLOG_FIELD_KEY_MAX + 1 + 24) + 31
+			   : 31 * (2 + 4 * LLOG_FIELD_KEY_MAX + 1 + 2 + 4 * LLOG_FIELD_STR_MAX) +
+				     (2 + 4 * LLOG_FIELD_KEY_MAX + 1 + 24) + 31;
+		assert_ptr_equal(memchr(buf, '\n', len), buf + len - 1);
+		assert_null(memmem(buf, len, "[truncated]", 11));
+		assert_non_null(memmem(buf, len, "-1.2345678901234568e-300", 24));
+		if (fmt) {
+			char *at = memmem(buf, len, "\"fields\":{", 10);
+
+			assert_non_null(at);
+			/* the members, the object's '}', the line's '}' and '\n' */
+			assert_int_equal(buf + len - (at + 10), want + 3);
+		} else {
+			char *tab = memchr(buf, '\t', len);
+
+			assert_non_null(tab);
+			assert_int_equal(buf + len - 1 - (tab + 1), want);
+		}
+		free(buf);
+	}
+	close(fd);
+	unlink(path);
+}
+
+static const struct llog_entry *cb_seen;
+static int cb_ok;
+
+/* The callback sees the entry's fields as they are, with their types. */
+static void on_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	cb_ok = e == cb_seen && e->fields == cb_seen->fields && e->nfields == NF(all_types) &&
+		e->fields_truncated == 3 && e->fields[3].type == LLOG_FIELD_U64 &&
+		e->fields[3].v.u64 == UINT64_MAX && e->fields[6].type == LLOG_FIELD_F64 &&
+		signbit(e->fields[6].v.f64) && e->fields[17].type == LLOG_FIELD_NULL;
+}
+
+static void test_callback_as_is(void **state)
+{
+	struct llog_callback_options o = {.on_entry = on_entry};
+	struct llog_sink *s = llog_callback_sink(&o);
+	struct llog_entry e = entry("m", all_types, NF(all_types));
+
+	(void)state;
+	assert_non_null(s);
+	e.fields_truncated = 3;
+	cb_seen = &e;
+	assert_true(s->ops->write(s, &e) >= 0);
+	assert_true(cb_ok);
+	llog_sink_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_every_type),
+		cmocka_unit_test(test_text_adversarial),
+		cmocka_unit_test(test_text_cut_and_left_out),
+		cmocka_unit_test(test_text_message_escapes),
+		cmocka_unit_test(test_text_after_markers),
+		cmocka_unit_test(test_text_small_buffer),
+		cmocka_unit_test(test_text_no_opts_no_fields),
+		cmocka_unit_test(test_json_python),
+		cmocka_unit_test(test_json_every_cap),
+		cmocka_unit_test(test_console_whole),
+		cmocka_unit_test(test_callback_as_is),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
