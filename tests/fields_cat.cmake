@@ -17,7 +17,7 @@ add_test(NAME test_fields_parse COMMAND test_fields_parse)
 set_tests_properties(test_fields_parse PROPERTIES LABELS unit TIMEOUT 60)
 
 find_program(LLOG_PYTHON3 python3)
-foreach(case IN ITEMS json where malformed versions)
+foreach(case IN ITEMS json where jsonlines malformed versions)
   add_test(NAME llogcat_fields_${case}
     COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tools/test_fields_cat.sh
             $<TARGET_FILE:llogcat> ${case})

@@ -25,6 +25,31 @@
 
 /* ---- scanning ---- */
 
+/* UTF-8 of the code point cp (<= 0x10ffff) into d; its length. */
+static size_t put_utf8(char *d, unsigned cp)
+{
+	if (cp < 0x80) {
+		d[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		d[0] = (char)(0xc0 | cp >> 6);
+		d[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		d[0] = (char)(0xe0 | cp >> 12);
+		d[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		d[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	d[0] = (char)(0xf0 | cp >> 18);
+	d[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	d[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	d[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
 static bool is_bare(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -309,6 +334,162 @@ int lcf_parse_text(const char *s, size_t n, struct lcf_fields *fs, const char **
 	}
 }
 
+/* ---- JSON lines ---- */
+
+static size_t skip_ws(const char *s, size_t n, size_t p)
+{
+	while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r'))
+		p++;
+	return p;
+}
+
+/* Four hex digits at s[p]; -1 if not. */
+static long hex4(const char *s, size_t n, size_t p)
+{
+	long v = 0;
+
+	if (p + 4 > n)
+		return -1;
+	for (size_t i = p; i < p + 4; i++) {
+		int h = hexval((unsigned char)s[i]);
+
+		if (h < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	return v;
+}
+
+/* A JSON string (RFC 8259 7) at s[*p] == '"' decoded to UTF-8 into dst
+ * (NUL-terminated); -1 (*why) if malformed. */
+static long json_string(const char *s, size_t n, size_t *p, char *dst, const char **why)
+{
+	size_t i = *p + 1, o = 0;
+
+	for (;;) {
+		unsigned char c;
+		long cp, lo;
+
+		if (i >= n) {
+			*why = "unterminated JSON string";
+			return -1;
+		}
+		c = (unsigned char)s[i++];
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			*why = "control byte in a JSON string";
+			return -1;
+		}
+		if (c != '\\') {
+			dst[o++] = (char)c;
+			continue;
+		}
+		c = i < n ? (unsigned char)s[i++] : 0;
+		switch (c) {
+		case '"': case '\\': case '/': dst[o++] = (char)c; break;
+		case 'b': dst[o++] = '\b'; break;
+		case 'f': dst[o++] = '\f'; break;
+		case 'n': dst[o++] = '\n'; break;
+		case 'r': dst[o++] = '\r'; break;
+		case 't': dst[o++] = '\t'; break;
+		case 'u':
+			cp = hex4(s, n, i);
+			if (cp < 0) {
+				*why = "bad \\u escape in a JSON string";
+				return -1;
+			}
+			i += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				/* a surrogate pair: the low half must follow */
+				lo = i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u' ? hex4(s, n, i + 2) : -1;
+				if (lo < 0xdc00 || lo > 0xdfff) {
+					*why = "lone surrogate in a JSON string";
+					return -1;
+				}
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				i += 6;
+			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+				*why = "lone surrogate in a JSON string";
+				return -1;
+			}
+			o += put_utf8(dst + o, (unsigned)cp);
+			break;
+		default:
+			*why = "unknown escape in a JSON string";
+			return -1;
+		}
+	}
+	dst[o] = '\0';
+	*p = i;
+	return (long)o;
+}
+
+int lcf_parse_json(const char *s, size_t n, struct lcf_fields *fs, const char **why)
+{
+	size_t p = 0, o = 0;
+
+	fs->n = 0;
+	fs->more = fs->fields_truncated = 0;
+	if (n == 0 || s[0] != '{')
+		return malformed(fs, why, "'{' expected");
+	p = skip_ws(s, n, 1);
+	if (p < n && s[p] == '}')
+		return 0;
+	for (;;) {
+		struct llog_field *f;
+		long len;
+
+		if (reserve(fs, 2 * n + 2) < 0)
+			return -2;
+		f = &fs->f[fs->n];
+		memset(f, 0, sizeof(*f));
+		if (p >= n || s[p] != '"')
+			return malformed(fs, why, "a key (a JSON string) expected");
+		f->key = fs->buf + o;
+		len = json_string(s, n, &p, fs->buf + o, why);
+		if (len < 0)
+			return malformed(fs, why, *why);
+		f->key_len = (size_t)len;
+		o += (size_t)len + 1;
+		p = skip_ws(s, n, p);
+		if (p >= n || s[p] != ':')
+			return malformed(fs, why, "':' expected after a key");
+		p = skip_ws(s, n, p + 1);
+		if (p < n && s[p] == '"') {
+			len = json_string(s, n, &p, fs->buf + o, why);
+			if (len < 0)
+				return malformed(fs, why, *why);
+			f->type = LLOG_FIELD_STR;
+			f->v.str.ptr = fs->buf + o;
+			f->v.str.len = (size_t)len;
+			o += (size_t)len + 1;
+		} else {
+			size_t t = p;
+
+			while (p < n && strchr("-+.eE0123456789truefalsn", s[p]) != NULL && s[p] != '\0')
+				p++;
+			if (tok_is(s + t, p - t, "true") || tok_is(s + t, p - t, "false")) {
+				f->type = LLOG_FIELD_BOOL;
+				f->v.b = s[t] == 't';
+			} else if (tok_is(s + t, p - t, "null")) {
+				f->type = LLOG_FIELD_NULL;
+			} else if (p == t || (s[t] != '-' && (s[t] < '0' || s[t] > '9')) ||
+				   (!parse_int(s + t, p - t, f) && !parse_f64(s + t, p - t, f)) ||
+				   (f->type == LLOG_FIELD_F64 && !isfinite(f->v.f64))) {
+				return malformed(fs, why, "bad JSON value");
+			}
+		}
+		fs->n++;
+		p = skip_ws(s, n, p);
+		if (p < n && s[p] == '}')
+			return 0;
+		if (p >= n || s[p] != ',')
+			return malformed(fs, why, "',' or '}' expected");
+		p = skip_ws(s, n, p + 1);
+	}
+}
+
 void lcf_fields_free(struct lcf_fields *fs)
 {
 	free(fs->f);
@@ -316,23 +497,6 @@ void lcf_fields_free(struct lcf_fields *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
-/* UTF-8 of the code point cp (< 0x10000) into d; its length. */
-static size_t put_utf8(char *d, unsigned cp)
-{
-	if (cp < 0x80) {
-		d[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		d[0] = (char)(0xc0 | cp >> 6);
-		d[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	d[0] = (char)(0xe0 | cp >> 12);
-	d[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-	d[2] = (char)(0x80 | (cp & 0x3f));
-	return 3;
-}
 
 long lcf_unescape_msg(const char *s, size_t n, char *dst)
 {

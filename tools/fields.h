@@ -49,6 +49,13 @@ struct lcf_fields {
  * 0, -1 if malformed (*why: a static reason; out then holds no fields),
  * or -2 when out of memory. */
 int lcf_parse_text(const char *s, size_t n, struct lcf_fields *out, const char **why);
+/* Parses the JSON object at s[0] == '{' (the "fields" member of a JSON
+ * line, docs/fields.md 4; s[0..n) may go on after its '}'): numbers
+ * without a fraction or an exponent as I64/U64 (as in text), others F64;
+ * strings (the non-finite doubles' "NaN", "Infinity", "-Infinity"
+ * included: a JSON line cannot tell them from strings) as STR. Returns as
+ * lcf_parse_text (no +N: fields_truncated stays 0). */
+int lcf_parse_json(const char *s, size_t n, struct lcf_fields *out, const char **why);
 /* Frees what lcf_parse_text allocated (accepts a zeroed struct). */
 void lcf_fields_free(struct lcf_fields *fs);
 

@@ -318,6 +318,7 @@ static bool category_matches(const struct lcr_record *r)
 static void take_fields(const struct lcr_record *r, const struct llog_entry *bf)
 {
 	const char *why;
+	int rc;
 
 	memset(&fl, 0, sizeof(fl));
 	if (bf != NULL) {
@@ -330,7 +331,9 @@ static void take_fields(const struct lcr_record *r, const struct llog_entry *bf)
 		return;
 	fl.raw = r->fields;
 	fl.raw_len = r->fields_len;
-	switch (lcf_parse_text(r->fields, r->fields_len, &parsed, &why)) {
+	rc = r->is_json ? lcf_parse_json(r->fields, r->fields_len, &parsed, &why)
+			: lcf_parse_text(r->fields, r->fields_len, &parsed, &why);
+	switch (rc) {
 	case 0:
 		fl.f = parsed.f;
 		fl.n = parsed.n;

@@ -603,6 +603,12 @@ static void parse_json(const char *line, size_t len, struct lcr_record *rec)
 		rec->thread_name = v;
 		rec->thread_name_len = vn;
 	}
+	/* ,"fields":{ cannot occur inside a string (its quotes are escaped). */
+	v = memmem(line, len, ",\"fields\":{", 11);
+	if (v != NULL) {
+		rec->fields = v + 10;
+		rec->fields_len = (size_t)(line + len - rec->fields);
+	}
 }
 
 /* Text layout: TS ' ' LEVEL(5) " [" TID [' ' NAME] "] " FILE ':' LINE ' '

@@ -100,8 +100,9 @@ struct lcr_record {
 	/* text: CATEGORY of "LEVEL CATEGORY [TID]" (as written); JSON:
 	 * "category"; NULL: the default category */
 	const char *category; size_t category_len;
-	/* text only: the field section (docs/fields.md 3), what follows the
-	 * line's first TAB (not part of msg); NULL: the line has no TAB */
+	/* text: the field section (docs/fields.md 3), what follows the
+	 * line's first TAB (not part of msg); JSON: from the '{' of the
+	 * "fields" member to the end of the line; NULL: none */
 	const char *fields; size_t fields_len;
 };
 /* A text line is read without a function. A TAB ends the message of a text

@@ -174,6 +174,38 @@ case_where() {
 	done
 }
 
+# JSON-lines files (format=json): the "fields" member of docs/fields.md 4.
+case_jsonlines() {
+	local h='"ts":"2026-12-05T14:00:00.000000001Z","thread":1,"file":"a.c"'
+	cat >"$T/j" <<-EOF
+	{"seq":1,$h,"level":"INFO","line":1,"msg":"one \\"fields\\":{\\"user\\":\\"eve\\"}","fields":{"user":"bob","status":200,"latency_ms":12.5,"ok":true,"note":null}}
+	{"seq":2,$h,"level":"WARN","line":2,"msg":"two","fields":{"user":"al\\u00e9","big":18446744073709551615,"l":"NaN"},"fields_truncated":1}
+	{"seq":3,$h,"level":"INFO","line":3,"msg":"three"}
+	{"seq":4,$h,"level":"ERROR","line":4,"msg":"four","fields":{"user":"bob","status":500,"latency_ms":2.5e2}}
+	EOF
+	frame 3 "$T/j" >"$T/j.zst"
+	for args in "--where user=bob:1 4" "--where status=200:1" "--where latency_ms>100:4" \
+		"--where big>=18446744073709551615:2" "--where user=alé:2" "--where ok=true:1" \
+		"--where note=null:1" "--where user!=bob:2 3" "--where user=eve:" \
+		"--where l=\"NaN\":2" "--where user=bob --level error:4" "--where status --grep ou:4"; do
+		local want=${args#*:} a=${args%%:*}
+		a=$(printf '%b' "$a")
+		# shellcheck disable=SC2086
+		run "$LLOGCAT" $a "$T/j.zst"
+		expect_rc 0 "$a"
+		: >"$T/expect"
+		for k in $want; do sed -n "${k}p" "$T/j" >>"$T/expect"; done
+		same "$T/out" "$T/expect" "$a: not records $want"
+	done
+	# a malformed "fields" object: reported, exit 1, never matched
+	printf '{"seq":5,%s,"level":"INFO","line":5,"msg":"bad","fields":{"user":"bob",}}\n' "$h" >"$T/b"
+	frame 3 "$T/b" >"$T/b.zst"
+	run "$LLOGCAT" --where user=bob "$T/b.zst"
+	expect_rc 1 "malformed JSON fields"
+	[[ ! -s $T/out ]] || die "a malformed fields object matched"
+	grep -q "malformed field section" "$T/err" || die "no warning: $(cat "$T/err")"
+}
+
 case_malformed() {
 	cat >"$T/l" <<-EOF
 	$TS INFO  [1] a.c:1 good<TAB>k=1

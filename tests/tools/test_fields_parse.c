@@ -191,6 +191,44 @@ static void malformed(void **state)
 	}
 }
 
+static void json_object(void **state)
+{
+	static const char obj[] =
+		"{\"user\":\"bob\", \"n\" : 18446744073709551615,\"i\":-9223372036854775808,"
+		"\"l\":12.5,\"e\":1E3,\"s\":\"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\n\\u0000\","
+		"\"ok\":false,\"z\":null,\"f\":\"NaN\",\"k y\":\"\"},\"fields_truncated\":2}";
+	static const char *const bad[] = {
+		"", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "{a:1}",
+		"{\"a\":01}", "{\"a\":1.}", "{\"a\":NaN}", "{\"a\":-inf}", "{\"a\":1e999}",
+		"{\"a\":\"x}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00x\"}", "{\"a\":\"\\q\"}",
+		"{\"a\":\"\x01\"}", "{\"a\":tru}", "{\"a\":True}", "{\"a\":{}}",
+	};
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(lcf_parse_json(obj, sizeof(obj) - 1, &fs, &why), 0);
+	assert_int_equal(fs.n, 10);
+	check_str("user", "bob", 3);
+	assert_true(get("n")->type == LLOG_FIELD_U64 && get("n")->v.u64 == UINT64_MAX);
+	assert_true(get("i")->type == LLOG_FIELD_I64 && get("i")->v.i64 == INT64_MIN);
+	assert_true(get("l")->type == LLOG_FIELD_F64 && get("l")->v.f64 == 12.5);
+	assert_true(get("e")->type == LLOG_FIELD_F64 && get("e")->v.f64 == 1000.0);
+	check_str("s", "\xc3\xa9\xf0\x9f\x98\x80\"\\/\n\0", 11);
+	assert_true(get("ok")->type == LLOG_FIELD_BOOL && get("ok")->v.b == 0);
+	assert_int_equal(get("z")->type, LLOG_FIELD_NULL);
+	check_str("f", "NaN", 3);
+	check_str("k y", "", 0);
+	assert_int_equal(lcf_parse_json("{ }", 3, &fs, &why), 0);
+	assert_int_equal(fs.n, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		if (lcf_parse_json(bad[i], strlen(bad[i]), &fs, &why) != -1)
+			fail_msg("JSON '%s' accepted", bad[i]);
+		assert_non_null(why);
+		assert_int_equal(fs.n, 0);
+	}
+}
+
 static void unescape_msg(void **state)
 {
 	char out[64];
@@ -319,7 +357,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_type),    cmocka_unit_test(adversarial_strings),
 		cmocka_unit_test(cut_and_more),  cmocka_unit_test(malformed),
-		cmocka_unit_test(unescape_msg),  cmocka_unit_test(format_double),
+		cmocka_unit_test(json_object),   cmocka_unit_test(unescape_msg),
+		cmocka_unit_test(format_double),
 		cmocka_unit_test(where_bad),     cmocka_unit_test(where_match),
 	};
 
