@@ -526,7 +526,7 @@ long lcf_unescape_msg(const char *s, size_t n, char *dst)
 		case 'u':
 			if (i + 6 > n)
 				return -1;
-			for (int k = 0; k < 4; k++)
+			for (size_t k = 0; k < 4; k++)
 				if ((h[k] = hexval((unsigned char)s[i + 2 + k])) < 0)
 					return -1;
 			o += put_utf8(dst + o, (unsigned)(h[0] << 12 | h[1] << 8 | h[2] << 4 | h[3]));
