@@ -8,8 +8,10 @@
  *
  *  1. Metadata: a zstd skippable frame (ignored by every zstd tool)
  *       u32le magic LLOG_META_MAGIC, u32le payload size (<= LLOG_META_MAX),
- *       payload: ASCII text, first line "llog-meta 1", then "key=value"
- *       lines, each ending in '\n'. Keys (version 1): host, pid, program,
+ *       payload: ASCII text, first line "llog-meta V" (V: the file format
+ *       version of the text lines that follow, LLOG_META_VERSION), then
+ *       "key=value" lines, each ending in '\n'. Keys (since version 1):
+ *       host, pid, program,
  *       created_ns (UTC ns since 1970), seq_first (sequence number of the
  *       first record the writer put in this file), format (text|json),
  *       rotated_from (previous file name, when created by rotation).
@@ -51,7 +53,12 @@
 
 #define LLOG_META_MAGIC 0x184D2A5Bu        /* skippable frame, variant 0xB */
 #define LLOG_META_MAX 4096u                /* payload bound */
-#define LLOG_META_HEADER "llog-meta 1\n"
+/* Version 2 (issue 15): a text line escapes '\\' as "\\\\" in its message and
+ * may end in a TAB and a field section (docs/fields.md 3). Version 1 files
+ * (a '\\' literal, no field section) are still read; llogcat refuses the
+ * data frames after a metadata frame of a newer version. */
+#define LLOG_META_VERSION 2
+#define LLOG_META_HEADER "llog-meta 2\n"
 #define LLOG_FRAME_CONTENT_MAX (4u << 20)  /* writer bound per data frame */
 #define LLOG_READER_FRAME_MAX (64u << 20)  /* reader refuses bigger claims */
 #define LLOG_ZSTD_MAGIC 0xFD2FB528u

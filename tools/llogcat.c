@@ -28,6 +28,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,6 +41,8 @@
 #include <unistd.h>
 
 #include "binrec.h"
+#include "fields.h"
+#include "fileformat.h"
 #include "reader.h"
 
 #define POLL_MS 150
@@ -56,11 +60,33 @@ static struct {
 	bool json, stats, verify, repair, follow, local;
 	const char *func; /* --func: a glob (fnmatch) */
 	const char *category; /* --category: a name and its children */
+	struct lcf_where *where; /* --where, all must pass (AND) */
+	size_t nwhere;
 } opt = {.level = -1};
 
 /* Whether the text lines being read carry "FUNC() " (the source's
  * metadata, or a plain-text file: see the DESIGN note). */
 static bool func_layout;
+
+/* The file format version of the text lines being read: the last
+ * metadata frame's "llog-meta V"; LLOG_META_VERSION for a file without
+ * one (plain text, a frame made by the zstd CLI) and for binary records
+ * (rendered by this llogcat's line formatter). */
+static unsigned text_version = LLOG_META_VERSION;
+static const char *cur_path; /* the file being read, for warnings */
+
+/* One record's fields: parsed from its text line into `parsed`, or a
+ * binary record's own. */
+static struct lcf_fields parsed;
+static struct {
+	const struct llog_field *f;
+	size_t n;
+	uint32_t truncated;
+	const char *malformed; /* why the section is malformed; NULL: fine */
+	const char *raw; size_t raw_len; /* the section as written (text) */
+} fl;
+static char *scratch; /* a decoded message (--json of a version-2 text line) */
+static size_t scratch_cap;
 
 static struct {
 	uint64_t records, other, per_level[6];
@@ -126,6 +152,84 @@ static void put_json_field(const char *key, const char *v, size_t n, bool quoted
 		fwrite(v, 1, n, stdout);
 }
 
+/* A field's value as JSON (docs/fields.md 4). */
+static void put_json_value(const struct llog_field *f)
+{
+	char d[32];
+
+	switch (f->type) {
+	case LLOG_FIELD_NULL: fputs("null", stdout); break;
+	case LLOG_FIELD_I64: printf("%lld", (long long)f->v.i64); break;
+	case LLOG_FIELD_U64: printf("%llu", (unsigned long long)f->v.u64); break;
+	case LLOG_FIELD_BOOL: fputs(f->v.b ? "true" : "false", stdout); break;
+	case LLOG_FIELD_STR: put_json_string(f->v.str.ptr, f->v.str.len); break;
+	case LLOG_FIELD_F64:
+		if (isnan(f->v.f64))
+			fputs("\"NaN\"", stdout);
+		else if (isinf(f->v.f64))
+			fputs(f->v.f64 < 0 ? "\"-Infinity\"" : "\"Infinity\"", stdout);
+		else
+			fwrite(d, 1, lcf_format_double(f->v.f64, d), stdout);
+		break;
+	}
+}
+
+/* ,"fields":{...}[,"fields_truncated":N], or for a malformed section
+ * ,"fields_malformed":true,"fields_raw":"AS WRITTEN". */
+static void put_json_fields(void)
+{
+	if (fl.malformed != NULL) {
+		fputs(",\"fields_malformed\":true,\"fields_raw\":", stdout);
+		put_json_string(fl.raw, fl.raw_len);
+		return;
+	}
+	if (fl.n > 0) {
+		fputs(",\"fields\":{", stdout);
+		for (size_t i = 0; i < fl.n; i++) {
+			if (i > 0)
+				putchar(',');
+			put_json_string(fl.f[i].key, fl.f[i].key_len);
+			putchar(':');
+			put_json_value(&fl.f[i]);
+		}
+		putchar('}');
+	}
+	if (fl.truncated > 0)
+		printf(",\"fields_truncated\":%u", (unsigned)fl.truncated);
+}
+
+/* The message of a text record for JSON: version 2 decoded (its escapes
+ * are unambiguous), version 1 as written (a '\\' there is itself). */
+static void put_json_msg(const struct lcr_record *r)
+{
+	long n;
+
+	if (text_version < 2) {
+		put_json_field("msg", r->msg, r->msg_len, true);
+		return;
+	}
+	if (r->msg_len > scratch_cap) {
+		char *b = realloc(scratch, r->msg_len);
+
+		if (b == NULL) {
+			fprintf(stderr, "llogcat: out of memory\n");
+			exit(EXIT_ERROR);
+		}
+		scratch = b;
+		scratch_cap = r->msg_len;
+	}
+	n = lcf_unescape_msg(r->msg, r->msg_len, scratch);
+	if (n < 0) {
+		fprintf(stderr, "llogcat: %s: record at %.*s: bad escape in the message, shown as written\n",
+			cur_path, (int)r->ts_len, r->ts);
+		fail(EXIT_DAMAGE);
+		put_json_field("msg", r->msg, r->msg_len, true);
+		fputs(",\"msg_malformed\":true", stdout);
+		return;
+	}
+	put_json_field("msg", scratch, (size_t)n, true);
+}
+
 /* The record's timestamp in local time (--local), with as many fraction
  * digits as written. */
 static size_t local_ts(const struct lcr_record *r, char buf[36])
@@ -165,7 +269,8 @@ static void put_as_json(const char *line, size_t len, const struct lcr_record *r
 	put_json_field("line", r->lineno, r->lineno_len, false);
 	if (r->func != NULL)
 		put_json_field("func", r->func, r->func_len, true);
-	put_json_field("msg", r->msg, r->msg_len, true);
+	put_json_msg(r);
+	put_json_fields();
 	fputs("}\n", stdout);
 }
 
@@ -208,11 +313,60 @@ static bool category_matches(const struct lcr_record *r)
 	       (r->category_len == n || r->category[n] == '.');
 }
 
-static void record(const char *line, size_t len)
+/* The record's fields into fl: a binary record's own (bf: its entry), or
+ * its text line's field section parsed (a malformed one reported). */
+static void take_fields(const struct lcr_record *r, const struct llog_entry *bf)
+{
+	const char *why;
+	int rc;
+
+	memset(&fl, 0, sizeof(fl));
+	if (bf != NULL) {
+		fl.f = bf->fields;
+		fl.n = bf->nfields;
+		fl.truncated = bf->fields_truncated;
+		return;
+	}
+	if (r->fields == NULL)
+		return;
+	fl.raw = r->fields;
+	fl.raw_len = r->fields_len;
+	rc = r->is_json ? lcf_parse_json(r->fields, r->fields_len, &parsed, &why)
+			: lcf_parse_text(r->fields, r->fields_len, &parsed, &why);
+	switch (rc) {
+	case 0:
+		fl.f = parsed.f;
+		fl.n = parsed.n;
+		fl.truncated = parsed.fields_truncated;
+		break;
+	case -1:
+		fl.malformed = why;
+		fprintf(stderr, "llogcat: %s: record at %.*s: malformed field section (%s)\n",
+			cur_path, r->has_ts ? (int)r->ts_len : 0, r->has_ts ? r->ts : "", why);
+		fail(EXIT_DAMAGE);
+		break;
+	default:
+		fprintf(stderr, "llogcat: out of memory\n");
+		exit(EXIT_ERROR);
+	}
+}
+
+static bool where_matches(void)
+{
+	for (size_t i = 0; i < opt.nwhere; i++)
+		if (!lcf_where_match(&opt.where[i], fl.f, fl.n))
+			return false;
+	return true;
+}
+
+/* One record: its line (text or JSON), and for a binary record its entry
+ * (bf: the fields are taken from it, not from the line). */
+static void record_ex(const char *line, size_t len, const struct llog_entry *bf)
 {
 	struct lcr_record r;
 
 	lcr_parse_record_ex(line, len, func_layout, &r);
+	take_fields(&r, bf);
 	if (opt.level >= 0 && r.level < opt.level)
 		return;
 	if (opt.func != NULL && !func_matches(&r))
@@ -231,6 +385,8 @@ static void record(const char *line, size_t len)
 		if (miss)
 			return;
 	}
+	if (opt.nwhere > 0 && !where_matches())
+		return;
 	st.records++;
 	if (r.level >= 0)
 		st.per_level[r.level]++;
@@ -253,6 +409,11 @@ static void record(const char *line, size_t len)
 		fwrite(line, 1, len, stdout);
 		putchar('\n');
 	}
+}
+
+static void record(const char *line, size_t len)
+{
+	record_ex(line, len, NULL);
 }
 
 /* Calls record() for each line of p[0..n); returns the bytes consumed (the
@@ -332,6 +493,7 @@ static int classify(struct src *s, bool eof)
 	/* Framed: as its metadata says (drain); plain text: guessed, and
 	 * only for --func (so no other output changes). */
 	func_layout = s->kind == K_TEXT && opt.func != NULL;
+	text_version = LLOG_META_VERSION;
 	if (s->kind == K_FRAMED && (s->rd = lcr_new()) == NULL) {
 		fprintf(stderr, "llogcat: out of memory\n");
 		return -1;
@@ -352,9 +514,8 @@ static void damaged(struct src *s, uint64_t off, const char *why)
 static void bin_line(void *ctx, const struct llog_entry *e, const char *line, size_t len)
 {
 	(void)ctx;
-	(void)e;
 	st.plain += len + 1;
-	record(line, len);
+	record_ex(line, len, e);
 }
 
 /* A binary data frame: its records through record(), as lines that carry
@@ -362,15 +523,18 @@ static void bin_line(void *ctx, const struct llog_entry *e, const char *line, si
 static void bin_frame(struct src *s, const struct lcr_event *ev)
 {
 	bool layout = func_layout;
+	unsigned version = text_version;
 	const char *why;
 
 	func_layout = true;
+	text_version = LLOG_META_VERSION;
 	if (s->bin == NULL)
 		damaged(s, ev->off, "binary records but no call sites before them");
 	else if (lcb_frame(s->bin, ev->data, ev->len, opt.json ? LLOG_FORMAT_JSON : LLOG_FORMAT_TEXT,
 			   bin_line, NULL, &why) < 0)
 		damaged(s, ev->off, why);
 	func_layout = layout;
+	text_version = version;
 }
 
 static void drain(struct src *s, bool eof)
@@ -397,12 +561,23 @@ static void drain(struct src *s, bool eof)
 
 			lcr_parse_meta(ev.data, ev.len, &m);
 			func_layout = m.valid && m.line_func;
+			/* Not a version number: as unknown as a newer one. */
+			text_version = m.valid && m.version > 0 ? m.version : UINT_MAX;
 			continue;
 		}
 		if (ev.kind != LCR_DATA)
 			continue;
 		s->frames++;
 		st.frames++;
+		if (text_version > LLOG_META_VERSION && !lcb_is_binary(ev.data, ev.len)) {
+			/* Lines of a newer text format: a writer raises the
+			 * version only for what this reader would misread. */
+			fprintf(stderr,
+				"llogcat: %s: frame at offset %llu: file format version %u is newer than this llogcat reads (%u), skipped\n",
+				s->path, (unsigned long long)ev.off, text_version, LLOG_META_VERSION);
+			fail(EXIT_DAMAGE);
+			continue;
+		}
 		if (lcb_is_binary(ev.data, ev.len)) {
 			bin_frame(s, &ev);
 			continue;
@@ -543,6 +718,7 @@ static void read_file(const char *path)
 		return;
 	}
 	s.records_before = st.records;
+	cur_path = path;
 	if (pump(&s, true) < 0)
 		fail(EXIT_ERROR);
 	else if (opt.verify || opt.repair)
@@ -566,6 +742,7 @@ static void follow(const char *path)
 	struct src s;
 	struct stat a, b;
 
+	cur_path = path;
 	if (src_open(&s, path, O_RDONLY) < 0 || fstat(s.fd, &a) != 0) {
 		fail(EXIT_ERROR);
 		return;
@@ -686,9 +863,17 @@ static const char help[] =
 	"                        ('conn_*'); compressed text files carry the function\n"
 	"                        since llog wrote \"line=func\" in their metadata; in\n"
 	"                        plain text, a message starting \"NAME() \" counts\n"
+	"    --where EXPR        only records whose fields pass EXPR; repeatable (all\n"
+	"                        must pass): KEY (present), KEY=VALUE, KEY!=VALUE\n"
+	"                        (absent or another value), KEY>N, KEY>=N, KEY<N,\n"
+	"                        KEY<=N (numeric fields, exact for 64-bit integers).\n"
+	"                        VALUE: a number matches numeric fields, true/false\n"
+	"                        booleans, null a null, \"quoted\" or other text a\n"
+	"                        string (quote text that looks like a number)\n"
 	"    --local             timestamps in local time with the UTC offset (TZ),\n"
 	"                        with the precision as written\n"
-	"    -j, --json          print text records as JSON lines\n"
+	"    -j, --json          print text records as JSON lines, their fields as\n"
+	"                        \"fields\":{...} (docs/fields.md)\n"
 	"    -s, --stats         print counts per level, time span, plain and file\n"
 	"                        sizes and the compression ratio instead of records;\n"
 	"                        the first line is a one-line summary\n"
@@ -699,7 +884,8 @@ static const char help[] =
 	"\n"
 	"EXIT STATUS\n"
 	"    0  no damage found\n"
-	"    1  a damaged or truncated frame was found (in any mode)\n"
+	"    1  a damaged or truncated frame, a malformed field section or a frame\n"
+	"       of a newer file format version was found (in any mode)\n"
 	"    2  usage error, unreadable file or not an llog file\n"
 	"\n"
 	"EXAMPLES\n"
@@ -709,6 +895,7 @@ static const char help[] =
 	"    llogcat --level warn --since 1h app.log.zst\n"
 	"    llogcat --grep 'timeout|refused' --json app.log.zst\n"
 	"    llogcat --func 'conn_*' --local app.log.zst\n"
+	"    llogcat --where 'latency_ms>100' --where user=bob app.log.zst\n"
 	"    llogcat --stats app.log.zst\n"
 	"    llogcat --verify app.log.zst || llogcat --repair app.log.zst\n";
 
@@ -754,7 +941,7 @@ static _Noreturn void usage(const char *what, const char *arg)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL, O_CATEGORY };
+	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL, O_CATEGORY, O_WHERE };
 	static const struct option longs[] = {
 		{"follow", no_argument, NULL, 'f'},   {"level", required_argument, NULL, 'l'},
 		{"since", required_argument, NULL, O_SINCE},
@@ -764,6 +951,7 @@ static int parse_args(int argc, char **argv)
 		{"repair", no_argument, NULL, O_REPAIR}, {"help", no_argument, NULL, 'h'},
 		{"func", required_argument, NULL, O_FUNC}, {"local", no_argument, NULL, O_LOCAL},
 		{"category", required_argument, NULL, O_CATEGORY},
+		{"where", required_argument, NULL, O_WHERE},
 		{NULL, 0, NULL, 0}};
 	int c, err;
 
@@ -777,6 +965,23 @@ static int parse_args(int argc, char **argv)
 		case O_FUNC: opt.func = optarg; break;
 		case O_CATEGORY: opt.category = optarg; break;
 		case O_LOCAL: opt.local = true; break;
+		case O_WHERE: {
+			struct lcf_where *w = realloc(opt.where, (opt.nwhere + 1) * sizeof(*w));
+			const char *why;
+
+			if (w == NULL)
+				usage("out of memory", NULL);
+			opt.where = w;
+			err = lcf_where_parse(optarg, &w[opt.nwhere], &why);
+			if (err == -2)
+				usage("out of memory", NULL);
+			if (err < 0) {
+				fprintf(stderr, "llogcat: --where: %s\n", why);
+				usage("invalid --where expression", optarg);
+			}
+			opt.nwhere++;
+			break;
+		}
 		case 'l':
 			opt.level = lcr_level_parse(optarg, strlen(optarg));
 			if (opt.level < 0)
@@ -860,6 +1065,11 @@ int main(int argc, char **argv)
 		fail(EXIT_ERROR);
 	}
 	free(in);
+	for (size_t i = 0; i < opt.nwhere; i++)
+		lcf_where_free(&opt.where[i]);
+	free(opt.where);
+	lcf_fields_free(&parsed);
+	free(scratch);
 	if (opt.grep_set)
 		regfree(&opt.grep);
 	return status;

@@ -386,6 +386,13 @@ void lcr_parse_meta(const char *p, size_t n, struct lcr_meta *m)
 		return;
 	m->valid = true;
 	line = memchr(p, '\n', n);
+	{
+		const char *v = p + sizeof(head) - 1, *ve = line != NULL ? line : end;
+		uint64_t ver;
+
+		if (parse_u64(v, (size_t)(ve - v), &ver) && ver > 0 && ver <= 1000000)
+			m->version = (unsigned)ver;
+	}
 	while (line != NULL && line + 1 < end) {
 		const char *k = line + 1, *eol = memchr(k, '\n', (size_t)(end - k));
 		const char *e = eol ? eol : end, *eq = memchr(k, '=', (size_t)(e - k));
@@ -596,6 +603,12 @@ static void parse_json(const char *line, size_t len, struct lcr_record *rec)
 		rec->thread_name = v;
 		rec->thread_name_len = vn;
 	}
+	/* ,"fields":{ cannot occur inside a string (its quotes are escaped). */
+	v = memmem(line, len, ",\"fields\":{", 11);
+	if (v != NULL) {
+		rec->fields = v + 10;
+		rec->fields_len = (size_t)(line + len - rec->fields);
+	}
 }
 
 /* Text layout: TS ' ' LEVEL(5) " [" TID [' ' NAME] "] " FILE ':' LINE ' '
@@ -686,10 +699,20 @@ void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct 
 	rec->level = -1;
 	if (len > 0 && line[len - 1] == '\n')
 		len--;
-	if (len > 0 && line[0] == '{')
+	if (len > 0 && line[0] == '{') {
 		parse_json(line, len, rec);
-	else
+	} else {
+		/* Only the field section's separator is a raw TAB on a text line
+		 * (the writer escapes it everywhere else, in version 1 too). */
+		const char *tab = memchr(line, '\t', len);
+
+		if (tab != NULL) {
+			rec->fields = tab + 1;
+			rec->fields_len = (size_t)(line + len - tab - 1);
+			len = (size_t)(tab - line);
+		}
 		parse_text(line, len, func_layout, rec);
+	}
 }
 
 void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec)

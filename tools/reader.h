@@ -65,9 +65,10 @@ uint64_t lcr_fed_end(const struct lcr *r);
 /* True when the first bytes of a file start an llog/zstd frame. */
 bool lcr_is_framed(const void *p, size_t n);
 
-/* Metadata payload fields (version 1); absent ones stay 0/false. */
+/* Metadata payload fields; absent ones stay 0/false. */
 struct lcr_meta {
 	bool valid;           /* payload starts with "llog-meta " */
+	unsigned version;     /* V of "llog-meta V" (1, 2, ...); 0: not a number */
 	bool has_created, has_seq;
 	int64_t created_ns;
 	uint64_t seq_first;
@@ -99,8 +100,13 @@ struct lcr_record {
 	/* text: CATEGORY of "LEVEL CATEGORY [TID]" (as written); JSON:
 	 * "category"; NULL: the default category */
 	const char *category; size_t category_len;
+	/* text: the field section (docs/fields.md 3), what follows the
+	 * line's first TAB (not part of msg); JSON: from the '{' of the
+	 * "fields" member to the end of the line; NULL: none */
+	const char *fields; size_t fields_len;
 };
-/* A text line is read without a function. */
+/* A text line is read without a function. A TAB ends the message of a text
+ * line (file format version 2): what follows it is rec->fields. */
 void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec);
 /* func_layout: a text line has "FUNC() " after FILE:LINE (the metadata's
  * line=func); the function then ends at the first "() " (a line without

@@ -2,13 +2,48 @@
  * fuzz_reader.c - libFuzzer target over llogcat's frame reader and record
  * parser: the input is a whole file, fed in two pieces (split at a point
  * taken from the input) so the "wait for more bytes" path runs too.
+ * Each record's field section (text or JSON, tools/fields.c) is parsed,
+ * filtered with a --where, and its message unescaped, as llogcat does.
  * Must not crash, leak, read out of bounds or allocate beyond the bound.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "reader.h"
+
+static struct lcf_fields fs;
+
+/* What llogcat does with a record's fields and message. */
+static void fields(const struct lcr_record *rec)
+{
+	static const char *const exprs[] = {"k", "k=1", "k!=\"v\"", "k>=-1.5", "k<18446744073709551615"};
+	const char *why;
+	char *msg;
+	int rc;
+
+	if (rec->fields != NULL) {
+		rc = rec->is_json ? lcf_parse_json(rec->fields, rec->fields_len, &fs, &why)
+				  : lcf_parse_text(rec->fields, rec->fields_len, &fs, &why);
+		if (rc == 0) {
+			for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+				struct lcf_where w;
+
+				if (lcf_where_parse(exprs[i], &w, &why) == 0) {
+					(void)lcf_where_match(&w, fs.f, fs.n);
+					lcf_where_free(&w);
+				}
+			}
+		}
+	}
+	msg = malloc(rec->msg_len + 1);
+	if (msg != NULL) {
+		(void)lcf_unescape_msg(rec->msg, rec->msg_len, msg);
+		free(msg);
+	}
+}
 
 static void consume(struct lcr *r, bool eof)
 {
@@ -26,6 +61,7 @@ static void consume(struct lcr *r, bool eof)
 			size_t n = nl ? (size_t)(nl - (ev.data + i)) : ev.len - i;
 
 			lcr_parse_record(ev.data + i, n, &rec);
+			fields(&rec);
 			i += n + 1;
 		}
 	}
@@ -45,5 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		consume(r, true);
 	lcr_free(r);
 	lcr_parse_record((const char *)data, size, &rec);
+	fields(&rec);
+	lcf_fields_free(&fs);
 	return 0;
 }

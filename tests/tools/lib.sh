@@ -37,3 +37,20 @@ meta_frame() {
 frame() {
 	zstd -q "-$1" --check -c "$2"
 }
+
+# meta_frame_v VERSION [CREATED_NS] [EXTRA_LINES]: a metadata frame saying
+# "llog-meta VERSION" (issue 15: version 2 has field sections).
+meta_frame_v() {
+	local payload
+	payload=$(printf 'llog-meta %s\nhost=testhost\npid=42\nprogram=test\ncreated_ns=%s\nseq_first=1\nformat=text\n%s_' \
+		"$1" "${2:-1796285982000000000}" "${3:-}")
+	payload=${payload%_}
+	printf '\x5b\x2a\x4d\x18'
+	le32 ${#payload}
+	printf '%s' "$payload"
+}
+
+# tabs FILE: FILE with each "<TAB>" replaced by a TAB byte (in place).
+tabs() {
+	sed -i 's/<TAB>/\t/g' "$1"
+}

@@ -196,6 +196,49 @@ static void test_record_parse(void **state)
 	assert_int_equal(r.level, -1);
 }
 
+/* Issue 15: the metadata's version, and a text line's field section (what
+ * follows its first TAB), a JSON line's "fields" object. */
+static void test_version_and_fields(void **state)
+{
+	static const char t[] = "2026-12-03T08:19:42.123456789Z INFO  [7] a.c:42 C:\\\\x a=1\tk=\"v\tw\" +1";
+	static const char j[] = "{\"ts\":\"2026-12-03T08:19:42Z\",\"msg\":\"x,\\\"fields\\\":{\","
+				"\"fields\":{\"k\":1},\"fields_truncated\":1}";
+	struct lcr_meta m;
+	struct lcr_record r;
+
+	(void)state;
+	lcr_parse_meta(LLOG_META_HEADER "format=text\n", strlen(LLOG_META_HEADER) + 12, &m);
+	assert_true(m.valid);
+	assert_int_equal(m.version, 2);
+	assert_int_equal(LLOG_META_VERSION, 2);
+	lcr_parse_meta("llog-meta 1\nformat=json\n", 24, &m);
+	assert_int_equal(m.version, 1);
+	assert_true(m.json);
+	lcr_parse_meta("llog-meta 17", 12, &m);
+	assert_int_equal(m.version, 17);
+	lcr_parse_meta("llog-meta x\n", 12, &m);
+	assert_true(m.valid);
+	assert_int_equal(m.version, 0);
+	lcr_parse_meta("llog-meta \n", 11, &m);
+	assert_int_equal(m.version, 0);
+
+	lcr_parse_record(t, sizeof(t) - 1, &r);
+	assert_true(r.parsed);
+	assert_int_equal(r.msg_len, 9);
+	assert_memory_equal(r.msg, "C:\\\\x a=1", 9);
+	assert_non_null(r.fields);
+	assert_int_equal(r.fields_len, strlen("k=\"v\tw\" +1"));
+	assert_memory_equal(r.fields, "k=\"v\tw\" +1", r.fields_len);
+	lcr_parse_record(t, 40, &r);
+	assert_null(r.fields);
+	lcr_parse_record(j, sizeof(j) - 1, &r);
+	assert_true(r.is_json);
+	assert_non_null(r.fields);
+	assert_int_equal(r.fields[0], '{');
+	assert_int_equal(r.fields[1], '"');
+	assert_int_equal(r.fields[2], 'k');
+}
+
 static void test_time_roundtrip(void **state)
 {
 	int64_t ns, v[] = {0, 1796285982123456789LL, 951782400000000000LL /* 2000-02-29 */};
@@ -222,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_raw_block_frame),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_time_roundtrip),
+		cmocka_unit_test(test_version_and_fields),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
