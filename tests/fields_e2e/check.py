@@ -111,18 +111,24 @@ def check(name, lines):
             check_fields(f"{where} {w} #{i}", f, want)
 
 
+def lines_of(text):
+    """JSON lines split at LF only (str.splitlines also splits at U+0085,
+    which a JSON string may hold unescaped)."""
+    return [ln for ln in text.split("\n") if ln]
+
+
 def main():
     prog, llogcat = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as d:
         subprocess.run([prog, d], check=True)
         with open(os.path.join(d, "console.jsonl"), encoding="utf-8") as f:
-            check("console JSON", f.read().splitlines())
+            check("console JSON", lines_of(f.read()))
         for name in ("text.llog.zst", "json.llog.zst", "bin.llog"):
             r = subprocess.run([llogcat, "--json", os.path.join(d, name)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if r.returncode != 0:
                 fail(name, f"llogcat exit {r.returncode}: {r.stderr.decode(errors='replace')}")
-            check(f"llogcat --json {name}", r.stdout.decode("utf-8").splitlines())
+            check(f"llogcat --json {name}", lines_of(r.stdout.decode("utf-8")))
     for f in failures:
         print("FAIL", f)
     print(f"fields_e2e: {len(failures)} failures")
