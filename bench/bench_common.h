@@ -12,10 +12,13 @@
  *   static unsigned long long logger_dropped(void);
  *   static void logger_shutdown(void);
  * and may define BENCH_THREAD_START() (run by each logging thread before
- * its first call: a peer's per-thread preallocation) and BENCH_NO_DROP (the
- * logger has no drop mode: -d is refused).
+ * its first call: a peer's per-thread preallocation), BENCH_NO_DROP (the
+ * logger has no drop mode: -d is refused) and BENCH_HAS_KV with
+ *   static void log_kv(int i, double ms, const char *peer);
+ * the same information as log_fmt's as three structured fields (issue 15;
+ * -m kv is refused without it).
  *
- * usage: BENCH MODE [-t threads] [-n count] [-m fmt|static] [-f file]
+ * usage: BENCH MODE [-t threads] [-n count] [-m fmt|static|kv] [-f file]
  *                   [-c curve-file] [-d]
  *   MODE   burst   method (a): bursts of 20 calls timed together with rdtsc,
  *                  the time divided by 20; a random 2.0-2.2 ms busy-wait
@@ -50,6 +53,8 @@
 #define BENCH_WARMUP 100
 
 enum bench_mode { MODE_BURST, MODE_WARM, MODE_EACH, MODE_TPUT };
+enum bench_msg { MSG_FMT, MSG_STATIC, MSG_KV };
+static const char *const bench_msg_names[] = {"fmt", "static", "kv"};
 
 #ifndef BENCH_THREAD_START
 #define BENCH_THREAD_START() ((void)0)
@@ -59,7 +64,7 @@ struct bench_opts {
 	enum bench_mode mode;
 	int threads;
 	long count;
-	int static_msg;
+	enum bench_msg msg;
 	int drop;
 	unsigned gap_us;
 	const char *file;
@@ -122,10 +127,18 @@ struct bench_worker {
 	size_t n;
 };
 
+#ifdef BENCH_HAS_KV
+#define BENCH_KV_CALL(i) log_kv((int)(i), (double)((i) % 5000) * 0.0173, bench_peers[(i) % 3])
+#else
+#define BENCH_KV_CALL(i) ((void)0) /* refused in main() */
+#endif
+
 #define BENCH_CALL(o, i)                                                                   \
 	do {                                                                               \
-		if ((o)->static_msg)                                                       \
+		if ((o)->msg == MSG_STATIC)                                                \
 			log_static();                                                      \
+		else if ((o)->msg == MSG_KV)                                               \
+			BENCH_KV_CALL(i);                                                  \
 		else                                                                       \
 			log_fmt((int)(i), (double)((i) % 5000) * 0.0173, bench_peers[(i) % 3]); \
 	} while (0)
@@ -206,7 +219,7 @@ static double bench_timer_overhead(void)
 static void bench_usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s burst|warm|each|tput [-t threads] [-n count] [-m fmt|static] [-f file]"
+		"usage: %s burst|warm|each|tput [-t threads] [-n count] [-m fmt|static|kv] [-f file]"
 		" [-c curve-file] [-g gap-us] [-d]\n",
 		argv0);
 	exit(2);
@@ -244,7 +257,16 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 't': o.threads = atoi(optarg); break;
 		case 'n': o.count = atol(optarg); break;
-		case 'm': o.static_msg = strcmp(optarg, "static") == 0; break;
+		case 'm':
+			if (strcmp(optarg, "static") == 0)
+				o.msg = MSG_STATIC;
+			else if (strcmp(optarg, "kv") == 0)
+				o.msg = MSG_KV;
+			else if (strcmp(optarg, "fmt") == 0)
+				o.msg = MSG_FMT;
+			else
+				bench_usage(argv[0]);
+			break;
 		case 'f': o.file = optarg; break;
 		case 'c': o.curve = optarg; break;
 		case 'g': o.gap_us = (unsigned)atoi(optarg); break;
@@ -254,6 +276,12 @@ int main(int argc, char **argv)
 	}
 	if (o.threads <= 0 || o.count <= 0)
 		bench_usage(argv[0]);
+#ifndef BENCH_HAS_KV
+	if (o.msg == MSG_KV) {
+		fprintf(stderr, "%s: no structured fields (-m kv)\n", BENCH_NAME);
+		return 2;
+	}
+#endif
 #ifdef BENCH_NO_DROP
 	if (o.drop) {
 		fprintf(stderr, "%s: no drop mode\n", BENCH_NAME);
@@ -286,7 +314,7 @@ int main(int argc, char **argv)
 	t1 = bench_now_ns();
 	printf("logger=%s mode=%s threads=%d msg=%s", BENCH_NAME,
 	       o.drop ? "drop" : argv[1], o.threads,
-	       o.static_msg ? "static" : "fmt");
+	       bench_msg_names[o.msg]);
 	if (o.mode == MODE_TPUT) {
 		printf(" records=%ld seconds=%.6f rps=%.0f", o.count, (double)(t1 - t0) / 1e9,
 		       (double)o.count / ((double)(t1 - t0) / 1e9));

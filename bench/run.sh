@@ -80,7 +80,7 @@ file_of() {
 one() {
 	local logger=$1
 	shift
-	"$bin/${logger//-/_}_bench" "$@" -f "$(file_of "$logger")" | sed "s/^/rep=$rep /" | tee -a "$raw" >&2
+	"$bin/${logger//-/_}_bench" "$@" -f "$(file_of "$logger")" | sed "s/^/rep=$rep ${tag:-}/" | tee -a "$raw" >&2
 }
 
 # records LOGGER: how many records its file holds, and its size as text.
@@ -144,6 +144,27 @@ for rep in $(seq 1 "$reps"); do
 			one "$lg" $mode -t 1 -m fmt -n "$bursts"
 		done
 	done
+	# Structured fields (issue 15): the fmt message against the same
+	# information as three fields (an int, a double, a string), llog only,
+	# 1 thread, interleaved; lines tagged set=kv (table 7 only).
+	tag="set=kv "
+	for mode in burst each; do
+		for m in fmt kv; do
+			one llog $mode -t 1 -m $m -n "$bursts"
+		done
+	done
+	for m in fmt kv; do
+		one llog tput -t 1 -m $m -n "$records"
+		if [[ $rep == 1 ]]; then
+			records_in llog
+			echo "rep=1 ${tag}logger=llog mode=text threads=1 msg=$m text_bytes=$text lines=$lines records=$records" | tee -a "$raw" >&2
+			if [[ $lines != "$records" ]]; then
+				echo "bench: FAIL: llog ($m) wrote $lines records of $records" >&2
+				exit 1
+			fi
+		fi
+	done
+	tag=""
 done
 rm -rf "$work"
 
@@ -196,7 +217,7 @@ function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
 }
 {
 	lg = val($0, "logger"); mode = val($0, "mode"); t = val($0, "threads"); m = val($0, "msg")
-	if (mode == "" ) next
+	if (mode == "" || val($0, "set") != "") next
 	T[t] = 1; M[m] = 1
 	if (mode == "burst" || mode == "warm" || mode == "each") {
 		split("p50 p90 p99 p999 max timer", P, " ")
@@ -303,6 +324,7 @@ function med(k,   n, i, j, a, t) {
 }
 {
 	lg = val($0, "logger"); mode = val($0, "mode")
+	if (val($0, "set") != "") next
 	if (val($0, "threads") != 1 || val($0, "msg") != "fmt" || (mode != "burst" && mode != "each")) next
 	for (p = 1; p <= 2; p++) { P = p == 1 ? "p50" : "p99"; k = mode SUBSEP lg SUBSEP P; cnt[k]++; vals[k, cnt[k]] = val($0, P) + 0 }
 }
@@ -315,6 +337,41 @@ END {
 	split("llog llog-bt llog-below", V, " ")
 	for (i = 1; i <= 3; i++)
 		printf "| %s | %s | %s | %s | %s |\n", V[i], med("burst" SUBSEP V[i] SUBSEP "p50"), med("burst" SUBSEP V[i] SUBSEP "p99"), med("each" SUBSEP V[i] SUBSEP "p50"), med("each" SUBSEP V[i] SUBSEP "p99")
+}' "$raw" >>"$table"
+# 7. Structured fields (issue 15): the same information as three fields
+# against printf arguments; medians over the repeats.
+awk -v reps="$reps" -v bursts="$bursts" -v records="$records" '
+function val(line, key,   i, n, kv) {
+	n = split(line, f, " ")
+	for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == key) return kv[2] }
+	return ""
+}
+function add(k, v) { cnt[k]++; vals[k, cnt[k]] = v + 0 }
+function med(k,   n, i, j, a, t) {
+	n = cnt[k]; if (n == 0) return ""
+	for (i = 1; i <= n; i++) a[i] = vals[k, i]
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ratio(a, b,   x, y) { x = med(a); y = med(b); return (x == "" || y == "" || y == 0) ? "-" : sprintf("%.2f", x / y) }
+function show(k,   x) { x = med(k); return x == "" ? "-" : sprintf("%.1f", x) }
+{
+	if (val($0, "set") != "kv") next
+	mode = val($0, "mode"); m = val($0, "msg")
+	if (mode == "burst" || mode == "each") { add(mode SUBSEP m SUBSEP "p50", val($0, "p50")); add(mode SUBSEP m SUBSEP "p99", val($0, "p99")) }
+	else if (mode == "tput") { add("rps" SUBSEP m, val($0, "rps")); add("file" SUBSEP m, val($0, "bytes") / records) }
+	else if (mode == "text") add("text" SUBSEP m, val($0, "text_bytes") / records)
+}
+END {
+	printf "\n### 7. Structured fields: caller latency (ns per call) and bytes per record, 1 thread (%d bursts; median of %d repeats)\n\n", bursts, reps
+	print "fmt: LOG_INFO(\"request %d took %.3f ms from %s\", i, ms, peer). kv: LOG_INFO_KV((\"request\", i, \"took_ms\", ms, \"peer\", peer), \"request done\"): the same information as an int, a double and a string field."
+	print ""
+	print "| call | (a) bursts p50 | (a) bursts p99 | (b) each p50 | (b) each p99 | records/s | file bytes/record | text bytes/record |"
+	print "|---|---|---|---|---|---|---|---|"
+	split("fmt kv", V, " ")
+	for (i = 1; i <= 2; i++)
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", V[i], show("burst" SUBSEP V[i] SUBSEP "p50"), show("burst" SUBSEP V[i] SUBSEP "p99"), show("each" SUBSEP V[i] SUBSEP "p50"), show("each" SUBSEP V[i] SUBSEP "p99"), show("rps" SUBSEP V[i]), show("file" SUBSEP V[i]), show("text" SUBSEP V[i])
+	printf "| **kv / fmt** | %s | %s | %s | %s | %s | %s | %s |\n", ratio("burst" SUBSEP "kv" SUBSEP "p50", "burst" SUBSEP "fmt" SUBSEP "p50"), ratio("burst" SUBSEP "kv" SUBSEP "p99", "burst" SUBSEP "fmt" SUBSEP "p99"), ratio("each" SUBSEP "kv" SUBSEP "p50", "each" SUBSEP "fmt" SUBSEP "p50"), ratio("each" SUBSEP "kv" SUBSEP "p99", "each" SUBSEP "fmt" SUBSEP "p99"), ratio("rps" SUBSEP "kv", "rps" SUBSEP "fmt"), ratio("file" SUBSEP "kv", "file" SUBSEP "fmt"), ratio("text" SUBSEP "kv", "text" SUBSEP "fmt")
 }' "$raw" >>"$table"
 cat "$table"
 

@@ -90,6 +90,10 @@ static void handle_request(struct worker *w, unsigned long n)
 
 	snprintf(peer, sizeof peer, "10.%u.%u.%u:%u", (r >> 24) & 0xff, (r >> 16) & 0xff,
 		 (r >> 8) & 0xff, 32768 + (r & 0x7fff));
+	/* Every record of this request carries req and user as fields (the
+	 * thread's context, removed when the function returns). */
+	LLOG_CTX_SCOPE("req", req_id);
+	LLOG_CTX_SCOPE("user", user);
 	LOG_TRACE("req %08x: accepted from %s on worker %u", req_id, peer, w->id);
 	LOG_DEBUG("req %08x: %s %s user=%u", req_id, rt->method, rt->path, user);
 
@@ -116,8 +120,10 @@ static void handle_request(struct worker *w, unsigned long n)
 		LOG_WARN("req %08x: slow %s %s took %.1f ms (budget %u ms, upstream %s)",
 			 req_id, rt->method, rt->path, ms, rt->budget_ms, rt->upstream);
 	}
-	LOG_INFO("req %08x: %s %s -> %d in %.3f ms, %zu bytes", req_id, rt->method,
-		 rt->path, fate < 200 ? 404 : 200, ms, (size_t)(200 + next_rand(w) % 16000));
+	/* Structured: `llogcat --where 'ms>100' --where status=404 FILE`. */
+	LOG_INFO_KV(("method", rt->method, "path", rt->path, "status", fate < 200 ? 404 : 200,
+		     "ms", ms, "bytes", (size_t)(200 + next_rand(w) % 16000)),
+		    "request done");
 }
 
 static void *worker_main(void *arg)

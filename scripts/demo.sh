@@ -31,3 +31,6 @@ build/release/tools/llogcat --stats "$log" | head -1
 echo
 echo "the last records (llogcat $log | tail -5):"
 build/release/tools/llogcat "$log" | tail -5
+echo
+echo "slow requests by their fields (llogcat --where 'ms>100' --where status=200 $log | tail -3):"
+build/release/tools/llogcat --where 'ms>100' --where status=200 "$log" | tail -3
