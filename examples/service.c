@@ -120,7 +120,7 @@ static void handle_request(struct worker *w, unsigned long n)
 		LOG_WARN("req %08x: slow %s %s took %.1f ms (budget %u ms, upstream %s)",
 			 req_id, rt->method, rt->path, ms, rt->budget_ms, rt->upstream);
 	}
-	/* Structured: `llogcat --where 'ms>100' --where status=404 FILE`. */
+	/* Structured: `llogcat --where 'ms>100' FILE`. */
 	LOG_INFO_KV(("method", rt->method, "path", rt->path, "status", fate < 200 ? 404 : 200,
 		     "ms", ms, "bytes", (size_t)(200 + next_rand(w) % 16000)),
 		    "request done");

@@ -32,5 +32,5 @@ echo
 echo "the last records (llogcat $log | tail -5):"
 build/release/tools/llogcat "$log" | tail -5
 echo
-echo "slow requests by their fields (llogcat --where 'ms>100' --where status=200 $log | tail -3):"
-build/release/tools/llogcat --where 'ms>100' --where status=200 "$log" | tail -3
+echo "slow requests by their fields (llogcat --where 'ms>100' $log | tail -3):"
+build/release/tools/llogcat --where 'ms>100' "$log" | tail -3
