@@ -204,27 +204,6 @@ static int key_plain(const struct llog_field *f)
 	return 1;
 }
 
-/* The value's text into t (numbers) or *v (a string); its length. */
-static size_t value_text(const struct llog_field *f, char *t, const char **v)
-{
-	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
-
-	*v = t;
-	switch (f->type) {
-	case LLOG_FIELD_I64:
-		if (f->v.i64 < 0)
-			llog__buf_putc(&b, '-');
-		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
-		return b.n;
-	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); return b.n;
-	case LLOG_FIELD_F64: return llog__field_f64(t, f->v.f64);
-	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); return b.n;
-	case LLOG_FIELD_STR: *v = f->v.str.ptr; return f->v.str.len;
-	case LLOG_FIELD_NULL:
-	default: llog__buf_puts(&b, "null"); return b.n;
-	}
-}
-
 static size_t fields_bound(const struct llog_entry *e)
 {
 	size_t n = 0;
@@ -240,8 +219,8 @@ static void put_fields(struct llog__buf *b, const struct llog_entry *e)
 	for (size_t i = 0; e->fields != NULL && i < e->nfields; i++) {
 		const struct llog_field *f = &e->fields[i];
 		char t[LLOG__F64_MAX], name[FIELD_NAME_MAX + 1];
-		const char *v;
-		size_t vn = value_text(f, t, &v);
+		size_t vn;
+		const char *v = llog__field_text(f, t, &vn);
 		struct llog__buf nb = LLOG__BUF(name, FIELD_NAME_MAX);
 
 		if (key_plain(f)) {

@@ -106,31 +106,12 @@ static size_t put_key(struct llog__buf *b, const struct llog_field *f)
 }
 
 /* Length of the valid UTF-8 sequence at s (2-4 bytes, not a C1
- * control), or 0. */
+ * control: U+0080..U+009F is C2 80..C2 9F), or 0. */
 static size_t utf8_ok(const unsigned char *s, size_t len)
 {
-	unsigned c = s[0], cp;
-	size_t n;
+	size_t n = llog__utf8_len(s, len);
 
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0; /* C1 (and overlong), surrogates, beyond U+10FFFF */
-	return n;
+	return n >= 2 && !(s[0] == 0xc2 && s[1] < 0xa0) ? n : 0;
 }
 
 /* A value's bytes as PARAM-VALUE text (above); with b NULL, the length. */
@@ -170,34 +151,12 @@ static size_t put_value_bytes(struct llog__buf *b, const char *str, size_t len)
 	return n;
 }
 
-/* The value's text (numbers into t). */
-static const char *value_text(const struct llog_field *f, char *t, size_t *len)
-{
-	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
-
-	switch (f->type) {
-	case LLOG_FIELD_I64:
-		if (f->v.i64 < 0)
-			llog__buf_putc(&b, '-');
-		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
-		break;
-	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
-	case LLOG_FIELD_F64: *len = llog__field_f64(t, f->v.f64); return t;
-	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
-	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
-	case LLOG_FIELD_NULL:
-	default: llog__buf_puts(&b, "null"); break;
-	}
-	*len = b.n;
-	return t;
-}
-
 /* One SD-PARAM (with its leading space); with b NULL, its length. */
 static size_t put_param(struct llog__buf *b, const struct llog_field *f, size_t idx)
 {
 	char t[LLOG__F64_MAX], num[24];
 	size_t vn, kn = put_key(NULL, f), n;
-	const char *v = value_text(f, t, &vn);
+	const char *v = llog__field_text(f, t, &vn);
 	struct llog__buf nb = LLOG__BUF(num, sizeof(num));
 
 	if (kn > 0 && kn <= SD_NAME_MAX) {

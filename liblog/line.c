@@ -262,8 +262,7 @@ static void put_whole(struct llog__buf *o, const char *s, size_t n)
 	llog__buf_put(o, s, n);
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t len)
+size_t llog__utf8_len(const unsigned char *s, size_t len)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -346,7 +345,7 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 			break;
 		c = s[j];
 		if (c >= 0x80) {
-			n = utf8_len(s + j, len - j);
+			n = llog__utf8_len(s + j, len - j);
 			if (is_c1(s + j, n)) {
 				put_u00(o, s[j + 1]);
 				i = j + 2;
@@ -420,7 +419,7 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len, co
 			i++;
 			continue;
 		}
-		n = utf8_len(s + i, len - i);
+		n = llog__utf8_len(s + i, len - i);
 		if (n == 0) {
 			put_whole(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
@@ -606,6 +605,27 @@ size_t llog__field_f64(char *b, double d)
 	}
 }
 
+const char *llog__field_text(const struct llog_field *f, char *t, size_t *len)
+{
+	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
+
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(&b, '-');
+		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		break;
+	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
+	case LLOG_FIELD_F64: *len = llog__field_f64(t, f->v.f64); return t;
+	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
+	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_puts(&b, "null"); break;
+	}
+	*len = b.n;
+	return t;
+}
+
 /* A key in text is bare when made only of these (and not empty). */
 static int bare_key(const char *k, size_t n)
 {
@@ -642,7 +662,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		c = s[j];
 		n = 1;
 		if (c >= 0x80) {
-			n = utf8_len(s + j, len - j);
+			n = llog__utf8_len(s + j, len - j);
 			if (n > 0 && !is_c1(s + j, n)) {
 				llog__buf_put(o, str + j, n);
 				i = j + n;
