@@ -138,6 +138,20 @@ static inline uint32_t record_bound(const struct llog__arena *a)
 	return __builtin_expect(max <= a->size / 4, 1) ? max : (a->size / 4) & ~7u;
 }
 
+/*
+ * The bound of a call's fields: the record bound, but never so much that
+ * the message (at most a quarter of the ring, record_bound), the fields
+ * and a rate-limit count together exceed half the ring: reserve() waits
+ * for twice a record's size, and a record over half the ring finds no
+ * room at some ring offsets, so BLOCK would wait for ever there.
+ */
+static inline uint32_t kv_bound(const struct llog__arena *a)
+{
+	uint32_t b = record_bound(a), room = a->size / 4 - LLOG__REC_HDR - 16u;
+
+	return b < room ? b : room;
+}
+
 /* Reserves `bytes` under the overflow policy; NULL when dropped. */
 static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 {
@@ -401,7 +415,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
 		goto dropped;
 	}
 	if (ks != NULL)
-		kvbytes = llog__kv_call_measure(ks, kv, record_bound(a), slen, &nkv);
+		kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
 	old_reserve = a->reserve;
 	r = capture(a, site, plan, ap, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
 	if (r != NULL && (rl != NULL || ks != NULL)) {
