@@ -76,8 +76,11 @@ struct llog__arena {
 	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
 	/* The owner's copy of the thread's context (a field list, kv.h;
 	 * count 0 when empty) and whether the flusher's copy misses a
-	 * change (a CTX record dropped under DROP: sent again first). */
+	 * change (a CTX record dropped under DROP: sent again first);
+	 * ctx_busy while ctx.c rewrites ctx (a signal handler's synchronous
+	 * record then goes without the context rather than read it torn). */
 	uint8_t ctx_dirty;
+	volatile uint8_t ctx_busy;
 	alignas(8) unsigned char ctx[LLOG__CTX_BYTES_MAX];
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;

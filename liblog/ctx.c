@@ -19,6 +19,7 @@
  *   before the thread's next record (producer.c)
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "arena.h"
@@ -67,7 +68,16 @@ static int commit(struct llog__arena *a, const struct llog_field *f, size_t n, u
 	return llog__ctx_push(a);
 }
 
-/* The calling thread's arena for a change, or NULL with *rc set. */
+/*
+ * The calling thread's arena for a change, or NULL with *rc set. On success
+ * a->in_log is set until done(): a signal handler that logs meanwhile is
+ * refused (its record counted as not logged, as in any LOG it interrupts)
+ * instead of reading a->ctx while this change rewrites it (the DROP resend
+ * and the synchronous path read it). The compiler fences keep every access
+ * to a->ctx between the two in_log stores; the handler runs on this thread,
+ * so no hardware ordering is needed. The synchronous path (llog not
+ * running: sync.c) is taken before the in_log check: it reads ctx_busy.
+ */
 static struct llog__arena *owner(int *rc)
 {
 	struct llog__arena *a;
@@ -84,7 +94,19 @@ static struct llog__arena *owner(int *rc)
 		*rc = -EAGAIN; /* a signal handler inside this thread's LOG */
 		return NULL;
 	}
+	a->in_log = 1;
+	a->ctx_busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	return a;
+}
+
+/* Ends a change begun by owner(); returns rc. */
+static int done(struct llog__arena *a, int rc)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	a->ctx_busy = 0;
+	a->in_log = 0;
+	return rc;
 }
 
 /* Sets key to nf (its key is filled here). */
@@ -115,13 +137,13 @@ static int set(const char *key, struct llog_field nf)
 		goto full;
 	if (counted(f, n) > LLOG_CTX_BYTES)
 		goto full;
-	return commit(a, f, n, refused);
+	return done(a, commit(a, f, n, refused));
 full:
 	/* Refused: counted here and shown by every record until a clear. */
 	n = ctx_fields(a, f, &refused);
 	llog__count(fields_truncated, 1);
 	(void)commit(a, f, n, refused + 1);
-	return -ENOSPC;
+	return done(a, -ENOSPC);
 }
 
 int llog_ctx_set_i64(const char *key, int64_t v)
@@ -181,9 +203,9 @@ int llog_ctx_remove(const char *key)
 	n = ctx_fields(a, f, &refused);
 	i = find(f, n, key, strlen(key));
 	if (i < 0)
-		return -ENOENT;
+		return done(a, -ENOENT);
 	memmove(&f[i], &f[i + 1], (n - (size_t)i - 1) * sizeof(f[0]));
-	return commit(a, f, n - 1, refused);
+	return done(a, commit(a, f, n - 1, refused));
 }
 
 int llog_ctx_clear(void)
@@ -193,7 +215,7 @@ int llog_ctx_clear(void)
 
 	if ((a = owner(&rc)) == NULL)
 		return rc;
-	return commit(a, NULL, 0, 0);
+	return done(a, commit(a, NULL, 0, 0));
 }
 
 void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key)

@@ -604,10 +604,6 @@ static int ctx_resend(struct llog__arena *a)
  */
 int llog__ctx_push(struct llog__arena *a)
 {
-	a->in_log = 1;
-	signal_fence();
-	(void)ctx_record(a);
-	signal_fence();
-	a->in_log = 0;
+	(void)ctx_record(a); /* in_log held by the caller (ctx.c) */
 	return 0;
 }

@@ -30,12 +30,17 @@ static void own_name(struct llog_entry *e)
 	e->thread_name_len = strlen(e->thread_name);
 }
 
-/* The owner's context (on the owner: not the flusher's copy), or NULL. */
+/* The owner's context (on the owner: not the flusher's copy), or NULL;
+ * NULL too in a signal handler that interrupted a change of it (ctx.c:
+ * ctx_busy; the handler runs on this thread, a compiler fence there
+ * orders the flag around the rewrite). */
 static const void *own_ctx(void)
 {
 	const struct llog__arena *a = llog__tls_arena;
 
-	return a != NULL && !llog__arena_thread_is_internal() ? a->ctx : NULL;
+	if (a == NULL || llog__arena_thread_is_internal() || a->ctx_busy)
+		return NULL;
+	return a->ctx;
 }
 
 /* Stamps e with the wall clock and writes it as one text line. */

@@ -1,6 +1,6 @@
 # Issue 15, part "core" (docs/fields.md 1, 2, 6 binary): the call, the
 # context, the entries, binary records. Included by tests/CMakeLists.txt.
-llog_tests(LABEL unit TIMEOUT 120 NAMES test_kv test_ctx test_kv_bound)
+llog_tests(LABEL unit TIMEOUT 120 NAMES test_kv test_ctx test_kv_bound test_ctx_signal)
 if(TARGET test_kv)
   target_link_libraries(test_kv PRIVATE m)
 endif()
