@@ -79,7 +79,10 @@ static const char hexu[] = "0123456789ABCDEF";
 
 static int name_byte_ok(unsigned char c)
 {
-	return c > 0x20 && c < 0x7f && c != '%' && c != '=' && c != ']' && c != '"';
+	/* '\\' is a valid SD-NAME byte, mapped anyway: a mapped key also goes
+	 * inside a PARAM-VALUE (%kI, below), where it would need escaping. */
+	return c > 0x20 && c < 0x7f && c != '%' && c != '=' && c != ']' && c != '"' &&
+	       c != '\\';
 }
 
 /* The key mapped as an SD-NAME, into b; with room NULL, its length only. */

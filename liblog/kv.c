@@ -252,6 +252,10 @@ void llog__fields_entry(const void *ctx, const void *call, struct llog_field *ou
 		struct llog_field f;
 
 		call_field(ks, i, &cp, &f);
+		if (i > 0 && call_has(ks, i, f.key, f.key_len)) {
+			trunc++; /* a key repeated in the call: the first kept */
+			continue;
+		}
 		if (n == LLOG_FIELDS_MAX) {
 			trunc++;
 			continue;

@@ -256,6 +256,28 @@ static void test_levels(void **state)
 
 /* A rate-limited count and fields in one record do not collide, and a
  * plain LOG has no fields. */
+/* A key repeated in one call: the first value kept, the others left out
+ * and counted (every output then agrees on one value). */
+static void test_repeated_key(void **state)
+{
+	const struct kv_entry *k;
+	size_t n0;
+
+	(void)state;
+	n0 = (llog_flush(), sink.n);
+	LOG_INFO_KV(("status", 200, "x", 1, "status", 500, "status", "s"), "dup");
+	llog_flush();
+	assert_int_equal(sink.n - n0, 1);
+	k = &sink.e[n0];
+	assert_int_equal(k->nfields, 2);
+	assert_string_equal(k->f[0].key, "status");
+	assert_int_equal(k->f[0].type, LLOG_FIELD_I64);
+	assert_int_equal(k->f[0].i64, 200);
+	assert_string_equal(k->f[1].key, "x");
+	assert_int_equal(k->f[1].i64, 1);
+	assert_int_equal(k->fields_truncated, 2);
+}
+
 static void test_plain(void **state)
 {
 	const struct kv_entry *k;
@@ -277,6 +299,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_long_strings, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_32_pairs, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_repeated_key, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_plain, setup, teardown),
 };
 

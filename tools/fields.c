@@ -602,7 +602,10 @@ static int where_value(const char *v, char *dst, struct llog_field *f, const cha
 		errno = 0;
 		double d = strtod(v, &end);
 
-		if (*end == '\0' && errno != ERANGE) {
+		/* ERANGE: only an overflow (inf) is refused; an underflow
+		 * (5e-324, which llog writes for the smallest subnormal)
+		 * reads as the nearest double. */
+		if (*end == '\0' && !(errno == ERANGE && isinf(d))) {
 			f->type = LLOG_FIELD_F64;
 			f->v.f64 = d;
 			return 0;

@@ -109,7 +109,7 @@ for r in recs: eq("fields_malformed" in r, False, "malformed")
 
 case_where() {
 	cat >"$T/l" <<-EOF
-	$TS INFO  [1] a.c:1 one<TAB>status=200 latency_ms=12.5 user="bob"
+	$TS INFO  [1] a.c:1 one<TAB>status=200 latency_ms=12.5 user="bob" tiny=5e-324
 	$TS WARN  [1] a.c:2 two<TAB>status=500 latency_ms=250 user="alice" ok=false
 	$TS ERROR [1] a.c:3 three<TAB>status=404 latency_ms=1e3 user="bob" big=18446744073709551615
 	$TS INFO  [1] a.c:4 status=200 in the message
@@ -146,6 +146,9 @@ case_where() {
 	expect "--where 'big>18446744073709551614'" "3"
 	expect "--where 'big=18446744073709551615'" "3"
 	expect "--where 'big<18446744073709551615'" ""
+	expect "--where tiny=5e-324" "1"
+	expect "--where 'tiny<1e-320'" "1"
+	expect "--where 'tiny>0'" "1"
 	expect "--where 'id<-9223372036854775807'" "5"
 	expect "--where 'id=-9223372036854775808'" "5"
 	# AND, and with the level, time and message filters
