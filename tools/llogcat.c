@@ -365,7 +365,8 @@ static void record_ex(const char *line, size_t len, const struct llog_entry *bf)
 {
 	struct lcr_record r;
 
-	lcr_parse_record_ex(line, len, func_layout, &r);
+	lcr_parse_record_v(line, len, func_layout, bf != NULL ? LLOG_META_VERSION : text_version,
+			   &r);
 	take_fields(&r, bf);
 	if (opt.level >= 0 && r.level < opt.level)
 		return;

@@ -695,6 +695,12 @@ static void parse_text(const char *line, size_t len, bool func_layout, struct lc
 
 void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct lcr_record *rec)
 {
+	lcr_parse_record_v(line, len, func_layout, LLOG_META_VERSION, rec);
+}
+
+void lcr_parse_record_v(const char *line, size_t len, bool func_layout, unsigned version,
+			struct lcr_record *rec)
+{
 	memset(rec, 0, sizeof(*rec));
 	rec->level = -1;
 	if (len > 0 && line[len - 1] == '\n')
@@ -703,8 +709,9 @@ void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct 
 		parse_json(line, len, rec);
 	} else {
 		/* Only the field section's separator is a raw TAB on a text line
-		 * (the writer escapes it everywhere else, in version 1 too). */
-		const char *tab = memchr(line, '\t', len);
+		 * of version 2 (the writer escapes it everywhere else); version
+		 * 1 had no field section and wrote a file's base name raw. */
+		const char *tab = version >= 2 ? memchr(line, '\t', len) : NULL;
 
 		if (tab != NULL) {
 			rec->fields = tab + 1;

@@ -112,6 +112,11 @@ void lcr_parse_record(const char *line, size_t len, struct lcr_record *rec);
  * line=func); the function then ends at the first "() " (a line without
  * one has none). */
 void lcr_parse_record_ex(const char *line, size_t len, bool func_layout, struct lcr_record *rec);
+/* As lcr_parse_record_ex for a text line of file format `version`: below 2
+ * there is no field section (a TAB is part of the line: version 1 wrote a
+ * file's base name raw). */
+void lcr_parse_record_v(const char *line, size_t len, bool func_layout, unsigned version,
+			struct lcr_record *rec);
 /* Formats ns as local time (localtime_r, TZ) with `frac` fraction digits
  * (0..9, cut) and the offset: 2026-12-03T09:19:42.123+01:00. Returns the
  * length (at most 35) written into buf[36] (NUL-terminated). */

@@ -269,6 +269,14 @@ case_versions() {
 	pycheck '
 eq([r["msg"] for r in recs], ["path C:\\new\\table", "line1\\nline2\\x01", "a=1 b=\"2\" looks like fields"], "v1 msgs")
 for i in range(3): fields(i, None)'
+	# version 1 wrote a file base name raw: a TAB there is not a field
+	# section
+	printf '%s INFO  [1] a\tb.c:4 tab in the name\n' "$TS" >"$T/ltab"
+	llog 1 "$T/ltab" "$T/v1tab.zst"
+	run "$LLOGCAT" --json "$T/v1tab.zst"
+	expect_rc 0 "version 1, a TAB in the file name"
+	pycheck 'eq(recs[0]["msg"], "tab in the name", "v1 tab msg"); fields(0, None)
+eq("fields_malformed" in recs[0], False, "v1 tab: no field section")'
 	llog 2 "$T/l" "$T/v2.zst"
 	run "$LLOGCAT" --json "$T/v2.zst"
 	expect_rc 0 "version 2 json"
