@@ -250,12 +250,14 @@ static void put_ts(struct llog__buf *o, int64_t ts_ns, const struct lopt *lo)
 static const char hexdig[] = "0123456789abcdef";
 
 /* Appends s[0..n) whole or not at all (an escape sequence or a UTF-8
- * character is never cut in half); sets cut and fills the room when it
- * does not fit, so nothing after it is appended either. */
+ * character is never cut in half); when it does not fit, sets cut and
+ * closes the room (cap = n, so nothing after it is appended either; a
+ * caller that lowered cap to keep room for an ending puts its cap back).
+ * n is not moved: the bytes past it were never written. */
 static void put_whole(struct llog__buf *o, const char *s, size_t n)
 {
 	if (n > o->cap - o->n) {
-		o->n = o->cap;
+		o->cap = o->n;
 		o->cut = 1;
 		return;
 	}
