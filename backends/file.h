@@ -34,7 +34,9 @@ struct llog__file_chunk {
 
 /* Binary mode: the encoder's state within one frame (file_bin.c). */
 struct llog__bin_frame {
+	int pack;           /* LOG records packed (PLOG): not the crash path's */
 	int started;        /* the content header is written */
+	uint64_t stamp;     /* its packing stamp (binpack.h) */
 	int has_thread;
 	uint64_t seq;
 	int64_t ts;

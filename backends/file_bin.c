@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binpack.h"
 #include "capture.h"
 #include "fileformat.h"
 #include "render.h"
@@ -84,6 +85,8 @@ struct llog__bin {
 	size_t defs_len;
 	size_t room;               /* render bound of the captures (render.h) */
 	char *scratch;             /* SCRATCH_CAP */
+	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */
+	uint64_t frames;           /* frames started: the packing stamp */
 };
 
 /* ---- encoding ------------------------------------------------------------ */
@@ -260,6 +263,8 @@ static long define(struct llog__bin *b, unsigned kind, int level, int line,
 	}
 	b->off[b->nsites] = (uint32_t)b->defs_len;
 	b->defs_len += (size_t)(q - p);
+	if (plan != NULL)
+		llog__pack_site_init(&b->pack[b->nsites], fmt, plan);
 	return (long)b->nsites++;
 }
 
@@ -409,7 +414,7 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
 	if (c != NULL) /* it may become text (at most text_bound: encode) */
 		body = body > text_bound(c) ? body : text_bound(c);
 	(void)fs;
-	return 16 + 12 + 16 /* thread */ + 6 * 10 + body + fields_bound(e);
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body) + fields_bound(e);
 }
 
 /* The record's message as text when its capture cannot be stored. */
@@ -445,7 +450,7 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX)
 		id = site_id(b, e, c);
 	if (id >= 0) {
-		tag = LLOG_BIN_LOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
+		tag = (fr->pack ? LLOG_BIN_PLOG : LLOG_BIN_LOG) | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
 		body = c->args;
 		len = c->len;
 	} else {
@@ -464,6 +469,7 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		p[3] = (char)LLOG_BIN_VERSION;
 		p = put_u64(p + 4, b->stream);
 		fr->started = 1;
+		fr->stamp = ++b->frames;
 		fr->seq = 0;
 		fr->ts = 0;
 		fr->has_thread = 0;
@@ -503,10 +509,26 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		p = put_varint(p, e->suppressed);
 	if (tag & LLOG_BIN_F_EXT)
 		p = put_ext(p, e);
-	p = put_varint(p, len);
-	if (len > 0)
-		memcpy(p, body, len);
-	p += len;
+	if ((tag & 7u) == LLOG_BIN_PLOG) {
+		/* Packed after a 1-byte length, moved on when it needs more. */
+		size_t n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan,
+				      (const unsigned char *)body, len);
+		char lb[10];
+		size_t ll;
+
+		if (n == (size_t)-1)
+			return 0; /* not the plan's layout: cannot happen */
+		ll = (size_t)(put_varint(lb, n) - lb);
+		if (ll > 1)
+			memmove(p + ll, p + 1, n);
+		memcpy(p, lb, ll);
+		p += ll + n;
+	} else {
+		p = put_varint(p, len);
+		if (len > 0)
+			memcpy(p, body, len);
+		p += len;
+	}
 	fr->seq = e->seq;
 	fr->ts = e->ts_ns;
 	return (size_t)(p - dst);
@@ -551,7 +573,7 @@ size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, u
 		put_u32(h, LLOG_SITES_MAGIC);
 		put_u32(h + 4, (uint32_t)(q - h - 8));
 		memcpy(h + 8, LLOG_SITES_HEAD, 3);
-		h[11] = (char)LLOG_BIN_VERSION;
+		h[11] = (char)LLOG_BIN_SITES_VERSION;
 		put_u64(h + 12, b->stream);
 		put_u32(h + 20, (uint32_t)b->room);
 		put_u32(h + 24, first);
@@ -594,7 +616,10 @@ int llog__bin_init(struct llog__file_sink *fs)
 	b->off = malloc(LLOG__BIN_SITES * sizeof(*b->off));
 	b->defs = malloc(DEFS_CAP); /* an mmap: backed as used */
 	b->scratch = malloc(SCRATCH_CAP);
-	return b->slot && b->off && b->defs && b->scratch ? 0 : -1;
+	/* calloc of 6.8 MB: an mmap, backed as sites are used */
+	b->pack = calloc(LLOG__BIN_SITES, sizeof(*b->pack));
+	fs->bin_fr.pack = 1; /* the crash path's frames keep LOG records */
+	return b->slot && b->off && b->defs && b->scratch && b->pack ? 0 : -1;
 }
 
 void llog__bin_free(struct llog__file_sink *fs)
@@ -607,6 +632,7 @@ void llog__bin_free(struct llog__file_sink *fs)
 	free(b->off);
 	free(b->defs);
 	free(b->scratch);
+	free(b->pack);
 	free(b);
 	fs->bin = NULL;
 }

@@ -67,7 +67,10 @@
 #define LLOG_SITES_MAGIC 0x184D2A5Cu       /* skippable frame, variant 0xC */
 #define LLOG_SITES_HEAD "LLS"              /* then the version byte */
 #define LLOG_BIN_HEAD "\0LB"               /* data content; then the version */
-#define LLOG_BIN_VERSION 1u                /* a reader refuses a newer one */
+/* Data frames: version 2 added PLOG records; a reader refuses a newer
+ * version than it knows. Sites frames are still version 1. */
+#define LLOG_BIN_VERSION 2u
+#define LLOG_BIN_SITES_VERSION 1u
 #define LLOG_SITES_MAX (1u << 20)          /* writer bound per sites payload */
 /* The check of a sites payload's definitions: FNV-1a, 32 bits. */
 static inline uint32_t llog__fnv1a32(const void *p, size_t n)
@@ -83,6 +86,7 @@ static inline uint32_t llog__fnv1a32(const void *p, size_t n)
 #define LLOG_BIN_LOG 1u                    /* site, dts, captured arguments */
 #define LLOG_BIN_TEXT 2u                   /* site, dts, the message as text */
 #define LLOG_BIN_THREAD 3u                 /* tid, name: the records after it */
+#define LLOG_BIN_PLOG 4u                   /* as LOG, the arguments packed (binpack.h) */
 #define LLOG_BIN_F_SEQ 0x08u               /* a sequence gap follows */
 #define LLOG_BIN_F_SUPP 0x10u              /* a suppressed count follows */
 #define LLOG_BIN_F_TRUNC 0x20u             /* the capture was cut */

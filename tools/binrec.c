@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binpack.h"
 #include "binrec.h"
 #include "fileformat.h"
 #include "fmt.h"
@@ -20,6 +21,7 @@ struct site {
 	char *fmt, *file, *func; /* NUL-terminated copies */
 	char *cat;               /* NULL: the default category */
 	size_t catlen;
+	struct llog__pack_site pack; /* PLOG records' state (binpack.h) */
 };
 
 struct stream {
@@ -34,8 +36,9 @@ struct lcb {
 	struct stream st[LCB_MAX_STREAMS];
 	int nst;
 	uint64_t clock;
-	char *msg, *line;
-	size_t msg_cap, line_cap;
+	uint64_t frames; /* data frames read: the packing stamp */
+	char *msg, *line, *args;
+	size_t msg_cap, line_cap, args_cap;
 	/* The record's fields (extension item LLOG_BIN_EXT_FIELDS) and their
 	 * keys and string values, NUL-terminated copies. */
 	struct llog_field fields[LLOG_FIELDS_MAX];
@@ -147,6 +150,7 @@ void lcb_free(struct lcb *b)
 		stream_clear(&b->st[i]);
 	free(b->msg);
 	free(b->line);
+	free(b->args);
 	free(b);
 }
 
@@ -241,6 +245,7 @@ static const char *parse_site(struct cur *c, struct site *s)
 		llog__plan_parse(s->fmt, &s->plan);
 		if ((s->plan.flags & LLOG__PLAN_EAGER) || !plan_matches(&s->plan, nargs, flags, types))
 			return "a site's plan is not its format's (another llog version?)";
+		llog__pack_site_init(&s->pack, s->fmt, &s->plan);
 	}
 	return NULL;
 }
@@ -257,7 +262,7 @@ int lcb_sites(struct lcb *b, const char *p, size_t n, const char **why)
 		*why = "not a sites frame";
 		return -1;
 	}
-	if ((unsigned char)p[3] > LLOG_BIN_VERSION) {
+	if ((unsigned char)p[3] > LLOG_BIN_SITES_VERSION) {
 		*why = "sites frame of a newer format version";
 		return -1;
 	}
@@ -509,6 +514,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 	int64_t ts = 0;
 	char name[16] = "";
 	bool has_thread = false;
+	uint64_t stamp;
 
 	*why = NULL;
 	if (n < 12 || !lcb_is_binary(p, n)) {
@@ -521,6 +527,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 	}
 	c.p += 4;
 	st = find_stream(b, get_le(&c, 8), false);
+	stamp = ++b->frames;
 	while (c.p < c.end) {
 		unsigned tag = *c.p++;
 		struct llog_entry e;
@@ -543,7 +550,8 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 			*why = c.why ? c.why : "thread name too long";
 			return -1;
 		}
-		if ((tag & 7u) != LLOG_BIN_LOG && (tag & 7u) != LLOG_BIN_TEXT) {
+		if ((tag & 7u) != LLOG_BIN_LOG && (tag & 7u) != LLOG_BIN_TEXT &&
+		    (tag & 7u) != LLOG_BIN_PLOG) {
 			*why = "unknown record kind";
 			return -1;
 		}
@@ -584,6 +592,21 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 			*why = "record of a call site whose definition is bad";
 			return -1;
 		}
+		if ((tag & 7u) == LLOG_BIN_PLOG) { /* back to the capture's layout */
+			if (s->kind != LLOG_BIN_SITE_LOG) {
+				*why = "arguments for a site without a format";
+				return -1;
+			}
+			if (!grow(&b->args, &b->args_cap, LLOG__UNPACK_BOUND(len))) {
+				*why = "out of memory";
+				return -1;
+			}
+			len = llog__unpack((unsigned char *)b->args, &st->site[id].pack, stamp,
+					   &s->plan, body, (size_t)len, why);
+			if (len == (uint64_t)(size_t)-1)
+				return -1;
+			body = (const unsigned char *)b->args;
+		}
 		e.seq = seq;
 		e.ts_ns = ts;
 		e.level = (enum llog_level)s->level;
@@ -596,7 +619,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		e.backtrace = (tag & LLOG_BIN_F_BT) != 0;
 		e.category = s->cat;
 		e.category_len = s->cat != NULL ? s->catlen : 0;
-		if ((tag & 7u) == LLOG_BIN_LOG) {
+		if ((tag & 7u) != LLOG_BIN_TEXT) {
 			if ((*why = render_log(b, st, s, body, (size_t)len, tag & LLOG_BIN_F_TRUNC,
 					       &e)) != NULL)
 				return -1;

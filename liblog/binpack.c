@@ -1,0 +1,308 @@
+/*
+ * binpack.c - the packed argument encoding of binary files (binpack.h).
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "binpack.h"
+#include "fmt_spec.h"
+
+/* 10^P, exact in a double for P <= 22. */
+static const double pow10_tab[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
+			  const struct llog__plan *plan)
+{
+	const char *p = fmt;
+	unsigned k = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	/* The walk of llog__plan_parse: the same specifications consume the
+	 * same arguments, so argument k is plan->type[k]'s. */
+	while (k < plan->nargs && *(p = strchrnul(p, '%')) != '\0') {
+		struct spec sp;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		if ((p = llog__fmt_parse_spec(p + 1, &sp)) == NULL)
+			return;
+		k += (unsigned)(sp.width_star != 0) + (unsigned)(sp.prec_star != 0);
+		if (sp.kind == A_NONE)
+			continue;
+		if (k >= plan->nargs)
+			return;
+		if (plan->type[k] == A_DBL && sp.kind == A_DBL && (sp.conv == 'f' || sp.conv == 'F') &&
+		    !sp.prec_star && sp.prec <= 9)
+			ps->dec[k] = (uint8_t)(1 + (sp.prec < 0 ? 6 : sp.prec));
+		k++;
+	}
+}
+
+/* ---- bytes ------------------------------------------------------------------ */
+
+static char *put_varint(char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (char)v;
+	return p;
+}
+
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Reads a varint of at most 10 bytes from *p (< end); NULL when malformed. */
+static const unsigned char *get_varint(const unsigned char *p, const unsigned char *end,
+				       uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned s = 0; p < end && s < 70; s += 7) {
+		unsigned char b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void put_le(unsigned char *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * K with v = K / 10^P printing the same "%.Pf" text, or 0 when there is
+ * none we can prove. x = v * 10^P is within half an ulp of the exact
+ * product X; with |x| < 2^40 that ulp is at most 2^-12, so when x is more
+ * than 2^-10 away from a half-integer, X rounds (as printf rounds it) to the
+ * same integer K as x does. Decoding, d = K / 10^P is within 2^-13 of K
+ * after scaling, so it prints K's digits too. A negative v that prints as
+ * "-0.000" has no K (K = 0 prints "0.000"); NaN and infinities fail the
+ * range check.
+ */
+static int decimal_of(double v, unsigned prec, int64_t *k)
+{
+	double x = v * pow10_tab[prec], f;
+	int64_t t;
+
+	if (!(x > -0x1p40 && x < 0x1p40))
+		return 0;
+	t = (int64_t)x;       /* toward zero */
+	f = x - (double)t;    /* exact: (-1, 1) */
+	if (f >= 0) {
+		if (f > 0.5 - 0x1p-10 && f < 0.5 + 0x1p-10)
+			return 0;
+		t += f > 0.5;
+	} else {
+		if (f < -0.5 + 0x1p-10 && f > -0.5 - 0x1p-10)
+			return 0;
+		t -= f < -0.5;
+	}
+	if (t == 0 && __builtin_signbit(v))
+		return 0;
+	*k = t;
+	return 1;
+}
+
+/* ---- pack ------------------------------------------------------------------- */
+
+size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
+		  const struct llog__plan *plan, const unsigned char *args, size_t len)
+{
+	const unsigned char *a = args, *end = args + len;
+	char *p = dst;
+
+	if (ps->stamp != stamp) {
+		memset(ps->last, 0, sizeof(ps->last));
+		ps->stamp = stamp;
+	}
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		uint8_t t = plan->type[i];
+		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &ps->last[i] : &zero;
+		uint64_t v;
+		double d;
+		int64_t k;
+
+		switch (t) {
+		case A_INT:
+			if (end - a < 4)
+				return (size_t)-1;
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)le(a, 4);
+			a += 4;
+			p = put_varint(p, zigzag(v - (uint64_t)*last));
+			*last = (int64_t)v;
+			continue;
+		case A_I64:
+		case A_PTR:
+			if (end - a < 8)
+				return (size_t)-1;
+			v = le(a, 8);
+			a += 8;
+			p = put_varint(p, zigzag(v - (uint64_t)*last));
+			*last = (int64_t)v;
+			continue;
+		case A_DBL:
+			if (end - a < 8)
+				return (size_t)-1;
+			if (ps->dec[i] != 0) {
+				memcpy(&d, a, 8);
+				if (decimal_of(d, ps->dec[i] - 1u, &k)) {
+					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)*last) << 1);
+					*last = k;
+					a += 8;
+					continue;
+				}
+				*p++ = 1; /* not a decimal: the bytes follow */
+			}
+			memcpy(p, a, 8);
+			p += 8;
+			a += 8;
+			continue;
+		case A_LDBL:
+			if (end - a < LDBL_STORE)
+				return (size_t)-1;
+			memcpy(p, a, LDBL_STORE);
+			p += LDBL_STORE;
+			a += LDBL_STORE;
+			continue;
+		case A_NPTR:
+			continue;
+		default:
+			break;
+		}
+		if (!llog__fmt_is_str(t) || end - a < 4)
+			return (size_t)-1;
+		v = le(a, 4);
+		a += 4;
+		if (v == STR_NULL) {
+			*p++ = 0;
+			continue;
+		}
+		if ((uint64_t)(end - a) < v)
+			return (size_t)-1;
+		p = put_varint(p, v + 1);
+		memcpy(p, a, (size_t)v);
+		p += v;
+		a += v;
+	}
+	return a == end ? (size_t)(p - dst) : (size_t)-1;
+}
+
+/* ---- unpack ----------------------------------------------------------------- */
+
+size_t llog__unpack(unsigned char *out, struct llog__pack_site *ps, uint64_t stamp,
+		    const struct llog__plan *plan, const unsigned char *in, size_t len,
+		    const char **why)
+{
+	const unsigned char *q = in, *end = in + len;
+	unsigned char *o = out;
+
+	*why = "packed arguments cut short";
+	if (ps->stamp != stamp) {
+		memset(ps->last, 0, sizeof(ps->last));
+		ps->stamp = stamp;
+	}
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		uint8_t t = plan->type[i];
+		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &ps->last[i] : &zero;
+		uint64_t v;
+
+		switch (t) {
+		case A_INT:
+		case A_I64:
+		case A_PTR:
+			if ((q = get_varint(q, end, &v)) == NULL)
+				return (size_t)-1;
+			v = (uint64_t)*last + unzigzag(v);
+			if (t == A_INT) /* as the writer kept it: the int, widened */
+				v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+			*last = (int64_t)v;
+			put_le(o, v, t == A_INT ? 4 : 8);
+			o += t == A_INT ? 4 : 8;
+			continue;
+		case A_DBL:
+			if (ps->dec[i] != 0) {
+				if ((q = get_varint(q, end, &v)) == NULL)
+					return (size_t)-1;
+				if ((v & 1) == 0) {
+					int64_t k = (int64_t)((uint64_t)*last + unzigzag(v >> 1));
+					double d = (double)k / pow10_tab[ps->dec[i] - 1u];
+
+					*last = k;
+					memcpy(o, &d, 8);
+					o += 8;
+					continue;
+				}
+				if (v != 1) {
+					*why = "bad packed double";
+					return (size_t)-1;
+				}
+			}
+			if (end - q < 8)
+				return (size_t)-1;
+			memcpy(o, q, 8);
+			o += 8;
+			q += 8;
+			continue;
+		case A_LDBL:
+			if (end - q < LDBL_STORE)
+				return (size_t)-1;
+			memcpy(o, q, LDBL_STORE);
+			o += LDBL_STORE;
+			q += LDBL_STORE;
+			continue;
+		case A_NPTR:
+			continue;
+		default:
+			break;
+		}
+		if (!llog__fmt_is_str(t)) {
+			*why = "bad plan";
+			return (size_t)-1;
+		}
+		if ((q = get_varint(q, end, &v)) == NULL)
+			return (size_t)-1;
+		if (v == 0) {
+			put_le(o, STR_NULL, 4);
+			o += 4;
+			continue;
+		}
+		if (v - 1 > (uint64_t)(end - q) || v - 1 > STR_LEN_MAX)
+			return (size_t)-1;
+		put_le(o, v - 1, 4);
+		memcpy(o + 4, q, (size_t)(v - 1));
+		o += 4 + (v - 1);
+		q += v - 1;
+	}
+	if (q != end) {
+		*why = "bytes after the packed arguments";
+		return (size_t)-1;
+	}
+	*why = NULL;
+	return (size_t)(o - out);
+}
