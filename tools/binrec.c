@@ -22,6 +22,7 @@ struct site {
 	char *cat;               /* NULL: the default category */
 	size_t catlen;
 	struct llog__pack_site pack; /* PLOG records' state (binpack.h) */
+	struct llog__fmt_prog *prog; /* fmt compiled (NULL: out of memory) */
 };
 
 struct stream {
@@ -131,6 +132,7 @@ static void site_clear(struct site *s)
 	free(s->file);
 	free(s->func);
 	free(s->cat);
+	free(s->prog);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -246,6 +248,9 @@ static const char *parse_site(struct cur *c, struct site *s)
 		if ((s->plan.flags & LLOG__PLAN_EAGER) || !plan_matches(&s->plan, nargs, flags, types))
 			return "a site's plan is not its format's (another llog version?)";
 		llog__pack_site_init(&s->pack, s->fmt, &s->plan);
+		/* parsed once, not for every record; without memory,
+		 * llog__render parses it each time (the same bytes) */
+		s->prog = llog__fmt_compile(s->fmt);
 	}
 	return NULL;
 }
@@ -387,7 +392,9 @@ static const char *render_log(struct lcb *b, const struct stream *st, const stru
 		return "bad render bound";
 	if (!grow(&b->msg, &b->msg_cap, (size_t)st->room + LLOG__MARKER_LEN))
 		return "out of memory";
-	n = llog__render(b->msg, st->room, s->fmt, &s->plan, args, &trunc);
+	n = s->prog != NULL
+		    ? llog__render_prog(b->msg, st->room, s->prog, &s->plan, args, &trunc)
+		    : llog__render(b->msg, st->room, s->fmt, &s->plan, args, &trunc);
 	if (trunc) {
 		memcpy(b->msg + n, LLOG__MARKER, LLOG__MARKER_LEN);
 		n += LLOG__MARKER_LEN;

@@ -361,10 +361,51 @@ static bool where_matches(void)
 
 /* One record: its line (text or JSON), and for a binary record its entry
  * (bf: the fields are taken from it, not from the line). */
+/* Counts a record that passed the filters (level < 0: none). */
+static void count(int level, bool has_ts, int64_t ts)
+{
+	st.records++;
+	if (level >= 0)
+		st.per_level[level]++;
+	else
+		st.other++;
+	if (has_ts) {
+		if (!st.any_ts || ts < st.first)
+			st.first = ts;
+		if (!st.any_ts || ts > st.last)
+			st.last = ts;
+		st.any_ts = true;
+	}
+}
+
+/* Whether a binary record's own entry answers every option: the line it
+ * renders to then need not be parsed back (no text filter, no JSON or
+ * local time output). */
+static bool entry_suffices(void)
+{
+	return opt.func == NULL && opt.category == NULL && !opt.grep_set && opt.nwhere == 0 &&
+	       !opt.json && !opt.local;
+}
+
 static void record_ex(const char *line, size_t len, const struct llog_entry *bf)
 {
 	struct lcr_record r;
 
+	if (bf != NULL && entry_suffices()) {
+		/* the line's level and time are the entry's */
+		if (opt.level >= 0 && (int)bf->level < opt.level)
+			return;
+		if ((opt.since_set && bf->ts_ns < opt.since) ||
+		    (opt.until_set && bf->ts_ns > opt.until))
+			return;
+		count((int)bf->level, true, bf->ts_ns);
+		if (opt.stats || opt.verify || opt.repair)
+			return;
+		/* llogcat has one thread: stdio's lock is not needed */
+		fwrite_unlocked(line, 1, len, stdout);
+		putchar_unlocked('\n');
+		return;
+	}
 	lcr_parse_record_v(line, len, func_layout, bf != NULL ? LLOG_META_VERSION : text_version,
 			   &r);
 	take_fields(&r, bf);
@@ -388,18 +429,7 @@ static void record_ex(const char *line, size_t len, const struct llog_entry *bf)
 	}
 	if (opt.nwhere > 0 && !where_matches())
 		return;
-	st.records++;
-	if (r.level >= 0)
-		st.per_level[r.level]++;
-	else
-		st.other++;
-	if (r.has_ts) {
-		if (!st.any_ts || r.ts_ns < st.first)
-			st.first = r.ts_ns;
-		if (!st.any_ts || r.ts_ns > st.last)
-			st.last = r.ts_ns;
-		st.any_ts = true;
-	}
+	count(r.level, r.has_ts, r.ts_ns);
 	if (opt.stats || opt.verify || opt.repair)
 		return;
 	if (opt.json && !r.is_json) {
