@@ -87,6 +87,13 @@ struct llog__bin {
 	char *scratch;             /* SCRATCH_CAP */
 	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */
 	uint64_t frames;           /* frames started: the packing stamp */
+	/* The last LOG site's id: consecutive records of one site skip the
+	 * table (valid while llog__fmt_cache_gen() is memo_gen: ids are
+	 * never reused, and a site's category never changes unloaded). */
+	const void *memo_site;
+	const char *memo_cat;
+	uint64_t memo_gen;
+	long memo_id;
 };
 
 /* ---- encoding ------------------------------------------------------------ */
@@ -447,8 +454,21 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 
 	if (c != NULL && b->room == 0)
 		b->room = c->room;
-	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX)
-		id = site_id(b, e, c);
+	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX) {
+		uint64_t gen = llog__fmt_cache_gen();
+
+		/* not on the crash path (!fr->pack): it may have interrupted
+		 * an update of the memo */
+		if (fr->pack && c->site == b->memo_site && e->category == b->memo_cat &&
+		    gen == b->memo_gen) {
+			id = b->memo_id;
+		} else if ((id = site_id(b, e, c)) >= 0 && fr->pack) {
+			b->memo_site = c->site;
+			b->memo_cat = e->category;
+			b->memo_gen = gen;
+			b->memo_id = id;
+		}
+	}
 	if (id >= 0) {
 		tag = (fr->pack ? LLOG_BIN_PLOG : LLOG_BIN_LOG) | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
 		body = c->args;

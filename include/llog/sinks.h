@@ -406,7 +406,8 @@ struct llog_file_options {
 	enum llog_level level; /* minimum level; zero value = TRACE */
 	enum llog_format format;
 	enum llog_file_compression compression;
-	int zstd_level;        /* 0 = 3 (zstd's default); negative fast levels allowed */
+	int zstd_level;        /* 0 = 3 (zstd's default), 1 for LLOG_FILE_BINARY;
+				* negative fast levels allowed */
 	/* Rotate before a frame would take the file past this many bytes;
 	 * 0 = no size rotation. A single frame larger than this still goes
 	 * into a file of its own. */
