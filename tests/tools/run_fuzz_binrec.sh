@@ -2,7 +2,8 @@
 # run_fuzz_binrec.sh FUZZER CORPUS_DIR - seeds the corpus with a binary llog
 # file (tests/tools/seeds: one written by the file sink in LLOG_FILE_BINARY,
 # its metadata frame removed, and the same sites payload and data content
-# in the target's direct form, see fuzz_binrec.c), then runs the libFuzzer
+# in the target's direct form, see fuzz_binrec.c; *_plog: the same with PLOG
+# records, written by seeds/gen_plog_seed.c), then runs the libFuzzer
 # target for a bounded time.
 set -euo pipefail
 fuzzer=$1 corpus=$2
