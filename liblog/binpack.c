@@ -95,6 +95,19 @@ static void put_le(unsigned char *p, uint64_t v, unsigned n)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* Copies n bytes from *in (< end) to *out, moving both; 0 when fewer are
+ * left (bytes kept as they are: doubles, long doubles). */
+static int copy_raw(unsigned char **out, const unsigned char **in, const unsigned char *end,
+		    size_t n)
+{
+	if ((size_t)(end - *in) < n)
+		return 0;
+	memcpy(*out, *in, n);
+	*out += n;
+	*in += n;
+	return 1;
+}
+
 /*
  * K with v = K / 10^P printing the same "%.Pf" text, or 0 when there is
  * none we can prove. x = v * 10^P is within half an ulp of the exact
@@ -179,17 +192,15 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 				}
 				*p++ = 1; /* not a decimal: the bytes follow */
 			}
-			memcpy(p, a, 8);
-			p += 8;
-			a += 8;
-			continue;
-		case A_LDBL:
-			if (end - a < LDBL_STORE)
+			__attribute__((fallthrough)); /* the 8 bytes */
+		case A_LDBL: {
+			unsigned char *u = (unsigned char *)p;
+
+			if (!copy_raw(&u, &a, end, t == A_LDBL ? LDBL_STORE : 8))
 				return (size_t)-1;
-			memcpy(p, a, LDBL_STORE);
-			p += LDBL_STORE;
-			a += LDBL_STORE;
+			p = (char *)u;
 			continue;
+		}
 		case A_NPTR:
 			continue;
 		default:
@@ -263,18 +274,10 @@ size_t llog__unpack(unsigned char *out, struct llog__pack_site *ps, uint64_t sta
 					return (size_t)-1;
 				}
 			}
-			if (end - q < 8)
-				return (size_t)-1;
-			memcpy(o, q, 8);
-			o += 8;
-			q += 8;
-			continue;
+			__attribute__((fallthrough)); /* the 8 bytes */
 		case A_LDBL:
-			if (end - q < LDBL_STORE)
+			if (!copy_raw(&o, &q, end, t == A_LDBL ? LDBL_STORE : 8))
 				return (size_t)-1;
-			memcpy(o, q, LDBL_STORE);
-			o += LDBL_STORE;
-			q += LDBL_STORE;
 			continue;
 		case A_NPTR:
 			continue;
