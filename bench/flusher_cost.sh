@@ -2,7 +2,11 @@
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
 # stage, measured with callgrind on llog_bench's throughput mode (issue 13).
 #
-#   bash bench/flusher_cost.sh [RECORDS]     default 200000
+#   bash bench/flusher_cost.sh [RECORDS] [bin]     default 200000
+#
+# With "bin", the same with a binary file sink (llog_bin_bench, issue 18):
+# the stages are then zstd, encoding the record (llog__bin_encode) and, of
+# that, packing its arguments (llog__pack).
 #
 # Builds llog_bench in Release with -g into build/prof, runs
 #   valgrind --tool=callgrind --separate-threads=yes \
@@ -15,15 +19,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n=${1:-200000}
+prog=llog_bench
+[[ ${2:-} == bin ]] && prog=llog_bin_bench
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
 cmake -S . -B build/prof -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BUILD_BENCH=ON \
 	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF \
 	-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
-cmake --build build/prof --parallel 2 --target llog_bench >&2
+cmake --build build/prof --parallel 2 --target "$prog" >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
-	build/prof/bench/llog_bench tput -t 1 -m fmt -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
+	"build/prof/bench/$prog" tput -t 1 -m fmt -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
 for f in "$out"/cg.*-*; do
 	callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 	grep -q 'flusher_main' "$f.txt" && fl=$f.txt
@@ -36,6 +42,19 @@ inclusive() {
 }
 total=$(inclusive 'flusher\.c:flusher_main')
 zstd=$(inclusive 'file\.c:file_commit ')
+if [[ $prog == llog_bin_bench ]]; then
+	enc=$(inclusive 'file_bin\.c:llog__bin_encode ')
+	pack=$(inclusive 'binpack\.c:llog__pack ')
+	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v k="$pack" -v b="$(stat -c %s "$out/x.zst")" 'BEGIN {
+		printf "| binary file, flusher, per record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", n, b / n
+		printf "| total | %.0f | 100 %% |\n", t / n
+		printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
+		printf "| encoding the record (llog__bin_encode) | %.0f | %.0f %% |\n", e / n, 100 * e / t
+		printf "| of which packing the arguments (llog__pack) | %.0f | %.0f %% |\n", k / n, 100 * k / t
+		printf "| the rest (entries, sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - e) / n, 100 * (t - z - e) / t
+	}'
+	exit 0
+fi
 render=$(inclusive 'render\.c:llog__render_record')
 line=$(inclusive 'line\.c:llog__format_line ')
 awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" 'BEGIN {
