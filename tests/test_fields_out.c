@@ -28,25 +28,6 @@
 
 #include "fields/cases.h"
 
-static struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
-{
-	struct llog_entry e = {0};
-
-	e.seq = 7;
-	e.ts_ns = 1764750000123456789LL; /* 2025-12-03T08:20:00.123456789Z */
-	e.level = LLOG_WARN;
-	e.line = 42;
-	e.tid = 1234;
-	e.file = "/src/app/server.c";
-	e.func = "handle";
-	e.msg = msg;
-	e.msg_len = strlen(msg);
-	e.thread_name = "";
-	e.fields = f;
-	e.nfields = nf;
-	return e;
-}
-
 static void expect_text(const struct llog_entry *e, const char *want)
 {
 	char buf[4096];

@@ -1,6 +1,7 @@
 /*
  * tests/fields/cases.h - the fields of issue 15's output tests
- * (test_fields_out.c, fields/syslog_sd.c); the expected outputs are
+ * (test_fields_out.c, fields/syslog_sd.c, fields/journald_fields.c) and
+ * the entry they are put in; the expected outputs are
  * written by hand in each test and in check_json.py / check_sd.py.
  */
 #ifndef LLOG_TESTS_FIELDS_CASES_H
@@ -8,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "llog/sinks.h"
 
@@ -23,6 +25,28 @@
 	{.key = k, .key_len = sizeof(k) - 1, .type = LLOG_FIELD_STR,                         \
 	 .flags = LLOG_FIELD_TRUNCATED, .v.str = {.ptr = s, .len = sizeof(s) - 1}}
 #define NF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An entry of fixed fields (WARN at 2025-12-03T08:20:00.123456789Z,
+ * /src/app/server.c:42 handle(), thread 1234) with message msg and the
+ * fields f[0..nf). */
+static inline struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
+{
+	struct llog_entry e = {0};
+
+	e.seq = 7;
+	e.ts_ns = 1764750000123456789LL;
+	e.level = LLOG_WARN;
+	e.line = 42;
+	e.tid = 1234;
+	e.file = "/src/app/server.c";
+	e.func = "handle";
+	e.msg = msg;
+	e.msg_len = strlen(msg);
+	e.thread_name = "";
+	e.fields = f;
+	e.nfields = nf;
+	return e;
+}
 
 
 /* Every type, every special double. */

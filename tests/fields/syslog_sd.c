@@ -166,25 +166,6 @@ static int out_lines(void)
 	return n;
 }
 
-static struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
-{
-	struct llog_entry e = {0};
-
-	e.seq = 7;
-	e.ts_ns = 1764750000123456789LL;
-	e.level = LLOG_WARN;
-	e.line = 42;
-	e.tid = 1234;
-	e.file = "/src/app/server.c";
-	e.func = "handle";
-	e.msg = msg;
-	e.msg_len = strlen(msg);
-	e.thread_name = "";
-	e.fields = f;
-	e.nfields = nf;
-	return e;
-}
-
 /* syslog-only cases: long keys, '%', the numbered form */
 static const struct llog_field sd_keys[] = {
 	FS("k%1", "50% off"),
