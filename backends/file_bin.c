@@ -418,10 +418,10 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
 	const struct llog__capture *c = llog__capture_of(e);
 	size_t body = c != NULL ? c->len : e->msg_len;
 
-	if (c != NULL) /* it may become text (at most text_bound: encode) */
-		body = body > text_bound(c) ? body : text_bound(c);
+	if (c != NULL) /* it may become text (at most text_bound: encode), or be packed */
+		body = LLOG__PACK_BOUND(body > text_bound(c) ? body : text_bound(c));
 	(void)fs;
-	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body) + fields_bound(e);
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + body + fields_bound(e);
 }
 
 /* The record's message as text when its capture cannot be stored. */
@@ -450,7 +450,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	const char *body;
 	unsigned tag;
 	long id = -1;
-	char *p = dst;
+	char *p = dst, *tagp;
+	size_t n;
 
 	if (c != NULL && b->room == 0)
 		b->room = c->room;
@@ -514,6 +515,7 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		tag |= LLOG_BIN_F_BT;
 	if (e->nfields != 0 || e->fields_truncated != 0)
 		tag |= LLOG_BIN_F_EXT;
+	tagp = p;
 	*p++ = (char)tag;
 	if (tag & LLOG_BIN_F_SEQ)
 		p = put_varint(p, e->seq - fr->seq - 1);
@@ -529,21 +531,22 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		p = put_varint(p, e->suppressed);
 	if (tag & LLOG_BIN_F_EXT)
 		p = put_ext(p, e);
-	if ((tag & 7u) == LLOG_BIN_PLOG) {
+	if ((tag & 7u) == LLOG_BIN_PLOG &&
+	    (n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)body,
+			    len)) != (size_t)-1) {
 		/* Packed after a 1-byte length, moved on when it needs more. */
-		size_t n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan,
-				      (const unsigned char *)body, len);
 		char lb[10];
-		size_t ll;
+		size_t ll = (size_t)(put_varint(lb, n) - lb);
 
-		if (n == (size_t)-1)
-			return 0; /* not the plan's layout: cannot happen */
-		ll = (size_t)(put_varint(lb, n) - lb);
 		if (ll > 1)
 			memmove(p + ll, p + 1, n);
 		memcpy(p, lb, ll);
 		p += ll + n;
 	} else {
+		/* A capture llog__pack refused (not its plan's layout: it
+		 * does not happen) goes unpacked, the site's state as it was. */
+		if ((tag & 7u) == LLOG_BIN_PLOG)
+			*tagp = (char)((tag & ~7u) | LLOG_BIN_LOG);
 		p = put_varint(p, len);
 		if (len > 0)
 			memcpy(p, body, len);

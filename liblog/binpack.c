@@ -148,15 +148,16 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
 {
 	const unsigned char *a = args, *end = args + len;
+	int64_t prev[LLOG__PACK_DELTA] = {0};
 	char *p = dst;
 
-	if (ps->stamp != stamp) {
-		memset(ps->last, 0, sizeof(ps->last));
-		ps->stamp = stamp;
-	}
+	/* Worked on a copy, stored back only when the whole capture packed:
+	 * a refused capture leaves ps as it was (the reader never sees it). */
+	if (ps->stamp == stamp)
+		memcpy(prev, ps->last, sizeof(prev));
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		uint8_t t = plan->type[i];
-		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &ps->last[i] : &zero;
+		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &prev[i] : &zero;
 		uint64_t v;
 		double d;
 		int64_t k;
@@ -221,7 +222,11 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		p += v;
 		a += v;
 	}
-	return a == end ? (size_t)(p - dst) : (size_t)-1;
+	if (a != end)
+		return (size_t)-1;
+	memcpy(ps->last, prev, sizeof(prev));
+	ps->stamp = stamp;
+	return (size_t)(p - dst);
 }
 
 /* ---- unpack ----------------------------------------------------------------- */

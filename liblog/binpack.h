@@ -65,7 +65,8 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 
 /* Packs the capture args[0..len) (plan's layout) into dst, which has
  * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). Returns the bytes
- * written, or (size_t)-1 if args is not plan's layout. */
+ * written, or (size_t)-1 if args is not plan's layout; ps is then
+ * unchanged. */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len);
 

@@ -345,6 +345,31 @@ static void test_damaged(void **state)
 	/* the writer refuses a capture that is not its plan's layout */
 	assert_int_equal(llog__pack(packed, &c.w, 4, &c.plan, a, len - 1), (size_t)-1);
 	assert_int_equal(llog__pack(packed, &c.w, 4, &c.plan, a, 3), (size_t)-1);
+	/* ... and keeps its state as it was: in a frame, after a record, a
+	 * refused capture whose first values differ (cut in its last
+	 * argument), then the first capture again, which the reader (who
+	 * never saw the refused one) decodes exactly */
+	{
+		struct codec d;
+		unsigned char b[CAP];
+		size_t blen, p1, p2;
+		char rec1[CAP], rec2[CAP];
+
+		codec_init(&d, fmt);
+		blen = cap_args(&d.plan, b, 7000, 1.25, "x", 5LL, 2.0);
+		p1 = llog__pack(rec1, &d.w, 9, &d.plan, a, len);
+		assert_int_equal(llog__pack(rec2, &d.w, 9, &d.plan, b, blen - 1), (size_t)-1);
+		p2 = llog__pack(rec2, &d.w, 9, &d.plan, a, len);
+		assert_int_not_equal(p1, (size_t)-1);
+		assert_int_not_equal(p2, (size_t)-1);
+		assert_int_equal(llog__unpack(out, &d.r, 9, &d.plan, (const unsigned char *)rec1, p1,
+					      &why),
+				 len);
+		assert_int_equal(llog__unpack(out, &d.r, 9, &d.plan, (const unsigned char *)rec2, p2,
+					      &why),
+				 len);
+		assert_memory_equal(out, a, len);
+	}
 }
 
 int main(void)
