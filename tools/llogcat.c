@@ -359,8 +359,6 @@ static bool where_matches(void)
 	return true;
 }
 
-/* One record: its line (text or JSON), and for a binary record its entry
- * (bf: the fields are taken from it, not from the line). */
 /* Counts a record that passed the filters (level < 0: none). */
 static void count(int level, bool has_ts, int64_t ts)
 {
@@ -387,6 +385,8 @@ static bool entry_suffices(void)
 	       !opt.json && !opt.local;
 }
 
+/* One record: its line (text or JSON), and for a binary record its entry
+ * (bf: the fields are taken from it, not from the line). */
 static void record_ex(const char *line, size_t len, const struct llog_entry *bf)
 {
 	struct lcr_record r;
