@@ -19,27 +19,18 @@
 #include <cmocka.h>
 
 #include "llog/sinks.h"
+#include "fields/cases.h"
 
-static struct llog_entry entry(const char *msg, size_t len)
+/* The fields' tests' entry (fields/cases.h), without fields. */
+static struct llog_entry line_entry(const char *msg, size_t len)
 {
-	struct llog_entry e = {0};
-
-	e.seq = 7;
-	e.ts_ns = 1764750000123456789LL; /* 2025-12-03T08:20:00.123456789Z */
-	e.level = LLOG_WARN;
-	e.line = 42;
-	e.tid = 1234;
-	e.file = "/src/app/server.c";
-	e.func = "handle";
-	e.msg = msg;
-	e.msg_len = len;
-	return e;
+	return entry_n(msg, len, NULL, 0);
 }
 
 static void test_text_layout(void **state)
 {
 	char buf[256];
-	struct llog_entry e = entry("hello world", 11);
+	struct llog_entry e = line_entry("hello world", 11);
 	size_t n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
 	const char *want = "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n";
 
@@ -52,7 +43,7 @@ static void test_text_escapes_controls(void **state)
 {
 	char buf[256];
 	const char msg[] = "a\nb\rc\td\x1b[31me\x7f\x01";
-	struct llog_entry e = entry(msg, sizeof(msg) - 1);
+	struct llog_entry e = line_entry(msg, sizeof(msg) - 1);
 	size_t n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
 	const char *tail = "a\\nb\\rc\\td\\x1b[31me\\x7f\\x01\n";
 
@@ -108,7 +99,7 @@ static void test_text_escaping_random(void **state)
 				 : (x % 10 == 1) ? (unsigned char)(0x7f + (x >> 8) % 3)
 				 : (unsigned char)(0x20 + (x >> 8) % 0x5f);
 		}
-		e = entry((const char *)msg, n);
+		e = line_entry((const char *)msg, n);
 		got = llog_format_entry(&e, LLOG_FORMAT_TEXT, line, sizeof(line));
 		k = ref_escape(msg, n, want);
 		hdr = got - 1 - k;
@@ -133,7 +124,7 @@ static void test_timestamps_match_gmtime(void **state)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		/* 1970 .. 2219 (fits int64 nanoseconds) */
 		ts = (int64_t)(x % (250ull * 365 * 86400 * 1000000000ull));
-		e = entry("m", 1);
+		e = line_entry("m", 1);
 		e.ts_ns = ts;
 		llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
 		secs = (time_t)(ts / 1000000000);
@@ -154,7 +145,7 @@ static void test_timestamps_earliest(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
 		char buf[128], want[16];
-		struct llog_entry e = entry("m", 1);
+		struct llog_entry e = line_entry("m", 1);
 		int64_t frac = ts[i] % 1000000000; /* no overflow, unlike ts - 999999999 */
 
 		if (frac < 0)
@@ -170,7 +161,7 @@ static void test_json_escaping(void **state)
 {
 	char buf[512];
 	const char msg[] = "q\"b\\n\nc\x01 \xc3\xa9 bad\xff\xc3 end";
-	struct llog_entry e = entry(msg, sizeof(msg) - 1);
+	struct llog_entry e = line_entry(msg, sizeof(msg) - 1);
 	size_t n = llog_format_entry(&e, LLOG_FORMAT_JSON, buf, sizeof(buf));
 	const char *want =
 		"{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
@@ -192,7 +183,7 @@ static void test_cut_lines_stay_lines(void **state)
 	big[200] = '"';
 	for (size_t cap = 1; cap < 400; cap++) {
 		for (int f = 0; f <= 1; f++) {
-			struct llog_entry e = entry(big, sizeof(big));
+			struct llog_entry e = line_entry(big, sizeof(big));
 			size_t n = llog_format_entry(&e, (enum llog_format)f, buf, cap);
 
 			assert_true(n <= cap);
@@ -226,7 +217,7 @@ static void expect_line(const char *got, size_t n, const char *want)
 static void test_file_name_buffer_reused(void **state)
 {
 	char file[32], buf[256];
-	struct llog_entry e = entry("m", 1);
+	struct llog_entry e = line_entry("m", 1);
 	size_t n;
 
 	(void)state;
@@ -245,7 +236,7 @@ static void test_file_name_buffer_reused(void **state)
 static void test_text_func_and_thread_name(void **state)
 {
 	char buf[256];
-	struct llog_entry e = entry("hello world", 11);
+	struct llog_entry e = line_entry("hello world", 11);
 	size_t n;
 
 	(void)state;
@@ -283,7 +274,7 @@ static void test_text_func_and_thread_name(void **state)
 static void test_json_func_and_thread_name(void **state)
 {
 	char buf[512];
-	struct llog_entry e = entry("hi", 2);
+	struct llog_entry e = line_entry("hi", 2);
 	size_t n;
 
 	(void)state;
@@ -313,7 +304,7 @@ static void test_utc_precisions(void **state)
 		 {LLOG_TS_MS, "2025-12-03T08:20:00.123Z"},
 		 {LLOG_TS_S, "2025-12-03T08:20:00Z"}};
 	char buf[256], want[256];
-	struct llog_entry e = entry("m", 1);
+	struct llog_entry e = line_entry("m", 1);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -360,7 +351,7 @@ static int local_child(void)
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct llog_entry e = entry("m", 1);
+		struct llog_entry e = line_entry("m", 1);
 		size_t n;
 
 		setenv("TZ", c[i].tz, 1);
@@ -378,7 +369,7 @@ static int local_child(void)
 	setenv("TZ", "America/St_Johns", 1); /* -03:30 / -02:30, when tzdata is there */
 	tzset();
 	for (int64_t s = 1700000000; s < 1700000000 + 400LL * 86400 * 30; s += 86400 * 7 + 3607) {
-		struct llog_entry e = entry("m", 1);
+		struct llog_entry e = line_entry("m", 1);
 		time_t t = (time_t)s;
 		struct tm tm;
 		char tb[64];

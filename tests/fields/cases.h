@@ -27,9 +27,10 @@
 #define NF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* An entry of fixed fields (WARN at 2025-12-03T08:20:00.123456789Z,
- * /src/app/server.c:42 handle(), thread 1234) with message msg and the
- * fields f[0..nf). */
-static inline struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
+ * /src/app/server.c:42 handle(), thread 1234) with the message msg[0..len)
+ * and the fields f[0..nf) (also the entry of test_line.c's cases). */
+static inline struct llog_entry entry_n(const char *msg, size_t len, const struct llog_field *f,
+					size_t nf)
 {
 	struct llog_entry e = {0};
 
@@ -41,11 +42,17 @@ static inline struct llog_entry entry(const char *msg, const struct llog_field *
 	e.file = "/src/app/server.c";
 	e.func = "handle";
 	e.msg = msg;
-	e.msg_len = strlen(msg);
+	e.msg_len = len;
 	e.thread_name = "";
 	e.fields = f;
 	e.nfields = nf;
 	return e;
+}
+
+/* entry_n with a NUL-terminated message. */
+static inline struct llog_entry entry(const char *msg, const struct llog_field *f, size_t nf)
+{
+	return entry_n(msg, strlen(msg), f, nf);
 }
 
 
