@@ -670,6 +670,138 @@ LLOG_EXPORT int llog__site_level_refresh(struct llog_site *site);
 LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 	LLOG__PRINTF(2, 3);
 
+/*
+ * Typed calls. In C (gcc and clang), a call with 1 to 8 arguments after
+ * the format does not go through the variadic llog__log: the macro
+ * converts each argument, by its type (_Generic), into an 8-byte slot -
+ * an integer's value (sign- or zero-extended), a float or double's bits as
+ * a double, a pointer - and passes the array to llog__log_t, which copies
+ * the slots the format's plan consumes into the record, as llog__log
+ * copies them from its va_list (the same bytes; liblog/fmt.h). Each
+ * argument is evaluated once, into a temporary of its promoted type.
+ * llog__log_t returns nonzero, having done nothing, when it cannot take
+ * the call (a format rendered at the call: %ls %lc %m positional
+ * arguments, a long double, more conversions than arguments, no flusher
+ * running): the macro then calls llog__log with the same temporaries. A
+ * long double argument, or 9 and more, go to llog__log at compile time;
+ * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before this
+ * header. The format is still checked by the compiler (llog__log's format
+ * attribute, on the fallback call).
+ */
+LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
+
+#if !defined(__cplusplus) && defined(__GNUC__) && !defined(LLOG_NO_TYPED_CALLS)
+static inline uint64_t llog__slot_i(long long v)
+{
+	return (uint64_t)v;
+}
+static inline uint64_t llog__slot_u(unsigned long long v)
+{
+	return (uint64_t)v;
+}
+static inline uint64_t llog__slot_d(double v)
+{
+	uint64_t u;
+
+	__builtin_memcpy(&u, &v, sizeof(u));
+	return u;
+}
+static inline uint64_t llog__slot_p(const volatile void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+static inline uint64_t llog__slot_ld(long double v)
+{
+	(void)v; /* never called: such a call goes to llog__log */
+	return 0;
+}
+
+/* The slot of x (a temporary of a promoted type: no char, short, _Bool,
+ * array or bit-field reaches here). Any pointer is a pointer. */
+#define LLOG__SLOT(x)                                                         \
+	_Generic((x), int: llog__slot_i, unsigned int: llog__slot_u,          \
+		 long: llog__slot_i, unsigned long: llog__slot_u,             \
+		 long long: llog__slot_i, unsigned long long: llog__slot_u,   \
+		 float: llog__slot_d, double: llog__slot_d,                   \
+		 long double: llog__slot_ld, default: llog__slot_p)(x)
+/* 0 when x cannot ride in a slot (a long double). */
+#define LLOG__SLOT_OK(x) _Generic((x), long double: 0, default: 1)
+/* A temporary for argument i: its value once, of its promoted type (the
+ * conditional decays arrays and promotes small integers and bit-fields). */
+#define LLOG__TMP(i, x) __typeof__(0 ? (x) : (x)) llog__a##i##_ = (x);
+
+#define LLOG__NARGS(...) LLOG__NARGS_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N
+#define LLOG__CALL_CAT_(a, b) a##b
+#define LLOG__CALL_CAT(a, b) LLOG__CALL_CAT_(a, b)
+/* llog__log(site, fmt, args...) as a typed call when it can be one. */
+#define LLOG__CALL(site, ...) LLOG__CALL_CAT(LLOG__CALL_, LLOG__NARGS(__VA_ARGS__))(site, __VA_ARGS__)
+#define LLOG__CALL_V(site, ...) llog__log(site, __VA_ARGS__)
+#define LLOG__CALL_0(site, fmt)                                               \
+	do {                                                                  \
+		if (llog__log_t(site, (const uint64_t *)0, 0) != 0)           \
+			llog__log(site, fmt);                                 \
+	} while (0)
+#define LLOG__CALL_1(site, fmt, a1)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1)                                   \
+		const uint64_t llog__v_[1] = {LLOG__SLOT(llog__a1_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_)) || llog__log_t(site, llog__v_, 1) != 0)           \
+			llog__log(site, fmt, llog__a1_);                       \
+	} while (0)
+#define LLOG__CALL_2(site, fmt, a1, a2)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2)                                   \
+		const uint64_t llog__v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || llog__log_t(site, llog__v_, 2) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_);                       \
+	} while (0)
+#define LLOG__CALL_3(site, fmt, a1, a2, a3)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3)                                   \
+		const uint64_t llog__v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || llog__log_t(site, llog__v_, 3) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_);                       \
+	} while (0)
+#define LLOG__CALL_4(site, fmt, a1, a2, a3, a4)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4)                                   \
+		const uint64_t llog__v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || llog__log_t(site, llog__v_, 4) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_);                       \
+	} while (0)
+#define LLOG__CALL_5(site, fmt, a1, a2, a3, a4, a5)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5)                                   \
+		const uint64_t llog__v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || llog__log_t(site, llog__v_, 5) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_);                       \
+	} while (0)
+#define LLOG__CALL_6(site, fmt, a1, a2, a3, a4, a5, a6)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6)                                   \
+		const uint64_t llog__v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || llog__log_t(site, llog__v_, 6) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_);                       \
+	} while (0)
+#define LLOG__CALL_7(site, fmt, a1, a2, a3, a4, a5, a6, a7)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7)                                   \
+		const uint64_t llog__v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || llog__log_t(site, llog__v_, 7) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_);                       \
+	} while (0)
+#define LLOG__CALL_8(site, fmt, a1, a2, a3, a4, a5, a6, a7, a8)                                  \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8)                                   \
+		const uint64_t llog__v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)};                      \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || llog__log_t(site, llog__v_, 8) != 0)           \
+			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_);                       \
+	} while (0)
+#else
+#define LLOG__CALL(site, ...) llog__log(site, __VA_ARGS__)
+#endif
+
 /* Calls below this level are removed at compile time. */
 #ifndef LLOG_ACTIVE_LEVEL
 #define LLOG_ACTIVE_LEVEL LLOG_TRACE
@@ -736,7 +868,7 @@ static inline int llog__site_on(struct llog_site *s, int level)
 	do {                                                                  \
 		LLOG__SITE(level, __VA_ARGS__);                               \
 		if (LLOG__ON(level, &llog__site_))                            \
-			llog__log(&llog__site_, __VA_ARGS__);                 \
+			LLOG__CALL(&llog__site_, __VA_ARGS__);                \
 	} while (0)
 
 /* LLOG_LOG in category cat (a string literal), whatever the file's. */
@@ -744,7 +876,7 @@ static inline int llog__site_on(struct llog_site *s, int level)
 	do {                                                                  \
 		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
 		if (LLOG__ON(level, &llog__site_))                            \
-			llog__log(&llog__site_, __VA_ARGS__);                 \
+			LLOG__CALL(&llog__site_, __VA_ARGS__);                \
 	} while (0)
 
 /*

@@ -48,6 +48,7 @@
 /* Plan flags. */
 #define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
 #define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
+#define LLOG__PLAN_LDBL 0x04u    /* some argument is a long double: no slots */
 
 /*
  * A parsed format. Fits in struct llog_site's plan[] (36 bytes, 4-aligned),
@@ -96,6 +97,19 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
  */
 void llog__capture_write(const struct llog__plan *plan, va_list ap,
 			 const uint32_t *slen, void *dst);
+
+/*
+ * The same three for a typed call (llog__log_t): the arguments in 8-byte
+ * slots, one per argument the plan consumes (llog.h "Typed calls"), with
+ * the same bytes written as from the va_list of the same call. Not for
+ * EAGER or LDBL plans (measure returns (size_t)-1 for them).
+ */
+size_t llog__capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
+			       size_t budget, uint32_t *slen, int *truncated);
+size_t llog__capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
+			    size_t cap, int *truncated);
+void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
+			   const uint32_t *slen, void *dst);
 
 /*
  * Renders fmt with the captured arguments into out[0..cap). Returns the

@@ -214,6 +214,8 @@ static int plan_add(struct llog__plan *plan, uint8_t code)
 		return 0;
 	}
 	plan->type[plan->nargs++] = code;
+	if (code == A_LDBL)
+		plan->flags |= LLOG__PLAN_LDBL;
 	plan->fixed_bytes = (uint16_t)(plan->fixed_bytes + fixed_size(code));
 	return 1;
 }
@@ -265,8 +267,63 @@ void llog__plan_parse(const char *fmt, struct llog__plan *plan)
 
 /* ---- capture ------------------------------------------------------------- */
 
+/*
+ * Where a capture reads the call's arguments: the variadic call's va_list
+ * (llog__log), or the typed call's 8-byte slots (llog__log_t: the macro
+ * converted each argument with _Generic, llog.h "Typed calls"). The
+ * functions below take `typed` as a constant and are always inlined into
+ * the public entry points, so each entry point reads only one kind.
+ *
+ * A slot holds an integer argument's value (sign- or zero-extended to 64
+ * bits, by its C type), a floating argument's double bits, or a pointer.
+ * A type code reads it as printf would read a register of that width:
+ * A_INT the low 32 bits, A_I64 / A_DBL / A_PTR all 64, a string the
+ * pointer. long double never comes in a slot (the macro, and the plan's
+ * LLOG__PLAN_LDBL, send such calls through the va_list).
+ */
+struct argsrc {
+	const uint64_t *v; /* typed: the next slot */
+	va_list ap;        /* variadic: a copy, passed by address */
+};
 
-static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int);
+#define SRC_INLINE static inline __attribute__((always_inline))
+
+SRC_INLINE uint64_t src_slot(struct argsrc *s)
+{
+	return *s->v++;
+}
+
+SRC_INLINE int src_int(struct argsrc *s, int typed)
+{
+	return typed ? (int)(uint32_t)src_slot(s) : va_arg(s->ap, int);
+}
+
+SRC_INLINE long long src_i64(struct argsrc *s, int typed)
+{
+	return typed ? (long long)src_slot(s) : va_arg(s->ap, long long);
+}
+
+SRC_INLINE double src_dbl(struct argsrc *s, int typed)
+{
+	uint64_t u;
+	double v;
+
+	if (!typed)
+		return va_arg(s->ap, double);
+	u = src_slot(s);
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+SRC_INLINE const void *src_ptr(struct argsrc *s, int typed)
+{
+	return typed ? (const void *)(uintptr_t)src_slot(s) : va_arg(s->ap, const void *);
+}
+
+SRC_INLINE const char *src_str(struct argsrc *s, int typed)
+{
+	return typed ? (const char *)(uintptr_t)src_slot(s) : va_arg(s->ap, const char *);
+}
 
 /* The precision that bounds a string argument of type code, SIZE_MAX for
  * none (last_int: the int consumed just before, for %.*s). */
@@ -279,30 +336,93 @@ static inline size_t str_prec_bound(uint8_t code, int last_int)
 	return SIZE_MAX;
 }
 
-size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
-			     size_t budget, uint32_t *slen, int *truncated)
+/*
+ * Copies one non-string argument of type `code` from s to *d and advances
+ * *d. Returns 0 when code is a string type (nothing consumed). The int of a
+ * '*' precision is kept in *last_int for a following %.*s.
+ */
+SRC_INLINE int copy_fixed_arg(uint8_t code, struct argsrc *s, int typed, unsigned char **d,
+			      int *last_int)
+{
+	switch (code) {
+	case A_INT: {
+		int v = src_int(s, typed);
+
+		*last_int = v;
+		memcpy(*d, &v, 4);
+		*d += 4;
+		return 1;
+	}
+	case A_I64: {
+		long long v = src_i64(s, typed);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_DBL: {
+		double v = src_dbl(s, typed);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_LDBL: {
+		/* Never typed (above); a slot, were one to come, stores 0. */
+		long double v = typed ? (s->v++, 0.0L) : va_arg(s->ap, long double);
+
+		memcpy(*d, &v, sizeof(v));
+		if (sizeof(v) < LDBL_STORE)
+			memset(*d + sizeof(v), 0, LDBL_STORE - sizeof(v));
+		*d += LDBL_STORE;
+		return 1;
+	}
+	case A_PTR: {
+		const void *v = src_ptr(s, typed);
+
+		memcpy(*d, &v, 8);
+		*d += 8;
+		return 1;
+	}
+	case A_NPTR:
+		(void)src_ptr(s, typed); /* %n: never stored through */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Stores a string argument: u32 length (STR_NULL for NULL), then bytes. */
+static inline void put_str_arg(unsigned char **d, const char *s, size_t n)
+{
+	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
+
+	memcpy(*d, &n32, 4);
+	if (s != NULL && n > 0)
+		memcpy(*d + 4, s, n);
+	*d += 4 + (s != NULL ? n : 0);
+}
+
+SRC_INLINE size_t measure_src(const struct llog__plan *plan, struct argsrc *src, int typed,
+			      size_t budget, uint32_t *slen, int *truncated)
 {
 	size_t fixed = plan->fixed_bytes, avail, lim, strs = 0;
 	int last_int = -1;
 	unsigned i;
-	va_list aq;
 
-	if ((plan->flags & LLOG__PLAN_EAGER) || fixed > budget)
-		return (size_t)-1;
 	avail = budget - fixed;
 	/* No string needs more than avail + 1 bytes looked at: past that it
 	 * is clipped anyway. */
 	lim = (avail < STR_LEN_MAX ? avail : STR_LEN_MAX) + 1;
-	va_copy(aq, ap); /* a va_list we may pass by address */
 	for (i = 0; i < plan->nargs; i++) {
 		unsigned char scratch[LDBL_STORE], *sp = scratch;
 		const char *s;
 		size_t n, bound;
 
 		/* fixed-size arguments: consumed (copied to scratch) */
-		if (copy_fixed_arg(plan->type[i], &aq, &sp, &last_int))
+		if (copy_fixed_arg(plan->type[i], src, typed, &sp, &last_int))
 			continue;
-		s = va_arg(aq, const char *);
+		s = src_str(src, typed);
 		slen[i] = 0;
 		if (s == NULL)
 			continue;
@@ -315,7 +435,6 @@ size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 		slen[i] = (uint32_t)n;
 		strs += n;
 	}
-	va_end(aq);
 	if (strs > avail) {
 		size_t excess = strs - avail;
 
@@ -334,103 +453,77 @@ size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 	return fixed + strs;
 }
 
-/*
- * Copies one non-string argument of type `code` from *ap to *d and advances
- * *d. Returns 0 when code is a string type (nothing consumed). The int of a
- * '*' precision is kept in *last_int for a following %.*s.
- */
-static inline int copy_fixed_arg(uint8_t code, va_list *ap, unsigned char **d, int *last_int)
+size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
+			     size_t budget, uint32_t *slen, int *truncated)
 {
-	switch (code) {
-	case A_INT: {
-		int v = va_arg(*ap, int);
+	struct argsrc src;
+	size_t n;
 
-		*last_int = v;
-		memcpy(*d, &v, 4);
-		*d += 4;
-		return 1;
-	}
-	case A_I64: {
-		long long v = va_arg(*ap, long long);
-
-		memcpy(*d, &v, 8);
-		*d += 8;
-		return 1;
-	}
-	case A_DBL: {
-		double v = va_arg(*ap, double);
-
-		memcpy(*d, &v, 8);
-		*d += 8;
-		return 1;
-	}
-	case A_LDBL: {
-		long double v = va_arg(*ap, long double);
-
-		memcpy(*d, &v, sizeof(v));
-		if (sizeof(v) < LDBL_STORE)
-			memset(*d + sizeof(v), 0, LDBL_STORE - sizeof(v));
-		*d += LDBL_STORE;
-		return 1;
-	}
-	case A_PTR: {
-		void *v = va_arg(*ap, void *);
-
-		memcpy(*d, &v, 8);
-		*d += 8;
-		return 1;
-	}
-	case A_NPTR:
-		(void)va_arg(*ap, void *); /* %n: never stored through */
-		return 1;
-	default:
-		return 0;
-	}
+	if ((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > budget)
+		return (size_t)-1;
+	va_copy(src.ap, ap);
+	n = measure_src(plan, &src, 0, budget, slen, truncated);
+	va_end(src.ap);
+	return n;
 }
 
-/* Stores a string argument: u32 length (STR_NULL for NULL), then bytes. */
-static inline void put_str_arg(unsigned char **d, const char *s, size_t n)
+size_t llog__capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
+			       size_t budget, uint32_t *slen, int *truncated)
 {
-	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
+	struct argsrc src;
 
-	memcpy(*d, &n32, 4);
-	if (s != NULL && n > 0)
-		memcpy(*d + 4, s, n);
-	*d += 4 + (s != NULL ? n : 0);
+	if ((plan->flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) || plan->fixed_bytes > budget)
+		return (size_t)-1;
+	src.v = v;
+	return measure_src(plan, &src, 1, budget, slen, truncated);
+}
+
+SRC_INLINE void write_src(const struct llog__plan *plan, struct argsrc *src, int typed,
+			  const uint32_t *slen, void *dst)
+{
+	unsigned char *d = dst;
+	int last_int = -1;
+
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		if (!copy_fixed_arg(plan->type[i], src, typed, &d, &last_int))
+			put_str_arg(&d, src_str(src, typed), slen[i]);
+	}
 }
 
 void llog__capture_write(const struct llog__plan *plan, va_list ap,
 			 const uint32_t *slen, void *dst)
 {
-	unsigned char *d = dst;
-	int last_int = -1;
-	va_list aq;
+	struct argsrc src;
 
-	va_copy(aq, ap); /* a va_list we may pass by address */
-	for (unsigned i = 0; i < plan->nargs; i++) {
-		if (!copy_fixed_arg(plan->type[i], &aq, &d, &last_int))
-			put_str_arg(&d, va_arg(aq, const char *), slen[i]);
-	}
-	va_end(aq);
+	va_copy(src.ap, ap);
+	write_src(plan, &src, 0, slen, dst);
+	va_end(src.ap);
 }
 
-size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
-			  size_t cap, int *truncated)
+void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
+			   const uint32_t *slen, void *dst)
+{
+	struct argsrc src;
+
+	src.v = v;
+	write_src(plan, &src, 1, slen, dst);
+}
+
+SRC_INLINE size_t once_src(const struct llog__plan *plan, struct argsrc *src, int typed,
+			   void *dst, size_t cap, int *truncated)
 {
 	unsigned char *d = dst;
 	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */
 	int last_int = -1;
-	va_list aq;
 
-	va_copy(aq, ap); /* a va_list we may pass by address */
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		uint8_t code = plan->type[i];
 		const char *s;
 		size_t pb, n = 0;
 
-		if (copy_fixed_arg(code, &aq, &d, &last_int))
+		if (copy_fixed_arg(code, src, typed, &d, &last_int))
 			continue;
-		s = va_arg(aq, const char *);
+		s = src_str(src, typed);
 		if (s != NULL) {
 			pb = str_prec_bound(code, last_int);
 			if (pb <= room) {
@@ -447,6 +540,26 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 		}
 		put_str_arg(&d, s, n);
 	}
-	va_end(aq);
 	return (size_t)(d - (unsigned char *)dst);
+}
+
+size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			  size_t cap, int *truncated)
+{
+	struct argsrc src;
+	size_t n;
+
+	va_copy(src.ap, ap);
+	n = once_src(plan, &src, 0, dst, cap, truncated);
+	va_end(src.ap);
+	return n;
+}
+
+size_t llog__capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
+			    size_t cap, int *truncated)
+{
+	struct argsrc src;
+
+	src.v = v;
+	return once_src(plan, &src, 1, dst, cap, truncated);
 }

@@ -169,7 +169,19 @@ static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 	return r;
 }
 
-/* An EAGER plan (wide strings, positional arguments...): rendered now. */
+/*
+ * A call's arguments: the variadic call's va_list (llog__log and its
+ * kin), or a typed call's 8-byte slots (llog__log_t, llog.h "Typed
+ * calls"; fmt.h). `typed` is passed beside as a constant, so that the
+ * inlined hot path of each entry point reads only its own kind.
+ */
+struct call_args {
+	va_list *ap;       /* variadic */
+	const uint64_t *v; /* typed */
+};
+
+/* An EAGER plan (wide strings, positional arguments...): rendered now.
+ * Never typed (llog__log_t sends such calls to llog__log). */
 static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_site *site,
 				       const struct llog__plan *plan, va_list ap, uint32_t budget,
 				       uint32_t extra, int *trunc)
@@ -191,8 +203,8 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 /* Slow capture paths: EAGER plans, and the exact two-pass capture used
  * when the ring cannot take a record of the maximum size right now. */
 static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_site *site,
-				      const struct llog__plan *plan, va_list ap, uint32_t extra,
-				      int *trunc)
+				      const struct llog__plan *plan, const struct call_args *ca,
+				      uint32_t extra, int *trunc)
 {
 	uint32_t budget = record_bound(a);
 	uint32_t slen[LLOG__PLAN_MAX_ARGS];
@@ -200,11 +212,15 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	size_t n;
 	va_list ap2;
 
-	if (plan->flags & LLOG__PLAN_EAGER)
-		return capture_eager(a, site, plan, ap, budget, extra, trunc);
-	va_copy(ap2, ap);
-	n = llog__capture_measure(plan, ap2, budget, slen, trunc);
-	va_end(ap2);
+	if (ca->v != NULL) {
+		n = llog__capture_measure_v(plan, ca->v, budget, slen, trunc);
+	} else {
+		if (plan->flags & LLOG__PLAN_EAGER)
+			return capture_eager(a, site, plan, *ca->ap, budget, extra, trunc);
+		va_copy(ap2, *ca->ap);
+		n = llog__capture_measure(plan, ap2, budget, slen, trunc);
+		va_end(ap2);
+	}
 	if (n == (size_t)-1) {
 		/* Even the fixed part exceeds the budget: the message
 		 * becomes the format text, marked truncated. */
@@ -219,10 +235,24 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
 	if (r == NULL)
 		return NULL;
-	llog__capture_write(plan, ap, slen, llog__rec_payload(r));
+	if (ca->v != NULL)
+		llog__capture_write_v(plan, ca->v, slen, llog__rec_payload(r));
+	else
+		llog__capture_write(plan, *ca->ap, slen, llog__rec_payload(r));
 	r->kind = LLOG__K_LOG;
 	r->len = (uint32_t)n;
 	return r;
+}
+
+/* The one-pass capture of the fast path, from the call's kind of
+ * arguments. */
+static inline __attribute__((always_inline)) size_t
+capture_once(const struct llog__plan *plan, const struct call_args *ca, int typed, void *dst,
+	     size_t cap, int *trunc)
+{
+	if (typed)
+		return llog__capture_once_v(plan, ca->v, dst, cap, trunc);
+	return llog__capture_once(plan, *ca->ap, dst, cap, trunc);
 }
 
 /*
@@ -233,8 +263,9 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
  * `extra` bytes (0, or 8 for a rate-limited site's count) are reserved
  * after the 8-aligned payload.
  */
-static inline struct llog__rec *capture(struct llog__arena *a, const struct llog_site *site,
-					const struct llog__plan *plan, va_list ap, uint32_t extra)
+static inline __attribute__((always_inline)) struct llog__rec *
+capture(struct llog__arena *a, const struct llog_site *site, const struct llog__plan *plan,
+	const struct call_args *ca, int typed, uint32_t extra)
 {
 	/* Relaxed: see config.h. A multiple of 8. Not clamped to the ring
 	 * here: a plan without strings needs at most 512 bytes, and the
@@ -246,7 +277,7 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
 	size_t n;
 
 	if (__builtin_expect((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > max, 0)) {
-		r = capture_slow(a, site, plan, ap, extra, &trunc);
+		r = capture_slow(a, site, plan, ca, extra, &trunc);
 		if (r == NULL)
 			return NULL;
 		n = r->len;
@@ -254,14 +285,14 @@ static inline struct llog__rec *capture(struct llog__arena *a, const struct llog
 		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes) + extra);
 		if (r == NULL)
 			return NULL;
-		n = llog__capture_once(plan, ap, llog__rec_payload(r), plan->fixed_bytes, &trunc);
+		n = capture_once(plan, ca, typed, llog__rec_payload(r), plan->fixed_bytes, &trunc);
 		r->kind = LLOG__K_LOG;
 	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max + extra)) != NULL) {
-		n = llog__capture_once(plan, ap, llog__rec_payload(r), max, &trunc);
+		n = capture_once(plan, ca, typed, llog__rec_payload(r), max, &trunc);
 		llog__arena_shrink(a, r, max - align8(n));
 		r->kind = LLOG__K_LOG;
 	} else {
-		r = capture_slow(a, site, plan, ap, extra, &trunc);
+		r = capture_slow(a, site, plan, ca, extra, &trunc);
 		if (r == NULL)
 			return NULL;
 		n = r->len;
@@ -353,21 +384,32 @@ int llog_thread_prepare(void)
 	return llog__arena_get() != NULL ? 0 : -ENOMEM;
 }
 
-/*
- * The body of llog__log and llog__log_rl; rl is NULL (constant: compiled
- * out of llog__log) or the rate limiter's pass (ratelimit.c): its count
- * rides after the payload (LLOG__REC_SUPPRESSED) and, for the interval
- * kinds, its decision time is the record's time, so the records' times
- * are the times the limiter compared.
- */
 /* A CTX record dropped under DROP, sent again before this record (the
  * caller holds in_log). Returns 0, or -1 when it still cannot be pushed:
  * then the record is dropped too (never written with a stale context). */
 static int __attribute__((noinline, cold)) ctx_resend(struct llog__arena *a);
 
-static inline __attribute__((always_inline)) void
-log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
-       const struct llog__kv_site *ks, const union llog__kv_val *kv)
+/*
+ * The body of every LOG entry point. rl is NULL (constant: compiled out
+ * of llog__log) or the rate limiter's pass (ratelimit.c): its count rides
+ * after the payload (LLOG__REC_SUPPRESSED) and, for the interval kinds,
+ * its decision time is the record's time, so the records' times are the
+ * times the limiter compared. typed (a constant) says which of ca's kinds
+ * of arguments the call has.
+ *
+ * Returns 0, or, for a typed call only, 1 before anything was done (no
+ * record, no count, no state changed): the call must be made again through
+ * llog__log (the macro does so). That is the case when the plan cannot be
+ * captured from slots (EAGER: it is rendered now with vsnprintf; a long
+ * double), when the call has fewer arguments than the format consumes
+ * (undefined, as in printf: the va_list path reads what it reads), and
+ * when the list is closed (the synchronous write and a fork child's
+ * restart take a va_list).
+ */
+static inline __attribute__((always_inline)) int
+log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned nslots,
+	 const struct llog__rl_pass *rl, const struct llog__kv_site *ks,
+	 const union llog__kv_val *kv)
 {
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, kvbytes = 0;
 	struct llog__plan tmp;
@@ -383,18 +425,23 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
 	 * as C++ does for a static with a variable level, reaches here):
 	 * never logged, never counted, never fatal (llog.h). */
 	if (__builtin_expect((unsigned)llog__site_level(site) > LLOG_FATAL, 0))
-		return;
+		return 0;
 	bt = site_bt_kept(site);             /* kept for the backtrace only */
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
+	if (typed && __builtin_expect((plan->flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) ||
+				      plan->nargs > nslots, 0))
+		return 1;
 	first = llog__queue_peek();
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		if (typed)
+			return 1;
 		if (bt) {
 			if ((first = closed_list_bt()) == LLOG__CLOSED)
-				return;
-		} else if ((first = closed_list(site, plan, ap, ks, kv)) == LLOG__CLOSED) {
+				return 0;
+		} else if ((first = closed_list(site, plan, *ca->ap, ks, kv)) == LLOG__CLOSED) {
 			if (llog__site_level(site) >= LLOG_FATAL)
 				fatal_abort(NULL);
-			return;
+			return 0;
 		}
 	}
 	a = llog__arena_get();                                         /* 2 */
@@ -403,7 +450,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
 			llog__bt_count_lost();
 		else
 			not_logged(site, a);
-		return;
+		return 0;
 	}
 	a->in_log = 1;
 	/* A signal handler of this thread that sees in_log == 0 must find
@@ -417,7 +464,7 @@ log_ap(struct llog_site *site, va_list ap, const struct llog__rl_pass *rl,
 	if (ks != NULL)
 		kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
 	old_reserve = a->reserve;
-	r = capture(a, site, plan, ap, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
+	r = capture(a, site, plan, ca, typed, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
 	if (r != NULL && (rl != NULL || ks != NULL)) {
 		char *tail = (char *)llog__rec_payload(r) + align8(r->len);
 
@@ -468,24 +515,37 @@ out:
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;
+	return 0;
 }
 
 void llog__log(struct llog_site *site, const char *fmt, ...)
 {
+	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt); /* fmt: the site holds the same literal */
-	log_ap(site, ap, NULL, NULL, NULL);
+	ca.ap = &ap;
+	(void)log_core(site, &ca, 0, 0, NULL, NULL, NULL);
 	va_end(ap);
+}
+
+/* A typed call (llog.h "Typed calls"): the arguments in n slots. */
+int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+{
+	struct call_args ca = {NULL, v};
+
+	return log_core(site, &ca, 1, n, NULL, NULL, NULL);
 }
 
 void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 		  const union llog__kv_val *v, const char *fmt, ...)
 {
+	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_ap(site, ap, NULL, ks, v);
+	ca.ap = &ap;
+	(void)log_core(site, &ca, 0, 0, NULL, ks, v);
 	va_end(ap);
 }
 
@@ -494,15 +554,23 @@ void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 void llog__logv(struct llog_site *site, va_list ap);
 void llog__logv(struct llog_site *site, va_list ap)
 {
-	log_ap(site, ap, NULL, NULL, NULL);
+	struct call_args ca = {NULL, NULL};
+	va_list aq;
+
+	va_copy(aq, ap); /* a parameter's va_list is a pointer: a local to point at */
+	ca.ap = &aq;
+	(void)log_core(site, &ca, 0, 0, NULL, NULL, NULL);
+	va_end(aq);
 }
 
 void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const char *fmt, ...)
 {
+	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_ap(site, ap, rl, NULL, NULL);
+	ca.ap = &ap;
+	(void)log_core(site, &ca, 0, 0, rl, NULL, NULL);
 	va_end(ap);
 }
 

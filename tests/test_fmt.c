@@ -30,6 +30,7 @@
 #include <wchar.h>
 
 #include "fmt.h"
+#include "llog.h" /* LLOG__SLOT and LLOG__NARGS: a typed call's slots */
 
 /* The formats here are built at run time on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -187,7 +188,7 @@ static void vcheck(const char *given, const char *fmt, va_list ap)
 	}
 }
 
-static void check(const char *fmt, ...)
+static void check_fn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -195,6 +196,140 @@ static void check(const char *fmt, ...)
 	vcheck(NULL, fmt, ap);
 	va_end(ap);
 }
+
+static unsigned long nslot_cases;
+static unsigned char capslot[BIG];
+
+/*
+ * A typed call's capture (llog.h "Typed calls": the arguments as 8-byte
+ * slots) against the va_list's of the same call: the same bytes, string
+ * lengths and truncation, in the two-pass capture and in the one-pass one
+ * (with room for everything, and with the strings cut short).
+ */
+static void slots_vs_va(const char *fmt, const uint64_t *v, unsigned n, va_list ap)
+{
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS], slen2[LLOG__PLAN_MAX_ARGS];
+	size_t budget = sizeof(capbuf) - 64, need, need2, caps[2];
+	int t1 = 0, t2 = 0;
+	va_list a;
+
+	llog__plan_parse(fmt, &plan);
+	if (plan.flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) {
+		/* never from slots (llog__log_t hands them to llog__log) */
+		assert_int_equal(llog__capture_measure_v(&plan, v, budget, slen2, &t2),
+				 (size_t)-1);
+		return;
+	}
+	assert_true(plan.nargs <= n);
+	nslot_cases++;
+	memset(slen, 0, sizeof(slen));
+	memset(slen2, 0, sizeof(slen2));
+	va_copy(a, ap);
+	need = llog__capture_measure(&plan, a, budget, slen, &t1);
+	va_end(a);
+	need2 = llog__capture_measure_v(&plan, v, budget, slen2, &t2);
+	assert_int_equal(need, need2);
+	assert_int_equal(t1, t2);
+	assert_memory_equal(slen, slen2, sizeof(slen));
+	memset(capbuf, 0x5a, need + 64);
+	memset(capslot, 0x5a, need + 64);
+	va_copy(a, ap);
+	llog__capture_write(&plan, a, slen, capbuf);
+	va_end(a);
+	llog__capture_write_v(&plan, v, slen2, capslot);
+	if (memcmp(capbuf, capslot, need + 64) != 0)
+		fail_case("slots (write)", fmt, capbuf, need, (const char *)capslot, need);
+
+	caps[0] = need;
+	caps[1] = plan.fixed_bytes + (need - plan.fixed_bytes) / 2;
+	for (int k = 0; k < 2; k++) {
+		t1 = t2 = 0;
+		memset(capbuf, 0x5a, need + 64);
+		memset(capslot, 0x5a, need + 64);
+		va_copy(a, ap);
+		need = llog__capture_once(&plan, a, capbuf, caps[k], &t1);
+		va_end(a);
+		need2 = llog__capture_once_v(&plan, v, capslot, caps[k], &t2);
+		assert_int_equal(need, need2);
+		assert_int_equal(t1, t2);
+		assert_true(need <= caps[k]);
+		if (memcmp(capbuf, capslot, caps[0] + 64) != 0)
+			fail_case("slots (once)", fmt, capbuf, need, (const char *)capslot, need2);
+		need = caps[0];
+	}
+}
+
+/* check_fn, then the same arguments as a typed call's slots (ok: none is
+ * a long double, which never rides in a slot). */
+static void check_slots(const char *fmt, const uint64_t *v, unsigned n, int ok, ...)
+{
+	va_list ap;
+
+	va_start(ap, ok);
+	vcheck(NULL, fmt, ap);
+	va_end(ap);
+	if (ok) {
+		va_start(ap, ok);
+		slots_vs_va(fmt, v, n, ap);
+		va_end(ap);
+	}
+}
+
+/* check(fmt, args...): each argument evaluated once into a temporary, as
+ * the LOG macro does (llog.h "Typed calls"); 1 to 8 arguments are also
+ * captured from slots. */
+#define check(...) LLOG__CALL_CAT(CHECK_, LLOG__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define CHECK_V(...) check_fn(__VA_ARGS__)
+#define CHECK_0(fmt) check_fn(fmt)
+#define CHECK_1(fmt, a1)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1)                                   \
+		const uint64_t v_[1] = {LLOG__SLOT(llog__a1_)};                             \
+		check_slots(fmt, v_, 1, LLOG__SLOT_OK(llog__a1_), llog__a1_);                      \
+	} while (0)
+#define CHECK_2(fmt, a1, a2)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2)                                   \
+		const uint64_t v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)};                             \
+		check_slots(fmt, v_, 2, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_), llog__a1_, llog__a2_);                      \
+	} while (0)
+#define CHECK_3(fmt, a1, a2, a3)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3)                                   \
+		const uint64_t v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)};                             \
+		check_slots(fmt, v_, 3, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_), llog__a1_, llog__a2_, llog__a3_);                      \
+	} while (0)
+#define CHECK_4(fmt, a1, a2, a3, a4)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4)                                   \
+		const uint64_t v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)};                             \
+		check_slots(fmt, v_, 4, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_), llog__a1_, llog__a2_, llog__a3_, llog__a4_);                      \
+	} while (0)
+#define CHECK_5(fmt, a1, a2, a3, a4, a5)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5)                                   \
+		const uint64_t v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)};                             \
+		check_slots(fmt, v_, 5, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_), llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_);                      \
+	} while (0)
+#define CHECK_6(fmt, a1, a2, a3, a4, a5, a6)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6)                                   \
+		const uint64_t v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)};                             \
+		check_slots(fmt, v_, 6, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_), llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_);                      \
+	} while (0)
+#define CHECK_7(fmt, a1, a2, a3, a4, a5, a6, a7)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7)                                   \
+		const uint64_t v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)};                             \
+		check_slots(fmt, v_, 7, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_), llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_);                      \
+	} while (0)
+#define CHECK_8(fmt, a1, a2, a3, a4, a5, a6, a7, a8)                                          \
+	do {                                                                  \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8)                                   \
+		const uint64_t v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)};                             \
+		check_slots(fmt, v_, 8, LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_), llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_);                      \
+	} while (0)
 
 static void check_with(const char *given, const char *fmt, ...)
 {
@@ -215,8 +350,10 @@ static void test_differential_corpus(void **state)
 	ncases = 0;
 	fmt_corpus_run();
 	assert_true(ncases >= 10000);
+	assert_true(nslot_cases >= ncases / 2);
 	print_message("differential corpus: %lu cases (%lu truncated renders "
-		      "one byte short)\n", ncases, short_by_one);
+		      "one byte short; %lu also from slots)\n", ncases, short_by_one,
+		      nslot_cases);
 }
 
 static void test_edge_formats(void **state)

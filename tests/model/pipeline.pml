@@ -1,6 +1,6 @@
 /*
  * pipeline.pml - spin model of llog's record pipeline: the lock-free push
- * (llog__log and its body log_ap in liblog/producer.c, llog__push_from in liblog/queue.h),
+ * (llog__log and its body log_core in liblog/producer.c, llog__push_from in liblog/queue.h),
  * the flusher's take-all round (llog__queue_take in liblog/queue.c;
  * flusher_round / process / release_deferred in liblog/flusher.c), the
  * buffered sinks (a record is visible on the stream at the commit), the
@@ -187,7 +187,7 @@ inline sync_deliver(node)
 }
 
 /* one application thread: KP(p) LOG calls (llog__log) */
-/* C: liblog/producer.c log_ap ord closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill closed_after_capture */
+/* C: liblog/producer.c log_core ord closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill closed_after_capture */
 proctype Producer(byte p)
 {
 	byte i = 0, rsv = 0, first = 0, old = 0, node = 0;

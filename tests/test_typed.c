@@ -1,0 +1,249 @@
+/*
+ * test_typed.c - typed calls (llog.h "Typed calls"): a LOG with 1 to 8
+ * arguments passes them as 8-byte slots to llog__log_t instead of through
+ * llog__log's va_list.
+ *
+ * DESIGN
+ * The oracle is the C library: every LOG here is paired with snprintf of
+ * the same format and the same argument values, and the flusher's message
+ * must equal it byte for byte, in order. The cases cover every argument
+ * type the macro sorts (promoted small integers, bit-fields, enums, signed
+ * and unsigned of each width, float and double, char arrays, string
+ * literals, NULL and other pointers), the arities 0 to 9, and the calls
+ * that must leave the typed path (long double at compile time; %ls, %m,
+ * positional arguments and fewer arguments than conversions at run time;
+ * no flusher running). Arguments with side effects are evaluated once.
+ * The direct tests call llog__log_t and check what it returns: 0 (the
+ * record was taken) or 1 (nothing done, nothing counted).
+ *
+ * Built twice: test_typed, and test_typed_off with LLOG_NO_TYPED_CALLS
+ * (every call through llog__log): both must give the same output.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "llog.h"
+#include "memsink.h"
+
+/* %m, positional arguments and a NULL %s are cases here on purpose: the
+ * pedantic build's format warnings about them are off in this file. */
+#pragma GCC diagnostic ignored "-Wformat"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-overflow"
+#endif
+
+#define MAXCASES 256
+
+static char expected[MAXCASES][MEMSINK_MSG];
+static size_t nexpected;
+
+/* The message snprintf makes of fmt and the arguments (cut as the
+ * memsink keeps it). */
+static void __attribute__((format(printf, 1, 2))) expect(const char *fmt, ...)
+{
+	va_list ap;
+
+	assert_true(nexpected < MAXCASES);
+	va_start(ap, fmt);
+	vsnprintf(expected[nexpected++], MEMSINK_MSG, fmt, ap);
+	va_end(ap);
+}
+
+/* One case: the LOG and its expected message. The arguments are
+ * evaluated twice here (once by each), so cases with side effects are
+ * written out by hand below. */
+#define CASE(...)                                                             \
+	do {                                                                  \
+		LOG_INFO(__VA_ARGS__);                                        \
+		expect(__VA_ARGS__);                                          \
+	} while (0)
+
+enum color { RED = 1, GREEN = 2 };
+
+struct bits {
+	unsigned u3 : 3;
+	int s5 : 5;
+};
+
+static void check_output(const struct memsink *m)
+{
+	assert_int_equal(m->n, nexpected);
+	for (size_t i = 0; i < m->n; i++) {
+		if (strcmp(m->e[i].msg, expected[i]) != 0)
+			fail_msg("case %zu: got \"%s\", expected \"%s\"", i, m->e[i].msg,
+				 expected[i]);
+	}
+}
+
+static void test_messages_equal_snprintf(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct bits b = {5, -7};
+	char arr[16] = "array";
+	const char *const cp = "const";
+	const char *null = NULL;
+	signed char sc = -5;
+	unsigned char uc = 250;
+	short sh = -300;
+	unsigned short ush = 65000;
+	_Bool yes = 1;
+	float f = 1.5f;
+	long double ld = 2.25L;
+	wchar_t ws[] = L"wide";
+	int i = 0, x = 7;
+
+	(void)state;
+	nexpected = 0;
+	assert_int_equal(memsink_start(m, NULL), 0);
+
+	CASE("no arguments at all");
+	CASE("%d %i", INT_MIN, INT_MAX);
+	CASE("%u %x %o", UINT_MAX, 0xdeadbeefu, 8u);
+	CASE("%c%c%c", 'o', 'k', '!');
+	CASE("%hhd %hhu %hd %hu", sc, uc, sh, ush);
+	CASE("%d", yes);
+	CASE("%u %d", b.u3, b.s5);
+	CASE("%d %d", RED, (enum color)GREEN);
+	CASE("%ld %lu", LONG_MIN, ULONG_MAX);
+	CASE("%lld %llu", LLONG_MIN, ULLONG_MAX);
+	CASE("%zu %zd %td %jd %ju", SIZE_MAX, (ssize_t)-1, (ptrdiff_t)-2, INTMAX_MIN,
+	     UINTMAX_MAX);
+	CASE("%" PRId64 " %" PRIu64 " %" PRIx32, INT64_MIN, UINT64_MAX, UINT32_MAX);
+	CASE("%f %.3f %e %g %a", 1.0 / 3, f, -1e300, 1e-300, 0.1);
+	CASE("%s|%s|%s|%s", "literal", arr, cp, null);
+	CASE("%.3s|%10s|%-6s|", "truncate", "right", "left");
+	CASE("%.*s|%*d|%-*d|", 4, "precision", 6, 42, 5, -1);
+	CASE("%p %p %p", (void *)arr, (const void *)0, (void *)&x);
+	CASE("%d %s %.2f %u %c %ld %p %x", -1, "eight", 2.5, 3u, 'c', 4L, (void *)0x10, 255u);
+	/* 9 arguments: through llog__log at compile time */
+	CASE("%d %d %d %d %d %d %d %d %d", 1, 2, 3, 4, 5, 6, 7, 8, 9);
+	/* long double: through llog__log at compile time */
+	CASE("%Lf %d", ld, 3);
+	/* EAGER plans (rendered at the call): back to llog__log at run time */
+	CASE("%ls %d", ws, 4);
+	errno = EACCES;
+	LOG_INFO("errno says %m (%d)", 6);
+	errno = EACCES;
+	expect("errno says %m (%d)", 6);
+	/* Each argument once, however many times the macro names it. */
+	LOG_INFO("%d %d", i++, x);
+	assert_int_equal(i, 1);
+	expect("%d %d", 0, 7);
+	LOG_INFO("%d %s", x, &"side"[i++ - 1]);
+	assert_int_equal(i, 2);
+	expect("%d %s", 7, "side");
+	LOG_INFO("%.1f", (double)i++);
+	assert_int_equal(i, 3);
+	expect("%.1f", 2.0);
+
+	llog_flush();
+	check_output(m);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* A site of its own for each direct call (the plan is parsed from fmt). */
+#define SITE_T(fmt, v, n)                                                     \
+	__extension__({                                                       \
+		static struct llog_site s_ = {fmt, __FILE__, __func__, __LINE__, \
+					      LLOG_INFO | LLOG__SITE_V2, 0, {0}, \
+					      NULL, 0};                       \
+		llog__log_t(&s_, (v), (n));                                   \
+	})
+
+static void test_llog__log_t_returns(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	uint64_t v[4] = {(uint64_t)-3, 0, 0, 0};
+	double d = 0.5;
+	const char *str = "str";
+	struct llog_stats st;
+
+	(void)state;
+	memcpy(&v[1], &d, sizeof(d));
+	v[2] = (uint64_t)(uintptr_t)str;
+
+	/* No flusher (before llog_init): 1, nothing done (llog__log writes
+	 * such a call synchronously). */
+	assert_int_equal(SITE_T("closed %d", v, 1), 1);
+
+	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(SITE_T("taken %d %.1f %s", v, 3), 0);
+	assert_int_equal(SITE_T("extra slots are ignored %d", v, 4), 0);
+	assert_int_equal(SITE_T("no argument", NULL, 0), 0);
+	/* more conversions than slots, EAGER plans, long double: 1 */
+	assert_int_equal(SITE_T("short %d %d", v, 1), 1);
+	assert_int_equal(SITE_T("wide %ls", v, 1), 1);
+	assert_int_equal(SITE_T("errno %m", v, 0), 1);
+	assert_int_equal(SITE_T("positional %1$d", v, 1), 1);
+	assert_int_equal(SITE_T("long double %Lf", v, 1), 1);
+	/* A call whose level is not a record's: 0, nothing logged. */
+	{
+		static struct llog_site s_ = {"off %d", __FILE__, __func__, __LINE__,
+					      LLOG_OFF | LLOG__SITE_V2, 0, {0}, NULL, 0};
+
+		assert_int_equal(llog__log_t(&s_, v, 1), 0);
+	}
+	llog_flush();
+	llog_get_stats(&st);
+	assert_int_equal(m->n, 3);
+	assert_string_equal(m->e[0].msg, "taken -3 0.5 str");
+	assert_string_equal(m->e[1].msg, "extra slots are ignored -3");
+	assert_string_equal(m->e[2].msg, "no argument");
+	assert_int_equal(st.dropped, 0);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* Before llog_init, a LOG is written synchronously to stderr; a typed
+ * call hands such a call to llog__log, which does that. */
+static void test_closed_list_goes_to_llog__log(void **state)
+{
+	char path[] = "/tmp/llog_test_typed_XXXXXX", buf[4096];
+	int fd = mkstemp(path), saved = dup(2);
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	LOG_INFO("before init %d %s %.2f", 1, "sync", 0.25);
+	LOG_INFO("before init, no argument");
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "before init 1 sync 0.25\n"));
+	assert_non_null(strstr(buf, "before init, no argument\n"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_closed_list_goes_to_llog__log),
+		cmocka_unit_test(test_llog__log_t_returns),
+		cmocka_unit_test(test_messages_equal_snprintf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
