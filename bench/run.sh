@@ -9,6 +9,9 @@
 #            --threads "1 2 4"  --out DIR (default bench/results)
 #            --peers DIR  also build and run quill, fmtlog and NanoLog from their
 #                         sources in DIR (the layout of ../shared/peers)
+#            --baseline REV  also run llog as of git revision REV ("llog-base",
+#                         its llog_bench built in a worktree under build/): a
+#                         before/after in the same run, interleaved
 #
 # Installs what it needs (scripts/deps.sh bench: g++, libspdlog-dev,
 # gnuplot-nox), builds in Release into build/bench, runs llog_bench and
@@ -19,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-quick=0 reps=5 bursts=1000 records=1000000 threads="1 2 4" out=bench/results peers=""
+quick=0 reps=5 bursts=1000 records=1000000 threads="1 2 4" out=bench/results peers="" baseline=""
 while (($#)); do
 	case $1 in
 	--quick) quick=1 ;;
@@ -29,7 +32,8 @@ while (($#)); do
 	--threads) threads=$2; shift ;;
 	--out) out=$2; shift ;;
 	--peers) peers=$(cd "$2" && pwd); shift ;;
-	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR] [--peers DIR]" >&2; exit 2 ;;
+	--baseline) baseline=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR] [--peers DIR] [--baseline REV]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -62,6 +66,21 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
 	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=ON "${peer_args[@]}" >&2
 cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >&2
 bin=$build/bench
+if [[ -n $baseline ]]; then
+	# llog as of REV: its own tree and build, its llog_bench beside ours
+	base_rev=$(git rev-parse --short "$baseline^{commit}")
+	base_tree=$build/base-src
+	git worktree remove --force "$base_tree" 2>/dev/null || rm -rf "$base_tree"
+	git worktree prune
+	git worktree add --detach "$base_tree" "$base_rev" >&2
+	cmake -S "$base_tree" -B "$build/base" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
+		-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF \
+		-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
+	cmake --build "$build/base" --parallel "$(nproc 2>/dev/null || echo 2)" --target llog_bench >&2
+	cp "$build/base/bench/llog_bench" "$bin/llog_base_bench"
+	git worktree remove --force "$base_tree"
+	loggers=(llog llog-base "${loggers[@]:1}")
+fi
 work=$build/files # a real directory on disk (not /tmp, which may be tmpfs)
 mkdir -p "$work" "$out"
 raw=$out/raw.txt
@@ -70,6 +89,7 @@ raw=$out/raw.txt
 file_of() {
 	case $1 in
 	llog) echo "$work/llog.log.zst" ;;
+	llog-base) echo "$work/llog-base.log.zst" ;;
 	llog-bin) echo "$work/llog-bin.log.zst" ;;
 	nanolog) echo "$work/nanolog.bin" ;;
 	*) echo "$work/$1.log" ;;
@@ -88,7 +108,7 @@ records_in() {
 	local f
 	f=$(file_of "$1")
 	case $1 in
-	llog) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
+	llog | llog-base) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
 	llog-bin) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$("$build/tools/llogcat" "$f" | wc -c) ;;
 	nanolog) lines=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep -c ' NOTICE\[') ;
 		text=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep ' NOTICE\[' | wc -c) ;;
@@ -201,12 +221,14 @@ function ratio(a, b,   x, y) {
 	if (x == "" || y == "" || y == 0) return "-"
 	return sprintf("%.2f", x / y)
 }
-# llog against the best of the others for key suffix `rest` (prefix mode,
-# then logger, then rest): the lowest median (latency) or the highest
-# (throughput, high = 1). "0.85 (fmtlog)".
+# llog against the best peer for key suffix `rest` (prefix mode, then
+# logger, then rest): the lowest median (latency) or the highest
+# (throughput, high = 1). "0.85 (fmtlog)". Peers: every logger that is not
+# llog in another form (llog-bin, llog-base).
 function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
 	best = ""; bname = ""
 	for (i = 2; i <= nl; i++) {
+		if (L[i] ~ /^llog-/) continue
 		k = mode SUBSEP L[i] SUBSEP rest; x = med(k)
 		if (x == "") continue
 		if (best == "" || (high ? x > best : x < best)) { best = x; bname = L[i] }
@@ -238,7 +260,7 @@ END {
 	nt = 0; for (t in T) tl[++nt] = t + 0
 	for (i = 2; i <= nt; i++) { x = tl[i]; for (j = i - 1; j >= 1 && tl[j] > x; j--) tl[j + 1] = tl[j]; tl[j + 1] = x }
 	printf "## llog and its peers (%s, %s, %s CPUs; %d repeats: median (min-max))\n\n", date, cpu, ncpu, reps
-	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best other logger'"'"'s in that column (below 1: llog is faster).\n\n", loggers
+	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best peer'"'"'s in that column (llog-bin and llog-base are not peers; below 1: llog is faster).\n\n", loggers
 	split("burst warm each", MO, " ")
 	for (mi = 1; mi <= 3; mi++) {
 		mode = MO[mi]

@@ -36,6 +36,7 @@
 
 #include "buf.h"
 #include "fmt.h"
+#include "fmt_slots.h"
 #include "fmt_spec.h"
 
 _Static_assert(sizeof(struct llog__plan) <= 36, "plan must fit llog_site.plan");
@@ -558,8 +559,5 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 size_t llog__capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
 			    size_t cap, int *truncated)
 {
-	struct argsrc src;
-
-	src.v = v;
-	return once_src(plan, &src, 1, dst, cap, truncated);
+	return llog__capture_slots(plan, v, dst, cap, truncated);
 }

@@ -56,6 +56,7 @@
 #include "crash.h"
 #include "ctx.h"
 #include "fmt.h"
+#include "fmt_slots.h"
 #include "kv.h"
 #include "levels.h"
 #include "queue.h"
@@ -95,9 +96,8 @@ static inline _Atomic uint32_t *pending_drops(struct llog__arena *a)
  * are equal: never. A site of an older llog.h (no cache) compares with
  * the default output level (backtrace.h). Relaxed: as the macro's loads.
  */
-static inline int site_bt_kept(const struct llog_site *site)
+static inline int site_bt_kept(const struct llog_site *site, int lv)
 {
-	int lv = llog__site_level(site);
 	unsigned w;
 
 	if (!(site->level & LLOG__SITE_V2))
@@ -152,12 +152,14 @@ static inline uint32_t kv_bound(const struct llog__arena *a)
 	return b < room ? b : room;
 }
 
-/* Reserves `bytes` under the overflow policy; NULL when dropped. */
-static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
+/* reserve() when the ring is full now: waits under BLOCK, gives up (NULL)
+ * under DROP. */
+static struct llog__rec *__attribute__((noinline, cold))
+reserve_full(struct llog__arena *a, uint32_t bytes)
 {
-	struct llog__rec *r = llog__arena_reserve(a, bytes);
+	struct llog__rec *r = NULL;
 
-	while (__builtin_expect(r == NULL, 0)) {
+	while (r == NULL) {
 		/* Relaxed: see config.h. */
 		if (llog__load_relaxed(&llog__cfg.overflow) == LLOG_OVERFLOW_DROP) {
 			llog__wake_flusher();
@@ -167,6 +169,15 @@ static struct llog__rec *reserve(struct llog__arena *a, uint32_t bytes)
 		r = llog__arena_reserve(a, bytes);
 	}
 	return r;
+}
+
+/* Reserves `bytes` under the overflow policy; NULL when dropped. */
+static inline __attribute__((always_inline)) struct llog__rec *reserve(struct llog__arena *a,
+								    uint32_t bytes)
+{
+	struct llog__rec *r = llog__arena_reserve(a, bytes);
+
+	return __builtin_expect(r != NULL, 1) ? r : reserve_full(a, bytes);
 }
 
 /*
@@ -251,7 +262,7 @@ capture_once(const struct llog__plan *plan, const struct call_args *ca, int type
 	     size_t cap, int *trunc)
 {
 	if (typed)
-		return llog__capture_once_v(plan, ca->v, dst, cap, trunc);
+		return llog__capture_slots(plan, ca->v, dst, cap, trunc);
 	return llog__capture_once(plan, *ca->ap, dst, cap, trunc);
 }
 
@@ -276,7 +287,9 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 	int trunc = 0;
 	size_t n;
 
-	if (__builtin_expect((plan->flags & LLOG__PLAN_EAGER) || plan->fixed_bytes > max, 0)) {
+	/* (A typed call's plan is never EAGER: log_core checked.) */
+	if (__builtin_expect((!typed && (plan->flags & LLOG__PLAN_EAGER)) || plan->fixed_bytes > max,
+			     0)) {
 		r = capture_slow(a, site, plan, ca, extra, &trunc);
 		if (r == NULL)
 			return NULL;
@@ -418,15 +431,15 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve, carried;
-	int pushed, bt;
+	int pushed, bt, lv = llog__site_level(site); /* once: stores below may alias */
 
 	/* Not a level a record can have (LLOG_OFF, or outside TRACE..FATAL:
 	 * the macro compiles such a constant out; a site made at run time,
 	 * as C++ does for a static with a variable level, reaches here):
 	 * never logged, never counted, never fatal (llog.h). */
-	if (__builtin_expect((unsigned)llog__site_level(site) > LLOG_FATAL, 0))
+	if (__builtin_expect((unsigned)lv > LLOG_FATAL, 0))
 		return 0;
-	bt = site_bt_kept(site);             /* kept for the backtrace only */
+	bt = site_bt_kept(site, lv);         /* kept for the backtrace only */
 	plan = llog__site_plan(site, &tmp);                            /* 1 */
 	if (typed && __builtin_expect((plan->flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) ||
 				      plan->nargs > nslots, 0))
@@ -439,7 +452,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 			if ((first = closed_list_bt()) == LLOG__CLOSED)
 				return 0;
 		} else if ((first = closed_list(site, plan, *ca->ap, ks, kv)) == LLOG__CLOSED) {
-			if (llog__site_level(site) >= LLOG_FATAL)
+			if (lv >= LLOG_FATAL)
 				fatal_abort(NULL);
 			return 0;
 		}
@@ -500,7 +513,7 @@ dropped:
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
 			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-		if (__builtin_expect(llog__site_level(site) >= LLOG_ERROR, 0) && !bt)
+		if (__builtin_expect(lv >= LLOG_ERROR, 0) && !bt)
 			llog__wake_flusher();
 		else
 			llog__arena_check_fill(a);
@@ -511,7 +524,7 @@ dropped:
 		closed_after_capture(a, r, old_reserve);
 	}
 out:
-	if (__builtin_expect(llog__site_level(site) >= LLOG_FATAL, 0) && !bt)
+	if (__builtin_expect(lv >= LLOG_FATAL, 0) && !bt)
 		fatal_abort(a);
 	signal_fence();
 	a->in_log = 0;
