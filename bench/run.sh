@@ -100,7 +100,9 @@ file_of() {
 one() {
 	local logger=$1
 	shift
-	"$bin/${logger//-/_}_bench" "$@" -f "$(file_of "$logger")" | sed "s/^/rep=$rep ${tag:-}/" | tee -a "$raw" >&2
+	# (llog-base's binary calls itself llog)
+	"$bin/${logger//-/_}_bench" "$@" -f "$(file_of "$logger")" |
+		sed "s/^/rep=$rep ${tag:-}/; s/ logger=llog / logger=$logger /" | tee -a "$raw" >&2
 }
 
 # records LOGGER: how many records its file holds, and its size as text.
