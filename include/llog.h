@@ -686,7 +686,9 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * long double argument, or 9 and more, go to llog__log at compile time;
  * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before this
  * header. The format is still checked by the compiler (llog__log's format
- * attribute, on the fallback call).
+ * attribute, on the fallback call). A call with fields (LOG_INFO_KV and
+ * friends, below) does the same for its message's arguments, through
+ * llog__log_kv_t and llog__log_kv.
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 
@@ -734,72 +736,81 @@ static inline uint64_t llog__slot_ld(long double v)
 #define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N
 #define LLOG__CALL_CAT_(a, b) a##b
 #define LLOG__CALL_CAT(a, b) LLOG__CALL_CAT_(a, b)
-/* llog__log(site, fmt, args...) as a typed call when it can be one. */
-#define LLOG__CALL(site, ...) LLOG__CALL_CAT(LLOG__CALL_, LLOG__NARGS(__VA_ARGS__))(site, __VA_ARGS__)
-#define LLOG__CALL_V(site, ...) llog__log(site, __VA_ARGS__)
-#define LLOG__CALL_0(site, fmt)                                               \
+#define LLOG__ID(...) __VA_ARGS__
+/* T(P..., slots, n) as a typed call when it can be one, else V(P..., fmt,
+ * args...): T the typed entry point, V the variadic one, P their leading
+ * arguments in parentheses. */
+#define LLOG__CALL_GEN(T, V, P, ...)                                          \
+	LLOG__CALL_CAT(LLOG__CALL_, LLOG__NARGS(__VA_ARGS__))(T, V, P, __VA_ARGS__)
+/* llog__log(site, fmt, args...) and llog__log_kv(site, ks, v, fmt, args...). */
+#define LLOG__CALL(site, ...) LLOG__CALL_GEN(llog__log_t, llog__log, (site), __VA_ARGS__)
+#define LLOG__CALL_KV(site, ks, v, ...)                                       \
+	LLOG__CALL_GEN(llog__log_kv_t, llog__log_kv, (site, ks, v), __VA_ARGS__)
+#define LLOG__CALL_V(T, V, P, ...) V(LLOG__ID P, __VA_ARGS__)
+#define LLOG__CALL_0(T, V, P, fmt)                                            \
 	do {                                                                  \
-		if (llog__log_t(site, (const uint64_t *)0, 0) != 0)           \
-			llog__log(site, fmt);                                 \
+		if (T(LLOG__ID P, (const uint64_t *)0, 0) != 0)               \
+			V(LLOG__ID P, fmt);                                   \
 	} while (0)
-#define LLOG__CALL_1(site, fmt, a1)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1)                                   \
-		const uint64_t llog__v_[1] = {LLOG__SLOT(llog__a1_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_)) || llog__log_t(site, llog__v_, 1) != 0)           \
-			llog__log(site, fmt, llog__a1_);                       \
+#define LLOG__CALL_1(T, V, P, fmt, a1) \
+	do { \
+		LLOG__TMP(1, a1) \
+		const uint64_t llog__v_[1] = {LLOG__SLOT(llog__a1_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_)) || T(LLOG__ID P, llog__v_, 1) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_); \
 	} while (0)
-#define LLOG__CALL_2(site, fmt, a1, a2)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2)                                   \
-		const uint64_t llog__v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || llog__log_t(site, llog__v_, 2) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_);                       \
+#define LLOG__CALL_2(T, V, P, fmt, a1, a2) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) \
+		const uint64_t llog__v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || T(LLOG__ID P, llog__v_, 2) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_); \
 	} while (0)
-#define LLOG__CALL_3(site, fmt, a1, a2, a3)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3)                                   \
-		const uint64_t llog__v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || llog__log_t(site, llog__v_, 3) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_);                       \
+#define LLOG__CALL_3(T, V, P, fmt, a1, a2, a3) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) \
+		const uint64_t llog__v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || T(LLOG__ID P, llog__v_, 3) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_); \
 	} while (0)
-#define LLOG__CALL_4(site, fmt, a1, a2, a3, a4)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4)                                   \
-		const uint64_t llog__v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || llog__log_t(site, llog__v_, 4) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_);                       \
+#define LLOG__CALL_4(T, V, P, fmt, a1, a2, a3, a4) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) \
+		const uint64_t llog__v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || T(LLOG__ID P, llog__v_, 4) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_); \
 	} while (0)
-#define LLOG__CALL_5(site, fmt, a1, a2, a3, a4, a5)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5)                                   \
-		const uint64_t llog__v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || llog__log_t(site, llog__v_, 5) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_);                       \
+#define LLOG__CALL_5(T, V, P, fmt, a1, a2, a3, a4, a5) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) \
+		const uint64_t llog__v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || T(LLOG__ID P, llog__v_, 5) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_); \
 	} while (0)
-#define LLOG__CALL_6(site, fmt, a1, a2, a3, a4, a5, a6)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6)                                   \
-		const uint64_t llog__v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || llog__log_t(site, llog__v_, 6) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_);                       \
+#define LLOG__CALL_6(T, V, P, fmt, a1, a2, a3, a4, a5, a6) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) \
+		const uint64_t llog__v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || T(LLOG__ID P, llog__v_, 6) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_); \
 	} while (0)
-#define LLOG__CALL_7(site, fmt, a1, a2, a3, a4, a5, a6, a7)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7)                                   \
-		const uint64_t llog__v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || llog__log_t(site, llog__v_, 7) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_);                       \
+#define LLOG__CALL_7(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) \
+		const uint64_t llog__v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || T(LLOG__ID P, llog__v_, 7) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_); \
 	} while (0)
-#define LLOG__CALL_8(site, fmt, a1, a2, a3, a4, a5, a6, a7, a8)                                  \
-	do {                                                                  \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8)                                   \
-		const uint64_t llog__v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)};                      \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || llog__log_t(site, llog__v_, 8) != 0)           \
-			llog__log(site, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_);                       \
+#define LLOG__CALL_8(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7, a8) \
+	do { \
+		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8) \
+		const uint64_t llog__v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)}; \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || T(LLOG__ID P, llog__v_, 8) != 0) \
+			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_); \
 	} while (0)
 #else
 #define LLOG__CALL(site, ...) llog__log(site, __VA_ARGS__)
+#define LLOG__CALL_KV(site, ks, v, ...) llog__log_kv(site, ks, v, __VA_ARGS__)
 #endif
 
 /* Calls below this level are removed at compile time. */
@@ -915,6 +926,11 @@ struct llog__kv_site {
 LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 			      const union llog__kv_val *v, const char *fmt, ...)
 	LLOG__PRINTF(4, 5);
+/* llog__log_kv as a typed call (llog__log_t, "Typed calls" above): the
+ * message's arguments in n slots. Nonzero: nothing done, call
+ * llog__log_kv. */
+LLOG_EXPORT int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
+			       const union llog__kv_val *v, const uint64_t *slots, unsigned n);
 
 static inline union llog__kv_val llog__kv_i64(int64_t x)
 {
@@ -1076,8 +1092,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 		if (LLOG__ON(level, &llog__site_)) {                          \
 			const union llog__kv_val llog__kv_v_[] = {            \
 				LLOG__KV_MAP(LLOG__KV_VAL, pairs)};           \
-			llog__log_kv(&llog__site_, &llog__kv_site_, llog__kv_v_, \
-				     __VA_ARGS__);                            \
+			LLOG__CALL_KV(&llog__site_, &llog__kv_site_, llog__kv_v_, \
+				      __VA_ARGS__);                           \
 		}                                                             \
 	} while (0)
 

@@ -562,6 +562,15 @@ void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 	va_end(ap);
 }
 
+/* A typed call with fields: the message's arguments in n slots. */
+int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
+		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+{
+	struct call_args ca = {NULL, v};
+
+	return log_core(site, &ca, 1, n, NULL, ks, kv);
+}
+
 /* llog__log with a va_list, for tests whose formats are made at run time
  * (tests/test_binfile.c); not exported. */
 void llog__logv(struct llog_site *site, va_list ap);

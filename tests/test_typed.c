@@ -138,6 +138,15 @@ static void test_messages_equal_snprintf(void **state)
 	LOG_INFO("errno says %m (%d)", 6);
 	errno = EACCES;
 	expect("errno says %m (%d)", 6);
+	/* With fields: the message's arguments go the same ways. */
+	LOG_INFO_KV(("k", 1), "kv %d %s %.1f", 5, "x", 0.5);
+	expect("kv %d %s %.1f", 5, "x", 0.5);
+	LOG_INFO_KV(("k", 2, "s", "v"), "kv constant");
+	expect("kv constant");
+	LOG_INFO_KV(("k", 3), "kv %ls %Lf", ws, ld);
+	expect("kv %ls %Lf", ws, ld);
+	LOG_INFO_KV(("k", 4), "kv %ls", ws);
+	expect("kv %ls", ws);
 	/* Each argument once, however many times the macro names it. */
 	LOG_INFO("%d %d", i++, x);
 	assert_int_equal(i, 1);
@@ -190,6 +199,21 @@ static void test_llog__log_t_returns(void **state)
 	assert_int_equal(SITE_T("errno %m", v, 0), 1);
 	assert_int_equal(SITE_T("positional %1$d", v, 1), 1);
 	assert_int_equal(SITE_T("long double %Lf", v, 1), 1);
+	/* With fields: the same rules. */
+	{
+		static const char *const keys[] = {"k"};
+		static const unsigned char types[] = {LLOG_FIELD_I64};
+		static const struct llog__kv_site ks = {1, keys, types};
+		union llog__kv_val kv[1];
+		static struct llog_site s1 = {"kv taken %d", __FILE__, __func__, __LINE__,
+					      LLOG_INFO | LLOG__SITE_V2, 0, {0}, NULL, 0};
+		static struct llog_site s2 = {"kv wide %ls", __FILE__, __func__, __LINE__,
+					      LLOG_INFO | LLOG__SITE_V2, 0, {0}, NULL, 0};
+
+		kv[0].i = 9;
+		assert_int_equal(llog__log_kv_t(&s1, &ks, kv, v, 1), 0);
+		assert_int_equal(llog__log_kv_t(&s2, &ks, kv, v, 1), 1);
+	}
 	/* A call whose level is not a record's: 0, nothing logged. */
 	{
 		static struct llog_site s_ = {"off %d", __FILE__, __func__, __LINE__,
@@ -199,10 +223,11 @@ static void test_llog__log_t_returns(void **state)
 	}
 	llog_flush();
 	llog_get_stats(&st);
-	assert_int_equal(m->n, 3);
+	assert_int_equal(m->n, 4);
 	assert_string_equal(m->e[0].msg, "taken -3 0.5 str");
 	assert_string_equal(m->e[1].msg, "extra slots are ignored -3");
 	assert_string_equal(m->e[2].msg, "no argument");
+	assert_string_equal(m->e[3].msg, "kv taken -3");
 	assert_int_equal(st.dropped, 0);
 	llog_shutdown();
 	memsink_free(m);
