@@ -217,7 +217,7 @@ static int log_def_is(const struct llog__bin *b, uint32_t id, const struct llog_
 		return 0;
 	p = get_varint(p + 2, &v);
 	if (v != (uint32_t)s->line || (unsigned char)p[0] != (c->plan ? c->plan->nargs : 0) ||
-	    (unsigned char)p[1] != (c->plan ? c->plan->flags : 0) ||
+	    (unsigned char)p[1] != (c->plan ? c->plan->flags & LLOG__PLAN_FILE_FLAGS : 0) ||
 	    (c->plan && memcmp(p + 2, c->plan->type, c->plan->nargs) != 0))
 		return 0;
 	p += 2 + (unsigned char)p[0];
@@ -247,7 +247,7 @@ static long define(struct llog__bin *b, unsigned kind, int level, int line,
 	*q++ = (char)level;
 	q = put_varint(q, (uint32_t)line);
 	*q++ = (char)(plan ? plan->nargs : 0);
-	*q++ = (char)(plan ? plan->flags : 0);
+	*q++ = (char)(plan ? plan->flags & LLOG__PLAN_FILE_FLAGS : 0);
 	if (plan != NULL) {
 		memcpy(q, plan->type, plan->nargs);
 		q += plan->nargs;

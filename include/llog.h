@@ -678,26 +678,30 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * a double, a pointer - and passes the array to llog__log_t, which copies
  * the slots the format's plan consumes into the record, as llog__log
  * copies them from its va_list (the same bytes; liblog/fmt.h). Each
- * argument is evaluated once, into a temporary of its promoted type.
+ * argument is evaluated once, into a temporary of its own type (arrays
+ * decayed; LLOG__TMP for the one exception).
  * llog__log_t returns nonzero, having done nothing, when it cannot take
  * the call (a format rendered at the call: %ls %lc %m positional
  * arguments, a long double, more conversions than arguments, no flusher
  * running): the macro then calls llog__log with the same temporaries. A
  * long double argument, or 9 and more, go to llog__log at compile time;
  * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before this
- * header. The format is still checked by the compiler (llog__log's format
- * attribute, on the fallback call). A call with fields (LOG_INFO_KV and
+ * header, and C before C11. The format is still checked by the compiler
+ * (llog__log's format attribute, on the fallback call, whose arguments
+ * have the types the caller wrote). Two limits of the typed macros, which
+ * count and name the arguments one by one: an argument with a comma
+ * outside parentheses (a compound literal: (struct pt){1, 2}.x) must be
+ * put in parentheses, and an argument is pasted twice (once unevaluated),
+ * so a statement expression that defines a label cannot be one; either
+ * compiles with LLOG_NO_TYPED_CALLS. A call with fields (LOG_INFO_KV and
  * friends, below) does the same for its message's arguments, through
  * llog__log_kv_t and llog__log_kv.
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 
-#if !defined(__cplusplus) && defined(__GNUC__) && !defined(LLOG_NO_TYPED_CALLS)
-static inline uint64_t llog__slot_i(long long v)
-{
-	return (uint64_t)v;
-}
-static inline uint64_t llog__slot_u(unsigned long long v)
+#if !defined(__cplusplus) && defined(__GNUC__) && defined(__STDC_VERSION__) &&                 \
+	__STDC_VERSION__ >= 201112L && !defined(LLOG_NO_TYPED_CALLS)
+static inline uint64_t llog__slot_u(uintptr_t v)
 {
 	return (uint64_t)v;
 }
@@ -708,29 +712,32 @@ static inline uint64_t llog__slot_d(double v)
 	__builtin_memcpy(&u, &v, sizeof(u));
 	return u;
 }
-static inline uint64_t llog__slot_p(const volatile void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
 static inline uint64_t llog__slot_ld(long double v)
 {
 	(void)v; /* never called: such a call goes to llog__log */
 	return 0;
 }
 
-/* The slot of x (a temporary of a promoted type: no char, short, _Bool,
- * array or bit-field reaches here). Any pointer is a pointer. */
+/* The slot of x (a temporary, LLOG__TMP): a float or double as a double's
+ * bits; anything else through uintptr_t, which sign-extends a signed
+ * integer, zero-extends an unsigned one (bit-fields of any width and
+ * _Bool included) and keeps a pointer (a function pointer too). The inner
+ * selection picks the argument (a cast is valid for every scalar type),
+ * the outer one the function. */
 #define LLOG__SLOT(x)                                                         \
-	_Generic((x), int: llog__slot_i, unsigned int: llog__slot_u,          \
-		 long: llog__slot_i, unsigned long: llog__slot_u,             \
-		 long long: llog__slot_i, unsigned long long: llog__slot_u,   \
-		 float: llog__slot_d, double: llog__slot_d,                   \
-		 long double: llog__slot_ld, default: llog__slot_p)(x)
+	_Generic((x), float: llog__slot_d, double: llog__slot_d,              \
+		 long double: llog__slot_ld, default: llog__slot_u)(          \
+		_Generic((x), float: (x), double: (x), long double: (x),      \
+			 default: (uintptr_t)(x)))
 /* 0 when x cannot ride in a slot (a long double). */
 #define LLOG__SLOT_OK(x) _Generic((x), long double: 0, default: 1)
-/* A temporary for argument i: its value once, of its promoted type (the
- * conditional decays arrays and promotes small integers and bit-fields). */
-#define LLOG__TMP(i, x) __typeof__(0 ? (x) : (x)) llog__a##i##_ = (x);
+/* A temporary for argument i: its value, once, of its type after lvalue
+ * conversion (the comma operator decays arrays and drops qualifiers, and
+ * promotes nothing, so that the fallback call's format check sees the
+ * argument's own type). The operand of __typeof__ is not evaluated,
+ * except for a variably modified type (a pointer to a VLA): such an
+ * argument is evaluated twice (cast it to void * to log it). */
+#define LLOG__TMP(i, x) __typeof__(((void)0, (x))) llog__a##i##_ = (x);
 
 #define LLOG__NARGS(...) LLOG__NARGS_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N

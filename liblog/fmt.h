@@ -49,6 +49,9 @@
 #define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
 #define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
 #define LLOG__PLAN_LDBL 0x04u    /* some argument is a long double: no slots */
+/* The flags a binary file's sites frame stores (docs/file-format.md 3):
+ * the others are this build's own, never written. */
+#define LLOG__PLAN_FILE_FLAGS (LLOG__PLAN_EAGER | LLOG__PLAN_HAS_STR)
 
 /*
  * A parsed format. Fits in struct llog_site's plan[] (36 bytes, 4-aligned),

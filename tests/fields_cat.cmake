@@ -6,6 +6,7 @@
 #                       --json through python3's json, --where, malformed
 #                       sections, file format versions
 #   llogcat_fixtures_v1 the version-1 files of tests/fixtures/ (gen_v1.c)
+#   llogcat_fixture_ldbl a long double site's binary file of 48f1f2b (gen_ldbl.c)
 if(NOT TARGET llogcat)
   return()
 endif()
@@ -29,3 +30,8 @@ add_test(NAME llogcat_fixtures_v1
           $<TARGET_FILE:llogcat> ${PROJECT_SOURCE_DIR}/tests/fixtures)
 set_tests_properties(llogcat_fixtures_v1 PROPERTIES LABELS integration TIMEOUT 120
                                                     SKIP_RETURN_CODE 77)
+# a long double site's file from before typed calls (gen_ldbl.c)
+add_test(NAME llogcat_fixture_ldbl
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tools/test_fixture_ldbl.sh
+          $<TARGET_FILE:llogcat> ${PROJECT_SOURCE_DIR}/tests/fixtures)
+set_tests_properties(llogcat_fixture_ldbl PROPERTIES LABELS integration TIMEOUT 60)

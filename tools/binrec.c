@@ -193,7 +193,7 @@ static struct stream *find_stream(struct lcb *b, uint64_t id, bool make)
 static bool plan_matches(const struct llog__plan *mine, unsigned nargs, unsigned flags,
 			 const unsigned char *types)
 {
-	return mine->nargs == nargs && mine->flags == flags &&
+	return mine->nargs == nargs && (mine->flags & LLOG__PLAN_FILE_FLAGS) == flags &&
 	       memcmp(mine->type, types, nargs) == 0;
 }
 
