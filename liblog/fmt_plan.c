@@ -326,17 +326,6 @@ SRC_INLINE const char *src_str(struct argsrc *s, int typed)
 	return typed ? (const char *)(uintptr_t)src_slot(s) : va_arg(s->ap, const char *);
 }
 
-/* The precision that bounds a string argument of type code, SIZE_MAX for
- * none (last_int: the int consumed just before, for %.*s). */
-static inline size_t str_prec_bound(uint8_t code, int last_int)
-{
-	if (code == A_STR_STAR && last_int >= 0)
-		return (size_t)last_int;
-	if (code >= A_STR_PREC0)
-		return (size_t)(code - A_STR_PREC0);
-	return SIZE_MAX;
-}
-
 /*
  * Copies one non-string argument of type `code` from s to *d and advances
  * *d. Returns 0 when code is a string type (nothing consumed). The int of a
@@ -393,17 +382,6 @@ SRC_INLINE int copy_fixed_arg(uint8_t code, struct argsrc *s, int typed, unsigne
 	}
 }
 
-/* Stores a string argument: u32 length (STR_NULL for NULL), then bytes. */
-static inline void put_str_arg(unsigned char **d, const char *s, size_t n)
-{
-	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
-
-	memcpy(*d, &n32, 4);
-	if (s != NULL && n > 0)
-		memcpy(*d + 4, s, n);
-	*d += 4 + (s != NULL ? n : 0);
-}
-
 SRC_INLINE size_t measure_src(const struct llog__plan *plan, struct argsrc *src, int typed,
 			      size_t budget, uint32_t *slen, int *truncated)
 {
@@ -427,7 +405,7 @@ SRC_INLINE size_t measure_src(const struct llog__plan *plan, struct argsrc *src,
 		slen[i] = 0;
 		if (s == NULL)
 			continue;
-		bound = str_prec_bound(plan->type[i], last_int);
+		bound = llog__str_bound(plan->type[i], last_int);
 		n = strnlen(s, bound < lim ? bound : lim);
 		if (n > STR_LEN_MAX) {
 			n = STR_LEN_MAX;
@@ -487,7 +465,7 @@ SRC_INLINE void write_src(const struct llog__plan *plan, struct argsrc *src, int
 
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		if (!copy_fixed_arg(plan->type[i], src, typed, &d, &last_int))
-			put_str_arg(&d, src_str(src, typed), slen[i]);
+			llog__put_str(&d, src_str(src, typed), slen[i]);
 	}
 }
 
@@ -510,8 +488,10 @@ void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
 	write_src(plan, &src, 1, slen, dst);
 }
 
-SRC_INLINE size_t once_src(const struct llog__plan *plan, struct argsrc *src, int typed,
-			   void *dst, size_t cap, int *truncated)
+/* The one-pass capture from a va_list (a typed call's is
+ * llog__capture_slots, fmt_slots.h). */
+static size_t once_va(const struct llog__plan *plan, struct argsrc *src, void *dst, size_t cap,
+		      int *truncated)
 {
 	unsigned char *d = dst;
 	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */
@@ -519,27 +499,11 @@ SRC_INLINE size_t once_src(const struct llog__plan *plan, struct argsrc *src, in
 
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		uint8_t code = plan->type[i];
-		const char *s;
-		size_t pb, n = 0;
 
-		if (copy_fixed_arg(code, src, typed, &d, &last_int))
+		if (copy_fixed_arg(code, src, 0, &d, &last_int))
 			continue;
-		s = src_str(src, typed);
-		if (s != NULL) {
-			pb = str_prec_bound(code, last_int);
-			if (pb <= room) {
-				n = strnlen(s, pb);
-			} else {
-				/* one byte more tells whether we clip */
-				n = strnlen(s, room + 1);
-				if (n > room) {
-					n = room;
-					*truncated = 1;
-				}
-			}
-			room -= n;
-		}
-		put_str_arg(&d, s, n);
+		llog__put_str_clipped(&d, src_str(src, 0), llog__str_bound(code, last_int),
+				      &room, truncated);
 	}
 	return (size_t)(d - (unsigned char *)dst);
 }
@@ -551,7 +515,7 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 	size_t n;
 
 	va_copy(src.ap, ap);
-	n = once_src(plan, &src, 0, dst, cap, truncated);
+	n = once_va(plan, &src, dst, cap, truncated);
 	va_end(src.ap);
 	return n;
 }

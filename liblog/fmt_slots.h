@@ -27,6 +27,54 @@
 #include "fmt.h"
 #include "fmt_spec.h"
 
+/* The precision that bounds a string argument of type code, SIZE_MAX for
+ * none (last_int: the int consumed just before, for %.*s). */
+static inline size_t llog__str_bound(uint8_t code, int last_int)
+{
+	if (code == A_STR_STAR && last_int >= 0)
+		return (size_t)last_int;
+	if (code >= A_STR_PREC0)
+		return (size_t)(code - A_STR_PREC0);
+	return SIZE_MAX;
+}
+
+/* Stores a string argument at *d: u32 length (STR_NULL for NULL), then its
+ * n bytes; advances *d. */
+static inline void llog__put_str(unsigned char **d, const char *s, size_t n)
+{
+	uint32_t n32 = s != NULL ? (uint32_t)n : STR_NULL;
+
+	memcpy(*d, &n32, 4);
+	if (s != NULL && n > 0)
+		memcpy(*d + 4, s, n);
+	*d += 4 + (s != NULL ? n : 0);
+}
+
+/* The one-pass capture of a string argument s (NULL or not): at most pb
+ * bytes (its precision, llog__str_bound), clipped to the *room left
+ * (setting *truncated, and taking what it stores from *room); stored at
+ * *d (llog__put_str). Both one-pass captures share it (fmt_plan.c). */
+static inline __attribute__((always_inline)) void
+llog__put_str_clipped(unsigned char **d, const char *s, size_t pb, size_t *room, int *truncated)
+{
+	size_t n = 0;
+
+	if (s != NULL) {
+		if (pb <= *room) {
+			n = strnlen(s, pb);
+		} else {
+			/* one byte more tells whether we clip */
+			n = strnlen(s, *room + 1);
+			if (n > *room) {
+				n = *room;
+				*truncated = 1;
+			}
+		}
+		*room -= n;
+	}
+	llog__put_str(d, s, n);
+}
+
 static inline __attribute__((always_inline)) size_t
 llog__capture_slots(const struct llog__plan *plan, const uint64_t *v, void *dst, size_t cap,
 		    int *truncated)
@@ -57,33 +105,8 @@ llog__capture_slots(const struct llog__plan *plan, const uint64_t *v, void *dst,
 			memcpy(d, &u, 8);
 			d += 8;
 		} else {
-			const char *s = (const char *)(uintptr_t)u;
-			uint32_t n32 = STR_NULL;
-			size_t n = 0, pb;
-
-			if (s != NULL) {
-				pb = SIZE_MAX;
-				if (code == A_STR_STAR && last_int >= 0)
-					pb = (size_t)last_int;
-				else if (code >= A_STR_PREC0)
-					pb = (size_t)(code - A_STR_PREC0);
-				if (pb <= room) {
-					n = strnlen(s, pb);
-				} else {
-					/* one byte more tells whether we clip */
-					n = strnlen(s, room + 1);
-					if (n > room) {
-						n = room;
-						*truncated = 1;
-					}
-				}
-				room -= n;
-				n32 = (uint32_t)n;
-			}
-			memcpy(d, &n32, 4);
-			if (n > 0)
-				memcpy(d + 4, s, n);
-			d += 4 + n;
+			llog__put_str_clipped(&d, (const char *)(uintptr_t)u,
+					      llog__str_bound(code, last_int), &room, truncated);
 		}
 	}
 	return (size_t)(d - (unsigned char *)dst);
