@@ -231,6 +231,68 @@ static void test_file_name_buffer_reused(void **state)
 	strcpy(file, "third.c");
 	n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
 	assert_non_null(memmem(buf, n, "] third.c:42 m\n", 15));
+	/* the same length, line and address, another name (the location's
+	 * text is cached by value: line.c put_location) */
+	strcpy(file, "thirs.c");
+	n = llog_format_entry(&e, LLOG_FORMAT_TEXT, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] thirs.c:42 m\n", 15));
+}
+
+/* The function's name likewise, and a name that needs escaping gives the
+ * same text from the cache as when it is made. */
+static void test_func_buffer_reused(void **state)
+{
+	char func[32], buf[256];
+	struct llog_entry e = line_entry("m", 1);
+	size_t n;
+
+	(void)state;
+	e.func = func;
+	strcpy(func, "alpha");
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] server.c:42 alpha() m\n", 24));
+	strcpy(func, "alphb");
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] server.c:42 alphb() m\n", 24));
+	/* without the flag: no function, whatever was cached */
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, 0, LLOG_TS_NS, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] server.c:42 m\n", 16));
+	e.file = "/d/a\tb.c";
+	strcpy(func, "f\n");
+	for (int i = 0; i < 2; i++) {
+		n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
+		expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] a\\tb.c:42 "
+				    "f\\n() m\n");
+	}
+	e.line = 43;
+	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
+	assert_non_null(memmem(buf, n, "] a\\tb.c:43 f\\n() m\n", 20));
+}
+
+/* A line cut inside or right after the location is cut the same whether
+ * the location's text comes from the cache or is made (every room from
+ * 1 byte to the whole line, text with the function). */
+static void test_cached_location_cuts_alike(void **state)
+{
+	char warm[512], cold[512], big[512];
+	struct llog_entry a = line_entry("the message", 11), b = line_entry("m", 1);
+
+	(void)state;
+	a.file = "/src/a\tlong_file_name.c";
+	a.func = "handler\x7f";
+	b.file = "/src/other.c";
+	for (size_t cap = 1; cap < 160; cap++) {
+		size_t nw, nc;
+
+		/* a's text cached, then a at cap */
+		fmt_opts(&a, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, big, sizeof(big));
+		nw = fmt_opts(&a, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, warm, cap);
+		/* b's text cached: a at cap makes its own */
+		fmt_opts(&b, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, big, sizeof(big));
+		nc = fmt_opts(&a, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, cold, cap);
+		assert_int_equal(nw, nc);
+		assert_memory_equal(warm, cold, nw);
+	}
 }
 
 static void test_text_func_and_thread_name(void **state)
@@ -414,6 +476,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_layout),
 		cmocka_unit_test(test_file_name_buffer_reused),
+		cmocka_unit_test(test_func_buffer_reused),
+		cmocka_unit_test(test_cached_location_cuts_alike),
 		cmocka_unit_test(test_text_func_and_thread_name),
 		cmocka_unit_test(test_json_func_and_thread_name),
 		cmocka_unit_test(test_utc_precisions),
