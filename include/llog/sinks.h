@@ -399,15 +399,17 @@ enum llog_file_fsync {
 
 /*
  * Options of llog_file_sink(). A zero-initialised struct with only path set
- * gives a zstd (level 3) sink of every level in text format, no rotation.
+ * gives a zstd (level 1) sink of every level in text format, no rotation.
  */
 struct llog_file_options {
 	const char *path;      /* the file; copied. The newest file is always here */
 	enum llog_level level; /* minimum level; zero value = TRACE */
 	enum llog_format format;
 	enum llog_file_compression compression;
-	int zstd_level;        /* 0 = 3 (zstd's default), 1 for LLOG_FILE_BINARY;
-				* negative fast levels allowed */
+	int zstd_level;        /* 0 = 1 (on log lines and binary records
+				* faster and smaller than zstd's default, 3:
+				* backends/file.c); negative fast levels
+				* allowed */
 	/* Rotate before a frame would take the file past this many bytes;
 	 * 0 = no size rotation. A single frame larger than this still goes
 	 * into a file of its own. */
