@@ -64,6 +64,8 @@ struct shard {
 
 static struct shard shards[MAX_THREADS];
 static struct producer prod[MAX_THREADS];
+/* Stop flags, read relaxed: nothing is published through them (the
+ * producers' counts reach run() through pthread_join). */
 static _Atomic int stop_producers, stop_consumer;
 static unsigned nheads, nthreads;
 static size_t rec_bytes = 80;
