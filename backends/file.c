@@ -640,8 +640,6 @@ static int setup_zstd(struct llog__file_sink *fs, int level)
 {
 	size_t ws;
 
-	if (level == 0)
-		level = ZSTD_CLEVEL_DEFAULT;
 	ws = cctx_workspace(level);
 	fs->cctx_ws = malloc(ws); /* malloc's alignment: >= 8, as zstd needs */
 	fs->cctx = fs->cctx_ws != NULL ? ZSTD_initStaticCCtx(fs->cctx_ws, ws) : NULL;
