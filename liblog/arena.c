@@ -23,6 +23,7 @@
  * (no __tls_get_addr call on the hot path); two words of static TLS. */
 __thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
 static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
+static _Atomic uint32_t next_shard;
 static pthread_key_t arena_key;
 static pthread_once_t arena_key_once = PTHREAD_ONCE_INIT;
 
@@ -117,6 +118,9 @@ struct llog__arena *llog__arena_create_self(void)
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, a);
 	llog__tls_arena = a;
+	/* Which head of a sharded queue this thread pushes on (queue.h):
+	 * threads in turn. Relaxed: a counter only. */
+	llog__tls_shard = llog__fetch_add_relaxed(&next_shard, 1u);
 	return a;
 }
 
@@ -220,6 +224,7 @@ static void arena_thread_exit(void *p)
 	struct llog__arena *a = p;
 	struct llog__rec *r = &a->exit_rec;
 	struct llist_node *first;
+	struct llist_head *h;
 
 	llog__tls_arena = NULL;
 	/* A handler that runs from here on finds no arena and cannot add to
@@ -234,10 +239,12 @@ static void arena_thread_exit(void *p)
 	r->len = 0;
 	r->flags = 0;
 	r->dropped = atomic_exchange_explicit(&a->dropped_pending, 0, memory_order_relaxed);
-	first = llog__queue_peek();
+	h = llog__queue_mine();
+	first = llog__queue_peek(h);
 	/* Release CAS (in llog__push_from): publishes the exit record and,
-	 * through the release sequence, orders it after all our pushes. */
-	if (llog__push_from(r, first) == 0)
+	 * through the release sequence, orders it after all our pushes (on
+	 * a sharded queue, the merge orders it after them: queue.c). */
+	if (llog__push_from(r, h, first) == 0)
 		return; /* the flusher frees a */
 	if (r->dropped != 0)
 		llog__sync_notice(a->tid, r->dropped);

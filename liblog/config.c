@@ -12,6 +12,7 @@
 #include "backtrace.h"
 #include "config.h"
 #include "levels.h"
+#include "queue.h"
 #include "reload.h"
 
 #define DEFAULT_ARENA (256u * 1024u)
@@ -62,6 +63,8 @@ int llog__config_apply(const struct llog_config *cfg)
 	maxrec = (c.max_record_bytes ? c.max_record_bytes : DEFAULT_MAX_RECORD) & ~(size_t)7;
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
+	if (c.queue_shards > LLOG__SHARDS_MAX)
+		return -EINVAL;
 	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0 ||
 	    llog__bt_validate(&c, maxrec, &bt) != 0)
 		return -EINVAL;
@@ -71,6 +74,9 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
+	llog__cfg.queue_shards = 1;
+	while (llog__cfg.queue_shards * 2 <= c.queue_shards)
+		llog__cfg.queue_shards *= 2;
 	llog__bt_apply(&bt); /* before the levels: they compute the thresholds */
 	llog_set_level(c.level);
 	env_levels();

@@ -25,6 +25,7 @@ struct llog__config {
 	_Atomic int overflow;              /* enum llog_overflow */
 	unsigned flush_interval_ms;        /* read by the flusher it starts */
 	unsigned long long flusher_cpus;   /* likewise: its affinity, 0: none */
+	unsigned queue_shards;             /* likewise: heads, a power of two */
 };
 
 extern struct llog__config llog__cfg LLOG__HIDDEN;

@@ -750,6 +750,10 @@ static void *flusher_main(void *arg)
 		period = next_period(f);
 		if (f->sleep_ms != 0 && f->sleep_ms < period)
 			period = f->sleep_ms;
+		/* Records held back by a sharded queue's cut (queue.c): they
+		 * are older than the next round's cut, which hands them out. */
+		if (llog__queue_held() != 0)
+			period = 1;
 		llog__queue_sleep(period);
 	}
 	if (!llog__altstack_remove(f->altstack))
@@ -808,7 +812,7 @@ int llog__flusher_start(struct llog__flusher *f)
 
 	llog__clock_conv_init(&f->clock);
 	(void)llog__sinktab_start(&f->sinks);
-	llog__queue_open();
+	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
 	/* Acquire: pairs with the release store in flusher_main. */

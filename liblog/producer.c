@@ -327,7 +327,7 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
  */
 static struct llist_node *__attribute__((noinline, cold))
 closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
-	    const struct llog__kv_site *ks, const union llog__kv_val *kv)
+	    const struct llog__kv_site *ks, const union llog__kv_val *kv, struct llist_head **hp)
 {
 	struct llist_node *first;
 
@@ -338,7 +338,8 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		return LLOG__CLOSED;
 	}
 	llog__control_resume_after_fork();
-	first = llog__queue_peek();
+	*hp = llog__queue_mine(); /* the restarted flusher's heads */
+	first = llog__queue_peek(*hp);
 	if (first != LLOG__CLOSED)
 		return first;
 	/* Records of ours still in a shutdown's final round: let it write
@@ -353,13 +354,14 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
  * the first use restarts llog as for any record; otherwise (no flusher)
  * the record is captured and discarded, never written synchronously.
  * Returns the head to push on, or LLOG__CLOSED when the call is done. */
-static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(void)
+static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(struct llist_head **hp)
 {
 	struct llist_node *first = LLOG__CLOSED;
 
 	if (!llog__arena_thread_is_internal()) {
 		llog__control_resume_after_fork();
-		first = llog__queue_peek();
+		*hp = llog__queue_mine();
+		first = llog__queue_peek(*hp);
 	}
 	if (first == LLOG__CLOSED)
 		llog__bt_count_lost();
@@ -428,6 +430,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
 	struct llist_node *first;
+	struct llist_head *h;
 	struct llog__arena *a;
 	struct llog__rec *r;
 	uint32_t old_reserve, carried;
@@ -444,14 +447,15 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	if (typed && __builtin_expect((plan->flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) ||
 				      plan->nargs > nslots, 0))
 		return 1;
-	first = llog__queue_peek();
+	h = llog__queue_mine();
+	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		if (typed)
 			return 1;
 		if (bt) {
-			if ((first = closed_list_bt()) == LLOG__CLOSED)
+			if ((first = closed_list_bt(&h)) == LLOG__CLOSED)
 				return 0;
-		} else if ((first = closed_list(site, plan, *ca->ap, ks, kv)) == LLOG__CLOSED) {
+		} else if ((first = closed_list(site, plan, *ca->ap, ks, kv, &h)) == LLOG__CLOSED) {
 			if (lv >= LLOG_FATAL)
 				fatal_abort(NULL);
 			return 0;
@@ -505,9 +509,9 @@ dropped:
 		r->flags |= LLOG__REC_BACKTRACE;
 	carried = r->dropped;                                          /* 5 */
 	if (rl != NULL && rl->ts != 0)
-		pushed = llog__push_from_at(r, first, rl->ts);
+		pushed = llog__push_from_at(r, h, first, rl->ts);
 	else
-		pushed = llog__push_from(r, first);
+		pushed = llog__push_from(r, h, first);
 	if (__builtin_expect(pushed == 0, 1)) {
 		/* Only what the record carries: a handler's drop counted
 		 * after the record read the count stays for the next one. */

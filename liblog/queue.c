@@ -16,9 +16,31 @@
 
 struct llist_node llog__closed_node;
 
+/* Every head CLOSED until llog_init (LLOG__SHARDS_MAX of them). */
+#define CLOSED1 {{&llog__closed_node}}
+#define CLOSED4 CLOSED1, CLOSED1, CLOSED1, CLOSED1
+#define CLOSED16 CLOSED4, CLOSED4, CLOSED4, CLOSED4
+_Static_assert(LLOG__SHARDS_MAX == 64, "one initialiser per head");
+
 struct llog__queue llog__q = {
-	.head = {&llog__closed_node},
+	.shard = {CLOSED16, CLOSED16, CLOSED16, CLOSED16},
 };
+
+__thread uint32_t llog__tls_shard __attribute__((tls_model("initial-exec")));
+
+/*
+ * The flusher's side of a sharded queue (its own state; also read by the
+ * crash drain, which runs on the flusher, and by a fork child, which is
+ * single-threaded and forked between rounds): each head's records taken
+ * and not yet handed out, in push order.
+ */
+struct held {
+	struct llist_node *first, *last;
+};
+
+static struct held held[LLOG__SHARDS_MAX];
+static unsigned nshards = 1; /* heads the flusher takes; set by open */
+static unsigned nheld;       /* heads with records held back */
 
 #ifdef LLOG_TEST_SCHED
 _Atomic(llog__sched_fn *) llog__sched_hook;
@@ -55,13 +77,138 @@ void llog__wake_flusher(void)
 	}
 }
 
+static inline uint64_t rec_ts(const struct llist_node *n)
+{
+	return llist_entry(n, const struct llog__rec, node)->ts;
+}
+
+/* Appends a chain in push order to head k's held records. */
+static void hold(unsigned k, struct llist_node *chain)
+{
+	struct llist_node *last = chain;
+
+	if (chain == NULL)
+		return;
+	while (last->next != NULL)
+		last = last->next;
+	if (held[k].first == NULL)
+		held[k].first = chain;
+	else
+		held[k].last->next = chain;
+	held[k].last = last;
+}
+
+/*
+ * The held records of every head with a time up to lim, merged by time
+ * (the earliest head first; equal times: the lower head first), each
+ * head's records in push order: from each head the longest prefix whose
+ * times are all <= lim. What is left stays held.
+ */
+static struct llist_node *merge(uint64_t lim)
+{
+	unsigned act[LLOG__SHARDS_MAX], nact = 0;
+	struct llist_node *out = NULL, **tail = &out;
+
+	for (unsigned k = 0; k < nshards; k++)
+		if (held[k].first != NULL)
+			act[nact++] = k;
+	while (nact != 0) {
+		unsigned bi = 0;
+		uint64_t bts = rec_ts(held[act[0]].first);
+		struct llist_node *n;
+
+		for (unsigned i = 1; i < nact; i++) {
+			uint64_t t = rec_ts(held[act[i]].first);
+
+			if (t < bts) {
+				bts = t;
+				bi = i;
+			}
+		}
+		if (bts > lim)
+			break; /* every head's next record is past the cut */
+		n = held[act[bi]].first;
+		held[act[bi]].first = n->next;
+		*tail = n;
+		tail = &n->next;
+		/* A head whose next record is past the cut is done. */
+		if (n->next == NULL || rec_ts(n->next) > lim)
+			act[bi] = act[--nact];
+	}
+	*tail = NULL;
+	nheld = 0;
+	for (unsigned k = 0; k < nshards; k++)
+		nheld += held[k].first != NULL;
+	return out;
+}
+
+/*
+ * The cut of a round: a time read before the exchanges. rdtsc then
+ * lfence: the exchanges (locked instructions after the lfence) start
+ * only after the time was read, so the cut is earlier than every
+ * exchange of the round.
+ */
+static uint64_t cut_time(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint64_t t = __rdtsc();
+
+	_mm_lfence();
+	return t;
+#else
+	return 0; /* never sharded without the TSC (llog__queue_open) */
+#endif
+}
+
+/*
+ * F3 on a sharded queue. Takes every head in turn and hands out what was
+ * taken with a time before the cut, merged by time; later records wait
+ * for the next round (which the flusher runs at once, llog__queue_held).
+ *
+ * Why the output keeps happens-before (A hb B: A's LOG returned before
+ * something that B's thread saw before its LOG began; per-thread order is
+ * the case of one thread). Times are the TSC, one clock for every CPU
+ * (invariant TSC, clock.c); a push reads it ordered (lfence; rdtsc) after
+ * loading the head, a round reads the cut before its exchanges. Let B be
+ * handed out in round R, so B's time < cut(R) and B was pushed before
+ * round R's exchange of its head.
+ *  1. A was pushed before round R's exchange X of A's head: otherwise A's
+ *     CAS came after X, so X read the cut before A's push, which B's
+ *     thread saw before reading B's time: cut(R) < time(B). Contradiction.
+ *  2. Every record C before A on A's head has time(C) < time(B): C's time
+ *     was read before C's push, which A's CAS saw, before A's push, which
+ *     B's thread saw before reading B's time. So A's head's prefix up to A
+ *     is below the cut, and A is handed out in round R or before.
+ *  3. In the merge, while B waits at the front of its head, A's head's
+ *     front is A or a record before it, with a time < time(B) (2): B
+ *     cannot be chosen before A.
+ * (The TSC advances between two reads ordered through memory; an equal
+ * time would need a round trip between CPUs within one tick.) Records
+ * pushed with an older time (llog__push_from_at) keep 2 and 3: their
+ * time is only earlier.
+ */
+static struct llist_node *take_shards(int stopping)
+{
+	uint64_t lim = stopping ? UINT64_MAX : cut_time() - 1;
+
+	for (unsigned k = 0; k < nshards; k++) {
+		/* Acquire exchange (llist.h), as F3 in llog__queue_take. */
+		struct llist_node *chain = llist_del_all_replace(&llog__q.shard[k].head,
+								 stopping ? LLOG__CLOSED : NULL);
+
+		hold(k, llist_reverse_order(chain));
+	}
+	return merge(lim);
+}
+
 struct llist_node *llog__queue_take(int *stopping)
 {
 	struct llist_node *chain;
 
 	/* F1. seq_cst store + fence: pairs with the fence in
 	 * llog__wake_flusher, and with llog__queue_stop's seq_cst store of
-	 * stop and exchange of pending (see there). */
+	 * stop and exchange of pending (see there). The fence precedes the
+	 * exchange of every head, so the Dekker holds for each. */
 	llog__store_seq_cst(&llog__q.pending, 0);
 	llog__fence_seq_cst();
 	LLOG__SCHED(TAKE_F1);
@@ -70,11 +217,21 @@ struct llist_node *llog__queue_take(int *stopping)
 	 * installing NULL would be lost (the broken model variant shows it). */
 	*stopping = llog__load_acquire(&llog__q.stop);
 	LLOG__SCHED(TAKE_F2);
+	if (__builtin_expect(nshards > 1, 0)) {
+		chain = take_shards(*stopping);
+		LLOG__SCHED(TAKE_F3);
+		return chain;
+	}
 	/* F3. Acquire exchange (llist.h): synchronizes with every push in
 	 * the chain. */
-	chain = llist_del_all_replace(&llog__q.head, *stopping ? LLOG__CLOSED : NULL);
+	chain = llist_del_all_replace(&llog__q.shard[0].head, *stopping ? LLOG__CLOSED : NULL);
 	LLOG__SCHED(TAKE_F3);
 	return llist_reverse_order(chain);
+}
+
+unsigned llog__queue_held(void)
+{
+	return nheld;
 }
 
 void llog__queue_sleep(unsigned interval_ms)
@@ -89,23 +246,40 @@ void llog__queue_sleep(unsigned interval_ms)
 
 struct llist_node *llog__queue_close(void)
 {
-	/* Acquire exchange (llist.h): synchronizes with every push in the
-	 * chain, as F3 does. The sentinel itself is not a record. */
-	struct llist_node *chain = llist_del_all_replace(&llog__q.head, LLOG__CLOSED);
+	for (unsigned k = 0; k < nshards; k++) {
+		/* Acquire exchange (llist.h): synchronizes with every push in
+		 * the chain, as F3 does. The sentinel itself is not a record. */
+		struct llist_node *chain = llist_del_all_replace(&llog__q.shard[k].head,
+								 LLOG__CLOSED);
 
-	return chain == LLOG__CLOSED ? NULL : llist_reverse_order(chain);
+		if (chain != LLOG__CLOSED)
+			hold(k, llist_reverse_order(chain));
+	}
+	return merge(UINT64_MAX);
 }
 
-void llog__queue_open(void)
+void llog__queue_open(unsigned shards)
 {
+	/* The merge needs one clock for every CPU (take_shards). */
+	if (!llog__clock_tsc || shards < 1)
+		shards = 1;
 	/* Relaxed: no flusher runs; pthread_create orders them before it. */
+	nshards = shards;
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);
+	/* Relaxed, and written before the heads open. A push that sees an
+	 * open head sees these too on x86 (TSO; the only CPUs with shards),
+	 * so it pushes where the new flusher takes and reads its time
+	 * ordered; ordered stays 1 for the process. */
+	if (shards > 1)
+		llog__store_relaxed(&llog__q.ordered, 1);
+	llog__store_relaxed(&llog__q.mask, shards - 1);
 	/* Release, for completeness only: the producers read the head
 	 * relaxed (their CAS validates it) and read the configuration written
 	 * before this with relaxed loads, where a stale value is harmless
 	 * (config.h); nothing else written before it is read through it. */
-	llog__store_release(&llog__q.head.first, NULL);
+	for (unsigned k = 0; k < shards; k++)
+		llog__store_release(&llog__q.shard[k].head.first, NULL);
 }
 
 void llog__queue_stop(void)

@@ -83,66 +83,102 @@ static inline void *llog__rec_payload(const struct llog__rec *r)
 	return (char *)r + LLOG__REC_HDR;
 }
 
-/* The sentinel installed in the head while no flusher runs. */
+/* The sentinel installed in the heads while no flusher runs. */
 extern struct llist_node llog__closed_node LLOG__HIDDEN;
 #define LLOG__CLOSED (&llog__closed_node)
 
-struct llog__queue {
+/* Heads at most (llog_config.queue_shards). */
+#define LLOG__SHARDS_MAX 64u
+
+struct llog__shard {
 	alignas(64) struct llist_head head;
+};
+
+struct llog__queue {
+	/* Read by every push: which head a thread pushes on. Set while no
+	 * flusher runs (llog__queue_open). */
+	alignas(64) _Atomic uint32_t mask; /* heads in use - 1 (a power of two - 1) */
+	/* Sticky: 1 once more than one head was opened; pushes then read
+	 * the clock ordered (llog__clock_raw_ordered). */
+	_Atomic uint32_t ordered;
 	/* Futex word: 1 when the flusher has been asked to run a round. */
 	alignas(64) _Atomic uint32_t pending;
 	/* 1 from llog_shutdown until the flusher's final round took it. */
 	_Atomic int stop;
+	/* head[0] is the head of a single-headed queue (the default). */
+	struct llog__shard shard[LLOG__SHARDS_MAX];
 };
 
 extern struct llog__queue llog__q LLOG__HIDDEN;
 
+/* A thread's shard number (any; masked at each push), set when its arena
+ * is made (arena.c); 0 until then. */
+extern __thread uint32_t llog__tls_shard __attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
+
 /* ---- producers (any thread) -------------------------------------------- */
 
+/* The head this thread pushes on: head 0 unless the queue is sharded.
+ * Relaxed: the mask changes only while every head is CLOSED (between a
+ * final round and the next llog__queue_open), so a stale mask leads to a
+ * CLOSED head or to one the new flusher takes too. */
+static inline struct llist_head *llog__queue_mine(void)
+{
+	return &llog__q.shard[llog__tls_shard & llog__load_relaxed(&llog__q.mask)].head;
+}
+
 /*
- * Pushes r, starting from the head value `first` the caller loaded.
- * Returns 0, or -1 when the list is closed (nothing was pushed). The clock
- * is read after loading the head and again after every failed CAS, so a
- * record's time is never older than that of the record it is pushed on.
- * Lock-free; async-signal-safe.
+ * Pushes r onto h, starting from the head value `first` the caller loaded
+ * from h. Returns 0, or -1 when the list is closed (nothing was pushed).
+ * The clock is read after loading the head and again after every failed
+ * CAS, so a record's time is never older than that of the record it is
+ * pushed on; on a sharded queue it is read ordered (after every earlier
+ * load of this thread completed), which the flusher's merge relies on
+ * (llog__queue_take). Lock-free; async-signal-safe.
  */
-static inline int llog__push_from(struct llog__rec *r, struct llist_node *first)
+static inline int llog__push_from(struct llog__rec *r, struct llist_head *h,
+				  struct llist_node *first)
 {
 	for (;;) {
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return -1;
-		r->ts = llog__clock_raw();
+		/* Relaxed: sticky once set; see llog__queue_open. */
+		r->ts = __builtin_expect(llog__load_relaxed(&llog__q.ordered), 0)
+				? llog__clock_raw_ordered() : llog__clock_raw();
 		/* Release CAS (llist.h): publishes the header and payload. */
-		if (__builtin_expect(llist_try_add(&r->node, &llog__q.head, &first), 1))
+		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
 			return 0;
 	}
 }
 
 /* llog__push_from with a time taken by the caller (a rate-limited site's
  * decision, ratelimit.c): it may be older than the record it is pushed
- * on; the flusher clamps output times (out_ts). */
-static inline int llog__push_from_at(struct llog__rec *r, struct llist_node *first, uint64_t ts)
+ * on; the flusher clamps output times (out_ts). Earlier than the push, it
+ * keeps the merge's argument (llog__queue_take). */
+static inline int llog__push_from_at(struct llog__rec *r, struct llist_head *h,
+				     struct llist_node *first, uint64_t ts)
 {
 	r->ts = ts;
 	for (;;) {
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return -1;
 		/* Release CAS (llist.h): publishes the header and payload. */
-		if (__builtin_expect(llist_try_add(&r->node, &llog__q.head, &first), 1))
+		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
 			return 0;
 	}
 }
 
 /* The head as a hint (relaxed: only an expectation, validated by the CAS
  * of llog__push_from; loading it early also brings its cache line in). */
-static inline struct llist_node *llog__queue_peek(void)
+static inline struct llist_node *llog__queue_peek(struct llist_head *h)
 {
-	return llist_first_relaxed(&llog__q.head);
+	return llist_first_relaxed(h);
 }
 
 static inline int llog__push(struct llog__rec *r)
 {
-	return llog__push_from(r, llog__queue_peek());
+	struct llist_head *h = llog__queue_mine();
+
+	return llog__push_from(r, h, llog__queue_peek(h));
 }
 
 /* Asks the flusher to run a round now; only the first asker after the
@@ -153,8 +189,13 @@ void llog__wake_flusher(void);
 
 /* F1..F3: re-arms the wake-up word, reads stop into *stopping and takes the
  * whole list (installing CLOSED when stopping). Returns the chain in push
- * order (NULL when empty). Flusher only. */
+ * order (NULL when empty); on a sharded queue, the heads' chains merged
+ * by time, less what is held back for the next round (llog__queue_held).
+ * Flusher only. */
 struct llist_node *llog__queue_take(int *stopping);
+/* Records taken and held back by the last llog__queue_take (a sharded
+ * queue only): the next round must come at once. Flusher only. */
+unsigned llog__queue_held(void);
 /* F6: sleeps until woken or interval_ms passed, unless already asked. */
 void llog__queue_sleep(unsigned interval_ms);
 /* Closes the list and returns what it held, in push order (NULL when it
@@ -164,8 +205,9 @@ struct llist_node *llog__queue_close(void);
 
 /* ---- control (under the control lock) ---------------------------------- */
 
-/* Opens the list for a flusher about to start (no flusher runs now). */
-void llog__queue_open(void);
+/* Opens the list for a flusher about to start (no flusher runs now), with
+ * `shards` heads (a power of two, at most LLOG__SHARDS_MAX). */
+void llog__queue_open(unsigned shards);
 /* Asks the running flusher for its final round and wakes it. */
 void llog__queue_stop(void);
 /* In a fork child: closed, no wake-up pending, no stop. Returns what the
