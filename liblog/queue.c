@@ -197,6 +197,8 @@ static struct llist_node *take_shards(int stopping)
 								 stopping ? LLOG__CLOSED : NULL);
 
 		hold(k, llist_reverse_order(chain));
+		if (k + 1 < nshards)
+			LLOG__SCHED(TAKE_HEAD);
 	}
 	return merge(lim);
 }

@@ -26,6 +26,8 @@
  *   TAKE_F1        llog__queue_take: after F1 (pending = 0, fence)
  *   TAKE_F2        llog__queue_take: after F2 (stop read)
  *   TAKE_F3        llog__queue_take: after F3 (the exchange of the head)
+ *   TAKE_HEAD      take_shards (queue.c): between the exchanges of two
+ *                  heads of a sharded queue
  *   SLEEP          llog__queue_sleep: F6 found pending == 0, before the
  *                  futex_wait
  *   STOP           llog__queue_stop: after stop = 1, before pending = 1
@@ -50,6 +52,7 @@ enum llog__sched_point {
 	LLOG__SP_TAKE_F1,
 	LLOG__SP_TAKE_F2,
 	LLOG__SP_TAKE_F3,
+	LLOG__SP_TAKE_HEAD,
 	LLOG__SP_SLEEP,
 	LLOG__SP_STOP,
 	LLOG__SP_SPACE_ANNOUNCE,

@@ -17,7 +17,7 @@
 #              syslog sink's RELP client (10 s)
 #   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan       the whole suite under ThreadSanitizer
-#   mutants    tests/mutants/run.sh: ten mutants of the wake-up, BLOCK and
+#   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and
 #              shutdown handshakes, each applied alone to a scratch copy
 #              (release and TSan builds of only what their tests need);
 #              each must be killed by its tests (about a minute on 2 cores)

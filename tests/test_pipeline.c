@@ -4,7 +4,11 @@
  * sequence numbers and non-decreasing timestamps; a happens-before chain
  * across threads is kept in the output; llog_flush() covers everything
  * logged before it; an ERROR record wakes the flusher early; truncation is
- * visible; logging works before init and after shutdown.
+ * visible; logging works before init and after shutdown. Built twice:
+ * test_pipeline with one head (the default), test_pipeline_shards with
+ * TEST_SHARDS=4 heads (llog_config.queue_shards), whose merge must keep
+ * the same guarantees: every order the program makes between threads
+ * (the token chains below) and each thread's order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +28,21 @@
 
 #include "llog.h"
 #include "memsink.h"
+
+#ifndef TEST_SHARDS
+#define TEST_SHARDS 0 /* llog_config.queue_shards: one head */
+#endif
+
+/* memsink_start with cfg (NULL: defaults) and the build's queue heads. */
+static int start(struct memsink *m, const struct llog_config *cfg)
+{
+	struct llog_config c = {0};
+
+	if (cfg != NULL)
+		c = *cfg;
+	c.queue_shards = TEST_SHARDS;
+	return memsink_start(m, &c);
+}
 
 /* ---- every record exactly once, per-thread order ------------------------ */
 
@@ -88,7 +107,7 @@ static void test_exactly_once_in_order(void **state)
 	m->nostore = 1;
 	m->user = &c;
 	llog_get_stats(&before);
-	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(start(m, NULL), 0);
 	for (int t = 0; t < THREADS; t++)
 		assert_int_equal(pthread_create(&th[t], NULL, log_thread, (void *)(intptr_t)t), 0);
 	for (int t = 0; t < THREADS; t++)
@@ -147,7 +166,7 @@ static void test_happens_before_kept(void **state)
 
 	(void)state;
 	atomic_store(&token, 0);
-	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(start(m, NULL), 0);
 	pthread_create(&a, NULL, hb_a, NULL);
 	pthread_create(&b, NULL, hb_b, NULL);
 	pthread_join(a, NULL);
@@ -172,6 +191,52 @@ static void test_happens_before_kept(void **state)
 	memsink_free(m);
 }
 
+/* A token passed round RING threads: thread t logs "R k" for every k with
+ * k % RING == t, each after the previous holder's LOG returned. With
+ * four heads each thread pushes on its own head (threads take the heads
+ * in turn), so the output order R 0, R 1, ... is the merge's doing. */
+#define RING 4
+#define RING_PASSES 40000
+
+static atomic_int ring_token;
+
+static void *ring_thread(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+
+	for (int k = t; k < RING_PASSES; k += RING) {
+		while (atomic_load_explicit(&ring_token, memory_order_acquire) != k)
+			sched_yield();
+		LOG_INFO("R %d", k);
+		/* release: the next holder's acquire sees our LOG as done */
+		atomic_store_explicit(&ring_token, k + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+static void test_happens_before_ring(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	pthread_t th[RING];
+
+	(void)state;
+	atomic_store(&ring_token, 0);
+	assert_int_equal(start(m, NULL), 0);
+	for (int t = 0; t < RING; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, ring_thread, (void *)(intptr_t)t), 0);
+	for (int t = 0; t < RING; t++)
+		pthread_join(th[t], NULL);
+	llog_shutdown();
+	assert_int_equal(m->n, RING_PASSES);
+	for (size_t i = 0; i < m->n; i++) {
+		int k = -1;
+
+		assert_int_equal(sscanf(m->e[i].msg, "R %d", &k), 1);
+		assert_int_equal(k, (int)i);
+	}
+	memsink_free(m);
+}
+
 /* ---- flush, wake-ups, truncation ----------------------------------------- */
 
 static void test_flush_covers_everything_before(void **state)
@@ -180,7 +245,7 @@ static void test_flush_covers_everything_before(void **state)
 	struct llog_config cfg = {.flush_interval_ms = 60000};
 
 	(void)state;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(start(m, &cfg), 0);
 	for (int round = 1; round <= 50; round++) {
 		for (int i = 0; i < 10; i++)
 			LOG_DEBUG("round %d rec %d", round, i);
@@ -222,7 +287,7 @@ static void test_error_wakes_flusher(void **state)
 	(void)state;
 	m->user = &s;
 	m->hook = error_hook;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(start(m, &cfg), 0);
 	LOG_INFO("before");
 	LOG_ERROR("disk on fire: %s", "sda");
 	/* The interval is ten minutes; the ERROR record must arrive on its
@@ -252,7 +317,7 @@ static void test_long_message_truncated_visibly(void **state)
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	llog_get_stats(&before);
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(start(m, &cfg), 0);
 	LOG_INFO("head %s tail", big);
 	LOG_INFO("%0900d|", 7); /* short capture, long rendering */
 	LOG_INFO("short %d", 1);
@@ -291,7 +356,7 @@ static void test_truncation_marker_at_end(void **state)
 	big[sizeof(big) - 1] = '\0';
 	m->user = &ok;
 	m->hook = marker_hook;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(start(m, &cfg), 0);
 	LOG_WARN("%s", big);
 	llog_shutdown();
 	assert_int_equal(ok, 1);
@@ -337,7 +402,7 @@ static void test_sync_before_init_and_after_shutdown(void **state)
 	assert_non_null(strstr(out, "sync 42 line\\nforged\n"));
 	assert_non_null(strstr(out, "WARN  "));
 	assert_non_null(strstr(out, "second\n"));
-	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(start(m, NULL), 0);
 	LOG_INFO("through the flusher");
 	llog_shutdown();
 	assert_int_equal(m->n, 1);
@@ -352,11 +417,13 @@ static void test_init_twice_and_bad_config(void **state)
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	struct llog_config bad = {.max_record_bytes = 100};
 	struct llog_config bad2 = {.level = (enum llog_level)42};
+	struct llog_config bad3 = {.queue_shards = 65};
 
 	(void)state;
 	assert_int_equal(llog_init(&bad), -EINVAL);
 	assert_int_equal(llog_init(&bad2), -EINVAL);
-	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(llog_init(&bad3), -EINVAL);
+	assert_int_equal(start(m, NULL), 0);
 	assert_int_equal(llog_init(NULL), -EALREADY);
 	assert_int_equal(llog_add_sink(NULL), -EINVAL);
 	llog_shutdown();
@@ -370,7 +437,7 @@ static void test_sink_added_while_running(void **state)
 	struct memsink *b = memsink_new(LLOG_WARN);
 
 	(void)state;
-	assert_int_equal(memsink_start(a, NULL), 0);
+	assert_int_equal(start(a, NULL), 0);
 	LOG_WARN("only a");
 	assert_int_equal(llog_add_sink(&b->base), 0);
 	LOG_INFO("a only, below b's level");
@@ -415,7 +482,7 @@ static void test_order_kept_across_shutdown(void **state)
 	assert_true(fd >= 0);
 	dup2(fd, 2); /* the console sink and the synchronous path share fd 2 */
 	assert_int_equal(llog_add_sink(llog_console_sink(&co)), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_init(&(struct llog_config){.queue_shards = TEST_SHARDS}), 0);
 	atomic_store(&keep_logging, 1);
 	atomic_store(&logged_count, 0);
 	pthread_create(&th, NULL, steady_logger, NULL);
@@ -450,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_init_twice_and_bad_config),
 		cmocka_unit_test(test_exactly_once_in_order),
 		cmocka_unit_test(test_happens_before_kept),
+		cmocka_unit_test(test_happens_before_ring),
 		cmocka_unit_test(test_flush_covers_everything_before),
 		cmocka_unit_test(test_error_wakes_flusher),
 		cmocka_unit_test(test_long_message_truncated_visibly),

@@ -22,6 +22,12 @@
  *        round sits between its exchange and its end comes out exactly
  *        once (synchronously on stderr, since the list is CLOSED): stop
  *        must be read (F2) before the exchange (mutant M4)
+ *   test_shard_cut_keeps_happens_before  on a queue of two heads, the
+ *        flusher holds between its exchanges of head 0 and head 1; a record
+ *        A is pushed on head 0 (after its exchange: next round), then,
+ *        after A, a record B on head 1 (taken by this round): B must still
+ *        come after A, held back by the round's cut (queue.c take_shards;
+ *        mutant M9)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -455,6 +461,99 @@ static void test_push_during_final_take(void **state)
 	memsink_free(m);
 }
 
+/* ---- M9: a sharded queue's cut keeps happens-before ---------------------- */
+
+struct on_head {
+	unsigned head;
+	const char *text;
+	_Atomic int ready, go, done;
+};
+
+static struct {
+	struct on_head a, b;
+	_Atomic int armed, fired, hook_done, timeout;
+} sh;
+
+/* Logs once to get an arena (which assigns a head), then pushes on the
+ * head it was told to, when told to. */
+static void *on_head_main(void *arg)
+{
+	struct on_head *o = arg;
+
+	LOG_INFO("shard-warm");
+	llog__tls_shard = o->head; /* this thread's head from now on */
+	set_flag(&o->ready);
+	if (!wait_flag(&o->go, 2 * WAIT_MS))
+		return NULL;
+	LOG_INFO("%s", o->text);
+	set_flag(&o->done);
+	return NULL;
+}
+
+/* The first round after arming, between the exchanges of head 0 and of
+ * head 1: A logs on head 0, and then B on head 1. */
+static void hook_between_heads(enum llog__sched_point p)
+{
+	if (p != LLOG__SP_TAKE_HEAD || !atomic_load(&sh.armed) || atomic_exchange(&sh.fired, 1) != 0)
+		return;
+	set_flag(&sh.a.go);
+	if (!wait_flag(&sh.a.done, WAIT_MS))
+		set_flag(&sh.timeout);
+	/* B's LOG begins after A's returned (the done/go flags) */
+	set_flag(&sh.b.go);
+	if (!wait_flag(&sh.b.done, WAIT_MS))
+		set_flag(&sh.timeout);
+	set_flag(&sh.hook_done);
+}
+
+/* Index of the first entry that is exactly text, or -1. */
+static long memsink_find(const struct memsink *m, const char *text)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->e[i].msg, text) == 0)
+			return (long)i;
+	return -1;
+}
+
+static void test_shard_cut_keeps_happens_before(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {.flush_interval_ms = INTERVAL_MS, .queue_shards = 2};
+	pthread_t ta, tb;
+	long ia, ib;
+
+	(void)state;
+	memset(&sh, 0, sizeof(sh));
+	sh.a.head = 0;
+	sh.a.text = "shard-A";
+	sh.b.head = 1;
+	sh.b.text = "shard-B";
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	llog__sched_set_hook(hook_between_heads);
+	assert_int_equal(pthread_create(&ta, NULL, on_head_main, &sh.a), 0);
+	assert_int_equal(pthread_create(&tb, NULL, on_head_main, &sh.b), 0);
+	assert_true(wait_flag(&sh.a.ready, WAIT_MS));
+	assert_true(wait_flag(&sh.b.ready, WAIT_MS));
+	llog_flush(); /* the warm-up records out: the next round is ours */
+	set_flag(&sh.armed);
+	llog__wake_flusher();
+	assert_true(wait_flag(&sh.hook_done, 2 * WAIT_MS));
+	assert_false(atomic_load(&sh.timeout));
+	llog_flush();
+	llog__sched_set_hook(NULL);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	llog_shutdown();
+	assert_int_equal(memsink_count(m, "shard-warm"), 2);
+	ia = memsink_find(m, "shard-A");
+	ib = memsink_find(m, "shard-B");
+	printf("shard-A at %ld, shard-B at %ld of %zu entries\n", ia, ib, m->n);
+	assert_int_equal(memsink_count(m, "shard-A"), 1);
+	assert_int_equal(memsink_count(m, "shard-B"), 1);
+	assert_true(ia >= 0 && ib > ia);
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -472,6 +571,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_push_after_take_wakes_flusher, teardown),
 		cmocka_unit_test_teardown(test_blocked_producer_woken, teardown),
 		cmocka_unit_test_teardown(test_push_during_final_take, teardown),
+		cmocka_unit_test_teardown(test_shard_cut_keeps_happens_before, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,7 @@ table=(
 	"M8-no-flusher-wake|release|test_sched model_labels"
 	"M9-release-relaxed|tsan|test_sched"
 	"M10-reserve-load-relaxed|tsan|test_sched"
+	"M11-no-shard-cut|release|test_sched"
 )
 # what each kind builds (the tests above and what they read)
 targets_release=(llog test_sched)
