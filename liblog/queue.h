@@ -4,7 +4,7 @@
  *
  * DESIGN
  * Everything the flusher learns from other threads travels through one
- * lock-free list (llist.h) whose head is llog__q.head: log records,
+ * lock-free list (llist.h) whose head is llog__q.shard[0].head: log records,
  * thread-exit markers, flush barriers and sink changes. Each is a struct
  * llog__rec whose kind says what it is. Log records live in their thread's
  * arena ring (arena.h); exit markers in the arena header; barriers on the
@@ -27,6 +27,13 @@
  * Order: records come out in the order their pushes took effect (the
  * modification order of the head): a chain taken by one exchange is
  * reversed into push order, and chains are taken one after the other.
+ *
+ * Sharded (llog_config.queue_shards > 1): that many heads, each a list as
+ * above; a thread pushes on head llog__tls_shard & mask. The flusher reads
+ * a cut time, takes every head, and hands out each head's prefix below the
+ * cut, merged by time (queue.c take_shards; tests/model/shards.pml). The
+ * output keeps per-thread order and happens-before across threads, not one
+ * push order (docs/ARCHITECTURE.md 2.9).
  */
 #ifndef LLOG_QUEUE_H
 #define LLOG_QUEUE_H
