@@ -90,6 +90,10 @@ static int logger_init(const struct bench_opts *o)
 	cfg.backtrace_records = 64;
 	cfg.backtrace_level = LLOG_DEBUG;
 #endif
+	/* LLOG_BENCH_SHARDS=N: a queue of N heads (llog_config.queue_shards;
+	 * bench/shards.sh compares). */
+	if (getenv("LLOG_BENCH_SHARDS") != NULL)
+		cfg.queue_shards = (unsigned)atoi(getenv("LLOG_BENCH_SHARDS"));
 	if (o->drop) {
 		cfg.overflow = LLOG_OVERFLOW_DROP;
 		cfg.arena_bytes = 16384;
