@@ -38,6 +38,8 @@ names=(now)
 if [[ -n $baseline ]]; then
 	rev=$(git rev-parse --short "$baseline^{commit}")
 	git worktree add --detach "$out/src" "$rev" >&2
+	# a fresh build: its source is a new temporary worktree each run
+	rm -rf build/prof-base
 	cmake -S "$out/src" -B build/prof-base "${flags[@]}" >&2
 	cmake --build build/prof-base --parallel 2 --target llog_bench >&2
 	git worktree remove --force "$out/src"

@@ -120,7 +120,8 @@ struct llog__arena *llog__arena_create_self(void)
 	llog__tls_arena = a;
 	/* Which head of a sharded queue this thread pushes on (queue.h):
 	 * threads in turn. Relaxed: a counter only. */
-	llog__tls_shard = llog__fetch_add_relaxed(&next_shard, 1u);
+	llog__tls_head_off = llog__fetch_add_relaxed(&next_shard, 1u) *
+			     (uint32_t)sizeof(struct llog__shard);
 	return a;
 }
 

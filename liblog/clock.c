@@ -11,6 +11,7 @@
 #endif
 
 int llog__clock_tsc;
+_Atomic int llog__clock_push_mode;
 
 uint64_t llog__clock_realtime_ns(void)
 {
@@ -41,9 +42,20 @@ __attribute__((constructor)) void llog__clock_init(void)
 	/* CPUID 0x80000007 EDX bit 8: invariant TSC (constant rate, runs in
 	 * every C/P state, synchronized across cores on such parts). */
 	if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000007u &&
-	    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8)))
+	    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8))) {
 		llog__clock_tsc = 1;
+		/* Relaxed: before main; threads start after it. */
+		llog__store_relaxed(&llog__clock_push_mode, LLOG__CLOCK_TSC);
+	}
 #endif
+}
+
+void llog__clock_set_ordered(int on)
+{
+	/* Relaxed: see llog__clock_push. */
+	if (llog__clock_tsc)
+		llog__store_relaxed(&llog__clock_push_mode,
+				    on ? LLOG__CLOCK_TSC_ORDERED : LLOG__CLOCK_TSC);
 }
 
 /* A (raw, ns) pair taken as close together as we can: the realtime read is

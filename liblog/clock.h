@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "atomic.h"
 #include "compiler.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -47,23 +48,45 @@ static inline uint64_t llog__clock_raw(void)
 	return llog__clock_realtime_ns();
 }
 
+/* How pushes read the clock (llog__clock_push). */
+enum llog__clock_push_mode {
+	LLOG__CLOCK_REALTIME = 0,    /* no invariant TSC: CLOCK_REALTIME ns */
+	LLOG__CLOCK_TSC = 1,         /* rdtsc */
+	LLOG__CLOCK_TSC_ORDERED = 2  /* lfence; rdtsc (a sharded queue) */
+};
+
+/* Set by llog__clock_init, then by llog__clock_set_ordered. */
+extern _Atomic int llog__clock_push_mode LLOG__HIDDEN;
+
 /*
- * The clock read after every earlier load of this thread has completed
- * (lfence, then rdtsc): a time that was read after whatever this thread
- * saw of other threads. A sharded queue's merge needs it (queue.c); about
- * 10-20 cycles more than llog__clock_raw. Without the TSC the queue is
- * never sharded and this is llog__clock_raw.
+ * The time a push stores in its record: llog__clock_raw, or, on a sharded
+ * queue, the TSC read after every earlier load of this thread has
+ * completed (lfence, then rdtsc): a time read after whatever this thread
+ * saw of other threads, which the merge needs (queue.c take_shards; about
+ * 10-20 cycles more). One load and one compare decide both (the TSC's
+ * check is llog__clock_raw's). Relaxed: the mode changes only in
+ * llog__queue_open, while every head is CLOSED.
  */
-static inline uint64_t llog__clock_raw_ordered(void)
+static inline uint64_t llog__clock_push(void)
 {
+	int m = llog__load_relaxed(&llog__clock_push_mode);
+
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(llog__clock_tsc, 1)) {
+	if (__builtin_expect(m == LLOG__CLOCK_TSC, 1))
+		return __rdtsc();
+	if (m == LLOG__CLOCK_TSC_ORDERED) {
 		_mm_lfence();
 		return __rdtsc();
 	}
+#else
+	(void)m;
 #endif
 	return llog__clock_realtime_ns();
 }
+
+/* Pushes read the clock ordered (on) or not; no effect without the TSC.
+ * Called while no thread can push (llog__queue_open). */
+void llog__clock_set_ordered(int on);
 
 /* Decides TSC or not (idempotent, thread-safe after the first call returns
  * in the thread that calls llog_init). */

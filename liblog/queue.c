@@ -21,12 +21,14 @@ struct llist_node llog__closed_node;
 #define CLOSED4 CLOSED1, CLOSED1, CLOSED1, CLOSED1
 #define CLOSED16 CLOSED4, CLOSED4, CLOSED4, CLOSED4
 _Static_assert(LLOG__SHARDS_MAX == 64, "one initialiser per head");
+/* head_mask masks byte offsets: the heads' stride is a power of two. */
+_Static_assert(sizeof(struct llog__shard) == 64, "one cache line per head");
 
 struct llog__queue llog__q = {
 	.shard = {CLOSED16, CLOSED16, CLOSED16, CLOSED16},
 };
 
-__thread uint32_t llog__tls_shard __attribute__((tls_model("initial-exec")));
+__thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-exec")));
 
 /*
  * The flusher's side of a sharded queue (its own state; also read by the
@@ -270,12 +272,13 @@ void llog__queue_open(unsigned shards)
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);
 	/* Relaxed, and written before the heads open. A push that sees an
-	 * open head sees these too on x86 (TSO; the only CPUs with shards),
-	 * so it pushes where the new flusher takes and reads its time
-	 * ordered; ordered stays 1 for the process. */
-	if (shards > 1)
-		llog__store_relaxed(&llog__q.ordered, 1);
-	llog__store_relaxed(&llog__q.mask, shards - 1);
+	 * open head sees it too on x86 (TSO; the only CPUs with shards), so
+	 * it pushes where the new flusher takes and reads its time ordered.
+	 * (A LOG that loaded an empty head before a shutdown may push after
+	 * the next init with the old mask, ABA on NULL: ARCHITECTURE 2.9.) */
+	llog__store_relaxed(&llog__q.head_mask,
+			    (uint32_t)((shards - 1) * sizeof(struct llog__shard)));
+	llog__clock_set_ordered(shards > 1);
 	/* Release, for completeness only: the producers read the head
 	 * relaxed (their CAS validates it) and read the configuration written
 	 * before this with relaxed loads, where a stale value is harmless

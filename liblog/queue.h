@@ -29,7 +29,8 @@
  * reversed into push order, and chains are taken one after the other.
  *
  * Sharded (llog_config.queue_shards > 1): that many heads, each a list as
- * above; a thread pushes on head llog__tls_shard & mask. The flusher reads
+ * above; a thread pushes on the head llog__tls_head_off & head_mask
+ * bytes from the first. The flusher reads
  * a cut time, takes every head, and hands out each head's prefix below the
  * cut, merged by time (queue.c take_shards; tests/model/shards.pml). The
  * output keeps per-thread order and happens-before across threads, not one
@@ -102,35 +103,37 @@ struct llog__shard {
 };
 
 struct llog__queue {
-	/* Read by every push: which head a thread pushes on. Set while no
-	 * flusher runs (llog__queue_open). */
-	alignas(64) _Atomic uint32_t mask; /* heads in use - 1 (a power of two - 1) */
-	/* Sticky: 1 once more than one head was opened; pushes then read
-	 * the clock ordered (llog__clock_raw_ordered). */
-	_Atomic uint32_t ordered;
+	/* Read by every push: the byte offsets of the heads in use from
+	 * shard[0], (heads - 1) * sizeof(struct llog__shard) (heads: a power
+	 * of two); nonzero: sharded, and pushes read the clock ordered
+	 * (llog__clock_push). Set while no flusher runs
+	 * (llog__queue_open). */
+	alignas(64) _Atomic uint32_t head_mask;
 	/* Futex word: 1 when the flusher has been asked to run a round. */
 	alignas(64) _Atomic uint32_t pending;
 	/* 1 from llog_shutdown until the flusher's final round took it. */
 	_Atomic int stop;
-	/* head[0] is the head of a single-headed queue (the default). */
+	/* shard[0].head is the head of a single-headed queue (the default). */
 	struct llog__shard shard[LLOG__SHARDS_MAX];
 };
 
 extern struct llog__queue llog__q LLOG__HIDDEN;
 
-/* A thread's shard number (any; masked at each push), set when its arena
- * is made (arena.c); 0 until then. */
-extern __thread uint32_t llog__tls_shard __attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
+/* A thread's head, as a byte offset from shard[0] (any multiple of
+ * sizeof(struct llog__shard); masked with head_mask at each push), set when
+ * its arena is made (arena.c); 0 until then. */
+extern __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
 
 /* ---- producers (any thread) -------------------------------------------- */
 
-/* The head this thread pushes on: head 0 unless the queue is sharded.
- * Relaxed: the mask changes only while every head is CLOSED (between a
+/* The head this thread pushes on: shard[0] unless the queue is sharded.
+ * Relaxed: head_mask changes only while every head is CLOSED (between a
  * final round and the next llog__queue_open), so a stale mask leads to a
  * CLOSED head or to one the new flusher takes too. */
 static inline struct llist_head *llog__queue_mine(void)
 {
-	return &llog__q.shard[llog__tls_shard & llog__load_relaxed(&llog__q.mask)].head;
+	return &((struct llog__shard *)(void *)((char *)llog__q.shard +
+		(llog__tls_head_off & llog__load_relaxed(&llog__q.head_mask))))->head;
 }
 
 /*
@@ -148,9 +151,7 @@ static inline int llog__push_from(struct llog__rec *r, struct llist_head *h,
 	for (;;) {
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return -1;
-		/* Relaxed: sticky once set; see llog__queue_open. */
-		r->ts = __builtin_expect(llog__load_relaxed(&llog__q.ordered), 0)
-				? llog__clock_raw_ordered() : llog__clock_raw();
+		r->ts = llog__clock_push();
 		/* Release CAS (llist.h): publishes the header and payload. */
 		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
 			return 0;

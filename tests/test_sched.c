@@ -481,7 +481,8 @@ static void *on_head_main(void *arg)
 	struct on_head *o = arg;
 
 	LOG_INFO("shard-warm");
-	llog__tls_shard = o->head; /* this thread's head from now on */
+	/* this thread's head from now on */
+	llog__tls_head_off = o->head * (uint32_t)sizeof(struct llog__shard);
 	set_flag(&o->ready);
 	if (!wait_flag(&o->go, 2 * WAIT_MS))
 		return NULL;

@@ -59,7 +59,7 @@ byte out_next_free = NT + 1;
 byte out_count = 0;
 bool seen[NREC + 1];
 
-/* C: liblog/queue.h llog__push_from ord LLOG__CLOSED llog__clock_raw_ordered llist_try_add */
+/* C: liblog/queue.h llog__push_from ord LLOG__CLOSED llog__clock_push llist_try_add */
 inline push(k, r)
 {
 	byte first, got;
