@@ -190,9 +190,11 @@ struct llog_config {
 	 * began, through a lock, an atomic or a thread start, comes first),
 	 * and its times never decrease; records of calls that overlap in
 	 * time come in the order of their times, not of their pushes. Costs
-	 * about 10-20 CPU cycles per call (an ordered clock read) and,
-	 * rarely, one flush round more. Needs an invariant TSC (x86); without
-	 * one the queue has one head. */
+	 * about 10-20 CPU cycles per call (an ordered clock read); a record
+	 * pushed while the flusher takes the heads may wait for the next
+	 * round. Needs an invariant TSC that the kernel found synchronized
+	 * across CPUs (x86, clocksource "tsc"); without one the queue has one
+	 * head and llog_init() says so on stderr. */
 	unsigned queue_shards;
 };
 

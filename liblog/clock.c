@@ -3,9 +3,11 @@
  */
 #include "clock.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -48,6 +50,28 @@ __attribute__((constructor)) void llog__clock_init(void)
 		llog__store_relaxed(&llog__clock_push_mode, LLOG__CLOCK_TSC);
 	}
 #endif
+}
+
+int llog__clock_tsc_synced(void)
+{
+	static int known, synced; /* llog_init only (ctl_lock): plain */
+	char buf[32] = {0};
+	ssize_t n;
+	int fd;
+
+	if (known)
+		return synced;
+	known = 1;
+	if (!llog__clock_tsc)
+		return synced = 0;
+	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return synced = 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	synced = n >= 3 && memcmp(buf, "tsc", 3) == 0 && (n == 3 || buf[3] == '\n');
+	return synced;
 }
 
 void llog__clock_set_ordered(int on)

@@ -84,6 +84,13 @@ static inline uint64_t llog__clock_push(void)
 	return llog__clock_realtime_ns();
 }
 
+/* Whether raw times are the TSC and the kernel keeps the TSC as its
+ * clocksource (it leaves it when its check that the CPUs' TSCs agree, at
+ * boot or by its watchdog, fails): one clock for every CPU, as a sharded
+ * queue's merge needs. Reads sysfs the first time (not async-signal-safe;
+ * llog_init only). */
+int llog__clock_tsc_synced(void);
+
 /* Pushes read the clock ordered (on) or not; no effect without the TSC.
  * Called while no thread can push (llog__queue_open). */
 void llog__clock_set_ordered(int on);

@@ -750,10 +750,6 @@ static void *flusher_main(void *arg)
 		period = next_period(f);
 		if (f->sleep_ms != 0 && f->sleep_ms < period)
 			period = f->sleep_ms;
-		/* Records held back by a sharded queue's cut (queue.c): they
-		 * are older than the next round's cut, which hands them out. */
-		if (llog__queue_held() != 0)
-			period = 1;
 		llog__queue_sleep(period);
 	}
 	if (!llog__altstack_remove(f->altstack))

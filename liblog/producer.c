@@ -461,7 +461,16 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 			return 0;
 		}
 	}
-	a = llog__arena_get();                                         /* 2 */
+	a = llog__tls_arena;                                           /* 2 */
+	if (__builtin_expect(a == NULL, 0)) {
+		a = llog__arena_get();
+		/* The new arena gave the thread its head (arena.c): all its
+		 * records of this session go on one head, so the flusher sees
+		 * its exit marker after them whatever the clock (queue.h). A
+		 * CLOSED head now fails the push below (closed_after_capture). */
+		h = llog__queue_mine();
+		first = llog__queue_peek(h);
+	}
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
 		if (bt)
 			llog__bt_count_lost();

@@ -42,7 +42,6 @@ struct held {
 
 static struct held held[LLOG__SHARDS_MAX];
 static unsigned nshards = 1; /* heads the flusher takes; set by open */
-static unsigned nheld;       /* heads with records held back */
 
 #ifdef LLOG_TEST_SCHED
 _Atomic(llog__sched_fn *) llog__sched_hook;
@@ -122,7 +121,9 @@ static struct llist_node *merge(uint64_t lim)
 		for (unsigned i = 1; i < nact; i++) {
 			uint64_t t = rec_ts(held[act[i]].first);
 
-			if (t < bts) {
+			/* act[] is in no order (removals swap): equal times
+			 * go to the lower head explicitly. */
+			if (t < bts || (t == bts && act[i] < act[bi])) {
 				bts = t;
 				bi = i;
 			}
@@ -138,9 +139,6 @@ static struct llist_node *merge(uint64_t lim)
 			act[bi] = act[--nact];
 	}
 	*tail = NULL;
-	nheld = 0;
-	for (unsigned k = 0; k < nshards; k++)
-		nheld += held[k].first != NULL;
 	return out;
 }
 
@@ -165,12 +163,17 @@ static uint64_t cut_time(void)
 /*
  * F3 on a sharded queue. Takes every head in turn and hands out what was
  * taken with a time before the cut, merged by time; later records wait
- * for the next round (which the flusher runs at once, llog__queue_held).
+ * for the next round, as if they had been pushed just after this one's
+ * exchanges (a barrier or an ERROR record among them asks for that round
+ * at once: its push comes after this round's F1, so its wake-up finds
+ * pending == 0, 2.4).
  *
  * Why the output keeps happens-before (A hb B: A's LOG returned before
  * something that B's thread saw before its LOG began; per-thread order is
  * the case of one thread). Times are the TSC, one clock for every CPU
- * (invariant TSC, clock.c); a push reads it ordered (lfence; rdtsc) after
+ * (invariant, and synchronized across CPUs as the kernel found it: its
+ * clocksource is the TSC, llog__clock_tsc_synced); a push reads it ordered
+ * (lfence; rdtsc, llog__clock_push) after
  * loading the head, a round reads the cut before its exchanges. Let B be
  * handed out in round R, so B's time < cut(R) and B was pushed before
  * round R's exchange of its head.
@@ -186,8 +189,12 @@ static uint64_t cut_time(void)
  *     cannot be chosen before A.
  * (The TSC advances between two reads ordered through memory; an equal
  * time would need a round trip between CPUs within one tick.) Records
- * pushed with an older time (llog__push_from_at) keep 2 and 3: their
- * time is only earlier.
+ * pushed with an earlier time (llog__push_from_at: a rate limiter's
+ * decision, read with llog__clock_push too) keep 1-3: the time is read
+ * ordered, after what the thread saw, and before the push. A thread's
+ * records of one session are all on one head (producer.c picks it after
+ * the arena exists), so the flusher meets its exit marker, which frees
+ * the arena, after them in push order whatever the clock says.
  */
 static struct llist_node *take_shards(int stopping)
 {
@@ -233,11 +240,6 @@ struct llist_node *llog__queue_take(int *stopping)
 	return llist_reverse_order(chain);
 }
 
-unsigned llog__queue_held(void)
-{
-	return nheld;
-}
-
 void llog__queue_sleep(unsigned interval_ms)
 {
 	/* seq_cst: pairs with the exchange in llog__wake_flusher; a wake-up
@@ -265,17 +267,29 @@ struct llist_node *llog__queue_close(void)
 void llog__queue_open(unsigned shards)
 {
 	/* The merge needs one clock for every CPU (take_shards). */
-	if (!llog__clock_tsc || shards < 1)
+	if (shards > 1 && !llog__clock_tsc_synced()) {
+		static const char msg[] = "llog: queue_shards needs a TSC that the kernel keeps "
+					  "as its clocksource; the queue has one head\n";
+		static int said; /* once per process; under ctl_lock */
+
+		if (!said)
+			(void)!write(2, msg, sizeof(msg) - 1);
+		said = 1;
+		shards = 1;
+	}
+	if (shards < 1)
 		shards = 1;
 	/* Relaxed: no flusher runs; pthread_create orders them before it. */
 	nshards = shards;
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);
-	/* Relaxed, and written before the heads open. A push that sees an
-	 * open head sees it too on x86 (TSO; the only CPUs with shards), so
-	 * it pushes where the new flusher takes and reads its time ordered.
-	 * (A LOG that loaded an empty head before a shutdown may push after
-	 * the next init with the old mask, ABA on NULL: ARCHITECTURE 2.9.) */
+	/* Relaxed, written before the heads open. A push loads the mask
+	 * before the head, so it may pair an open head with the old mask:
+	 * that mask leads to a head still CLOSED (the push then takes the
+	 * closed path) or to one this flusher takes too (every head it can
+	 * name is below the larger count). The clock mode is read at the
+	 * push; a LOG racing llog_shutdown and the next llog_init (ABA on
+	 * an empty head) may read it old: ARCHITECTURE 2.9. */
 	llog__store_relaxed(&llog__q.head_mask,
 			    (uint32_t)((shards - 1) * sizeof(struct llog__shard)));
 	llog__clock_set_ordered(shards > 1);

@@ -198,17 +198,15 @@ void llog__wake_flusher(void);
 /* F1..F3: re-arms the wake-up word, reads stop into *stopping and takes the
  * whole list (installing CLOSED when stopping). Returns the chain in push
  * order (NULL when empty); on a sharded queue, the heads' chains merged
- * by time, less what is held back for the next round (llog__queue_held).
- * Flusher only. */
+ * by time, less what is held back for the next round (queue.c
+ * take_shards). Flusher only. */
 struct llist_node *llog__queue_take(int *stopping);
-/* Records taken and held back by the last llog__queue_take (a sharded
- * queue only): the next round must come at once. Flusher only. */
-unsigned llog__queue_held(void);
 /* F6: sleeps until woken or interval_ms passed, unless already asked. */
 void llog__queue_sleep(unsigned interval_ms);
-/* Closes the list and returns what it held, in push order (NULL when it
- * was empty or closed already). The crash drain on the flusher, and a fork
- * child (single-threaded). */
+/* Closes the list and returns what it held (and, on a sharded queue,
+ * what the flusher held back), in output order: push order, or merged by
+ * time (NULL when empty or closed already). The crash drain on the
+ * flusher, and a fork child (single-threaded). */
 struct llist_node *llog__queue_close(void);
 
 /* ---- control (under the control lock) ---------------------------------- */

@@ -198,7 +198,9 @@ int llog__rl_interval(struct llog_ratelimit *rl, struct llog_site *site, int kin
 {
 	uint64_t tpm = ticks_per_ms();
 	uint64_t iv = ms < (UINT64_MAX >> 2) / tpm ? ms * tpm : UINT64_MAX >> 2;
-	uint64_t now = llog__clock_raw();
+	/* The record's time too (p->ts): read as a push reads it, ordered on
+	 * a sharded queue (queue.c take_shards needs it). */
+	uint64_t now = llog__clock_push();
 	/* Relaxed: only the CAS's expectation (DESIGN). */
 	uint64_t w = __atomic_load_n(&rl->word, __ATOMIC_RELAXED), nw;
 

@@ -194,7 +194,7 @@ inline round(final)
 	cut = 0; k = 0; i = 0; b = 0; bts = 0; t = 0 }
 }
 
-/* C: liblog/flusher.c flusher_main ord flusher_round llog__queue_held */
+/* C: liblog/flusher.c flusher_main ord flusher_round llog__queue_sleep */
 active proctype flusher()
 {
 	byte rounds = 0;
