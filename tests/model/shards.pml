@@ -17,7 +17,11 @@
  * producer that loaded NULL before an exchange succeeds after it).
  *
  * Checked: every record handed out exactly once; the token records in
- * token order; P2's records in P2's order. -DNO_CUT (the flusher hands
+ * token order; P2's records in P2's order. -DRL: the token records are
+ * pushed with a time read once before the push (a rate limiter's
+ * decision, llog__push_from_at), which may be older than the record it
+ * lands on. -DUNORDERED (a push's clock read without lfence, which may
+ * run before the thread saw its turn) must fail like -DNO_CUT. -DNO_CUT (the flusher hands
  * out all it took, every round) must fail: spin finds a token record
  * pushed after its head's exchange that comes after the next one.
  */
@@ -43,6 +47,10 @@
 /* Records: 1..NT token records, NT+1..NT+NF P2's. ts[r]: its time. */
 byte ts[NREC + 1];
 byte now = 1;
+/* -DUNORDERED: the clock read without its lfence may run early, before
+ * the loads the thread did before it: early[r] is the clock as it was
+ * before record r's producer waited for its turn. */
+byte early[NREC + 1];
 
 /* Each head: its records in push order (the model keeps the chain in push
  * order; reversing it is llist_reverse_order's job, not modelled), top =
@@ -68,7 +76,45 @@ inline push(k, r)
 	first = (clen[k] == 0 -> 0 : chain[k * NREC + clen[k] - 1]);
 	do
 	:: !ok ->
+#ifdef UNORDERED
+		atomic { if :: ts[r] = early[r] :: ts[r] = now fi; now++ };
+#else
 		atomic { ts[r] = now; now++ };
+#endif
+		atomic {
+			got = (clen[k] == 0 -> 0 : chain[k * NREC + clen[k] - 1]);
+			if
+			:: got == first ->
+				chain[k * NREC + clen[k]] = r;
+				clen[k]++;
+				ok = true
+			:: else ->
+				first = got
+			fi
+		}
+	:: else -> break
+	od;
+	first = 0; got = 0; ok = false
+}
+
+/* A rate-limited site's push (-DRL, the token producers): the time is the
+ * limiter's decision, read (ordered) once before the push and kept over
+ * failed CASes, so it may be older than the record it is pushed on. */
+/* C: liblog/queue.h llog__push_from_at ord r->ts LLOG__CLOSED llist_try_add */
+/* C: liblog/ratelimit.c llog__rl_interval ord llog__clock_push p->ts */
+inline push_at(k, r)
+{
+	byte first, got;
+	bool ok = false;
+
+#ifdef UNORDERED
+	atomic { if :: ts[r] = early[r] :: ts[r] = now fi; now++ };
+#else
+	atomic { ts[r] = now; now++ };
+#endif
+	first = (clen[k] == 0 -> 0 : chain[k * NREC + clen[k] - 1]);
+	do
+	:: !ok ->
 		atomic {
 			got = (clen[k] == 0 -> 0 : chain[k * NREC + clen[k] - 1]);
 			if
@@ -91,8 +137,13 @@ proctype token_producer(byte k)
 
 	do
 	:: r <= NT ->
+		early[r] = now;
 		(token == r);
+#ifdef RL
+		push_at(k, r);
+#else
 		push(k, r);
+#endif
 		token = r + 1; /* after the LOG returned */
 		r = r + 2
 	:: else -> break
@@ -106,6 +157,7 @@ proctype free_producer()
 
 	do
 	:: r <= NT + NF ->
+		early[r] = now;
 		push(H2, r);
 		r++
 	:: else -> break
