@@ -230,7 +230,10 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-	struct llist_node *inherited = llog__queue_after_fork();
+	/* The flusher was between rounds (round lock), or is the forking
+	 * thread (a sink callback, after its take), or there was none. */
+	struct llist_node *inherited = llog__queue_after_fork(
+		fork_round_locked || !running || llog__arena_thread_is_flusher());
 	pthread_mutexattr_t at;
 
 	llog__levels_fork_child();

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -317,10 +318,16 @@ void llog__queue_stop(void)
 	llog__futex_wake(&llog__q.pending, 0);
 }
 
-struct llist_node *llog__queue_after_fork(void)
+struct llist_node *llog__queue_after_fork(int held_whole)
 {
+	struct llist_node *inherited;
+
+	/* A fork inside a round may have caught merge() or hold() half
+	 * done: the held lists are not walked then. */
+	if (!held_whole)
+		memset(held, 0, sizeof(held));
 	/* The child is single-threaded here: relaxed stores suffice. */
-	struct llist_node *inherited = llog__queue_close();
+	inherited = llog__queue_close();
 
 	llog__store_relaxed(&llog__q.pending, 0);
 	llog__store_relaxed(&llog__q.stop, 0);

@@ -217,8 +217,12 @@ void llog__queue_open(unsigned shards);
 /* Asks the running flusher for its final round and wakes it. */
 void llog__queue_stop(void);
 /* In a fork child: closed, no wake-up pending, no stop. Returns what the
- * list held (the parent's records, and sink changes), in push order. */
-struct llist_node *llog__queue_after_fork(void);
+ * list held (the parent's records, and sink changes), in output order;
+ * with what the flusher held back (a sharded queue) when held_whole says
+ * the fork caught the flusher between rounds, else that is dropped unread
+ * (a fork inside a round: the parent's flusher had it in hand, as it has
+ * the chain it is writing). */
+struct llist_node *llog__queue_after_fork(int held_whole);
 
 /* ---- futexes ------------------------------------------------------------ */
 

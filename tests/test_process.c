@@ -423,8 +423,9 @@ static void test_fork(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* The "parent": records pending (long interval, no flush). */
-		struct llog_config cfg = {.flush_interval_ms = 60000};
+		/* The "parent": records pending (long interval, no flush),
+		 * on a queue of two heads (the child takes both). */
+		struct llog_config cfg = {.flush_interval_ms = 60000, .queue_shards = 2};
 		struct llog_file_options fo = {.path = t.log};
 		pid_t g;
 		int gst;
