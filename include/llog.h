@@ -194,7 +194,7 @@ struct llog_config {
 	 * pushed while the flusher takes the heads may wait for the next
 	 * round. Needs an invariant TSC that the kernel found synchronized
 	 * across CPUs (x86, clocksource "tsc"); without one the queue has one
-	 * head and llog_init() says so on stderr. */
+	 * head and llog_init() says so on stderr (once per process). */
 	unsigned queue_shards;
 };
 

@@ -34,15 +34,22 @@ __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-exec")));
 /*
  * The flusher's side of a sharded queue (its own state; also read by the
  * crash drain, which runs on the flusher, and by a fork child, which is
- * single-threaded and forked between rounds): each head's records taken
- * and not yet handed out, in push order.
+ * single-threaded: llog__queue_after_fork): each head's records taken and
+ * not yet handed out, in push order.
  */
 struct held {
 	struct llist_node *first, *last;
 };
 
 static struct held held[LLOG__SHARDS_MAX];
-static unsigned nshards = 1; /* heads the flusher takes; set by open */
+
+/* The heads in use, from the mask the producers read. Relaxed: it changes
+ * only in llog__queue_open, before the flusher that reads it starts
+ * (pthread_create orders them), or in the thread that calls it. */
+static unsigned heads_in_use(void)
+{
+	return llog__load_relaxed(&llog__q.head_mask) / (uint32_t)sizeof(struct llog__shard) + 1;
+}
 
 #ifdef LLOG_TEST_SCHED
 _Atomic(llog__sched_fn *) llog__sched_hook;
@@ -108,16 +115,16 @@ static void hold(unsigned k, struct llist_node *chain)
  */
 static struct llist_node *merge(uint64_t lim)
 {
-	unsigned act[LLOG__SHARDS_MAX], nact = 0;
+	unsigned act[LLOG__SHARDS_MAX], nact = 0, n = heads_in_use();
 	struct llist_node *out = NULL, **tail = &out;
 
-	for (unsigned k = 0; k < nshards; k++)
+	for (unsigned k = 0; k < n; k++)
 		if (held[k].first != NULL)
 			act[nact++] = k;
 	while (nact != 0) {
 		unsigned bi = 0;
 		uint64_t bts = rec_ts(held[act[0]].first);
-		struct llist_node *n;
+		struct llist_node *r;
 
 		for (unsigned i = 1; i < nact; i++) {
 			uint64_t t = rec_ts(held[act[i]].first);
@@ -131,12 +138,12 @@ static struct llist_node *merge(uint64_t lim)
 		}
 		if (bts > lim)
 			break; /* every head's next record is past the cut */
-		n = held[act[bi]].first;
-		held[act[bi]].first = n->next;
-		*tail = n;
-		tail = &n->next;
+		r = held[act[bi]].first;
+		held[act[bi]].first = r->next;
+		*tail = r;
+		tail = &r->next;
 		/* A head whose next record is past the cut is done. */
-		if (n->next == NULL || rec_ts(n->next) > lim)
+		if (r->next == NULL || rec_ts(r->next) > lim)
 			act[bi] = act[--nact];
 	}
 	*tail = NULL;
@@ -200,14 +207,15 @@ static uint64_t cut_time(void)
 static struct llist_node *take_shards(int stopping)
 {
 	uint64_t lim = stopping ? UINT64_MAX : cut_time() - 1;
+	unsigned n = heads_in_use();
 
-	for (unsigned k = 0; k < nshards; k++) {
+	for (unsigned k = 0; k < n; k++) {
 		/* Acquire exchange (llist.h), as F3 in llog__queue_take. */
 		struct llist_node *chain = llist_del_all_replace(&llog__q.shard[k].head,
 								 stopping ? LLOG__CLOSED : NULL);
 
 		hold(k, llist_reverse_order(chain));
-		if (k + 1 < nshards)
+		if (k + 1 < n)
 			LLOG__SCHED(TAKE_HEAD);
 	}
 	return merge(lim);
@@ -229,7 +237,7 @@ struct llist_node *llog__queue_take(int *stopping)
 	 * installing NULL would be lost (the broken model variant shows it). */
 	*stopping = llog__load_acquire(&llog__q.stop);
 	LLOG__SCHED(TAKE_F2);
-	if (__builtin_expect(nshards > 1, 0)) {
+	if (__builtin_expect(heads_in_use() > 1, 0)) {
 		chain = take_shards(*stopping);
 		LLOG__SCHED(TAKE_F3);
 		return chain;
@@ -253,7 +261,9 @@ void llog__queue_sleep(unsigned interval_ms)
 
 struct llist_node *llog__queue_close(void)
 {
-	for (unsigned k = 0; k < nshards; k++) {
+	unsigned n = heads_in_use();
+
+	for (unsigned k = 0; k < n; k++) {
 		/* Acquire exchange (llist.h): synchronizes with every push in
 		 * the chain, as F3 does. The sentinel itself is not a record. */
 		struct llist_node *chain = llist_del_all_replace(&llog__q.shard[k].head,
@@ -281,7 +291,6 @@ void llog__queue_open(unsigned shards)
 	if (shards < 1)
 		shards = 1;
 	/* Relaxed: no flusher runs; pthread_create orders them before it. */
-	nshards = shards;
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);
 	/* Relaxed, written before the heads open. A push loads the mask

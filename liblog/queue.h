@@ -160,8 +160,8 @@ static inline int llog__push_from(struct llog__rec *r, struct llist_head *h,
 
 /* llog__push_from with a time taken by the caller (a rate-limited site's
  * decision, ratelimit.c): it may be older than the record it is pushed
- * on; the flusher clamps output times (out_ts). Earlier than the push, it
- * keeps the merge's argument (llog__queue_take). */
+ * on; the flusher clamps output times (out_ts). Read with llog__clock_push
+ * before the push, it keeps the merge's argument (queue.c take_shards). */
 static inline int llog__push_from_at(struct llog__rec *r, struct llist_head *h,
 				     struct llist_node *first, uint64_t ts)
 {
