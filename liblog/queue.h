@@ -214,6 +214,13 @@ struct llist_node *llog__queue_close(void);
 /* Opens the list for a flusher about to start (no flusher runs now), with
  * `shards` heads (a power of two, at most LLOG__SHARDS_MAX). */
 void llog__queue_open(unsigned shards);
+
+/* Tests only: nonzero makes llog__queue_open keep more than one head where
+ * the kernel does not keep the TSC as its clocksource, so the sharded
+ * queue's tests run on every machine (tests/shards.h runs such a test's
+ * threads on one CPU, where one clock orders them all). Set before
+ * llog_init, while no flusher runs. */
+extern int llog__queue_force_shards LLOG__HIDDEN;
 /* Asks the running flusher for its final round and wakes it. */
 void llog__queue_stop(void);
 /* In a fork child: closed, no wake-up pending, no stop. Returns what the

@@ -35,6 +35,7 @@
 #include "llog/sinks.h"
 #include "memsink.h"
 #include "childproc.h"
+#include "shards.h"
 
 #define NTHREADS 4
 #define PER_THREAD 2500
@@ -430,8 +431,12 @@ static void test_fork(void **state)
 		pid_t g;
 		int gst;
 
+		shards_force(); /* two heads on every machine (shards.h) */
 		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
 			_exit(20);
+		/* Relaxed: set by llog_init, before it returned. */
+		if (llog__load_relaxed(&llog__q.head_mask) != sizeof(struct llog__shard))
+			_exit(23);
 		for (int i = 0; i < FORK_N; i++)
 			LOG_INFO("parent pid=%ld i=%d", (long)getpid(), i);
 		g = fork();
