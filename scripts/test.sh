@@ -7,7 +7,9 @@
 # Steps:
 #   labels     tests/model/check_labels.sh: every function the spin model
 #              names (its "C:" comments) exists, with its steps in the
-#              model's order (seconds, no build)
+#              model's order; scripts/check_filemap.sh: every source file
+#              is in the file maps (liblog/README.md, backends/, tools/) and
+#              every file listed there exists (seconds, no build)
 #   release    configure, build (-Werror) and run the whole ctest suite (gcc)
 #   consumers  install the release build to a temporary prefix; build and run
 #              programs that use it through find_package(llog) and through
@@ -223,8 +225,9 @@ for s in "${steps[@]}"; do
 		end
 		;;
 	labels)
-		begin "labels: the spin model's C: references (tests/model/check_labels.sh)"
+		begin "labels: the spin model's C: references, the file maps"
 		bash tests/model/check_labels.sh
+		bash scripts/check_filemap.sh
 		end
 		;;
 	mutants)
