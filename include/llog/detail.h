@@ -14,9 +14,10 @@
  * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*),
  * the mapping of key-value pairs (LLOG__KV_*), the context scope, the
  * inline rate limiter, the shared-object destructor, and the entry points
- * llog__* that the macros call. Symbols declared here are exported from
- * the library (objects built with one version of this header call them)
- * but are still internal: only llog.h's macros may call them.
+ * llog__* that the macros call. The functions and variables declared
+ * here are exported from the library, because the code the macros expand
+ * to calls them from the user's objects; they are internal all the same:
+ * only llog.h's macros may use them.
  */
 #ifndef LLOG_DETAIL_H
 #define LLOG_DETAIL_H
@@ -597,10 +598,10 @@ static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *si
  ***********************************************************************/
 
 /*
- * The shared-object destructor (llog.h, "Process life": shared libraries). Called by
- * it only: waits until every record pushed before the call has been
- * rendered and handed to the sinks, once per *done (an int that starts at
- * 0; NULL: every call waits). Not async-signal-safe; may block; a no-op on
+ * The shared-object destructor (llog.h, "Process life": shared
+ * libraries). Called by it only: waits until every record pushed before
+ * the call has been rendered and handed to the sinks, once per *done (an
+ * int that starts at 0; NULL: every call waits). Not async-signal-safe; may block; a no-op on
  * the flusher and on a sink's thread, and (but for waiting for a shutdown
  * in progress) while llog is not running.
  */
