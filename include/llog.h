@@ -11,6 +11,16 @@
  * Error convention: functions returning int give 0 on success and a negative
  * errno value on failure; llog_strerror() describes such a value.
  * Functions are thread-safe unless stated otherwise.
+ *
+ * Sections, in order: Export and version; Levels; Fields; Configuration;
+ * Backtrace; Process life; Start, flush, shutdown; Threads; Categories and
+ * levels; Statistics; Logging (LOG, LOG_CAT); Logging with fields
+ * (LOG_KV); Context (llog_ctx_*); Rate-limited logging (LOG_EVERY_N);
+ * Names of the logging macros (the full list, short and prefixed).
+ *
+ * The macros expand to machinery in llog/detail.h, which this header
+ * includes at its end: it is not API (its names may change in any
+ * release); use only what this header documents.
  */
 #ifndef LLOG_H
 #define LLOG_H
@@ -22,6 +32,13 @@
 extern "C" {
 #endif
 
+/*-*********************************************************************
+ *  Export and version
+ ***********************************************************************/
+
+/* LLOG_EXPORT marks what the library exports; LLOG_STATIC_DEFINE is
+ * defined when linking the static library (llog's CMake package and
+ * llog.pc do it). */
 #if defined(LLOG_STATIC_DEFINE)
 #define LLOG_EXPORT
 #elif defined(__GNUC__)
@@ -30,9 +47,15 @@ extern "C" {
 #define LLOG_EXPORT
 #endif
 
+/* The version of this header. Everything it declares exists since 0.1.0,
+ * the first release; what a later release adds says which. */
 #define LLOG_VERSION_MAJOR 0
 #define LLOG_VERSION_MINOR 1
 #define LLOG_VERSION_PATCH 0
+
+/*-*********************************************************************
+ *  Levels
+ ***********************************************************************/
 
 /*
  * Severity levels. Values are part of the ABI and never renumbered.
@@ -55,8 +78,12 @@ enum llog_level {
 	LLOG_OFF = 6
 };
 
+/*-*********************************************************************
+ *  Fields
+ ***********************************************************************/
+
 /*
- * Structured fields (issue 15; docs/fields.md): typed key-value pairs a
+ * Structured fields (docs/fields.md): typed key-value pairs a
  * call carries beside its message (LOG_INFO_KV and friends, below) and a
  * thread's context (llog_ctx_set and friends, below). A sink sees them in
  * struct llog_entry.fields (include/llog/sinks.h).
@@ -100,6 +127,10 @@ struct llog_field {
 	} v;
 };
 
+/*-*********************************************************************
+ *  Configuration
+ ***********************************************************************/
+
 /* What a thread does when its arena has no room for a record. */
 enum llog_overflow {
 	/* Default: wait for the flusher (woken at once); nothing is lost. */
@@ -131,9 +162,18 @@ struct llog_config {
 	size_t max_record_bytes;
 	/* Policy when a thread's arena is full. */
 	enum llog_overflow overflow;
-	/* 0 (the default): llog_init() installs the crash handler described
-	 * below; nonzero: it installs none (and removes one an earlier
-	 * llog_init() installed, where it is still in place). */
+	/* 0 (the default): llog_init() installs a crash handler for SIGSEGV,
+	 * SIGBUS, SIGILL, SIGFPE and SIGABRT (and a 64 KiB alternate signal
+	 * stack in threads that have none). On a crash it has every record
+	 * logged before it committed (waiting at most 2 seconds), adds a
+	 * FATAL record naming the signal with a backtrace, then puts back the
+	 * actions installed before llog_init() and lets the signal happen
+	 * again: the application's earlier handler runs next, or the process
+	 * dies of the signal (core dump included). A handler installed after
+	 * llog_init() replaces llog's. What is guaranteed, what is not, and
+	 * how to combine it with handlers of your own: docs/crash-handling.md.
+	 * Nonzero: it installs none (and removes one an earlier llog_init()
+	 * installed, where it is still in place). */
 	int crash_handler_off;
 	/* CPUs the flusher thread may run on, bit i = CPU i (the first 64);
 	 * 0 (the default) = wherever the scheduler puts it. Keeping the
@@ -142,7 +182,7 @@ struct llog_config {
 	 * not allowed are ignored; none left: not pinned (no error). The
 	 * sinks' own threads run where the scheduler puts them. */
 	unsigned long long flusher_cpus;
-	/* Appended in 0.x. A file holding a level spec (llog_set_levels;
+	/* A file holding a level spec (llog_set_levels;
 	 * newlines count as commas, lines starting with '#' are comments),
 	 * read at llog_init() and again by the flusher whenever its
 	 * content changes: checked (stat: inode, size, modification time;
@@ -158,14 +198,14 @@ struct llog_config {
 	 * changes nothing. NULL: none; the LLOG_LEVEL_FILE environment
 	 * variable overrides it. Copied at init. */
 	const char *levels_file;
-	/* Appended in 0.x. A signal (SIGHUP, SIGUSR1, ...) on which the
+	/* A signal (SIGHUP, SIGUSR1, ...) on which the
 	 * levels file is read at once: llog_init() installs a handler that
 	 * calls llog_levels_reload_request() (SA_RESTART), and
 	 * llog_shutdown() puts the previous action back. 0: none. Needs
 	 * levels_file (else llog_init() returns -EINVAL). */
 	int levels_signal;
-	/* Appended in 0.x: the backtrace (flight recorder), see "Backtrace"
-	 * below. Off while backtrace_records is 0 (the zero value). */
+	/* The backtrace (flight recorder), see "Backtrace" below. Off
+	 * while backtrace_records is 0 (the zero value). */
 	/* At most this many records kept. */
 	size_t backtrace_records;
 	/* Bytes of the ring that keeps them (allocated once, by llog_init);
@@ -178,8 +218,7 @@ struct llog_config {
 	/* A record at or above it writes the backtrace first; the zero value
 	 * (LLOG_TRACE) means LLOG_ERROR. At most LLOG_FATAL. */
 	enum llog_level backtrace_trigger;
-	/* Appended in 0.x: how many heads the record queue has. 0 or 1 (the
-	 * default): one, which every thread pushes on, and the output is in
+	/* How many heads the record queue has. 0 or 1 (the default): one, which every thread pushes on, and the output is in
 	 * the order the pushes took effect. More (rounded down to a power of
 	 * two, at most 64, else llog_init() returns -EINVAL): threads take
 	 * the heads in turn (a thread's first LOG picks one), so that many
@@ -197,6 +236,10 @@ struct llog_config {
 	 * head and llog_init() says so on stderr (once per process). */
 	unsigned queue_shards;
 };
+
+/*-*********************************************************************
+ *  Backtrace (flight recorder)
+ ***********************************************************************/
 
 /*
  * Backtrace (flight recorder), opt-in: llog_config.backtrace_records > 0.
@@ -220,22 +263,25 @@ struct llog_config {
  *   - each sink gets those at or above its own level (a sink whose level
  *     is at or above the output level gets none: the way to leave one
  *     sink out).
- * The crash handler writes the ring too, before the crash record. At
- * llog_shutdown() what the ring still holds is discarded. A kept record
- * is rendered by the flusher when it arrives (the ring holds text, not
- * arguments: nothing of the call site, the thread or the arena is read
- * later); LOG_FATAL below the output level is kept and does not abort
- * (as it is not called without the backtrace). Memory: the ring, fixed;
- * each record's bytes in its thread's arena are released as for any
- * record. Counted in llog_stats.backtrace_* only, never in logged,
- * written or dropped (so logged == written + dropped still holds).
- * With the feature off, a call below the level costs what it costs
- * without it: one relaxed load and a compare, arguments not evaluated.
+ * The crash handler writes the ring too, before the crash record
+ * (docs/crash-handling.md). At llog_shutdown() what the ring still holds
+ * is discarded. A kept record is rendered by the flusher when it arrives
+ * (the ring holds text, not arguments: nothing of the call site, the
+ * thread or the arena is read later); LOG_FATAL below the output level is
+ * kept and does not abort (as it is not called without the backtrace).
+ * Memory: the ring, fixed; each record's bytes in its thread's arena are
+ * released as for any record. Counted in llog_stats.backtrace_* only,
+ * never in logged, written or dropped (so logged == written + dropped
+ * still holds). With the feature off, a call below the level costs what it
+ * costs without it: one relaxed load and a compare, arguments not
+ * evaluated.
  */
 
+/*-*********************************************************************
+ *  Process life
+ ***********************************************************************/
+
 /*
- * Process life.
- *
  * exit() / return from main: llog_init() registers llog_shutdown() with
  * atexit(), so everything logged before exit() is written and committed.
  * (_exit() and SIGKILL skip it: a file sink then holds complete frames
@@ -247,78 +293,11 @@ struct llog_config {
  * the record itself was dropped (full arena under LLOG_OVERFLOW_DROP,
  * re-entry) or llog is not running (written to stderr first).
  *
- * Crash handler (unless crash_handler_off): installed by llog_init() for
- * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT with SA_SIGINFO|SA_ONSTACK.
- * A 64 KiB alternate signal stack (mapped with a guard page below it) is
- * set up, when the thread has none, for
- * the thread that calls llog_init(), for the flusher, and for every thread
- * when it makes its arena (its first LOG), so a stack overflow there is
- * reported too (not in a thread that never logged and has no stack of its
- * own). In the first thread that crashes, the handler
- *   - arms a watchdog (a POSIX timer of llog's own that sends SIGALRM to
- *     that thread, SIGALRM unblocked there, our SIGALRM action): if the
- *     handler has not finished after 5 seconds, it sets the crash
- *     signal's action to SIG_DFL and raises it, so the process dies of
- *     that signal (without running an application handler). The
- *     application's alarm()/ITIMER_REAL timer is never read or changed
- *     (a periodic one keeps its interval across a recovered crash), but a
- *     SIGALRM of it that arrives during the report is ignored. When the
- *     handler finishes, the timer is deleted and the application's
- *     SIGALRM action put back;
- *   - makes a FATAL record naming the signal, the faulting address
- *     (SIGSEGV/SIGBUS/SIGILL/SIGFPE raised by a fault) and the thread, with
- *     the raw backtrace addresses, and has it committed after every record
- *     pushed before the crash:
- *       . in an application thread, it pushes it and waits up to 2 seconds
- *         for the flusher to hand every record pushed before the crash,
- *         then that one, to every sink and commit them;
- *       . in the flusher thread itself (a fault in a sink, a callback, or
- *         llog), it drains directly: the record it was handing out (to the
- *         sinks after the one it faulted in, which had not taken it), the
- *         rest of the batch in progress,
- *         everything still queued (the queue is closed: LOG calls made
- *         after that point write to stderr synchronously), then the crash
- *         record, through the sinks' crash entry points (llog/sinks.h,
- *         version 2), then their crash commit. The file and console sinks
- *         have them (the file sink appends zstd frames of raw blocks without
- *         checksum or metadata, readable by zstdcat and llogcat); the
- *         callback and syslog sinks and version-1 sinks do not and get
- *         nothing of the drain;
- *       . when the flusher faults while an application thread reports
- *         (the fault of the first thread made the flusher run a sink or
- *         a record that faults in turn), the flusher's handler drains the
- *         same way (the record or sink that faulted skipped, the crashing
- *         thread's crash record included) and lets that thread go on; the
- *         process then dies of that thread's signal;
- *   - writes to stderr, with write(2) only: that line again if no sink
- *     committed it, then the symbolised backtrace;
- *   - restores the actions that were installed before llog_init() and lets
- *     the signal happen again, so an application handler installed before
- *     llog_init() runs next, and otherwise the process dies of the same
- *     signal (with its core dump).
- * It takes no lock and does not call malloc: everything it uses is
- * allocated beforehand (by llog_init(), the sink constructors and each
- * thread's first LOG).
- * Guaranteed: records whose LOG call returned before the crash are
- * committed, if the flusher and the sinks finish within the 2 seconds
- * (application thread), or (flusher thread) in every sink that has crash
- * entry points, except what is said below. Not guaranteed: the record being
- * logged by the crashing thread at the moment of the crash; anything not
- * committed when the 2 seconds run out; when the flusher crashed inside a
- * sink's own callback (its write or commit), what that sink had accepted
- * and not yet committed is lost for that sink (the file sink's partial
- * frame: every line it held since its last commit; the console sink's
- * buffer), while the other sinks write theirs; a record whose rendering
- * crashed the flusher; anything a sink's crash path cannot write within the
- * watchdog's 5 seconds. Rendering in the drain is llog's own code, except
- * that %p and floating-point conversions (but the common %f/%F of a double
- * below 2^63 with a precision up to 9) go through snprintf: glibc's takes
- * no lock, but it is not on
- * POSIX's async-signal-safe list and allocates for very large widths or
- * precisions (a malloc lock held at the crash would then hang it until the
- * watchdog fires). Other threads crashing at the same time (but the
- * flusher, see above) wait (bounded) and die of their own signal. A
- * handler the application installs after llog_init() replaces llog's.
+ * Crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT): see
+ * llog_config.crash_handler_off; in full (the watchdog, the drain when the
+ * flusher itself crashed, which sinks get the records, the alternate
+ * signal stacks, chaining with the application's handlers):
+ * docs/crash-handling.md.
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
  * one round, bounded by the sinks' timeouts; so a sink callback must not
@@ -343,11 +322,12 @@ struct llog_config {
  *
  * Shared libraries that log (dlopen()/dlclose()): a LOG call site keeps
  * its format string, file and function names and parsed plan in the
- * calling object's own memory (struct llog_site below), and the flusher
+ * calling object's own memory (struct llog_site, llog/detail.h), and the flusher
  * reads them when it renders the record, later. So that dlclose() of a
  * library does not unmap them under records still queued, every object
  * (executable or shared library) with a translation unit that includes
- * this header gets a hidden destructor (llog__dso_fini_tu below; GCC and
+ * this header gets a hidden destructor (llog__dso_fini_tu in
+ * llog/detail.h; GCC and
  * Clang; all the object's translation units share one flag, so it waits
  * once per object). It runs last among the object's destructors (priority
  * 101; a destructor of yours with priority 101 may run after it: its LOG
@@ -382,6 +362,10 @@ struct llog_config {
  * malloc, provided that thread has logged before (a thread's first LOG
  * allocates its arena and must not happen in a signal handler).
  */
+
+/*-*********************************************************************
+ *  Start, flush, shutdown
+ ***********************************************************************/
 
 /*
  * Starts the flusher thread with the sinks added so far. When none was
@@ -437,6 +421,10 @@ LLOG_EXPORT void llog_flush(void);
  */
 LLOG_EXPORT void llog_shutdown(void);
 
+/*-*********************************************************************
+ *  Threads
+ ***********************************************************************/
+
 /*
  * Names the calling thread: the name its records carry from now on
  * (struct llog_entry.thread_name: a sink's text option, JSON's
@@ -472,6 +460,10 @@ LLOG_EXPORT int llog_set_thread_name(const char *name);
  */
 LLOG_EXPORT int llog_thread_prepare(void);
 
+/*-*********************************************************************
+ *  Categories and levels
+ ***********************************************************************/
+
 /*
  * Categories and their levels.
  *
@@ -491,7 +483,7 @@ LLOG_EXPORT int llog_thread_prepare(void);
  * The category shows in every output: text lines after the level
  * ("INFO  db.pool [tid] ..."), JSON "category", RFC 5424 MSGID, journald
  * LLOG_CATEGORY, struct llog_entry.category, llogcat --category; records
- * of the default category show none (their lines are as before).
+ * of the default category show none.
  *
  * The levels in force are a spec: a default level and a level per
  * category, written "info,net=debug,db.pool=trace": comma-separated
@@ -577,14 +569,18 @@ LLOG_EXPORT void llog_levels_reload_request(void);
  * Sets the default level: the level of the default category and of every
  * category without its own (the category levels stay). A new generation,
  * seen as llog_set_levels' (no record is logged). Invalid values are
- * ignored. Thread-safe; takes a lock (not async-signal-safe, unlike
- * older versions' single store); no allocation. With the backtrace on,
- * the level a call is compared with is the lower of a category's level
- * and llog_config.backtrace_level ("Backtrace" below).
+ * ignored. Thread-safe; takes a lock (not async-signal-safe); no
+ * allocation. With the backtrace on, the level a call is compared with is
+ * the lower of a category's level and llog_config.backtrace_level
+ * ("Backtrace" above).
  */
 LLOG_EXPORT void llog_set_level(enum llog_level level);
 /* The default level (one relaxed load). */
 LLOG_EXPORT enum llog_level llog_get_level(void);
+
+/*-*********************************************************************
+ *  Statistics
+ ***********************************************************************/
 
 /* Counters since the process started. After llog_flush() returns, and with no
  * concurrent logging, logged == written + dropped. */
@@ -601,13 +597,13 @@ struct llog_stats {
 	uint64_t repaired;      /* torn file tails cut back by a file sink */
 	uint64_t queue_dropped; /* entries dropped by full sink queues (all sinks;
 				   llog_get_sink_stats) */
-	/* Appended in 0.x. Calls of rate-limited sites (LLOG_LOG_EVERY_N and
+	/* Calls of rate-limited sites (LLOG_LOG_EVERY_N and
 	 * friends) suppressed and reported so far: the sum of the counts the
 	 * flusher has handed to the sinks (llog_entry.suppressed), shutdown
 	 * lines included. Calls suppressed since a site's last report are
 	 * not in it yet (they cost no counter on the hot path). */
 	uint64_t suppressed;
-	/* Appended in 0.x: the backtrace ("Backtrace" above). After
+	/* The backtrace ("Backtrace" above). After
 	 * llog_flush(), with no concurrent logging,
 	 *   backtrace_captured == backtrace_written + backtrace_discarded
 	 *                         + (records the ring holds, <= backtrace_records)
@@ -619,7 +615,7 @@ struct llog_stats {
 	uint64_t backtrace_captured;
 	uint64_t backtrace_written;
 	uint64_t backtrace_discarded;
-	/* Appended in 0.x (issue 15): the sum of llog_entry.fields_truncated
+	/* The sum of llog_entry.fields_truncated
 	 * over the entries llog built (fields left out, string values cut,
 	 * context keys refused: docs/fields.md 1, 2), plus 1 for each
 	 * llog_ctx_set refused for the limits (-ENOSPC). */
@@ -635,285 +631,43 @@ LLOG_EXPORT const char *llog_level_name(enum llog_level level);
 /* Describes a negative errno value returned by llog. Never NULL. */
 LLOG_EXPORT const char *llog_strerror(int err);
 
-/* ---- logging macros -------------------------------------------------- */
-
-/*
- * Call-site descriptor: one static instance per LOG statement. Its fields are
- * private to llog; the struct is public only so the macro can define it.
- */
-struct llog_site {
-	const char *fmt;
-	const char *file;
-	const char *func;
-	int line;
-	int level;                  /* | LLOG__SITE_V2: the fields below exist */
-	int state;                  /* parse state, accessed atomically */
-	unsigned char plan[36];     /* argument plan, published by state */
-	/* Appended in 0.x; read only when level has LLOG__SITE_V2 (a site
-	 * made by an older header has neither field). */
-	const char *category;       /* NULL or "": the default category */
-	uint64_t lvl_cache;         /* (generation << 8) + 8 * threshold + level, atomic */
-};
-
-/* level flag of a site made by this header (category and lvl_cache). */
-#define LLOG__SITE_V2 0x100
-#define LLOG__GEN_SHIFT 8
-/* A site's cached levels beside its generation (liblog/levels.h): the
- * capture threshold thr (the level a call is compared with) and the output
- * level out (thr == out unless the backtrace is on). */
-#define LLOG__LVL_CACHE(thr, out) ((uint64_t)(8 * (thr) + (out)))
-
-/* The default level's capture threshold (the default level, or the lower
- * backtrace_level while the backtrace is on: "Backtrace" above), for
- * objects built with an older llog.h (their LOG reads it); this header's
- * macros read llog__level_gen instead. */
-LLOG_EXPORT extern int llog__min_level;
-/* The generation of the levels in force << LLOG__GEN_SHIFT (levels.c). */
-LLOG_EXPORT extern uint64_t llog__level_gen;
-/* Recomputes a site's levels for the generation in force (its capture
- * threshold and output level), caches them in lvl_cache and returns the
- * threshold; called by the macros only, when the cache is
- * stale. Lock-free, no allocation, async-signal-safe. */
-LLOG_EXPORT int llog__site_level_refresh(struct llog_site *site);
-
-#if defined(__GNUC__)
-#define LLOG__PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define LLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define LLOG__PRINTF(a, b)
-#define LLOG__UNLIKELY(x) (x)
-#endif
-
-/* Captures a record; called by the macros only. */
-LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
-	LLOG__PRINTF(2, 3);
-
-/*
- * Typed calls. In C (gcc and clang), a call with 1 to 8 arguments after
- * the format does not go through the variadic llog__log: the macro
- * converts each argument, by its type (_Generic), into an 8-byte slot -
- * an integer's value (sign- or zero-extended), a float or double's bits as
- * a double, a pointer - and passes the array to llog__log_t, which copies
- * the slots the format's plan consumes into the record, as llog__log
- * copies them from its va_list (the same bytes; liblog/fmt.h). Each
- * argument is evaluated once, into a temporary of its own type (arrays
- * decayed; LLOG__TMP for the one exception).
- * llog__log_t returns nonzero, having done nothing, when it cannot take
- * the call (a format rendered at the call: %ls %lc %m positional
- * arguments, a long double, more conversions than arguments, no flusher
- * running): the macro then calls llog__log with the same temporaries. A
- * long double argument, or 9 and more, go to llog__log at compile time;
- * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before this
- * header, and C before C11. The format is still checked by the compiler
- * (llog__log's format attribute, on the fallback call, whose arguments
- * have the types the caller wrote). Two limits of the typed macros, which
- * count and name the arguments one by one: an argument with a comma
- * outside parentheses (a compound literal: (struct pt){1, 2}.x) must be
- * put in parentheses, and an argument is pasted twice (once unevaluated),
- * so a statement expression that defines a label cannot be one; either
- * compiles with LLOG_NO_TYPED_CALLS. A call with fields (LOG_INFO_KV and
- * friends, below) does the same for its message's arguments, through
- * llog__log_kv_t and llog__log_kv.
- */
-LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
-
-#if !defined(__cplusplus) && defined(__GNUC__) && defined(__STDC_VERSION__) &&                 \
-	__STDC_VERSION__ >= 201112L && !defined(LLOG_NO_TYPED_CALLS)
-static inline uint64_t llog__slot_u(uintptr_t v)
-{
-	return (uint64_t)v;
-}
-static inline uint64_t llog__slot_d(double v)
-{
-	uint64_t u;
-
-	__builtin_memcpy(&u, &v, sizeof(u));
-	return u;
-}
-static inline uint64_t llog__slot_ld(long double v)
-{
-	(void)v; /* never called: such a call goes to llog__log */
-	return 0;
-}
-
-/* The slot of x (a temporary, LLOG__TMP): a float or double as a double's
- * bits; anything else through uintptr_t, which sign-extends a signed
- * integer, zero-extends an unsigned one (bit-fields of any width and
- * _Bool included) and keeps a pointer (a function pointer too). The inner
- * selection picks the argument (a cast is valid for every scalar type),
- * the outer one the function. */
-#define LLOG__SLOT(x)                                                         \
-	_Generic((x), float: llog__slot_d, double: llog__slot_d,              \
-		 long double: llog__slot_ld, default: llog__slot_u)(          \
-		_Generic((x), float: (x), double: (x), long double: (x),      \
-			 default: (uintptr_t)(x)))
-/* 0 when x cannot ride in a slot (a long double). */
-#define LLOG__SLOT_OK(x) _Generic((x), long double: 0, default: 1)
-/* A temporary for argument i: its value, once, of its type after lvalue
- * conversion (the comma operator decays arrays and drops qualifiers, and
- * promotes nothing, so that the fallback call's format check sees the
- * argument's own type). The operand of __typeof__ is not evaluated,
- * except for a variably modified type (a pointer to a VLA): such an
- * argument is evaluated twice (cast it to void * to log it). */
-#define LLOG__TMP(i, x) __typeof__(((void)0, (x))) llog__a##i##_ = (x);
-
-#define LLOG__NARGS(...) LLOG__NARGS_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
-#define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N
-#define LLOG__CALL_CAT_(a, b) a##b
-#define LLOG__CALL_CAT(a, b) LLOG__CALL_CAT_(a, b)
-#define LLOG__ID(...) __VA_ARGS__
-/* T(P..., slots, n) as a typed call when it can be one, else V(P..., fmt,
- * args...): T the typed entry point, V the variadic one, P their leading
- * arguments in parentheses. */
-#define LLOG__CALL_GEN(T, V, P, ...)                                          \
-	LLOG__CALL_CAT(LLOG__CALL_, LLOG__NARGS(__VA_ARGS__))(T, V, P, __VA_ARGS__)
-/* llog__log(site, fmt, args...) and llog__log_kv(site, ks, v, fmt, args...). */
-#define LLOG__CALL(site, ...) LLOG__CALL_GEN(llog__log_t, llog__log, (site), __VA_ARGS__)
-#define LLOG__CALL_KV(site, ks, v, ...)                                       \
-	LLOG__CALL_GEN(llog__log_kv_t, llog__log_kv, (site, ks, v), __VA_ARGS__)
-#define LLOG__CALL_V(T, V, P, ...) V(LLOG__ID P, __VA_ARGS__)
-#define LLOG__CALL_0(T, V, P, fmt)                                            \
-	do {                                                                  \
-		if (T(LLOG__ID P, (const uint64_t *)0, 0) != 0)               \
-			V(LLOG__ID P, fmt);                                   \
-	} while (0)
-#define LLOG__CALL_1(T, V, P, fmt, a1) \
-	do { \
-		LLOG__TMP(1, a1) \
-		const uint64_t llog__v_[1] = {LLOG__SLOT(llog__a1_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_)) || T(LLOG__ID P, llog__v_, 1) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_); \
-	} while (0)
-#define LLOG__CALL_2(T, V, P, fmt, a1, a2) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) \
-		const uint64_t llog__v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || T(LLOG__ID P, llog__v_, 2) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_); \
-	} while (0)
-#define LLOG__CALL_3(T, V, P, fmt, a1, a2, a3) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) \
-		const uint64_t llog__v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || T(LLOG__ID P, llog__v_, 3) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_); \
-	} while (0)
-#define LLOG__CALL_4(T, V, P, fmt, a1, a2, a3, a4) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) \
-		const uint64_t llog__v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || T(LLOG__ID P, llog__v_, 4) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_); \
-	} while (0)
-#define LLOG__CALL_5(T, V, P, fmt, a1, a2, a3, a4, a5) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) \
-		const uint64_t llog__v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || T(LLOG__ID P, llog__v_, 5) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_); \
-	} while (0)
-#define LLOG__CALL_6(T, V, P, fmt, a1, a2, a3, a4, a5, a6) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) \
-		const uint64_t llog__v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || T(LLOG__ID P, llog__v_, 6) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_); \
-	} while (0)
-#define LLOG__CALL_7(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) \
-		const uint64_t llog__v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || T(LLOG__ID P, llog__v_, 7) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_); \
-	} while (0)
-#define LLOG__CALL_8(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7, a8) \
-	do { \
-		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8) \
-		const uint64_t llog__v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || T(LLOG__ID P, llog__v_, 8) != 0) \
-			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_); \
-	} while (0)
-#else
-#define LLOG__CALL(site, ...) llog__log(site, __VA_ARGS__)
-#define LLOG__CALL_KV(site, ks, v, ...) llog__log_kv(site, ks, v, __VA_ARGS__)
-#endif
+/*-*********************************************************************
+ *  Logging
+ ***********************************************************************/
 
 /* Calls below this level are removed at compile time. */
 #ifndef LLOG_ACTIVE_LEVEL
 #define LLOG_ACTIVE_LEVEL LLOG_TRACE
 #endif
 
-#define LLOG__FMT(fmt, ...) fmt
-
 /*
- * LLOG_LOG(level, fmt, ...) (short name LOG): one statement. fmt must be a string literal. When
- * the level is disabled, or is not a record's level (LLOG_OFF, or outside
- * LLOG_TRACE..LLOG_FATAL: see enum llog_level), the arguments are not
- * evaluated and nothing is logged.
+ * LLOG_LOG(level, fmt, ...) (short name LOG): one statement. fmt must be a
+ * string literal. When the level is disabled, or is not a record's level
+ * (LLOG_OFF, or outside LLOG_TRACE..LLOG_FATAL: see enum llog_level), the
+ * arguments are not evaluated and nothing is logged. The call site is in
+ * the file's category (LLOG_CATEGORY, see "Categories and levels"), else
+ * in the default category.
+ *
+ * gcc and clang check the format against the arguments (printf rules).
+ * In C11 with gcc or clang, a call with 1 to 8 arguments after the format
+ * passes them in typed 8-byte slots rather than through a variadic call
+ * (the record holds the same bytes); each argument is evaluated once
+ * (a pointer to a variable-length array twice: cast it to void * to log
+ * it). Two limits come with it: an argument with a comma outside
+ * parentheses (a compound literal: (struct pt){1, 2}.x) must be put in
+ * parentheses, and an argument is pasted twice (once unevaluated), so a
+ * statement expression that defines a label cannot be one. Define
+ * LLOG_NO_TYPED_CALLS before this header to make every call variadic
+ * (as in C++ and before C11), which lifts both.
  */
-/* The category of the call sites of a translation unit: LLOG_CATEGORY
- * as defined before this header was first included (see "Categories"
- * below), else the default category. */
-#ifdef LLOG_CATEGORY
-#define LLOG__CAT_FILE LLOG_CATEGORY
-#else
-#define LLOG__CAT_FILE ((const char *)0)
-#endif
-
-/* Whether the site's current level lets a call at `level` through: two
- * relaxed loads, a subtraction and a compare when it does not. u is
- * 8 * thr + out (LLOG__LVL_CACHE, below 64) when the site's cache is of the
- * generation in force, and 256 or more (or wrapped) otherwise
- * (liblog/levels.h): the call is filtered out iff u is in
- * [8 * (level + 1), 63] (thr > level); u < 8 * (level + 1): enabled
- * (thr <= level); any other u: the cache is stale, recomputed for this
- * call. Relaxed: a level change orders nothing; the generation word says
- * which levels apply. */
-static inline int llog__site_on(struct llog_site *s, int level)
-{
-	uint64_t u = __atomic_load_n(&s->lvl_cache, __ATOMIC_RELAXED) -
-		     __atomic_load_n(&llog__level_gen, __ATOMIC_RELAXED);
-
-	if (u - (uint64_t)(8 * (level + 1)) <= (uint64_t)(63 - 8 * (level + 1)))
-		return 0;
-	return u < (uint64_t)(8 * (level + 1)) || level >= llog__site_level_refresh(s);
-}
-
-/* Whether a call at `level` through site is made at all (the level check
- * every LOG form shares): compiled in, a record's level, enabled now for
- * the site's category. */
-#define LLOG__ON(level, site)                                                 \
-	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
-	 llog__site_on((site), (int)(level)))
-
-/* The global check of older versions, kept for code that used it: the
- * default level only, categories ignored. */
-#define LLOG__ENABLED(level)                                                  \
-	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
-	 (int)(level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
-
-/* The call site, a static of the calling function (its plan is parsed at
- * its first call, its level cached per generation), in category cat. */
-#define LLOG__SITE_CAT(cat, level, ...)                                       \
-	static struct llog_site llog__site_ = {LLOG__FMT(__VA_ARGS__, 0), __FILE__, \
-					       __func__, __LINE__, (level) | LLOG__SITE_V2, \
-					       0, {0}, (cat), 0}
-#define LLOG__SITE(level, ...) LLOG__SITE_CAT(LLOG__CAT_FILE, level, __VA_ARGS__)
-
-#define LLOG_LOG(level, ...)                                                  \
-	do {                                                                  \
-		LLOG__SITE(level, __VA_ARGS__);                               \
-		if (LLOG__ON(level, &llog__site_))                            \
-			LLOG__CALL(&llog__site_, __VA_ARGS__);                \
-	} while (0)
+#define LLOG_LOG(level, ...) LLOG__LOG(LLOG__CAT_FILE, level, __VA_ARGS__)
 
 /* LLOG_LOG in category cat (a string literal), whatever the file's. */
-#define LLOG_LOG_CAT(level, cat, ...)                                         \
-	do {                                                                  \
-		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
-		if (LLOG__ON(level, &llog__site_))                            \
-			LLOG__CALL(&llog__site_, __VA_ARGS__);                \
-	} while (0)
+#define LLOG_LOG_CAT(level, cat, ...) LLOG__LOG(cat, level, __VA_ARGS__)
+
+/*-*********************************************************************
+ *  Logging with fields
+ ***********************************************************************/
 
 /*
  * Structured fields (docs/fields.md 1): LLOG_LOG_KV(level, pairs, fmt, ...)
@@ -932,196 +686,6 @@ static inline int llog__site_on(struct llog_site *s, int level)
  * LLOG_FIELD_STR_MAX bytes at a UTF-8 boundary, flagged
  * LLOG_FIELD_TRUNCATED): lock-free and malloc-free as any LOG.
  */
-union llog__kv_val {
-	int64_t i;
-	uint64_t u;
-	double d;
-	const char *s;
-};
-
-/* A KV call site's static part: n keys and their types (LLOG_FIELD_*;
- * STR may become NULL at run time). */
-struct llog__kv_site {
-	uint32_t n;
-	const char *const *keys;
-	const unsigned char *types;
-};
-
-/* Captures a record with fields; called by the macros only. */
-LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
-			      const union llog__kv_val *v, const char *fmt, ...)
-	LLOG__PRINTF(4, 5);
-/* llog__log_kv as a typed call (llog__log_t, "Typed calls" above): the
- * message's arguments in n slots. Nonzero: nothing done, call
- * llog__log_kv. */
-LLOG_EXPORT int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-			       const union llog__kv_val *v, const uint64_t *slots, unsigned n);
-
-static inline union llog__kv_val llog__kv_i64(int64_t x)
-{
-	union llog__kv_val r;
-
-	r.i = x;
-	return r;
-}
-static inline union llog__kv_val llog__kv_u64(uint64_t x)
-{
-	union llog__kv_val r;
-
-	r.u = x;
-	return r;
-}
-static inline union llog__kv_val llog__kv_f64(double x)
-{
-	union llog__kv_val r;
-
-	r.d = x;
-	return r;
-}
-static inline union llog__kv_val llog__kv_bool(int x)
-{
-	union llog__kv_val r;
-
-	r.u = x != 0;
-	return r;
-}
-static inline union llog__kv_val llog__kv_str(const char *x)
-{
-	union llog__kv_val r;
-
-	r.s = x;
-	return r;
-}
-
-#ifndef __cplusplus
-/* The value's converter: a type without an entry does not compile. */
-#define LLOG__KV_FN(v)                                                        \
-	_Generic((v),                                                         \
-		char: llog__kv_i64, signed char: llog__kv_i64,                \
-		short: llog__kv_i64, int: llog__kv_i64, long: llog__kv_i64,   \
-		long long: llog__kv_i64,                                      \
-		unsigned char: llog__kv_u64, unsigned short: llog__kv_u64,    \
-		unsigned int: llog__kv_u64, unsigned long: llog__kv_u64,      \
-		unsigned long long: llog__kv_u64,                             \
-		float: llog__kv_f64, double: llog__kv_f64,                    \
-		_Bool: llog__kv_bool,                                         \
-		char *: llog__kv_str, const char *: llog__kv_str)
-#define LLOG__KV_TYPE(v)                                                      \
-	_Generic((v),                                                         \
-		unsigned char: LLOG_FIELD_U64, unsigned short: LLOG_FIELD_U64, \
-		unsigned int: LLOG_FIELD_U64, unsigned long: LLOG_FIELD_U64,  \
-		unsigned long long: LLOG_FIELD_U64,                           \
-		float: LLOG_FIELD_F64, double: LLOG_FIELD_F64,                \
-		_Bool: LLOG_FIELD_BOOL,                                       \
-		char *: LLOG_FIELD_STR, const char *: LLOG_FIELD_STR,         \
-		default: LLOG_FIELD_I64)
-#endif
-
-/* One pair's pieces (the map applies them to every pair). */
-#define LLOG__KV_CHECK(k, v)                                                  \
-	_Static_assert(sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX, \
-		       "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes");
-#define LLOG__KV_KEY(k, v) "" k "",
-#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_TYPE(v),
-#define LLOG__KV_VAL(k, v) LLOG__KV_FN(v)(v),
-
-/* The map over the pairs: M(key, value) for each, in order. */
-#define LLOG__KV_ID(...) __VA_ARGS__
-#define LLOG__KV_CAT_(a, b) a##b
-#define LLOG__KV_CAT(a, b) LLOG__KV_CAT_(a, b)
-#define LLOG__KV_MAP_(M, ...) LLOG__KV_CAT(LLOG__KV_MAP_, LLOG__KV_NARG(__VA_ARGS__))(M, __VA_ARGS__)
-#define LLOG__KV_MAP(M, pairs) LLOG__KV_MAP_(M, LLOG__KV_ID pairs)
-#define LLOG__KV_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, N, ...) N
-#define LLOG__KV_NARG(...) LLOG__KV_NARG_(__VA_ARGS__, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define LLOG__KV_MAP_2(M, k, v) M(k, v)
-#define LLOG__KV_MAP_4(M, k, v, ...) M(k, v) LLOG__KV_MAP_2(M, __VA_ARGS__)
-#define LLOG__KV_MAP_6(M, k, v, ...) M(k, v) LLOG__KV_MAP_4(M, __VA_ARGS__)
-#define LLOG__KV_MAP_8(M, k, v, ...) M(k, v) LLOG__KV_MAP_6(M, __VA_ARGS__)
-#define LLOG__KV_MAP_10(M, k, v, ...) M(k, v) LLOG__KV_MAP_8(M, __VA_ARGS__)
-#define LLOG__KV_MAP_12(M, k, v, ...) M(k, v) LLOG__KV_MAP_10(M, __VA_ARGS__)
-#define LLOG__KV_MAP_14(M, k, v, ...) M(k, v) LLOG__KV_MAP_12(M, __VA_ARGS__)
-#define LLOG__KV_MAP_16(M, k, v, ...) M(k, v) LLOG__KV_MAP_14(M, __VA_ARGS__)
-#define LLOG__KV_MAP_18(M, k, v, ...) M(k, v) LLOG__KV_MAP_16(M, __VA_ARGS__)
-#define LLOG__KV_MAP_20(M, k, v, ...) M(k, v) LLOG__KV_MAP_18(M, __VA_ARGS__)
-#define LLOG__KV_MAP_22(M, k, v, ...) M(k, v) LLOG__KV_MAP_20(M, __VA_ARGS__)
-#define LLOG__KV_MAP_24(M, k, v, ...) M(k, v) LLOG__KV_MAP_22(M, __VA_ARGS__)
-#define LLOG__KV_MAP_26(M, k, v, ...) M(k, v) LLOG__KV_MAP_24(M, __VA_ARGS__)
-#define LLOG__KV_MAP_28(M, k, v, ...) M(k, v) LLOG__KV_MAP_26(M, __VA_ARGS__)
-#define LLOG__KV_MAP_30(M, k, v, ...) M(k, v) LLOG__KV_MAP_28(M, __VA_ARGS__)
-#define LLOG__KV_MAP_32(M, k, v, ...) M(k, v) LLOG__KV_MAP_30(M, __VA_ARGS__)
-#define LLOG__KV_MAP_34(M, k, v, ...) M(k, v) LLOG__KV_MAP_32(M, __VA_ARGS__)
-#define LLOG__KV_MAP_36(M, k, v, ...) M(k, v) LLOG__KV_MAP_34(M, __VA_ARGS__)
-#define LLOG__KV_MAP_38(M, k, v, ...) M(k, v) LLOG__KV_MAP_36(M, __VA_ARGS__)
-#define LLOG__KV_MAP_40(M, k, v, ...) M(k, v) LLOG__KV_MAP_38(M, __VA_ARGS__)
-#define LLOG__KV_MAP_42(M, k, v, ...) M(k, v) LLOG__KV_MAP_40(M, __VA_ARGS__)
-#define LLOG__KV_MAP_44(M, k, v, ...) M(k, v) LLOG__KV_MAP_42(M, __VA_ARGS__)
-#define LLOG__KV_MAP_46(M, k, v, ...) M(k, v) LLOG__KV_MAP_44(M, __VA_ARGS__)
-#define LLOG__KV_MAP_48(M, k, v, ...) M(k, v) LLOG__KV_MAP_46(M, __VA_ARGS__)
-#define LLOG__KV_MAP_50(M, k, v, ...) M(k, v) LLOG__KV_MAP_48(M, __VA_ARGS__)
-#define LLOG__KV_MAP_52(M, k, v, ...) M(k, v) LLOG__KV_MAP_50(M, __VA_ARGS__)
-#define LLOG__KV_MAP_54(M, k, v, ...) M(k, v) LLOG__KV_MAP_52(M, __VA_ARGS__)
-#define LLOG__KV_MAP_56(M, k, v, ...) M(k, v) LLOG__KV_MAP_54(M, __VA_ARGS__)
-#define LLOG__KV_MAP_58(M, k, v, ...) M(k, v) LLOG__KV_MAP_56(M, __VA_ARGS__)
-#define LLOG__KV_MAP_60(M, k, v, ...) M(k, v) LLOG__KV_MAP_58(M, __VA_ARGS__)
-#define LLOG__KV_MAP_62(M, k, v, ...) M(k, v) LLOG__KV_MAP_60(M, __VA_ARGS__)
-#define LLOG__KV_MAP_64(M, k, v, ...) M(k, v) LLOG__KV_MAP_62(M, __VA_ARGS__)
-#define LLOG__KV_MAP_1(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_3(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_5(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_7(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_9(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_11(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_13(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_15(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_17(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_19(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_21(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_23(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_25(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_27(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_29(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_31(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_33(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_35(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_37(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_39(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_41(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_43(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_45(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_47(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_49(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_51(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_53(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_55(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_57(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_59(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_61(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_63(M, ...) llog__kv_odd_count_of_keys_and_values
-#define LLOG__KV_MAP_65(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-#define LLOG__KV_MAP_66(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-#define LLOG__KV_MAP_67(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-#define LLOG__KV_MAP_68(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-#define LLOG__KV_MAP_69(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-#define LLOG__KV_MAP_70(M, ...) llog__kv_more_than_LLOG_FIELDS_MAX_pairs
-
-#define LLOG__LOG_KV(cat, level, pairs, ...)                                  \
-	do {                                                                  \
-		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
-		LLOG__KV_MAP(LLOG__KV_CHECK, pairs)                           \
-		static const char *const llog__kv_keys_[] = {                 \
-			LLOG__KV_MAP(LLOG__KV_KEY, pairs)};                   \
-		static const unsigned char llog__kv_types_[] = {              \
-			LLOG__KV_MAP(LLOG__KV_TYPEOF, pairs)};                \
-		static const struct llog__kv_site llog__kv_site_ = {          \
-			sizeof(llog__kv_types_), llog__kv_keys_, llog__kv_types_}; \
-		if (LLOG__ON(level, &llog__site_)) {                          \
-			const union llog__kv_val llog__kv_v_[] = {            \
-				LLOG__KV_MAP(LLOG__KV_VAL, pairs)};           \
-			LLOG__CALL_KV(&llog__site_, &llog__kv_site_, llog__kv_v_, \
-				      __VA_ARGS__);                           \
-		}                                                             \
-	} while (0)
-
 #define LLOG_LOG_KV(level, pairs, ...) LLOG__LOG_KV(LLOG__CAT_FILE, level, pairs, __VA_ARGS__)
 #define LLOG_LOG_TRACE_KV(pairs, ...) LLOG_LOG_KV(LLOG_TRACE, pairs, __VA_ARGS__)
 #define LLOG_LOG_DEBUG_KV(pairs, ...) LLOG_LOG_KV(LLOG_DEBUG, pairs, __VA_ARGS__)
@@ -1129,6 +693,10 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 #define LLOG_LOG_WARN_KV(pairs, ...) LLOG_LOG_KV(LLOG_WARN, pairs, __VA_ARGS__)
 #define LLOG_LOG_ERROR_KV(pairs, ...) LLOG_LOG_KV(LLOG_ERROR, pairs, __VA_ARGS__)
 #define LLOG_LOG_FATAL_KV(pairs, ...) LLOG_LOG_KV(LLOG_FATAL, pairs, __VA_ARGS__)
+
+/*-*********************************************************************
+ *  Context
+ ***********************************************************************/
 
 /*
  * Context (docs/fields.md 2): fields the calling thread attaches to every
@@ -1185,30 +753,16 @@ LLOG_EXPORT int llog_ctx_clear(void);
 		char *: llog_ctx_set_str, const char *: llog_ctx_set_str)(key, v)
 #endif
 
-/* LLOG_CTX_SCOPE's state: the key and what it held before (saved by
- * llog__ctx_scope_enter, put back by llog__ctx_scope_leave). */
-struct llog__ctx_scope {
-	const char *key;
-	int had;        /* the key was set: restore; else remove */
-	int type;       /* LLOG_FIELD_* of the old value */
-	union llog__kv_val v;
-	char str[LLOG_FIELD_STR_MAX + 1]; /* the old string value */
-};
-LLOG_EXPORT void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key);
-LLOG_EXPORT void llog__ctx_scope_leave(struct llog__ctx_scope *s);
-
 /*
  * LLOG_CTX_SCOPE(key, value): sets key to value (llog_ctx_set) until the
  * enclosing block is left (by any path: __attribute__((cleanup))), then
  * puts back the value key had before, or removes it. One per line.
  */
-#define LLOG__CTX_N2(a, b) a##b
-#define LLOG__CTX_N(a, b) LLOG__CTX_N2(a, b)
-#define LLOG_CTX_SCOPE(key, value)                                            \
-	struct llog__ctx_scope LLOG__CTX_N(llog__ctx_scope_, __LINE__)        \
-		__attribute__((cleanup(llog__ctx_scope_leave)));              \
-	llog__ctx_scope_enter(&LLOG__CTX_N(llog__ctx_scope_, __LINE__), (key)); \
-	(void)llog_ctx_set((key), value)
+#define LLOG_CTX_SCOPE(key, value) LLOG__CTX_SCOPE(key, value)
+
+/*-*********************************************************************
+ *  Rate-limited logging
+ ***********************************************************************/
 
 /*
  * Rate-limited logging: LLOG_LOG_EVERY_N and friends (short names
@@ -1273,100 +827,15 @@ LLOG_EXPORT void llog__ctx_scope_leave(struct llog__ctx_scope *s);
  * straddles two windows may hold up to 2n). n is at most 65535 under
  * N_PER_MS (larger is taken as 65535).
  */
-struct llog_ratelimit {
-	uint64_t word;                /* the decision word, atomic */
-	uint64_t suppressed;          /* interval kinds: since the last record */
-	struct llog_ratelimit *next;  /* the registry's link */
-	struct llog_site *site;       /* set when it joins the registry */
-	uint64_t n;                   /* FIRST_N, EVERY_N: n, for the shutdown line */
-	int kind;                     /* LLOG__RL_* */
-	int linked;                   /* joined the registry (atomic) */
-};
-
-/* What the limiter hands to the emitted record (the macros only). */
-struct llog__rl_pass {
-	uint64_t suppressed; /* calls suppressed since the site's last record */
-	uint64_t ts;         /* the record's raw time (interval kinds), or 0 */
-};
-
-enum { LLOG__RL_FIRST_N = 1, LLOG__RL_EVERY_N = 2, LLOG__RL_EVERY_MS = 3, LLOG__RL_N_PER_MS = 4 };
-
-/* The macros only: a rate-limited site's record (as llog__log, with the
- * limiter's pass); its first suppressed call joining the registry; the
- * decision of the interval kinds (1: emit, *p filled). */
-LLOG_EXPORT void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *p,
-			      const char *fmt, ...) LLOG__PRINTF(3, 4);
-LLOG_EXPORT void llog__rl_register(struct llog_ratelimit *rl, struct llog_site *site, int kind,
-				   uint64_t n);
-LLOG_EXPORT int llog__rl_interval(struct llog_ratelimit *rl, struct llog_site *site, int kind,
-				  uint64_t n, uint64_t ms, struct llog__rl_pass *p);
-
-/* The decision of FIRST_N and EVERY_N, inline: one fetch_add. Relaxed:
- * the word publishes nothing (the record is published by its own push);
- * the total modification order of the one word is what makes the counts
- * exact: call c (from 0) is emitted iff c < n (FIRST_N) or c % n == 0
- * (EVERY_N, which then reports the n - 1 calls since call c - n). */
-static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *site, int kind,
-				 uint64_t n, struct llog__rl_pass *p)
-{
-	uint64_t c = __atomic_fetch_add(&rl->word, 1, __ATOMIC_RELAXED);
-
-	if (kind == LLOG__RL_EVERY_N ? (n <= 1 || c % n == 0) : c < n) {
-		p->suppressed = kind == LLOG__RL_EVERY_N && c != 0 && n > 1 ? n - 1 : 0;
-		p->ts = 0;
-		return 1;
-	}
-	/* Relaxed: a hint; llog__rl_register decides with a CAS. */
-	if (LLOG__UNLIKELY(!__atomic_load_n(&rl->linked, __ATOMIC_RELAXED)))
-		llog__rl_register(rl, site, kind, n);
-	return 0;
-}
-
-#define LLOG__LOG_RL(kind, n, ms, level, ...)                                 \
-	do {                                                                  \
-		LLOG__SITE(level, __VA_ARGS__);                               \
-		if (LLOG__ON(level, &llog__site_)) {                          \
-			static struct llog_ratelimit llog__rl_;               \
-			struct llog__rl_pass llog__p_;                        \
-			if ((kind) <= LLOG__RL_EVERY_N                        \
-				    ? llog__rl_count(&llog__rl_, &llog__site_,  \
-						     (kind), (uint64_t)(n),     \
-						     &llog__p_)                 \
-				    : llog__rl_interval(&llog__rl_, &llog__site_, \
-							(kind), (uint64_t)(n),  \
-							(uint64_t)(ms),         \
-							&llog__p_))             \
-				llog__log_rl(&llog__site_, &llog__p_,         \
-					     __VA_ARGS__);                    \
-		}                                                             \
-	} while (0)
-
 #define LLOG_LOG_FIRST_N(level, n, ...) LLOG__LOG_RL(LLOG__RL_FIRST_N, n, 0, level, __VA_ARGS__)
 #define LLOG_LOG_EVERY_N(level, n, ...) LLOG__LOG_RL(LLOG__RL_EVERY_N, n, 0, level, __VA_ARGS__)
 #define LLOG_LOG_EVERY_MS(level, ms, ...) LLOG__LOG_RL(LLOG__RL_EVERY_MS, 1, ms, level, __VA_ARGS__)
 #define LLOG_LOG_N_PER_MS(level, n, ms, ...)                                  \
 	LLOG__LOG_RL(LLOG__RL_N_PER_MS, n, ms, level, __VA_ARGS__)
 
-/*
- * The shared-object destructor (see "Shared libraries" above). Called by
- * it only: waits until every record pushed before the call has been
- * rendered and handed to the sinks, once per *done (an int that starts at
- * 0; NULL: every call waits). Not async-signal-safe; may block; a no-op on
- * the flusher and on a sink's thread, and (but for waiting for a shutdown
- * in progress) while llog is not running.
- */
-LLOG_EXPORT void llog__dso_fini(int *done);
-
-#if defined(__GNUC__) && !defined(LLOG_NO_DSO_FINI)
-/* One per object: hidden (not shared with other objects) and weak (the
- * definitions of its translation units merge into one). */
-__attribute__((weak, visibility("hidden"))) int llog__dso_fini_done;
-static void llog__dso_fini_tu(void) __attribute__((destructor(101), used));
-static void llog__dso_fini_tu(void)
-{
-	llog__dso_fini(&llog__dso_fini_done);
-}
-#endif
+/*-*********************************************************************
+ *  Names of the logging macros
+ ***********************************************************************/
 
 /*
  * Names of the logging macros.
@@ -1607,6 +1076,13 @@ static void llog__dso_fini_tu(void)
 #define LOG_FATAL_N_PER_MS(n, ms, ...) LLOG_LOG_FATAL_N_PER_MS(n, ms, __VA_ARGS__)
 #endif
 #endif /* LLOG_NO_SHORT_NAMES */
+
+/*-*********************************************************************
+ *  Machinery (not API)
+ ***********************************************************************/
+
+/* What the macros above expand to; not API (see its opening comment). */
+#include "llog/detail.h"
 
 #ifdef __cplusplus
 }

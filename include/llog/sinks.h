@@ -44,7 +44,9 @@ enum llog_format {
 
 /*
  * One record as a sink sees it. Valid only during the write call; the
- * strings are not NUL-terminated unless stated.
+ * strings are not NUL-terminated unless stated. Fields are only ever
+ * appended to it: a sink compiled against an older header reads none of
+ * the newer ones.
  */
 struct llog_entry {
 	uint64_t seq;          /* global sequence number, output order, from 1 */
@@ -57,43 +59,40 @@ struct llog_entry {
 	const char *func;      /* NUL-terminated */
 	const char *msg;       /* the rendered message, msg_len bytes */
 	size_t msg_len;
-	/* Appended in 0.x (fields only ever appended: a sink compiled
-	 * against an older header reads none of them). The logging thread's
-	 * name (pthread_setname_np, prctl(PR_SET_NAME) or
-	 * llog_set_thread_name, at most 15 bytes), NUL-terminated, "" when
+	/* The logging thread's name (pthread_setname_np, prctl(PR_SET_NAME)
+	 * or llog_set_thread_name, at most 15 bytes), NUL-terminated, "" when
 	 * it has none; as it was when the record was logged (see
 	 * llog_set_thread_name). An entry built by a caller for
 	 * llog_format_entry_opts may leave it NULL (read as ""). */
 	const char *thread_name;
 	size_t thread_name_len;
-	/* Appended in 0.x. Calls of this record's rate-limited call site
-	 * (LOG_EVERY_N and friends, llog.h) suppressed since the site's
-	 * previous record, 0 for every other record. A site's last count,
-	 * not followed by a record, comes at llog_shutdown() in an entry
-	 * of its own (file, line, function and level of the site; message
-	 * "llog: records suppressed by the rate limit since the last
-	 * record"). An entry built by a caller for llog_format_entry_opts
-	 * must set it (0: nothing shown). */
+	/* Calls of this record's rate-limited call site (LOG_EVERY_N and
+	 * friends, llog.h) suppressed since the site's previous record, 0 for
+	 * every other record. A site's last count, not followed by a record,
+	 * comes at llog_shutdown() in an entry of its own (file, line,
+	 * function and level of the site; message "llog: records suppressed
+	 * by the rate limit since the last record"). An entry built by a
+	 * caller for llog_format_entry_opts must set it (0: nothing shown). */
 	uint64_t suppressed;
-	/* Appended in 0.x. The record's category (llog.h, "Categories"),
+	/* The record's category (llog.h, "Categories and levels"),
 	 * category_len bytes, NUL-terminated; NULL (0) for the default
 	 * category, and in an entry built by a caller that does not set it
 	 * (zero it). */
 	const char *category;
 	size_t category_len;
-	/* Appended in 0.x. 1 for an entry of the backtrace (llog.h,
-	 * "Backtrace"): a record below the output level, kept and written
-	 * just before a record at the trigger level, with its own (earlier)
-	 * ts_ns; text lines show "[backtrace] " before the message, JSON the
-	 * member "backtrace":true. 0 for every other entry. An entry built by
-	 * a caller for llog_format_entry_opts must set it. */
+	/* 1 for an entry of the backtrace (llog.h, "Backtrace"): a record
+	 * below the output level, kept and written just before a record at
+	 * the trigger level, with its own (earlier) ts_ns; text lines show
+	 * "[backtrace] " before the message, JSON the member
+	 * "backtrace":true. 0 for every other entry. An entry built by a
+	 * caller for llog_format_entry_opts must set it. */
 	int backtrace;
-	/* Appended in 0.x (issue 15, docs/fields.md). The record's fields:
-	 * first the logging thread's context as it was at the call (in the
-	 * order the keys were first set), then the call's own fields in
-	 * call order; a context field whose key the call also has is left
-	 * out (the call's value wins). NULL and 0 when there are none, and
-	 * in an entry built by a caller that does not set them (zero them). */
+	/* The record's fields (docs/fields.md): first the logging thread's
+	 * context as it was at the call (in the order the keys were first
+	 * set), then the call's own fields in call order; a context field
+	 * whose key the call also has is left out (the call's value wins).
+	 * NULL and 0 when there are none, and in an entry built by a caller
+	 * that does not set them (zero them). */
 	const struct llog_field *fields;
 	size_t nfields;
 	/* Fields that did not fit the limits and were left out, plus string
@@ -123,7 +122,7 @@ enum llog_ts_precision {
 /* Text and JSON: local time with its UTC offset
  * ("2026-12-05T09:10:11.123456+01:00", localtime_r and the TZ of the
  * process) instead of UTC ("...Z"). While a crash is being drained
- * (llog.h, "Process life") localtime_r is not called: the offset last
+ * (docs/crash-handling.md) localtime_r is not called: the offset last
  * computed on that thread is used, or UTC when there is none. */
 #define LLOG_LINE_LOCAL_TIME 0x4u
 
@@ -378,13 +377,13 @@ LLOG_EXPORT struct llog_sink *llog_console_sink(const struct llog_console_option
 enum llog_file_compression {
 	LLOG_FILE_ZSTD = 0,  /* zstd frames (the default): `zstdcat FILE` reads it */
 	LLOG_FILE_PLAIN = 1, /* plain text (or JSON) lines, no frames, no metadata */
-	/* Appended in 0.x. zstd frames of binary records: each record's call
-	 * site, time, thread, sequence number and its arguments as captured
-	 * (the message is not formatted at run time); every call site is
-	 * written once per file before its first use, so each file (rotated
-	 * or not) reads alone. `llogcat FILE` renders it exactly as the text
-	 * file would read (`llogcat --json FILE` as JSON); zstdcat does not.
-	 * format and line are ignored (llogcat chooses when it reads); see
+	/* zstd frames of binary records: each record's call site, time,
+	 * thread, sequence number and its arguments as captured (the message
+	 * is not formatted at run time); every call site is written once per
+	 * file before its first use, so each file (rotated or not) reads
+	 * alone. `llogcat FILE` renders it exactly as the text file would
+	 * read (`llogcat --json FILE` as JSON); zstdcat does not. format and
+	 * line are ignored (llogcat chooses when it reads); see
 	 * docs/file-format.md. On a thread of its own (LLOG_SINK_THREAD_OWN)
 	 * the sink stores the rendered messages instead of the arguments.
 	 * Memory: as LLOG_FILE_ZSTD, plus its call-site table (65,536 sites:
@@ -524,7 +523,7 @@ struct llog_file_options {
  * truncation (and gone with it) or starts at offset 0 after it. With no
  * record logged during the copy, nothing is lost.
  *
- * When the flusher thread crashes (llog.h, "Process life"), the sink's crash
+ * When the flusher thread crashes (docs/crash-handling.md), the sink's crash
  * entry points append, with one write(2) each, zstd frames of one raw
  * (uncompressed) block, with the content size but no checksum, each of
  * whole lines and at most 128 KiB: first the lines it held since its last
