@@ -24,6 +24,15 @@
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
 
+/* Random formats of one and of several conversions; an includer may ask
+ * for fewer. */
+#ifndef FMT_CORPUS_SINGLE
+#define FMT_CORPUS_SINGLE 12000
+#endif
+#ifndef FMT_CORPUS_MULTI
+#define FMT_CORPUS_MULTI 4000
+#endif
+
 #ifndef check /* test_fmt.c's is a macro (typed slots too) */
 static void check(const char *fmt, ...);
 #endif
@@ -287,8 +296,8 @@ static void fmt_corpus_run(void)
 	memset(longstr, 'L', sizeof(longstr) - 1);
 	for (size_t i = 0; i < sizeof(longstr) - 1; i += 37)
 		longstr[i] = (char)('a' + i % 26);
-	corpus_single(12000);
-	corpus_multi(4000);
+	corpus_single(FMT_CORPUS_SINGLE);
+	corpus_multi(FMT_CORPUS_MULTI);
 	/* '*' forms in multi-conversion formats */
 	for (int w = -12; w <= 12; w += 3)
 		for (int p = -2; p <= 8; p += 2) {

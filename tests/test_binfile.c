@@ -132,6 +132,14 @@ static void check(const char *fmt, ...)
 	ncase++;
 }
 
+#ifdef SANITIZED
+/* A quarter of the random formats: each is a site, a record in two files
+ * and a line of llogcat's output, all sanitized; test_fmt runs the whole
+ * corpus through capture and rendering under the sanitizers, and the
+ * release build runs it all here. */
+#define FMT_CORPUS_SINGLE 3000
+#define FMT_CORPUS_MULTI 1000
+#endif
 #include "fmt_corpus.h"
 
 /* The message as a text line shows it (escaped), from llog's formatter. */
@@ -350,6 +358,20 @@ static int cat_status(const char *args, const char *path)
 	return WEXITSTATUS(st);
 }
 
+/* Whether the damage loops below try offset k of [from, to): every one; in a
+ * sanitizer build the first 16, the last 8 and every 4th between (each try
+ * runs the sanitized llogcat three times; the release build tries them all
+ * and the reader is fuzzed under ASan). */
+static int damage_tried(size_t k, size_t from, size_t to)
+{
+#ifdef SANITIZED
+	return k < from + 16 || k + 8 >= to || (k - from) % 4 == 0;
+#else
+	(void)k, (void)from, (void)to;
+	return 1;
+#endif
+}
+
 static void test_torn_tail_and_flips(void **state)
 {
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
@@ -392,6 +414,8 @@ static void test_torn_tail_and_flips(void **state)
 		size_t no;
 		struct stat st;
 
+		if (!damage_tried(k, before, n))
+			continue;
 		spit(cut, all, k);
 		assert_true(cat_status("--repair", cut) <= 1);
 		assert_int_equal(stat(cut, &st), 0);
@@ -410,6 +434,8 @@ static void test_torn_tail_and_flips(void **state)
 		size_t no;
 		int rc;
 
+		if (!damage_tried(k, before, n))
+			continue;
 		all[k] ^= 0x10;
 		spit(cut, all, n);
 		all[k] ^= 0x10;
