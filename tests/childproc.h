@@ -3,7 +3,8 @@
  * and are checked afterwards from what it left (test-only, header-only;
  * include it in one file of a test program): a scratch directory with the
  * file sink's path and the child's stderr, reading a command's output, the
- * signal actions a program starts with, a real NULL store, and the
+ * signal actions a program starts with, a function run in a child, a real
+ * NULL store, and the
  * sanitizer options such children need.
  */
 #ifndef LLOG_TEST_CHILDPROC_H
@@ -142,6 +143,24 @@ CHILDPROC_FN void default_actions(void)
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
+}
+
+/* Runs fn in a child process (from the default signal actions) that exits
+ * with what fn returns; returns its wait status. */
+CHILDPROC_FN int in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		default_actions();
+		_exit(fn());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
 }
 
 /* volatile: the compiler cannot see that it is NULL. */

@@ -1,0 +1,45 @@
+/*
+ * testutil.h - the small things many tests do: read a monotonic clock,
+ * sleep, read a whole file, find a free loopback port, see whether a TCP
+ * port accepts, run a shell command. Plain C (no cmocka): the cmocka tests
+ * and the stand-alone test programs (tests/fields/) both use it; a caller
+ * asserts on what it returns.
+ *
+ * Every function may be called from any thread; none is async-signal-safe.
+ */
+#ifndef LLOG_TEST_TESTUTIL_H
+#define LLOG_TEST_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t now_ms(void);
+
+/* Sleeps ms milliseconds (nanosleep, resumed after a signal). */
+void sleep_ms(int ms);
+
+/* The whole of the file at path, malloc'd and NUL-terminated (the NUL not
+ * counted in *len; len may be NULL); NULL with errno set when it cannot be
+ * opened or read. The caller frees it. */
+char *slurp(const char *path, size_t *len);
+
+/* The number of '\n' in the file at path; 0 when it cannot be opened (a
+ * collector that has not written yet). */
+long count_lines(const char *path);
+
+/* A TCP port on 127.0.0.1 that nobody listens on right now (bound, read
+ * and closed again; UDP is taken as free too); -1 on failure. */
+int free_port(void);
+
+/* The same for a UDP port (nothing bound to it: a datagram sent there is
+ * refused with ICMP port unreachable); -1 on failure. */
+int free_udp_port(void);
+
+/* 1 when a TCP connection to 127.0.0.1:port is accepted, else 0. */
+int tcp_accepts(int port);
+
+/* system(3) of the formatted command; returns what system returns. */
+int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
