@@ -30,6 +30,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #include "childproc.h"
 
@@ -90,10 +91,7 @@ static void check_crash_last(const char *s, size_t last)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_ns() / 1e9;
 }
 
 /* Runs fn in a child with stderr to t->err; waits at most CHILD_LIMIT_S
@@ -112,7 +110,6 @@ static int run_child_status(const struct tdir *t, void (*fn)(const struct tdir *
 		_exit(91);
 	}
 	for (;;) {
-		struct timespec ms = {0, 10 * 1000000};
 		pid_t w = waitpid(pid, &st, WNOHANG);
 
 		assert_true(w >= 0);
@@ -123,7 +120,7 @@ static int run_child_status(const struct tdir *t, void (*fn)(const struct tdir *
 			waitpid(pid, &st, 0);
 			fail_msg("the crashing child still runs after %d s", CHILD_LIMIT_S);
 		}
-		nanosleep(&ms, NULL);
+		sleep_ms(10);
 	}
 	fprintf(stderr, "child ended after %.2f s\n", now_s() - t0);
 	return st;
@@ -138,13 +135,6 @@ static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 		fprintf(stderr, "child status %#x\n", st);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGSEGV);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
 }
 
 /* The file sink's kind: the binary variants set LLOG_FILE_BINARY. */

@@ -34,6 +34,7 @@
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -99,24 +100,6 @@ static void append(struct decoded *d, const void *p, size_t n)
 	d->text[d->len] = '\0';
 }
 
-static unsigned char *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-	long sz;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)sz + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
-	fclose(f);
-	*n = (size_t)sz;
-	return buf;
-}
-
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -127,7 +110,7 @@ static uint32_t le32(const unsigned char *p)
 static void decode_file(const char *path, int plain, struct decoded *d)
 {
 	size_t n, off = 0;
-	unsigned char *p = read_all(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 
 	if (plain) {
 		append(d, p, n);

@@ -50,6 +50,7 @@
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 extern char **environ;
 
@@ -75,24 +76,6 @@ static void log_range(long first, long n)
 {
 	for (long i = first; i < first + n; i++)
 		log_one(i);
-}
-
-static char *read_file(const char *path, size_t *n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-
-	if (fd < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	buf[st.st_size] = '\0';
-	close(fd);
-	*n = (size_t)st.st_size;
-	return buf;
 }
 
 /* The record numbers ("tag=a i=N") of the complete lines of text, in order,
@@ -317,7 +300,7 @@ static void test_logrotate_create(void **state)
 static void expect_records(const char *path, long first, long n)
 {
 	size_t len, k = 0, cap = 0;
-	char *text = read_file(path, &len);
+	char *text = slurp(path, &len);
 	long *v = NULL;
 
 	records_of(text, &v, &k, &cap);
@@ -409,10 +392,10 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 	log_range(20000, 20000);
 	llog_shutdown();
 	if (comp == LLOG_FILE_PLAIN) {
-		text = read_file(copy, &len);
+		text = slurp(copy, &len);
 		records_of(text, &v, &n, &cap);
 		free(text);
-		text = read_file(t.path, &len);
+		text = slurp(t.path, &len);
 	} else {
 		/* The truncated file began again with a metadata frame. */
 		unsigned char magic[4];
@@ -465,7 +448,7 @@ static uint32_t le32(const unsigned char *p)
 static char *decode_frames(const char *path, size_t *torn)
 {
 	size_t n, off = 0, len = 0;
-	unsigned char *p = (unsigned char *)read_file(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 	char *text = malloc(1);
 
 	assert_non_null(text);
@@ -564,7 +547,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 		else
 			snprintf(f, sizeof(f), "%s.%d", t.path, k);
 		if (comp == LLOG_FILE_PLAIN) {
-			text = read_file(f, &len);
+			text = slurp(f, &len);
 			if (k == 0) /* the truncated file: whole lines only */
 				assert_true(len == 0 || text[len - 1] == '\n');
 			torn_copies += len > 0 && text[len - 1] != '\n';

@@ -113,7 +113,7 @@ static void wait_lines(long n)
 	long got;
 
 	snprintf(path, sizeof(path), "%s/out.log", rs.dir);
-	while ((got = count_lines(path)) < n) {
+	while ((got = file_lines(path)) < n) {
 		if (now_ms() > deadline)
 			fail_msg("rsyslog wrote %ld of %ld records within 30 s", got, n);
 		sleep_ms(10);

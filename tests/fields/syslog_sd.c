@@ -39,7 +39,7 @@ static long out_lines(void)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/out.json", rs.dir);
-	return count_lines(path);
+	return file_lines(path);
 }
 
 /* syslog-only cases: long keys, '%', the numbered form */

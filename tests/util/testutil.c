@@ -11,35 +11,44 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-int64_t now_ms(void)
+int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t now_ms(void)
+{
+	return now_ns() / 1000000;
+}
+
+void sleep_us(long us)
+{
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	sleep_us((long)ms * 1000);
 }
 
 char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	size_t cap = 1 << 16, n = 0, k;
-	char *s, *t;
+	char *s = malloc(cap), *t;
 
-	if (f == NULL)
-		return NULL;
-	if ((s = malloc(cap)) == NULL)
+	if (f == NULL || s == NULL)
 		goto fail;
 	while ((k = fread(s + n, 1, cap - n - 1, f)) > 0) {
 		n += k;
@@ -50,22 +59,33 @@ char *slurp(const char *path, size_t *len)
 			cap *= 2;
 		}
 	}
-	if (ferror(f)) {
-		errno = EIO;
+	if (ferror(f))
 		goto fail;
-	}
 	fclose(f);
 	s[n] = '\0';
 	if (len != NULL)
 		*len = n;
 	return s;
 fail:
-	free(s);
-	fclose(f);
-	return NULL;
+	fprintf(stderr, "slurp %s: %s\n", path, strerror(errno));
+	abort();
 }
 
-long count_lines(const char *path)
+int replace_file(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	ok = (fclose(f) == 0) && ok;
+	return ok ? rename(tmp, path) : -1;
+}
+
+long file_lines(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	long n = 0;
