@@ -10,27 +10,6 @@ source "$(dirname "$0")/lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-die() {
-	echo "FAIL ($CASE): $*" >&2
-	exit 1
-}
-
-# run CMD...: runs it, sets rc, out (stdout file) and err (stderr file).
-run() {
-	set +e
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	set -e
-}
-
-expect_rc() {
-	[[ $rc == "$1" ]] || { cat "$T/err" >&2; die "exit status $rc, expected $1: $2"; }
-}
-
-same() { # same FILE_A FILE_B WHAT
-	cmp -s "$1" "$2" || { diff "$1" "$2" | head -20 >&2; die "$3"; }
-}
-
 # A file of a metadata frame and three data frames (levels as given).
 make_llog() { # OUT LVL...
 	local out=$1 i=0
