@@ -46,17 +46,6 @@ static struct llog_stats stats_now(void)
 	return s;
 }
 
-/* Starts llog with a file sink made from o. */
-static int start(const struct llog_file_options *o)
-{
-	struct llog_config cfg = {.flush_interval_ms = 10};
-	struct llog_sink *s = llog_file_sink(o);
-
-	if (s == NULL || llog_add_sink(s) != 0)
-		return -1;
-	return llog_init(&cfg);
-}
-
 /* Logs records tag/first .. tag/first+n-1, committing every `every`. */
 static void log_range(char tag, long first, long n, long every)
 {
@@ -75,7 +64,7 @@ static void log_to_new_file(struct tdir *t, struct llog_file_options *o, const c
 {
 	tdir_make(t, name);
 	o->path = t->path;
-	assert_int_equal(start(o), 0);
+	assert_int_equal(start_file_sink(o), 0);
 	log_range('a', 0, n, every);
 	llog_shutdown();
 }
@@ -402,7 +391,7 @@ static void torn(int cut)
 		assert_int_equal(kept, 1000);
 
 	s0 = stats_now();
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range('b', 0, 200, 50);
 	llog_shutdown();
 	assert_int_equal(stats_now().repaired, s0.repaired + 1);
@@ -481,7 +470,7 @@ static void test_rotation_time(void **state)
 	(void)state;
 	tdir_make(&t, "app.log.zst");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	while (count_files(t.dir) < 2 && time(NULL) < deadline) {
 		log_range('a', n, 5, 5);
 		n += 5;
@@ -570,7 +559,7 @@ static int full_disk_child(const char *path)
 	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
 		return 1;
 	s0 = stats_now();
-	if (start(&o) != 0)
+	if (start_file_sink(&o) != 0)
 		return 2;
 	while (stats_now().write_errors == s0.write_errors && n < 200000) {
 		log_range('a', n, 100, 100);
@@ -640,7 +629,7 @@ static void test_two_processes(void **state)
 			struct llog_file_options o = {.path = t.path, .zstd_level = 1};
 
 			alarm(60);
-			if (start(&o) != 0)
+			if (start_file_sink(&o) != 0)
 				_exit(1);
 			log_range(k ? 'q' : 'p', 0, APPEND_N, 20);
 			llog_shutdown();

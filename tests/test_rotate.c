@@ -56,16 +56,6 @@ extern char **environ;
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static int start(const struct llog_file_options *o)
-{
-	struct llog_config cfg = {.flush_interval_ms = 10};
-	struct llog_sink *s = llog_file_sink(o);
-
-	if (s == NULL || llog_add_sink(s) != 0)
-		return -1;
-	return llog_init(&cfg);
-}
-
 static void log_one(long i)
 {
 	LOG_INFO("tag=a i=%ld request %ld took %.3f ms from %s", i, i * 7,
@@ -234,7 +224,7 @@ static void test_logrotate_create(void **state)
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	/* logrotate runs while the records go on being logged. Half a step
 	 * after a run started it has ended and its signal was handled; the
 	 * records logged from then on go to the new file (llog_file_reopen's
@@ -323,7 +313,7 @@ static void reopen_case(unsigned check_ms, int create)
 	tdir_make(&t, "app.log");
 	snprintf(moved, sizeof(moved), "%s.old", t.path);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 100);
 	llog_flush();
 	assert_int_equal(rename(t.path, moved), 0);
@@ -385,7 +375,7 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 	write_conf(&t, "    copytruncate\n");
 	snprintf(copy, sizeof(copy), "%s.1", t.path);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 20000);
 	llog_flush();
 	logrotate_wait(logrotate_spawn(&t));
@@ -513,7 +503,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 	 * all the same, so the copies are .1 .. .runs. */
 	write_conf(&t, "    copytruncate\n    ifempty\n");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	for (long i = 0; i < CT_RECORDS; i++) {
 		log_one(i);
 		if ((i + 1) % step == 0 && runs < CT_RUNS) {
@@ -619,7 +609,7 @@ static void truncated_case(enum llog_file_compression comp)
 
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	do {
 		log_range(i, 100);
 		i += 100;
@@ -773,7 +763,7 @@ static void retention_case(struct llog_file_options *o, int kept_open, int rot_l
 	plant_all(&t, &p);
 	o->path = t.path;
 	o->compression = LLOG_FILE_PLAIN;
-	assert_int_equal(start(o), 0);
+	assert_int_equal(start_file_sink(o), 0);
 	check_planted(&p, kept_open);
 	/* Files that appear later (another process's) count at rotation. */
 	plant(&t, 20 * 86400L, 0, 1000, late[0], sizeof(late[0]));
