@@ -65,15 +65,15 @@ static char *long_message(size_t n, const char *tail)
 	return m;
 }
 
-/* The message as the text line shows it. */
-static char *text_escaped(const char *m)
+/* m with each control character \x01 written as rep. */
+static char *escaped_as(const char *m, const char *rep)
 {
-	char *o = malloc(strlen(m) * 4 + 1), *p = o;
+	char *o = malloc(strlen(m) * strlen(rep) + 1), *p = o;
 
 	assert_non_null(o);
 	for (; *m != '\0'; m++) {
 		if (*m == '\x01')
-			p += sprintf(p, "\\x01");
+			p += sprintf(p, "%s", rep);
 		else
 			*p++ = *m;
 	}
@@ -81,20 +81,16 @@ static char *text_escaped(const char *m)
 	return o;
 }
 
+/* The message as the text line shows it. */
+static char *text_escaped(const char *m)
+{
+	return escaped_as(m, "\\x01");
+}
+
 /* The message as a JSON string's content shows it. */
 static char *json_escaped(const char *m)
 {
-	char *o = malloc(strlen(m) * 6 + 1), *p = o;
-
-	assert_non_null(o);
-	for (; *m != '\0'; m++) {
-		if (*m == '\x01')
-			p += sprintf(p, "\\u0001");
-		else
-			*p++ = *m;
-	}
-	*p = '\0';
-	return o;
+	return escaped_as(m, "\\u0001");
 }
 
 /* Occurrences of needle in hay. */

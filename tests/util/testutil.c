@@ -139,11 +139,16 @@ int tcp_accepts(int port)
 
 int sh(const char *fmt, ...)
 {
-	char cmd[2048];
+	char *cmd = NULL;
 	va_list ap;
+	int rc, n;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	n = vasprintf(&cmd, fmt, ap);
 	va_end(ap);
-	return system(cmd);
+	if (n < 0)
+		return -1;
+	rc = system(cmd);
+	free(cmd);
+	return rc;
 }

@@ -47,7 +47,8 @@ int free_udp_port(void);
 /* 1 when a TCP connection to 127.0.0.1:port is accepted, else 0. */
 int tcp_accepts(int port);
 
-/* system(3) of the formatted command; returns what system returns. */
+/* system(3) of the formatted command; returns what system returns (-1
+ * when the command cannot be formatted). */
 int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
