@@ -1,7 +1,8 @@
 /*
  * testutil.h - the small things many tests do: read a monotonic clock,
- * sleep, read a whole file, find a free loopback port, see whether a TCP
- * port accepts, run a shell command. Plain C (no cmocka): the cmocka tests
+ * sleep, read a whole file, replace one atomically, count its lines, find
+ * a free loopback port, see whether a TCP port accepts, run a shell
+ * command. Plain C (no cmocka): the cmocka tests
  * and the stand-alone test programs (tests/fields/) both use it; a caller
  * asserts on what it returns (slurp alone aborts by itself).
  *
@@ -25,7 +26,7 @@ void sleep_us(long us);
 /* The whole of the file at path, malloc'd and NUL-terminated (the NUL not
  * counted in *len; len may be NULL). The caller frees it. A file the test
  * expects: when it cannot be read, the reason goes to stderr and the
- * program aborts (cmocka reports the case failed). */
+ * program aborts (the test fails). */
 char *slurp(const char *path, size_t *len);
 
 /* Writes text to <path>.tmp and renames it over path (a reader sees the
