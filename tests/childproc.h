@@ -3,7 +3,8 @@
  * and are checked afterwards from what it left (test-only, header-only;
  * include it in one file of a test program): a scratch directory with the
  * file sink's path and the child's stderr, reading a command's output, the
- * signal actions a program starts with, a real NULL store, and the
+ * signal actions a program starts with, a function run in a child (and one
+ * that must crash, bounded in time), a real NULL store, and the
  * sanitizer options such children need.
  */
 #ifndef LLOG_TEST_CHILDPROC_H
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "testutil.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -142,6 +145,71 @@ CHILDPROC_FN void default_actions(void)
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
+}
+
+/* Runs fn in a child process (from the default signal actions) that exits
+ * with what fn returns; returns its wait status. */
+CHILDPROC_FN int in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		default_actions();
+		_exit(fn());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+/* Runs fn(t) in a child process whose stderr goes to t->err, from the
+ * default signal actions; waits at most limit_s seconds for it (a hang
+ * detector, not a timing assertion: then kills it and fails). Returns its
+ * wait status. */
+CHILDPROC_FN int run_child_status(const struct tdir *t, void (*fn)(const struct tdir *),
+				  int limit_s)
+{
+	int64_t t0 = now_ms();
+	pid_t pid = fork();
+	int st = 0;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		child_stderr_to(t->err);
+		default_actions();
+		fn(t);
+		_exit(91);
+	}
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		assert_true(w >= 0);
+		if (w == pid)
+			break;
+		if (now_ms() - t0 > (int64_t)limit_s * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("the crashing child still runs after %d s", limit_s);
+		}
+		sleep_ms(10);
+	}
+	fprintf(stderr, "child ended after %.2f s\n", (double)(now_ms() - t0) / 1000);
+	return st;
+}
+
+/* run_child_status, and the child must have died of SIGSEGV. */
+CHILDPROC_FN void run_crashing_child(const struct tdir *t, void (*fn)(const struct tdir *),
+				     int limit_s)
+{
+	int st = run_child_status(t, fn, limit_s);
+
+	if (!WIFSIGNALED(st))
+		fprintf(stderr, "child status %#x\n", st);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
 }
 
 /* volatile: the compiler cannot see that it is NULL. */

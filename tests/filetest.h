@@ -1,6 +1,7 @@
 /*
  * filetest.h - for tests that write files and read them back: a fresh
- * directory, and the whole output of a shell command (llogcat, zstdcat).
+ * directory, the whole output of a shell command (llogcat, zstdcat), and
+ * llog started with one file sink.
  * Include after <cmocka.h>.
  */
 #ifndef LLOG_TEST_FILETEST_H
@@ -9,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
 
 struct tdir {
 	char dir[64];
@@ -55,6 +59,18 @@ static __attribute__((unused)) char *run_output(const char *cmd, size_t *len)
 	if (len != NULL)
 		*len = n;
 	return buf;
+}
+
+/* Starts llog (flushing every 10 ms) with a file sink made from o: 0, or
+ * -1 when the sink was refused, or llog_init's error. */
+static __attribute__((unused)) int start_file_sink(const struct llog_file_options *o)
+{
+	struct llog_config cfg = {.flush_interval_ms = 10};
+	struct llog_sink *s = llog_file_sink(o);
+
+	if (s == NULL || llog_add_sink(s) != 0)
+		return -1;
+	return llog_init(&cfg);
 }
 
 #endif /* LLOG_TEST_FILETEST_H */

@@ -1,6 +1,6 @@
 /*
  * kv_binfile_writer.c - writes the binary file test_kv_binfile reads
- * (tests/fields_core.cmake): records with fields and a context through a
+ * (tests/CMakeLists.txt): records with fields and a context through a
  * file sink in LLOG_FILE_BINARY mode, to argv[1]. The expected values are
  * in test_kv_binfile.c. Exits 0 when it wrote.
  */

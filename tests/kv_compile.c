@@ -1,6 +1,6 @@
 /*
  * kv_compile.c - what LOG_*_KV must refuse at compile time (docs/fields.md
- * 1). ctest compiles it once per CASE (tests/fields_core.cmake): CASE 0 is
+ * 1). ctest compiles it once per CASE (tests/CMakeLists.txt): CASE 0 is
  * the positive control and must compile (with -Werror); every other case
  * must not.
  */

@@ -38,6 +38,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #include "filetest.h"
 
@@ -322,21 +323,6 @@ static void test_json_filters(void **state)
 
 /* ---- 3. torn tail and bit flips ----------------------------------------------- */
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *b;
-	struct stat st;
-
-	assert_non_null(f);
-	assert_int_equal(fstat(fileno(f), &st), 0);
-	*n = (size_t)st.st_size;
-	b = malloc(*n + 1);
-	assert_int_equal(fread(b, 1, *n, f), *n);
-	fclose(f);
-	return b;
-}
-
 static void spit(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -402,7 +388,7 @@ static void test_torn_tail_and_flips(void **state)
 	for (int i = 0; i < 6; i++)
 		LOG_WARN("late i=%d %.1f", i, i * 1.5);
 	llog_shutdown();
-	all = slurp(bin, &n);
+	all = (unsigned char *)slurp(bin, &n);
 	assert_true(n > before);
 	spit(cut, all, before);
 	prefix = cat("", cut, &nprefix);

@@ -28,6 +28,7 @@
 #ifdef HAVE_READER
 #include "reader.h"
 #endif
+#include "testutil.h"
 
 static const char *dso_path;
 
@@ -537,16 +538,10 @@ static char dir[64];
 
 static void write_spec(const char *text)
 {
-	char tmp[128], path[128];
-	FILE *f;
+	char path[128];
 
-	snprintf(tmp, sizeof(tmp), "%s/levels.tmp", dir);
 	snprintf(path, sizeof(path), "%s/levels", dir);
-	f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(rename(tmp, path), 0);
+	assert_int_equal(replace_file(path, text), 0);
 }
 
 static void test_levels_file_and_signal(void **state)

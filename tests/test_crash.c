@@ -30,6 +30,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #include "childproc.h"
 
@@ -90,61 +91,13 @@ static void check_crash_last(const char *s, size_t last)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)now_ns() / 1e9;
 }
 
-/* Runs fn in a child with stderr to t->err; waits at most CHILD_LIMIT_S
- * (then kills it and fails). Returns its wait status. */
-static int run_child_status(const struct tdir *t, void (*fn)(const struct tdir *))
-{
-	double t0 = now_s();
-	pid_t pid = fork();
-	int st = 0;
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		child_stderr_to(t->err);
-		default_actions();
-		fn(t);
-		_exit(91);
-	}
-	for (;;) {
-		struct timespec ms = {0, 10 * 1000000};
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		assert_true(w >= 0);
-		if (w == pid)
-			break;
-		if (now_s() - t0 > CHILD_LIMIT_S) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			fail_msg("the crashing child still runs after %d s", CHILD_LIMIT_S);
-		}
-		nanosleep(&ms, NULL);
-	}
-	fprintf(stderr, "child ended after %.2f s\n", now_s() - t0);
-	return st;
-}
-
-/* run_child_status, and the child must have died of SIGSEGV. */
+/* A child that must die of SIGSEGV (childproc.h). */
 static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 {
-	int st = run_child_status(t, fn);
-
-	if (!WIFSIGNALED(st))
-		fprintf(stderr, "child status %#x\n", st);
-	assert_true(WIFSIGNALED(st));
-	assert_int_equal(WTERMSIG(st), SIGSEGV);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
+	run_crashing_child(t, fn, CHILD_LIMIT_S);
 }
 
 /* The file sink's kind: the binary variants set LLOG_FILE_BINARY. */
@@ -639,7 +592,7 @@ static void test_recovered_crash_keeps_itimer(void **state)
 
 	(void)state;
 	tdir_make(&t, "llog_crash_");
-	st = run_child_status(&t, recovered_crash_child);
+	st = run_child_status(&t, recovered_crash_child, CHILD_LIMIT_S);
 	if (!WIFEXITED(st))
 		fprintf(stderr, "child status %#x\n", st);
 	assert_true(WIFEXITED(st));

@@ -30,6 +30,7 @@
 #include "filetest.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define N 3000
 #define SWITCH 1234 /* the renamed thread's record i=SWITCH is its first "after" */
@@ -104,25 +105,6 @@ static void on_entry(void *user, const struct llog_entry *e)
 }
 
 /* ---- reading the outputs back ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-	b[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
 
 /* The text line of record i of logger k, after the timestamp. */
 static void text_tail(int k, int i, char *out, size_t cap)

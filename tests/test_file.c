@@ -34,6 +34,7 @@
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -43,17 +44,6 @@ static struct llog_stats stats_now(void)
 
 	llog_get_stats(&s);
 	return s;
-}
-
-/* Starts llog with a file sink made from o. */
-static int start(const struct llog_file_options *o)
-{
-	struct llog_config cfg = {.flush_interval_ms = 10};
-	struct llog_sink *s = llog_file_sink(o);
-
-	if (s == NULL || llog_add_sink(s) != 0)
-		return -1;
-	return llog_init(&cfg);
 }
 
 /* Logs records tag/first .. tag/first+n-1, committing every `every`. */
@@ -74,7 +64,7 @@ static void log_to_new_file(struct tdir *t, struct llog_file_options *o, const c
 {
 	tdir_make(t, name);
 	o->path = t->path;
-	assert_int_equal(start(o), 0);
+	assert_int_equal(start_file_sink(o), 0);
 	log_range('a', 0, n, every);
 	llog_shutdown();
 }
@@ -99,24 +89,6 @@ static void append(struct decoded *d, const void *p, size_t n)
 	d->text[d->len] = '\0';
 }
 
-static unsigned char *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-	long sz;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)sz + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)sz, f), (size_t)sz);
-	fclose(f);
-	*n = (size_t)sz;
-	return buf;
-}
-
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -127,7 +99,7 @@ static uint32_t le32(const unsigned char *p)
 static void decode_file(const char *path, int plain, struct decoded *d)
 {
 	size_t n, off = 0;
-	unsigned char *p = read_all(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 
 	if (plain) {
 		append(d, p, n);
@@ -419,7 +391,7 @@ static void torn(int cut)
 		assert_int_equal(kept, 1000);
 
 	s0 = stats_now();
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range('b', 0, 200, 50);
 	llog_shutdown();
 	assert_int_equal(stats_now().repaired, s0.repaired + 1);
@@ -498,7 +470,7 @@ static void test_rotation_time(void **state)
 	(void)state;
 	tdir_make(&t, "app.log.zst");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	while (count_files(t.dir) < 2 && time(NULL) < deadline) {
 		log_range('a', n, 5, 5);
 		n += 5;
@@ -587,7 +559,7 @@ static int full_disk_child(const char *path)
 	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
 		return 1;
 	s0 = stats_now();
-	if (start(&o) != 0)
+	if (start_file_sink(&o) != 0)
 		return 2;
 	while (stats_now().write_errors == s0.write_errors && n < 200000) {
 		log_range('a', n, 100, 100);
@@ -657,7 +629,7 @@ static void test_two_processes(void **state)
 			struct llog_file_options o = {.path = t.path, .zstd_level = 1};
 
 			alarm(60);
-			if (start(&o) != 0)
+			if (start_file_sink(&o) != 0)
 				_exit(1);
 			log_range(k ? 'q' : 'p', 0, APPEND_N, 20);
 			llog_shutdown();

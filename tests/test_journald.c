@@ -38,153 +38,34 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "journald_proc.h"
+#include "testutil.h"
 
 #ifndef JOURNALD_READ
 #error "JOURNALD_READ: the path of tests/journald/read.py"
 #endif
 
-#define JOURNALD "/lib/systemd/systemd-journald"
 #define THREADS 4
 #define PER_THREAD 5000
 #define BIG (200 * 1024)
 
-extern char **environ;
-
 /* ---- the journald of the test ------------------------------------------- */
 
-static struct {
-	pid_t pid;
-	char name[40];
-	char ident[64];
-	char sock[80];
-	char confdir[96];
-	int available;
-	char why[400];
-} jd = {.pid = -1};
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void pause_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-	nanosleep(&ts, NULL);
-}
-
-/* Whether journald's socket takes a connection (someone listens). */
-static int sock_up(void)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), ok;
-
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", jd.sock);
-	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-/* Starts journald and waits (10 s at most) until its socket is served. */
-static int jd_spawn(void)
-{
-	posix_spawn_file_actions_t fa;
-	char *argv[] = {(char *)JOURNALD, jd.name, NULL};
-	int64_t deadline = now_ms() + 10000;
-	int st;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&jd.pid, JOURNALD, &fa, NULL, argv, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		jd.pid = -1;
-		snprintf(jd.why, sizeof(jd.why), "cannot start %s", JOURNALD);
-		return -1;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	while (!sock_up()) {
-		if (waitpid(jd.pid, &st, WNOHANG) == jd.pid || now_ms() > deadline) {
-			snprintf(jd.why, sizeof(jd.why), "%s %s did not serve %s", JOURNALD, jd.name,
-				 jd.sock);
-			kill(jd.pid, SIGKILL);
-			waitpid(jd.pid, &st, 0);
-			jd.pid = -1;
-			return -1;
-		}
-		pause_ms(20);
-	}
-	return 0;
-}
-
-static void jd_kill(void)
-{
-	int st;
-
-	if (jd.pid <= 0)
-		return;
-	kill(jd.pid, SIGKILL);
-	waitpid(jd.pid, &st, 0);
-	jd.pid = -1;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void jd_clean(void)
-{
-	sh("rm -rf '%s' /run/log/journal/*.%s /var/log/journal/*.%s /run/systemd/journal.%s",
-	   jd.confdir, jd.name, jd.name, jd.name);
-}
+static struct journald jd = {.pid = -1};
+static int jd_available;
 
 static int setup(void **state)
 {
-	static int n;
-	FILE *f;
-	char conf[128];
-
 	(void)state;
-	jd.available = 0;
-	snprintf(jd.name, sizeof(jd.name), "llogtest%ld%d", (long)getpid(), n++);
-	snprintf(jd.ident, sizeof(jd.ident), "llog-%s", jd.name);
-	snprintf(jd.sock, sizeof(jd.sock), "/run/systemd/journal.%s/socket", jd.name);
-	snprintf(jd.confdir, sizeof(jd.confdir), "/run/systemd/journald@%s.conf.d", jd.name);
-	if (geteuid() != 0) {
-		snprintf(jd.why, sizeof(jd.why), "not root: journald's namespace needs /run/systemd");
+	jd_available = 0;
+	journald_name(&jd, "llogtest");
+	if (journald_usable(&jd) != 0)
+		return 0;
+	if (sh("command -v python3 >/dev/null") != 0) {
+		snprintf(jd.why, sizeof(jd.why), "python3 missing (Debian: python3)");
 		return 0;
 	}
-	if (access(JOURNALD, X_OK) != 0 ||
-	    sh("command -v journalctl >/dev/null && command -v python3 >/dev/null") != 0) {
-		snprintf(jd.why, sizeof(jd.why),
-			 "%s, journalctl or python3 missing (Debian: systemd, python3)", JOURNALD);
-		return 0;
-	}
-	jd_clean();
-	snprintf(conf, sizeof(conf), "%s/llog-test.conf", jd.confdir);
-	if (mkdir(jd.confdir, 0755) != 0 || (f = fopen(conf, "w")) == NULL) {
-		snprintf(jd.why, sizeof(jd.why), "cannot write %s: %s", conf, strerror(errno));
-		return 0;
-	}
-	/* Nothing kept on disk after the test; no rate limit (the test sends
-	 * 20,000 entries at once). */
-	fputs("[Journal]\nStorage=volatile\nRateLimitIntervalSec=0\nRateLimitBurst=0\n", f);
-	fclose(f);
-	jd.available = jd_spawn() == 0;
+	jd_available = journald_start(&jd) == 0;
 	return 0;
 }
 
@@ -197,15 +78,13 @@ static int teardown(void **state)
 	llog_shutdown(); /* a case that failed left llog running */
 	free_recs();
 	free_truth();
-	jd_kill();
-	if (jd.name[0] != '\0')
-		jd_clean();
+	journald_remove(&jd);
 	return 0;
 }
 
 #define NEED_JOURNALD()                                                        \
 	do {                                                                   \
-		if (!jd.available) {                                           \
+		if (!jd_available) {                                          \
 			print_message("skipped: %s\n", jd.why);                \
 			skip();                                                \
 		}                                                              \
@@ -355,7 +234,7 @@ static void wait_accounted(size_t want, int flush)
 		n = journal_count(&dropped);
 		if (n + dropped >= want || now_ms() > deadline)
 			break;
-		pause_ms(100);
+		sleep_ms(100);
 	}
 	assert_int_equal(n + dropped, want);
 }
@@ -693,7 +572,7 @@ static void outage(size_t buffer_bytes, long n2, const char *pad, int expect_dro
 	 * kill: datagrams still unread would die with it, uncounted. */
 	wait_accounted((size_t)n1, 1);
 	llog_get_stats(&before);
-	jd_kill();
+	journald_stop(&jd);
 
 	log_phase(2, n2, pad);
 	llog_flush(); /* the sink's commit fails: journald is down */
@@ -702,7 +581,7 @@ static void outage(size_t buffer_bytes, long n2, const char *pad, int expect_dro
 	if (!expect_drops)
 		assert_int_equal(st.sink_lost - base.sink_lost, 0);
 
-	assert_int_equal(jd_spawn(), 0);
+	assert_int_equal(journald_spawn(&jd), 0);
 	log_phase(3, n3, pad);
 	/* The sink retries at its commits once the back-off (5 s at most) is
 	 * over, and commits come with rounds that carry records: the program
@@ -713,7 +592,7 @@ static void outage(size_t buffer_bytes, long n2, const char *pad, int expect_dro
 		    now_ms() > deadline)
 			break;
 		LOG_INFO("p=%d i=%ld%s", 3, n3, pad);
-		pause_ms(100);
+		sleep_ms(100);
 	}
 	assert_int_equal(journal_count(&dropped) + dropped, (size_t)(n1 + n2 + n3));
 	llog_shutdown();

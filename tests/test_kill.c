@@ -39,6 +39,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "reader.h"
+#include "testutil.h"
 
 #include "childproc.h"
 
@@ -61,45 +62,10 @@ static uint64_t prng_next(void)
 	return z ^ (z >> 31);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static unsigned char *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *p;
-	long len;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
-	assert_true(len >= 0);
-	rewind(f);
-	p = malloc((size_t)len + 1);
-	assert_non_null(p);
-	assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return p;
-}
-
 static void print_file(const char *path)
 {
 	size_t n;
-	unsigned char *p = read_all(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 
 	fprintf(stderr, "--- %s:\n%.*s---\n", path, (int)n, (const char *)p);
 	free(p);
@@ -189,7 +155,7 @@ static void check_lines(const char *p, size_t len, bool func_layout, struct outc
 static void check_file(const char *path, struct outcome *o)
 {
 	size_t n;
-	unsigned char *p = read_all(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 	struct lcr *r = lcr_new();
 	struct lcr_event ev;
 	uint64_t damaged_at = 0;

@@ -1,8 +1,10 @@
 /*
  * test_line.c - one entry, one line: the text layout, control characters
  * escaped, timestamps equal to gmtime_r's for dates from 1970 to 2219,
- * JSON escaping (RFC 8259) with invalid UTF-8 replaced, and cutting at any
- * buffer size still gives one newline-terminated line (JSON stays closed).
+ * JSON escaping (RFC 8259) with invalid UTF-8 replaced, every byte alone
+ * and the C1 controls in their two-byte UTF-8 forms escaped in text and
+ * JSON (valid UTF-8 kept), and cutting at any buffer size still gives one
+ * newline-terminated line (JSON stays closed).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -57,7 +59,8 @@ static void test_text_escapes_controls(void **state)
 /* Reference escaping, byte by byte, written independently of line.c. The
  * messages below hold no byte 0xc2..0xf4, so no valid UTF-8 sequence of
  * two or more bytes: every byte 0x80..0x9f is a stray C1 control (valid
- * UTF-8 and the C1 characters in it: test_defects.c). */
+ * UTF-8 and the C1 characters in it: test_every_byte_escaped and
+ * test_c1_in_utf8 below). */
 static size_t ref_escape(const unsigned char *m, size_t n, char *out)
 {
 	size_t k = 0;
@@ -470,6 +473,134 @@ static void test_local_time(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* ---- C0 and C1 control characters ---------------------------------------- */
+
+/* The message part of a formatted line: after the entry's fixed prefix. */
+static size_t format_msg(enum llog_format f, const char *msg, size_t len, char *out, size_t cap)
+{
+	struct llog_entry e = {0};
+	char line[512];
+	size_t n, pre;
+
+	e.seq = 1;
+	e.ts_ns = 0;
+	e.level = LLOG_INFO;
+	e.tid = 1;
+	e.file = "f.c";
+	e.func = "g";
+	e.line = 2;
+	e.msg = "";
+	e.msg_len = 0;
+	/* The prefix is what an empty message leaves, less its tail. */
+	pre = llog_format_entry(&e, f, line, sizeof(line)) - (f == LLOG_FORMAT_JSON ? 4 : 1);
+	e.msg = msg;
+	e.msg_len = len;
+	n = llog_format_entry(&e, f, line, sizeof(line));
+	assert_true(n > pre);
+	assert_int_equal(line[n - 1], '\n');
+	if (f == LLOG_FORMAT_JSON) {
+		assert_memory_equal(line + pre, "\"", 1);
+		assert_memory_equal(line + n - 3, "\"}\n", 3);
+		pre++;
+		n -= 2;
+	}
+	n -= 1 + pre;
+	assert_true(n < cap);
+	memcpy(out, line + pre, n);
+	out[n] = '\0';
+	return n;
+}
+
+/* What each byte alone must become, between 'a' and 'z'. */
+static void expect_byte(unsigned b, char *text, char *json)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (b == '\n' || b == '\r' || b == '\t') {
+		const char *t = b == '\n' ? "\\n" : b == '\r' ? "\\r" : "\\t";
+
+		sprintf(text, "a%sz", t);
+		sprintf(json, "a%sz", t);
+	} else if (b < 0x20) {
+		sprintf(text, "a\\x%c%cz", hex[b >> 4], hex[b & 15]);
+		sprintf(json, "a\\u00%c%cz", hex[b >> 4], hex[b & 15]);
+	} else if (b == 0x7f) {
+		strcpy(text, "a\\x7fz");
+		strcpy(json, "a\x7fz"); /* DEL is no control to RFC 8259 */
+	} else if (b >= 0x80 && b <= 0x9f) {
+		sprintf(text, "a\\x%c%cz", hex[b >> 4], hex[b & 15]);
+		strcpy(json, "a\xef\xbf\xbdz"); /* not UTF-8: U+FFFD */
+	} else if (b >= 0xa0) {
+		sprintf(text, "a%cz", (char)b); /* a stray byte, no control */
+		strcpy(json, "a\xef\xbf\xbdz");
+	} else if (b == '"') {
+		sprintf(text, "a%cz", (char)b);
+		sprintf(json, "a\\%cz", (char)b);
+	} else if (b == '\\') { /* "\\" in text since file format version 2 */
+		strcpy(text, "a\\\\z");
+		strcpy(json, "a\\\\z");
+	} else {
+		sprintf(text, "a%cz", (char)b);
+		sprintf(json, "a%cz", (char)b);
+	}
+}
+
+static void test_every_byte_escaped(void **state)
+{
+	char msg[4], out[64], text[32], json[32];
+
+	(void)state;
+	for (unsigned b = 0; b <= 0xff; b++) {
+		msg[0] = 'a';
+		msg[1] = (char)b;
+		msg[2] = 'z';
+		expect_byte(b, text, json);
+		format_msg(LLOG_FORMAT_TEXT, msg, 3, out, sizeof(out));
+		if (strcmp(out, text) != 0)
+			fail_msg("byte 0x%02x: text \"%s\", want \"%s\"", b, out, text);
+		format_msg(LLOG_FORMAT_JSON, msg, 3, out, sizeof(out));
+		if (strcmp(out, json) != 0)
+			fail_msg("byte 0x%02x: json \"%s\", want \"%s\"", b, out, json);
+	}
+}
+
+static void test_c1_in_utf8(void **state)
+{
+	/* Kept: valid UTF-8 above U+009F, also where its bytes are
+	 * 0x80..0x9f (U+00DB is c3 9b, the euro sign e2 82 ac, U+1F600
+	 * f0 9f 98 80). */
+	static const char *const kept[] = {"\xc2\xa0", "\xc3\x9b", "\xe2\x82\xac",
+					   "\xf0\x9f\x98\x80", "\xef\xbf\xbd"};
+	char msg[8], out[64], want[32];
+
+	(void)state;
+	for (unsigned c = 0x80; c <= 0x9f; c++) {
+		msg[0] = 'a';
+		msg[1] = (char)0xc2;
+		msg[2] = (char)c;
+		msg[3] = 'z';
+		snprintf(want, sizeof(want), "a\\u00%02xz", c);
+		format_msg(LLOG_FORMAT_TEXT, msg, 4, out, sizeof(out));
+		if (strcmp(out, want) != 0)
+			fail_msg("U+%04X: text \"%s\", want \"%s\"", c, out, want);
+		format_msg(LLOG_FORMAT_JSON, msg, 4, out, sizeof(out));
+		if (strcmp(out, want) != 0)
+			fail_msg("U+%04X: json \"%s\", want \"%s\"", c, out, want);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(msg, sizeof(msg), "a%sz", kept[i]);
+		format_msg(LLOG_FORMAT_TEXT, msg, strlen(msg), out, sizeof(out));
+		assert_string_equal(out, msg);
+		format_msg(LLOG_FORMAT_JSON, msg, strlen(msg), out, sizeof(out));
+		assert_string_equal(out, msg);
+	}
+	/* The 8-bit CSI among ASCII longer than the 8-byte fast path. */
+	format_msg(LLOG_FORMAT_TEXT, "0123456789\x9b" "31m0123456789", 24, out, sizeof(out));
+	assert_string_equal(out, "0123456789\\x9b31m0123456789");
+	format_msg(LLOG_FORMAT_TEXT, "0123456789\xc2\x9b" "31m0123456789", 25, out, sizeof(out));
+	assert_string_equal(out, "0123456789\\u009b31m0123456789");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_timestamps_earliest),
 		cmocka_unit_test(test_cut_lines_stay_lines),
+		cmocka_unit_test(test_every_byte_escaped),
+		cmocka_unit_test(test_c1_in_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define FINAL_MSG "llog: records suppressed by the rate limit since the last record"
 #define MAXE 200000
@@ -117,14 +118,6 @@ static void run_threads(void *(*fn)(void *), int n, long *calls)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ---- EVERY_N ---------------------------------------------------------- */
 
 static int every_n_line;
@@ -213,7 +206,7 @@ static void *every_ms_thread(void *p)
 {
 	long *calls = p;
 
-	while (mono_ns() < t_end) {
+	while (now_ns() < t_end) {
 		__atomic_store_n(&every_ms_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_INFO_EVERY_MS(EVERY_MS, "every ms %d", arg());
 		(*calls)++;
@@ -225,7 +218,7 @@ static void *n_per_ms_thread(void *p)
 {
 	long *calls = p;
 
-	while (mono_ns() < t_end) {
+	while (now_ns() < t_end) {
 		__atomic_store_n(&n_per_ms_line, __LINE__ + 1, __ATOMIC_RELAXED);
 		LOG_N_PER_MS(LLOG_ERROR, PER_N, PER_MS, "n per ms %d", arg());
 		(*calls)++;
@@ -251,7 +244,7 @@ static void test_every_ms(void **state)
 
 	(void)state;
 	start();
-	t_end = mono_ns() + RUN_NS;
+	t_end = now_ns() + RUN_NS;
 	run_threads(every_ms_thread, 4, calls);
 	llog_shutdown();
 	t = totals(every_ms_line);
@@ -281,7 +274,7 @@ static void test_n_per_ms(void **state)
 
 	(void)state;
 	start();
-	t_end = mono_ns() + RUN_NS;
+	t_end = now_ns() + RUN_NS;
 	run_threads(n_per_ms_thread, 4, calls);
 	llog_shutdown();
 	t = totals(n_per_ms_line);

@@ -50,20 +50,11 @@
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 extern char **environ;
 
 /* ---- helpers -------------------------------------------------------------- */
-
-static int start(const struct llog_file_options *o)
-{
-	struct llog_config cfg = {.flush_interval_ms = 10};
-	struct llog_sink *s = llog_file_sink(o);
-
-	if (s == NULL || llog_add_sink(s) != 0)
-		return -1;
-	return llog_init(&cfg);
-}
 
 static void log_one(long i)
 {
@@ -75,24 +66,6 @@ static void log_range(long first, long n)
 {
 	for (long i = first; i < first + n; i++)
 		log_one(i);
-}
-
-static char *read_file(const char *path, size_t *n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-
-	if (fd < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	buf[st.st_size] = '\0';
-	close(fd);
-	*n = (size_t)st.st_size;
-	return buf;
 }
 
 /* The record numbers ("tag=a i=N") of the complete lines of text, in order,
@@ -251,7 +224,7 @@ static void test_logrotate_create(void **state)
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	/* logrotate runs while the records go on being logged. Half a step
 	 * after a run started it has ended and its signal was handled; the
 	 * records logged from then on go to the new file (llog_file_reopen's
@@ -317,7 +290,7 @@ static void test_logrotate_create(void **state)
 static void expect_records(const char *path, long first, long n)
 {
 	size_t len, k = 0, cap = 0;
-	char *text = read_file(path, &len);
+	char *text = slurp(path, &len);
 	long *v = NULL;
 
 	records_of(text, &v, &k, &cap);
@@ -340,7 +313,7 @@ static void reopen_case(unsigned check_ms, int create)
 	tdir_make(&t, "app.log");
 	snprintf(moved, sizeof(moved), "%s.old", t.path);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 100);
 	llog_flush();
 	assert_int_equal(rename(t.path, moved), 0);
@@ -402,17 +375,17 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 	write_conf(&t, "    copytruncate\n");
 	snprintf(copy, sizeof(copy), "%s.1", t.path);
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 20000);
 	llog_flush();
 	logrotate_wait(logrotate_spawn(&t));
 	log_range(20000, 20000);
 	llog_shutdown();
 	if (comp == LLOG_FILE_PLAIN) {
-		text = read_file(copy, &len);
+		text = slurp(copy, &len);
 		records_of(text, &v, &n, &cap);
 		free(text);
-		text = read_file(t.path, &len);
+		text = slurp(t.path, &len);
 	} else {
 		/* The truncated file began again with a metadata frame. */
 		unsigned char magic[4];
@@ -465,7 +438,7 @@ static uint32_t le32(const unsigned char *p)
 static char *decode_frames(const char *path, size_t *torn)
 {
 	size_t n, off = 0, len = 0;
-	unsigned char *p = (unsigned char *)read_file(path, &n);
+	unsigned char *p = (unsigned char *)slurp(path, &n);
 	char *text = malloc(1);
 
 	assert_non_null(text);
@@ -530,7 +503,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 	 * all the same, so the copies are .1 .. .runs. */
 	write_conf(&t, "    copytruncate\n    ifempty\n");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	for (long i = 0; i < CT_RECORDS; i++) {
 		log_one(i);
 		if ((i + 1) % step == 0 && runs < CT_RUNS) {
@@ -564,7 +537,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 		else
 			snprintf(f, sizeof(f), "%s.%d", t.path, k);
 		if (comp == LLOG_FILE_PLAIN) {
-			text = read_file(f, &len);
+			text = slurp(f, &len);
 			if (k == 0) /* the truncated file: whole lines only */
 				assert_true(len == 0 || text[len - 1] == '\n');
 			torn_copies += len > 0 && text[len - 1] != '\n';
@@ -636,7 +609,7 @@ static void truncated_case(enum llog_file_compression comp)
 
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	o.path = t.path;
-	assert_int_equal(start(&o), 0);
+	assert_int_equal(start_file_sink(&o), 0);
 	do {
 		log_range(i, 100);
 		i += 100;
@@ -790,7 +763,7 @@ static void retention_case(struct llog_file_options *o, int kept_open, int rot_l
 	plant_all(&t, &p);
 	o->path = t.path;
 	o->compression = LLOG_FILE_PLAIN;
-	assert_int_equal(start(o), 0);
+	assert_int_equal(start_file_sink(o), 0);
 	check_planted(&p, kept_open);
 	/* Files that appear later (another process's) count at rotation. */
 	plant(&t, 20 * 86400L, 0, 1000, late[0], sizeof(late[0]));

@@ -26,6 +26,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define THREADS 4
 #define PER_THREAD 20000
@@ -368,20 +369,12 @@ static void test_stuck_sink_at_shutdown(void **state)
 	assert_int_equal(after.sink_lost - before.sink_lost, 9);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void *flush_timed(void *arg)
 {
-	int64_t *took = arg, t0 = mono_ms();
+	int64_t *took = arg, t0 = now_ms();
 
 	llog_flush();
-	*took = mono_ms() - t0;
+	*took = now_ms() - t0;
 	return NULL;
 }
 
@@ -528,8 +521,8 @@ static void test_failed_commit_retried_when_idle(void **state)
 	llog_get_stats(&before);
 	LOG_INFO("q t=0 i=0");
 	llog_flush();
-	deadline = mono_ms() + 10000;
-	while (atomic_load(&f.commits) < 4 && mono_ms() < deadline)
+	deadline = now_ms() + 10000;
+	while (atomic_load(&f.commits) < 4 && now_ms() < deadline)
 		sched_yield();
 	assert_int_equal(atomic_load(&f.commits), 4);
 	{

@@ -18,7 +18,8 @@
  * server of the test's own that stops acknowledging, nothing is sent twice
  * and what is missing is exactly what is reported dropped. A fork child
  * sends its records on its own connection with its own pid. Bad URLs and
- * unknown hosts are refused.
+ * unknown hosts are refused. UDP to a closed port (no rsyslogd): every
+ * refused datagram is counted in sink_lost.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -36,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,171 +47,46 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "rsyslogd_proc.h"
+#include "testutil.h"
 
 #define APP "llogt"
 
-static struct rs {
-	char dir[64];
-	int port, rport; /* TCP and UDP; RELP */
-	pid_t pid;
-} rs;
+static struct rsyslogd rs;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void nap(void)
-{
-	struct timespec ts = {0, 10 * 1000 * 1000};
-
-	nanosleep(&ts, NULL);
-}
-
-/* A port nobody listens on right now (TCP; UDP taken as free too). */
-static int free_port(void)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t l = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static int tcp_accepts(int port)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
-
-	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-/* Writes DIR/rsyslog.conf from the template. */
-static void write_conf(void)
-{
-	const char *tpl = getenv("LLOG_SYSLOG_CONF");
-	char path[128], line[512], port[16], rport[16];
-	FILE *in, *out;
-
-	assert_non_null(tpl);
-	in = fopen(tpl, "r");
-	assert_non_null(in);
-	snprintf(path, sizeof(path), "%s/rsyslog.conf", rs.dir);
-	out = fopen(path, "w");
-	assert_non_null(out);
-	snprintf(port, sizeof(port), "%d", rs.port);
-	snprintf(rport, sizeof(rport), "%d", rs.rport);
-	while (fgets(line, sizeof(line), in) != NULL) {
-		for (char *p = line; *p != '\0'; p++) {
-			if (strncmp(p, "@DIR@", 5) == 0)
-				fputs(rs.dir, out), p += 4;
-			else if (strncmp(p, "@PORT@", 6) == 0)
-				fputs(port, out), p += 5;
-			else if (strncmp(p, "@RPORT@", 7) == 0)
-				fputs(rport, out), p += 6;
-			else if (strncmp(p, "@APP@", 5) == 0)
-				fputs(APP, out), p += 4;
-			else
-				fputc(*p, out);
-		}
-	}
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-}
-
-/* Starts rsyslogd and waits (bounded) until it accepts on TCP and its
- * unix socket exists. */
 static void rs_start(void)
 {
-	char conf[128], pidf[128], sock[128], outf[128];
-	struct stat st;
-	int64_t deadline = now_ms() + 15000;
-	pid_t parent = getpid();
-
-	snprintf(conf, sizeof(conf), "%s/rsyslog.conf", rs.dir);
-	snprintf(pidf, sizeof(pidf), "%s/pid", rs.dir);
-	snprintf(sock, sizeof(sock), "%s/log.sock", rs.dir);
-	snprintf(outf, sizeof(outf), "%s/rsyslogd.out", rs.dir);
-	unlink(pidf);
-	rs.pid = fork();
-	assert_true(rs.pid >= 0);
-	if (rs.pid == 0) {
-		int fd = open(outf, O_WRONLY | O_CREAT | O_APPEND, 0600);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execlp("rsyslogd", "rsyslogd", "-n", "-f", conf, "-i", pidf, (char *)NULL);
-		_exit(127);
-	}
-	while (!(tcp_accepts(rs.port) && tcp_accepts(rs.rport) && stat(sock, &st) == 0)) {
-		int status;
-
-		if (waitpid(rs.pid, &status, WNOHANG) == rs.pid) {
-			rs.pid = 0;
-			fail_msg("rsyslogd exited (status %d); see %s", status, outf);
-		}
-		if (now_ms() > deadline)
-			fail_msg("rsyslogd not ready after 15 s; see %s", outf);
-		nap();
-	}
-}
-
-static void rs_signal(int sig)
-{
-	if (rs.pid > 0) {
-		kill(rs.pid, sig);
-		waitpid(rs.pid, NULL, 0);
-		rs.pid = 0;
-	}
+	if (rsyslogd_start(&rs) != 0)
+		fail_msg("%s", rs.why);
 }
 
 static void rs_kill(void)
 {
-	rs_signal(SIGKILL);
+	rsyslogd_stop(&rs, SIGKILL);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(rs.dir, "/tmp/llog_syslog_XXXXXX");
-	if (mkdtemp(rs.dir) == NULL)
-		return -1;
-	rs.port = free_port();
-	do
-		rs.rport = free_port();
-	while (rs.rport == rs.port);
-	rs.pid = 0;
-	return 0;
+	return rsyslogd_init(&rs, "llog_syslog");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	rs_kill();
 	llog_shutdown();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rs.dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return rsyslogd_remove(&rs);
 }
 
+/* rsyslogd on tests/syslog/rsyslog.conf.in (path in $LLOG_SYSLOG_CONF). */
 static void with_rsyslog(void)
 {
-	write_conf();
+	const char *tpl = getenv("LLOG_SYSLOG_CONF");
+
+	assert_non_null(tpl);
+	if (rsyslogd_configure(&rs, tpl, APP) != 0)
+		fail_msg("%s", rs.why);
 	rs_start();
 }
 
@@ -231,31 +106,17 @@ static void start_llog(const char *url, size_t buffer_bytes)
 	assert_int_equal(llog_init(&cfg), 0);
 }
 
-static long count_lines(void)
-{
-	char path[128];
-	FILE *f;
-	long n = 0;
-	int c;
-
-	snprintf(path, sizeof(path), "%s/out.log", rs.dir);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	while ((c = fgetc(f)) != EOF)
-		n += c == '\n';
-	fclose(f);
-	return n;
-}
-
 static void wait_lines(long n)
 {
 	int64_t deadline = now_ms() + 30000;
+	char path[128];
 	long got;
 
-	while ((got = count_lines()) < n) {
+	snprintf(path, sizeof(path), "%s/out.log", rs.dir);
+	while ((got = file_lines(path)) < n) {
 		if (now_ms() > deadline)
 			fail_msg("rsyslog wrote %ld of %ld records within 30 s", got, n);
-		nap();
+		sleep_ms(10);
 	}
 }
 
@@ -447,7 +308,7 @@ static void test_collector_restart(void **state)
 		while (system(cmd) != 0) {
 			if (now_ms() > deadline)
 				fail_msg("record %ld never arrived", n - 1);
-			nap();
+			sleep_ms(10);
 		}
 	}
 	seen = check_file(n, 0, &notices, n - 1000, &tail);
@@ -471,7 +332,7 @@ static void wait_record(long last)
 	while (system(cmd) != 0) {
 		if (now_ms() > deadline)
 			fail_msg("record %ld never arrived", last);
-		nap();
+		sleep_ms(10);
 	}
 }
 
@@ -555,7 +416,7 @@ static void wait_progress(struct relp_run *r, long at)
 	while (atomic_load(&r->done) < at) {
 		if (now_ms() > deadline)
 			fail_msg("the logger did not reach %ld records", at);
-		nap();
+		sleep_ms(10);
 	}
 }
 
@@ -581,7 +442,7 @@ static void test_relp_restart(void **state)
 	timeout_ms = 500;
 	assert_int_equal(pthread_create(&t, NULL, relp_logger, &run), 0);
 	wait_progress(&run, 30000);
-	rs_signal(SIGTERM);
+	rsyslogd_stop(&rs, SIGTERM);
 	wait_progress(&run, 40000);
 	rs_start();
 	assert_int_equal(pthread_join(t, NULL), 0);
@@ -1175,6 +1036,46 @@ static void test_bad_urls(void **state)
 	(void)on_entry;
 }
 
+/* ---- a UDP collector that refuses --------------------------------------- */
+
+/*
+ * Every datagram sent to a closed port is answered by an ICMP port
+ * unreachable (on loopback, never rate-limited); each is a lost record and
+ * counted once in sink_lost, with the error in write_errors. The sink
+ * reads its socket's error queue at refused sends, commits that send and
+ * close; on loopback the ICMP error is made within the sending system
+ * call, so by llog_shutdown every one has arrived. Exactly the number of
+ * records, never more.
+ */
+static void test_udp_refused_counted(void **state)
+{
+	struct llog_syslog_options so = {0};
+	struct llog_config cfg = {.flush_interval_ms = 5};
+	struct llog_stats before, now;
+	char url[64];
+	const int n = 50;
+	int port;
+
+	(void)state;
+	port = free_udp_port();
+	assert_true(port > 0);
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", port);
+	so.url = url;
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&so)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	for (int i = 0; i < n; i++) {
+		LOG_INFO("refused %d", i);
+		if (i % 10 == 9)
+			llog_flush(); /* several commits, several datagrams each */
+	}
+	llog_shutdown();
+	llog_get_stats(&now);
+	assert_int_equal(now.sink_lost - before.sink_lost, n);
+	assert_true(now.write_errors > before.write_errors);
+	assert_int_equal(now.written - before.written, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1192,6 +1093,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relp_stalled_collector, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_collector_stalls_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_messages_cut_marked_counted, setup, teardown),
+		cmocka_unit_test(test_udp_refused_counted),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */

@@ -97,4 +97,35 @@ static const struct llog_field adversarial[] __attribute__((unused)) = {
 	FS("\xc3\xa9", "1"),
 };
 
+/* A call whose fields were cut: two kept, 4 more dropped. */
+static const struct llog_field cut_fields[] __attribute__((unused)) = {FSCUT("v", "abc"),
+								       FI("n", 1)};
+
+/* The entries every collector's test sends first: "all types",
+ * "adversarial", the collector's own keys (message name), "cut" (with
+ * fields_truncated 4). Fills e[0..4); returns 4. */
+static inline int collector_entries(struct llog_entry *e, const char *name,
+				    const struct llog_field *keys, size_t nkeys)
+{
+	e[0] = entry("all types", all_types, NF(all_types));
+	e[1] = entry("adversarial", adversarial, NF(adversarial));
+	e[2] = entry(name, keys, nkeys);
+	e[3] = entry("cut", cut_fields, NF(cut_fields));
+	e[3].fields_truncated = 4;
+	return 4;
+}
+
+/* Writes e[0..n) through s, commits and destroys s: 0, or -1 when a write
+ * or the commit failed. */
+static inline int send_entries(struct llog_sink *s, const struct llog_entry *e, int n)
+{
+	int ok = 1;
+
+	for (int i = 0; i < n && ok; i++)
+		ok = s->ops->write(s, &e[i]) > 0;
+	ok = ok && s->ops->commit(s) >= 0;
+	llog_sink_destroy(s);
+	return ok ? 0 : -1;
+}
+
 #endif

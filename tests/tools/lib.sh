@@ -1,5 +1,34 @@
-# lib.sh - helpers that write llog-format files without the file sink
-# (sourced by test_llogcat.sh and run_fuzz.sh).
+# lib.sh - helpers that write llog-format files without the file sink, and
+# the case helpers of the llogcat tests (sourced by test_llogcat.sh,
+# test_fields_cat.sh and run_fuzz.sh).
+
+# ---- case helpers: use $CASE (the case's name) and $T (its scratch folder)
+
+# die MESSAGE: fails the case.
+die() {
+	echo "FAIL ($CASE): $*" >&2
+	exit 1
+}
+
+# run CMD...: runs it, sets rc, out (stdout file) and err (stderr file).
+run() {
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+}
+
+# expect_rc STATUS WHAT: the last run exited with STATUS.
+expect_rc() {
+	[[ $rc == "$1" ]] || { cat "$T/err" >&2; die "exit status $rc, expected $1: $2"; }
+}
+
+# same FILE_A FILE_B WHAT: the files are equal.
+same() {
+	cmp -s "$1" "$2" || { diff "$1" "$2" | head -20 >&2; die "$3"; }
+}
+
+# ---- llog-format files
 
 # make_lines N [FIRST] [TAG]: N text records in llog's text layout
 # (liblog/line.c), one second apart from 2026-12-03T08:00:00Z + FIRST s,

@@ -14,26 +14,6 @@ command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-die() {
-	echo "FAIL ($CASE): $*" >&2
-	exit 1
-}
-
-run() {
-	set +e
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	set -e
-}
-
-expect_rc() {
-	[[ $rc == "$1" ]] || { cat "$T/err" >&2; die "exit status $rc, expected $1: $2"; }
-}
-
-same() { # same FILE_A FILE_B WHAT
-	cmp -s "$1" "$2" || { diff "$1" "$2" | head -20 >&2; die "$3"; }
-}
-
 # llog VERSION LINES OUT: a compressed file, metadata "llog-meta VERSION",
 # then LINES (with <TAB> for a TAB) as one data frame.
 llog() {

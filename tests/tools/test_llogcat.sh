@@ -10,27 +10,6 @@ source "$(dirname "$0")/lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-die() {
-	echo "FAIL ($CASE): $*" >&2
-	exit 1
-}
-
-# run CMD...: runs it, sets rc, out (stdout file) and err (stderr file).
-run() {
-	set +e
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	set -e
-}
-
-expect_rc() {
-	[[ $rc == "$1" ]] || { cat "$T/err" >&2; die "exit status $rc, expected $1: $2"; }
-}
-
-same() { # same FILE_A FILE_B WHAT
-	cmp -s "$1" "$2" || { diff "$1" "$2" | head -20 >&2; die "$3"; }
-}
-
 # positions FROM TO: the byte offsets FROM..TO-1 that the damage cases try:
 # every one; in a sanitizer build (LLOG_TEST_SANITIZED set by ctest) the
 # first 16 (magic, frame header), the last 8 (block end, checksum) and every

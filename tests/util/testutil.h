@@ -1,0 +1,55 @@
+/*
+ * testutil.h - the small things many tests do: read a monotonic clock,
+ * sleep, read a whole file, replace one atomically, count its lines, find
+ * a free loopback port, see whether a TCP port accepts, run a shell
+ * command. Plain C (no cmocka): the cmocka tests
+ * and the stand-alone test programs (tests/fields/) both use it; a caller
+ * asserts on what it returns (slurp alone aborts by itself).
+ *
+ * Every function may be called from any thread; none is async-signal-safe.
+ */
+#ifndef LLOG_TEST_TESTUTIL_H
+#define LLOG_TEST_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in milliseconds, in nanoseconds. */
+int64_t now_ms(void);
+int64_t now_ns(void);
+
+/* Sleeps ms milliseconds, us microseconds (nanosleep, resumed after a
+ * signal handler returns). */
+void sleep_ms(int ms);
+void sleep_us(long us);
+
+/* The whole of the file at path, malloc'd and NUL-terminated (the NUL not
+ * counted in *len; len may be NULL). The caller frees it. A file the test
+ * expects: when it cannot be read, the reason goes to stderr and the
+ * program aborts (the test fails). */
+char *slurp(const char *path, size_t *len);
+
+/* Writes text to <path>.tmp and renames it over path (a reader sees the
+ * old file or the new one, never a part); 0, or -1 with errno set. */
+int replace_file(const char *path, const char *text);
+
+/* The number of '\n' in the file at path; 0 when it cannot be opened (a
+ * collector that has not written yet). */
+long file_lines(const char *path);
+
+/* A TCP port on 127.0.0.1 that nobody listens on right now (bound, read
+ * and closed again; UDP is taken as free too); -1 on failure. */
+int free_port(void);
+
+/* The same for a UDP port (nothing bound to it: a datagram sent there is
+ * refused with ICMP port unreachable); -1 on failure. */
+int free_udp_port(void);
+
+/* 1 when a TCP connection to 127.0.0.1:port is accepted, else 0. */
+int tcp_accepts(int port);
+
+/* system(3) of the formatted command; returns what system returns (-1
+ * when the command cannot be formatted). */
+int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
