@@ -16,6 +16,8 @@
 #                                sink's external-rotation tests run the real one)
 #                                and systemd (systemd-journald and journalctl: the
 #                                journald sink's test runs a journald of its own)
+#                                and ccache (scripts/test.sh: the mutants' builds
+#                                reuse the release and TSan steps' objects)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -33,7 +35,7 @@ profile=${1:-build}
 build_pkgs=(build-essential cmake pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp
 	rsyslog-kafka rsyslog-elasticsearch python3
-	patch binutils perl logrotate systemd)
+	patch binutils perl logrotate systemd ccache)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in

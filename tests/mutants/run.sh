@@ -88,15 +88,15 @@ list_files | while IFS= read -r -d '' f; do
 	fi
 done
 
+# configure KIND: the copy's build of CMakePresets.json's preset KIND
+# (release or tsan), at the same place in the copy as scripts/test.sh's
+# builds are in the tree: the same flags and, relative to the build
+# directory, the same paths, so with ccache (scripts/test.sh sets it up,
+# base directory the tree's root) the unmutated objects come from the cache.
 configure() {
-	local kind=$1 dir=$work/build-$1 extra=()
-	[[ $kind == tsan ]] && extra=(-DLLOG_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
-		"-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g")
-	[[ $kind == release ]] && extra=(-DCMAKE_BUILD_TYPE=Release)
-	[[ -f $dir/CMakeCache.txt ]] && return 0
-	cmake -S "$src" -B "$dir" -DLLOG_BUILD_TESTS=ON -DLLOG_BUILD_EXAMPLES=OFF \
-		-DLLOG_BUILD_TOOLS=OFF -DLLOG_BUILD_BENCH=OFF -DLLOG_INSTALL=OFF \
-		-DLLOG_WERROR=OFF "${extra[@]}" >"$work/configure-$kind.log" 2>&1 || {
+	local kind=$1
+	[[ -f $src/build/$kind/CMakeCache.txt ]] && return 0
+	(cd "$src" && cmake --preset "$kind") >"$work/configure-$kind.log" 2>&1 || {
 		cat "$work/configure-$kind.log" >&2
 		return 1
 	}
@@ -105,7 +105,7 @@ configure() {
 # build KIND: builds the kind's targets; the log in $work/build-KIND.log
 build() {
 	local kind=$1 tv="targets_$1[@]"
-	cmake --build "$work/build-$kind" --parallel "$jobs" --target "${!tv}" \
+	cmake --build "$src/build/$kind" --parallel "$jobs" --target "${!tv}" \
 		>"$work/build-$kind.log" 2>&1
 }
 
@@ -116,7 +116,7 @@ run_tests() {
 	regex="^($(IFS='|'; echo "$*"))\$"
 	[[ $kind == tsan ]] && setarch "$(uname -m)" -R true 2>/dev/null &&
 		wrap=(setarch "$(uname -m)" -R)
-	"${wrap[@]}" ctest --test-dir "$work/build-$kind" -R "$regex" --timeout 120 \
+	"${wrap[@]}" ctest --test-dir "$src/build/$kind" -R "$regex" --timeout 120 \
 		--output-on-failure >"$work/ctest.log" 2>&1 || true
 	sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$work/ctest.log" | tr '\n' ' '
 	# a name that ctest does not know is an error, not a kill
