@@ -13,7 +13,7 @@
 #   - llog's entry point, inclusive (llog__log_t for a typed call,
 #     llog__log or llog__log_kv otherwise): everything llog does after the
 #     macro's level check passed;
-#   - the macro's own code inlined in the caller (the lines of llog.h:
+#   - the macro's own code inlined in the caller (the lines of llog.h and llog/detail.h:
 #     the level check, a typed call's temporaries and slots).
 # The throughput mode keeps the ring past half full at times, so a share
 # of the calls also wakes the flusher (as a busy service's would). Counts
@@ -61,7 +61,7 @@ per_call() {
 	entry=$(awk '/producer\.c:llog__log/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
 		END { print m + 0 }' "$pf.txt")
 	macro=$(callgrind_annotate "$pf" 2>/dev/null |
-		awk '/include\/llog\.h:bench_run_worker/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+		awk '/include\/llog(\/detail)?\.h:bench_run_worker/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	awk -v n="$n" -v e="$entry" -v m="$macro" 'BEGIN { printf "%.0f %.0f", e / n, m / n }'
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/shards.sh - llog with one queue head against a sharded queue
-# (llog_config.queue_shards, docs/ARCHITECTURE.md 2.9): the same llog_bench
+# (llog_config.queue_shards, docs/architecture/queue.md 9): the same llog_bench
 # binary, LLOG_BENCH_SHARDS=1 and =HEADS taking turns in one run.
 #
 #   bash bench/shards.sh [--heads N] [--reps N] [--threads "1 2 4"]

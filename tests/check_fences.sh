@@ -5,7 +5,7 @@
 # llog__wake_flusher (queue.c) must issue a full barrier before it reads
 # llog__q.pending, and llog__arena_wake_waiters (arena.c) before it reads
 # space.waiters: each pairs with the other side's seq_cst store or RMW
-# (docs/ARCHITECTURE.md 2.4, 2.6). No schedule can show a missing fence on
+# (docs/architecture/queue.md 4, 6). No schedule can show a missing fence on
 # x86-64, where every push is a locked CAS (itself a full barrier), so
 # tests/test_sched.c cannot kill mutant M1 (tests/mutants/): this check
 # does, by reading the machine code. It disassembles llog's own objects

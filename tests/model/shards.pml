@@ -1,6 +1,6 @@
 /*
  * shards.pml - spin model of a sharded record queue's cut and merge
- * (liblog/queue.c take_shards, merge; docs/ARCHITECTURE.md 2.9).
+ * (liblog/queue.c take_shards, merge; docs/architecture/queue.md 9).
  *
  * Two heads. Producers P0 (head 0) and P1 (head 1) pass a token: P0 logs
  * token record 1, then P1 logs 2, then P0 logs 3, ... (NT in all), each
