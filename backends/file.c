@@ -307,7 +307,7 @@ static void flush_chunks(struct llog__file_sink *fs)
  * bound (llog__line_bound), so a record of any max_record_bytes arrives
  * whole; only a line longer than a frame's content
  * (LLOG_FRAME_CONTENT_MAX, the format's hard limit) is cut, with the
- * " [truncated]" marker, and counted (llog__format_line). A chunk may so
+ * " [truncated]" marker, and counted (llog__sink_format_line). A chunk may so
  * end up to one bound short of the limit.
  */
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
@@ -348,7 +348,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 			return -ENOSPC;
 		}
 	} else {
-		n = llog__format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
+		n = llog__sink_format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
 	}
 	fs->in_len += n;
 	c->len += n;
@@ -518,7 +518,7 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	if (n > CRASH_BLOCK)
 		n = CRASH_BLOCK;
 	crash_begin(fs, interrupted);
-	n = llog__format_line(e, s->format, &fs->line, crash_room(fs, n), n);
+	n = llog__sink_format_line(e, s->format, &fs->line, crash_room(fs, n), n);
 	fs->crash_len += n;
 	return (long)n;
 }

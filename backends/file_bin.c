@@ -54,7 +54,6 @@
 #include "binpack.h"
 #include "capture.h"
 #include "fileformat.h"
-#include "render.h"
 #include "sink.h"
 #include "file.h"
 #include "fmt_cache.h"

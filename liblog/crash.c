@@ -93,6 +93,7 @@
 #include "clock.h"
 #include "crash.h"
 #include "flusher.h"
+#include "line.h"
 #include "queue.h"
 #include "sinkq.h"
 
@@ -448,6 +449,10 @@ int llog__crash_install(void)
 	/* Loads libgcc's unwinder now: backtrace() in the handler must not
 	 * call dlopen (malloc, locks). */
 	(void)backtrace(bt, 2);
+	/* The line formatter must not call localtime_r during a report: it
+	 * asks llog__crash_in_progress, told here, before any handler runs
+	 * (line.c is in the format unit, which never calls the core). */
+	llog__line_set_crash_probe(llog__crash_in_progress);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = crash_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

@@ -23,8 +23,7 @@
 #include "llog/sinks.h"
 #include "queue.h"
 
-#define LLOG__MARKER " [truncated]"
-#define LLOG__MARKER_LEN (sizeof(LLOG__MARKER) - 1)
+/* LLOG__MARKER, the mark of a cut message: fmt.h. */
 /* A drop notice's text, at most. */
 #define LLOG__NOTICE_BYTES 96
 

@@ -17,7 +17,7 @@
 /* Room for the longest message (LLOG__SYNC_MSG and the marker) escaped
  * (at most 4 bytes a byte) and the header: such a line is never cut. A
  * longer one (a source file name of hundreds of bytes) is cut with the
- * marker and counted (llog__format_line). */
+ * marker and counted (llog__sink_format_line). */
 #define LINE_BYTES (4 * (LLOG__SYNC_MSG + LLOG__MARKER_LEN) + 512)
 
 /* The calling thread's name, the owner's copy (arena.h): "" when it has
@@ -51,7 +51,7 @@ static void write_line(struct llog_entry *e)
 
 	e->seq = 0;
 	e->ts_ns = (int64_t)llog__clock_realtime_ns();
-	n = llog__format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
+	n = llog__sink_format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
 	(void)llog__write_all(2, line, n, 1000);
 }
 

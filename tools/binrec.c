@@ -10,8 +10,7 @@
 #include "fileformat.h"
 #include "fmt.h"
 #include "fmt_spec.h"
-#include "render.h" /* LLOG__MARKER: the same marker as the writer's */
-#include "sink.h"   /* llog__format_line, llog__line_bound */
+#include "line.h" /* llog__line_format, llog__line_bound */
 
 struct site {
 	bool defined, valid;
@@ -542,6 +541,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		const unsigned char *body;
 		uint64_t id, zz, len;
 		size_t ln;
+		int cut; /* the line is never cut: its buffer has the bound */
 
 		if ((tag & 7u) == LLOG_BIN_THREAD) {
 			size_t nl;
@@ -638,7 +638,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 			*why = "out of memory";
 			return -1;
 		}
-		ln = llog__format_line(&e, format, &lo, b->line, b->line_cap);
+		ln = llog__line_format(&e, format, &lo, b->line, b->line_cap, &cut);
 		if (ln > 0 && b->line[ln - 1] == '\n')
 			ln--;
 		out(ctx, &e, b->line, ln);

@@ -8,7 +8,9 @@
  * JSON; an escape sequence or a UTF-8 character is never cut in half) and
  * the line still ends with '\n'. llog's own sinks size their buffers with
  * llog__line_bound, so they cut only at a hard limit of theirs, through
- * llog__format_line, which also counts the cut in stats.truncated. Every record is exactly one line, and no message can forge another
+ * llog__line_format, which tells the caller of the cut (llog's sinks count
+ * it in stats.truncated: llog__sink_format_line, sink.c). Every record is
+ * exactly one line, and no message can forge another
  * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
  * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), a
  * backslash is \\ (file format version 2: a literal "\n" is "\\n"), the C1
@@ -26,7 +28,9 @@
  * the second shifted by the UTC offset that localtime_r gives for it,
  * asked once per second of timestamps per thread (cached with the text);
  * while a crash is drained localtime_r (a lock, a file read) is not
- * called: the thread's last offset is used, or UTC when it has none.
+ * called: the thread's last offset is used, or UTC when it has none. The
+ * crash handler says how to know (llog__line_set_crash_probe): this file
+ * is part of the format unit, which calls nothing of the core.
  *
  * Fields (docs/fields.md 3, 4; llog_format_entry_opts and the sinks, never
  * llog_format_entry): in text, the line's last part, after the markers:
@@ -54,11 +58,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "crash.h"
-
-#include "render.h" /* LLOG__MARKER: the same marker as a cut message's */
-#include "sink.h"
-#include "stats.h"
+#include "atomic.h"
+#include "buf.h"
+#include "fmt.h" /* LLOG__MARKER: the same marker as a cut message's */
+#include "line.h"
 
 /* The line is built in a struct llog__buf whose cap excludes the byte
  * kept for the final '\n'. */
@@ -120,6 +123,26 @@ struct lopt {
 	int full;
 };
 
+/* Whether a crash is being reported (crash.c's llog__crash_in_progress),
+ * or NULL: none can be (no crash handler installed, or llogcat). */
+static int (*_Atomic crash_probe)(void);
+
+void llog__line_set_crash_probe(int (*in_crash)(void))
+{
+	/* Release: pairs with the acquire load in in_crash(); set before the
+	 * handler is installed, so a thread that formats during a report
+	 * finds the probe. */
+	llog__store_release(&crash_probe, in_crash);
+}
+
+static int in_crash(void)
+{
+	/* Acquire: pairs with the release store in llog__line_set_crash_probe. */
+	int (*probe)(void) = llog__load_acquire(&crash_probe);
+
+	return probe != NULL && probe();
+}
+
 /* The UTC offset (seconds east) of the second secs, per localtime_r; the
  * thread's last one while a crash is drained (0 when none). */
 static long local_offset(int64_t secs)
@@ -128,7 +151,7 @@ static long local_offset(int64_t secs)
 	struct tm tm;
 	time_t t = (time_t)secs;
 
-	if (llog__crash_in_progress() || localtime_r(&t, &tm) == NULL)
+	if (in_crash() || localtime_r(&t, &tm) == NULL)
 		return last_off;
 	last_off = tm.tm_gmtoff;
 	return last_off;
@@ -1103,16 +1126,12 @@ size_t llog_format_entry_opts(const struct llog_entry *e, enum llog_format forma
 	return format_line(e, format, &lo, buf, cap, &cut);
 }
 
-size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
-			 const struct llog_line_options *opt, char *buf, size_t cap)
+size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
+			 const struct llog_line_options *opt, char *buf, size_t cap, int *cut)
 {
 	struct lopt lo = make_lopt(opt, 1);
-	int cut;
-	size_t n = format_line(e, format, &lo, buf, cap, &cut);
 
-	if (cut)
-		llog__count(truncated, 1);
-	return n;
+	return format_line(e, format, &lo, buf, cap, cut);
 }
 
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)

@@ -45,6 +45,11 @@
 
 #define LLOG__PLAN_MAX_ARGS 32
 
+/* The mark that ends a message or a line cut to fit (the renderers' users
+ * append it: render.c, line.c, the binary file sink, llogcat). */
+#define LLOG__MARKER " [truncated]"
+#define LLOG__MARKER_LEN (sizeof(LLOG__MARKER) - 1)
+
 /* Plan flags. */
 #define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
 #define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
