@@ -13,8 +13,9 @@
  * commit leaves the file decodable up to its last record and appenders in
  * other processes never interleave inside a frame. The first frame written
  * to an empty file is preceded, in the same write, by the metadata
- * skippable frame of liblog/fileformat.h (written lazily so seq_first is the
- * sequence number of the first record that goes to the file).
+ * skippable frame of liblog/format/fileformat.h (written lazily so
+ * seq_first is the sequence number of the first record that goes to the
+ * file).
  *
  * No allocation after creation (the flusher commits the crash's last batch
  * with write()/commit(), and the crash handler promises no malloc): the
