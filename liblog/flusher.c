@@ -135,12 +135,18 @@ void llog__sinktab_close(struct llog__sinktab *t)
 
 int llog__sinktab_start(struct llog__sinktab *t)
 {
+	sigset_t blocked;
+
+	/* The sinks' threads block what the flusher blocks (flusher_main):
+	 * every signal but the crash handler's. */
+	sigfillset(&blocked);
+	llog__crash_block_mask(&blocked);
 	for (int i = 0; i < t->n; i++) {
 		int rc;
 
 		if (t->q[i] == NULL)
 			continue;
-		rc = llog__sinkq_start(t->q[i]);
+		rc = llog__sinkq_start(t->q[i], &blocked);
 		if (rc != 0) {
 			/* Without its thread the sink runs on the flusher
 			 * (queue_of); the queue stays (llog_get_sink_stats may
@@ -640,7 +646,8 @@ static int flusher_round(struct llog__flusher *f)
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */
-	rd.notices += llog__reload_poll(rd.barriers != NULL, rl_line, f);
+	rd.notices += llog__reload_poll(rd.barriers != NULL, llog__cfg.flush_interval_ms, rl_line,
+					f);
 	if (stopping) {
 		llog__rl_final(rl_line, f);
 		if (f->bt != NULL)

@@ -458,21 +458,6 @@ int llog__levels_apply(const char *text, char *old, char *new, size_t cap, uint6
 	return 0;
 }
 
-int llog_set_levels(const char *spec)
-{
-	static struct llog_site site = {LLOG__LEVELS_CHANGED, __FILE__, "llog_set_levels",
-					__LINE__, LLOG_INFO | LLOG__SITE_V2, 0, {0}, "llog", 0};
-	char old[512], new[512];
-	uint64_t g;
-	int rc = llog__levels_apply(spec, old, new, sizeof(old), &g);
-
-	if (rc != 0)
-		return rc;
-	/* The change marker, in this thread's stream (not filtered). */
-	llog__log(&site, LLOG__LEVELS_CHANGED, (unsigned long long)g, old, new);
-	return 0;
-}
-
 void llog_set_level(enum llog_level level)
 {
 	const struct slot *sl;

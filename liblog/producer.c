@@ -318,6 +318,13 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 	return r;
 }
 
+/* The calling thread's arena as the synchronous path shows it (sync.h):
+ * NULL on llog's own threads. */
+static const struct llog__arena *sync_self(void)
+{
+	return llog__arena_thread_is_internal() ? NULL : llog__tls_arena;
+}
+
 /*
  * The list is closed (no flusher). In a fork child the first use starts
  * the inherited flusher; a thread that saw another one start it finds the
@@ -346,7 +353,7 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
 	 * them first, so this thread's order is kept on a shared stream. */
 	if (llog__arena_in_flight(llog__tls_arena))
 		llog__control_wait_shutdown();
-	llog__sync_va(site, plan, ap, ks, kv);
+	llog__sync_va(site, plan, ap, ks, kv, sync_self());
 	return LLOG__CLOSED;
 }
 
@@ -390,8 +397,25 @@ static void __attribute__((noinline, cold))
 closed_after_capture(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
 {
 	llog__control_wait_shutdown();
-	llog__sync_record(r);
+	llog__sync_record(r, sync_self());
 	llog__arena_unreserve(a, old_reserve);
+}
+
+/* levels.c parses and applies the spec; the change record is logged here,
+ * where logging lives (the levels module calls nothing above it). */
+int llog_set_levels(const char *spec)
+{
+	static struct llog_site site = {LLOG__LEVELS_CHANGED, __FILE__, "llog_set_levels",
+					__LINE__, LLOG_INFO | LLOG__SITE_V2, 0, {0}, "llog", 0};
+	char old[512], new[512];
+	uint64_t g;
+	int rc = llog__levels_apply(spec, old, new, sizeof(old), &g);
+
+	if (rc != 0)
+		return rc;
+	/* The change marker, in this thread's stream (not filtered). */
+	llog__log(&site, LLOG__LEVELS_CHANGED, (unsigned long long)g, old, new);
+	return 0;
 }
 
 int llog_thread_prepare(void)
