@@ -28,7 +28,7 @@
  * short.
  *
  * Invariants, with records counted per sink:
- *   received == in the file + pending + lost (llog__count_sink_lost)
+ *   received == in the file + pending + lost (llog__stats_count_sink_lost)
  *   pending input <= LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
  *   the file is a sequence of complete frames after every commit (a short
  *   write is cut back with ftruncate to where that write began; a failed
@@ -319,7 +319,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 
 	if (n > LLOG_FRAME_CONTENT_MAX) {
 		if (fs->bin != NULL) { /* arguments are never cut */
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -E2BIG;
 		}
 		n = LLOG_FRAME_CONTENT_MAX;
@@ -330,7 +330,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		if (fs->nch > 0)
 			flush_chunks(fs);
 		if (fs->nch == LLOG__FILE_MAX_CHUNKS) {
-			llog__count_sink_lost(fs->ch[0].records);
+			llog__stats_count_sink_lost(fs->ch[0].records);
 			llog__diag("%s: still failing; dropped %llu records", fs->path,
 				   (unsigned long long)fs->ch[0].records);
 			drop_chunks(fs, 1);
@@ -345,7 +345,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
 		if (n == 0) {
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -ENOSPC;
 		}
 	} else {
@@ -505,7 +505,7 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	if (fs->bin != NULL) {
 		n = llog__bin_bound(fs, e);
 		if (n > CRASH_BLOCK) {
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -E2BIG;
 		}
 		crash_begin(fs, interrupted);
@@ -560,7 +560,7 @@ static void file_close(struct llog_sink *s)
 
 		for (int i = 0; i < fs->nch; i++)
 			lost += fs->ch[i].records;
-		llog__count_sink_lost(lost);
+		llog__stats_count_sink_lost(lost);
 		llog__diag("%s: closed with %llu records unwritten", fs->path,
 			   (unsigned long long)lost);
 	}

@@ -25,7 +25,7 @@
  * to 5 s (reset by a datagram accepted); the FIFO is kept.
  *
  * Invariants, in records:
- *   received == sent + queued + dropped        (dropped: llog__count_sink_lost)
+ *   received == sent + queued + dropped        (dropped: llog__stats_count_sink_lost)
  *   queued bytes <= buffer_bytes               (past it the oldest go)
  * and every dropped record is counted in the next notice: before anything
  * else once journald takes datagrams again, an entry "llog: N messages
@@ -454,7 +454,7 @@ static int try_connect(struct journald_sink *s, int force)
 static void lose(struct journald_sink *s, uint64_t n)
 {
 	s->dropped += n;
-	llog__count_sink_lost(n);
+	llog__stats_count_sink_lost(n);
 }
 
 /* The notice first, then the FIFO in order, until it is empty, the
@@ -550,7 +550,7 @@ static void journald_close(struct llog_sink *base)
 
 	drain(s, 1);
 	if (s->q.count > 0) {
-		llog__count_sink_lost(s->q.count);
+		llog__stats_count_sink_lost(s->q.count);
 		llog__diag("journald sink: %llu messages not delivered at close",
 			   (unsigned long long)s->q.count);
 	}

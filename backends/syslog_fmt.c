@@ -319,7 +319,7 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 			keep--;
 		llog__buf_put(&b, e->msg, keep);
 		llog__buf_puts(&b, mark);
-		llog__count_truncated();
+		llog__stats_count_truncated();
 		return b.n;
 	}
 	llog__buf_put(&b, e->msg, e->msg_len);

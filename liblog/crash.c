@@ -27,10 +27,10 @@
  *      address, thread id, raw backtrace addresses) in the static record;
  *   2. has every record pushed before the crash, then that record, handed
  *      to the sinks and committed:
- *      - on an application thread (llog__crash_drain): pushes that record
+ *      - on an application thread (llog__flusher_crash_drain): pushes that record
  *        and a static barrier, wakes the flusher and waits for the barrier
  *        with a monotonic deadline of CRASH_WAIT_MS;
- *      - on the flusher thread itself (llog__crash_drain_self), which will
+ *      - on the flusher thread itself (llog__flusher_crash_drain_self), which will
  *        never finish its round: hands to the sinks' crash entry points
  *        (llog/sinks.h, version 2) the entry it was handing out (to the
  *        sinks after the one it faulted in), the rest of the round but a
@@ -70,7 +70,7 @@
  * that never logged and has no alternate stack of its own.
  *
  * This file and flusher.c call each other by design: the handler has the
- * flusher drain (llog__crash_drain, llog__crash_drain_self), and the
+ * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self), and the
  * flusher asks llog__crash_in_progress before it frees an arena.
  */
 #define _GNU_SOURCE
@@ -200,12 +200,12 @@ static void report(int sig, const siginfo_t *si)
 	r->dropped = 0;
 	r->end = 0;
 	if (llog__arena_thread_is_flusher()) {
-		committed = llog__crash_drain_self(r);
+		committed = llog__flusher_crash_drain_self(r);
 	} else {
 		/* A sink's own thread that crashed will never take its queue
 		 * again: the drain must not wait for it. */
 		llog__sinkq_crashed_self();
-		committed = llog__crash_drain(r, CRASH_WAIT_MS);
+		committed = llog__flusher_crash_drain(r, CRASH_WAIT_MS);
 	}
 	if (!committed) {
 		static const char late[] = "llog: records not committed by now may be lost\n";
@@ -378,7 +378,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		if (llog__arena_thread_is_flusher() &&
 		    atomic_load_explicit(&crash_state, memory_order_relaxed) == 1 &&
 		    atomic_exchange_explicit(&flusher_drained, 1, memory_order_relaxed) == 0) {
-			(void)llog__crash_drain_self(NULL);
+			(void)llog__flusher_crash_drain_self(NULL);
 			drained = 1;
 		}
 		/* Acquire: pairs with the release store of 2 above. */

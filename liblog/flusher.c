@@ -46,7 +46,7 @@ struct llog__flusher {
 	struct llog__plan tmp_plan;
 	struct llog__fmt_cache *fmt_cache; /* write_record's (NULL: none) */
 	/*
-	 * Where the round stands, for llog__crash_drain_self when the flusher
+	 * Where the round stands, for llog__flusher_crash_drain_self when the flusher
 	 * itself crashes. Written by the flusher only and read only by the
 	 * crash handler interrupting it on this same thread, so no atomics:
 	 * volatile keeps every store in program order with the sink calls
@@ -103,7 +103,7 @@ static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the sink table ------------------------------------------------------ */
 
-int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
 {
 	if (t->n >= LLOG__MAX_SINKS)
 		return -ENOSPC;
@@ -126,14 +126,14 @@ static void close_one(struct llog_sink *s, struct llog__sinkq *q)
 	s->ops->close(s);
 }
 
-void llog__sinktab_close(struct llog__sinktab *t)
+void llog__flusher_sinktab_close(struct llog__sinktab *t)
 {
 	for (int i = 0; i < t->n; i++)
 		close_one(t->s[i], t->q[i]);
 	t->n = 0;
 }
 
-int llog__sinktab_start(struct llog__sinktab *t)
+int llog__flusher_sinktab_start(struct llog__sinktab *t)
 {
 	sigset_t blocked;
 
@@ -190,7 +190,7 @@ static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, enu
 		t->s[0] = sr->sink;
 		t->q[0] = sr->q;
 		t->fallback = 0;
-	} else if (llog__sinktab_add(t, sr->sink, sr->q) != 0) {
+	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q) != 0) {
 		if (where == IN_ROUND)
 			close_one(sr->sink, sr->q);
 		return;
@@ -198,7 +198,7 @@ static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, enu
 	/* Not in a fork child or the crash drain: nothing starts threads
 	 * there; the child's flusher start does. */
 	if (where == IN_ROUND && sr->q != NULL)
-		(void)llog__sinktab_start(t);
+		(void)llog__flusher_sinktab_start(t);
 }
 
 /* ---- one round ------------------------------------------------------------ */
@@ -611,7 +611,7 @@ static void signal_barriers(struct llist_node *b)
 		struct llog__barrier *bar =
 			(struct llog__barrier *)(void *)llist_entry(b, struct llog__rec, node);
 
-		/* Release: pairs with the acquire load in llog__barrier_run;
+		/* Release: pairs with the acquire load in llog__flusher_barrier_run;
 		 * after this store the barrier (on the caller's stack) may
 		 * vanish, so only its address is used below (a futex wake on
 		 * a stale address is harmless: waiters re-check their word). */
@@ -729,7 +729,7 @@ static void *flusher_main(void *arg)
 	llog__arena_mark_flusher();
 	pin(llog__cfg.flusher_cpus);
 	/* A fault in a sink (even a stack overflow) runs the crash handler,
-	 * which drains from here (llog__crash_drain_self). */
+	 * which drains from here (llog__flusher_crash_drain_self). */
 	f->crash_sink = -1;
 	crash_flusher = f;
 	(void)llog__altstack_install(f->altstack);
@@ -814,7 +814,7 @@ int llog__flusher_start(struct llog__flusher *f)
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
-	(void)llog__sinktab_start(&f->sinks);
+	(void)llog__flusher_sinktab_start(&f->sinks);
 	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
@@ -921,7 +921,7 @@ void llog__flusher_fork_child(void)
 
 /* ---- barriers ------------------------------------------------------------- */
 
-int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms)
+int llog__flusher_barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms)
 {
 	int64_t deadline = llog__mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 
@@ -985,8 +985,8 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 
 /*
  * The crash record and barrier of an application thread's report
- * (llog__crash_drain). When the flusher faults during that report, its own
- * drain (llog__crash_drain_self) hands that record out and then signals
+ * (llog__flusher_crash_drain). When the flusher faults during that report, its own
+ * drain (llog__flusher_crash_drain_self) hands that record out and then signals
  * the barrier, so the reporting thread goes on at once. crash_barrier is
  * static: the flusher may signal it after the reporter gave up waiting.
  * crash_pushed: relaxed store before the release push of the record;
@@ -1111,7 +1111,7 @@ static int crash_commit_all(struct llog__flusher *f, int at)
  * chains, and its barrier is signalled after the commit when some sink
  * committed the record.
  */
-int llog__crash_drain_self(struct llog__rec *rec)
+int llog__flusher_crash_drain_self(struct llog__rec *rec)
 {
 	struct llog__flusher *f = crash_flusher;
 	struct crash_drain d = {0, 0, 0, crash_flusher, -1};
@@ -1145,7 +1145,7 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	committed = crash_commit_all(f, at);
 	llog__count_written(d.n);
 	if (d.barrier_met && d.pushed_took > 0 && committed) {
-		/* Release: pairs with the acquire load in llog__barrier_run
+		/* Release: pairs with the acquire load in llog__flusher_barrier_run
 		 * of the reporting thread (the static barrier stays). */
 		llog__store_release(&crash_barrier.done, 1);
 		llog__futex_wake(&crash_barrier.done, 1);
@@ -1153,11 +1153,11 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	return took > 0 && committed;
 }
 
-int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
+int llog__flusher_crash_drain(struct llog__rec *rec, unsigned timeout_ms)
 {
 	if (llog__arena_thread_is_flusher())
 		return 0;
 	/* Relaxed: published by the release push of rec (crash_pushed). */
 	llog__store_relaxed(&crash_pushed, rec);
-	return llog__barrier_run(&crash_barrier, rec, (int)timeout_ms) == 1;
+	return llog__flusher_barrier_run(&crash_barrier, rec, (int)timeout_ms) == 1;
 }

@@ -23,10 +23,10 @@
  * sockets. Returns bytes written or a negative errno. */
 long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms);
 
-/* Statistics a backend reports (relaxed counters, any thread). */
-void llog__count_sink_lost(uint64_t records);
-void llog__count_repaired(void);
-void llog__count_truncated(void); /* a record a sink had to cut */
+/* Statistics a backend reports (stats.c; relaxed counters, any thread). */
+void llog__stats_count_sink_lost(uint64_t records);
+void llog__stats_count_repaired(void);
+void llog__stats_count_truncated(void); /* a record a sink had to cut */
 
 /* Diagnostic line on stderr, rate-limited to one per second for the whole
  * library (the count of suppressed ones rides on the next); never through

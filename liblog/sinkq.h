@@ -81,7 +81,7 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 void llog__sinkq_free(struct llog__sinkq *q);
 
 /* Starts the worker (no-op when it runs), its thread blocking the signals
- * in *blocked (the flusher's mask: llog__sinktab_start). Returns 0 or a
+ * in *blocked (the flusher's mask: llog__flusher_sinktab_start). Returns 0 or a
  * negative errno. */
 int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked);
 

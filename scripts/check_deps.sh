@@ -35,7 +35,7 @@ build=$1
 # The designed circles: one line each, "object object ...: reason". An
 # undesigned component is one that is not exactly one of these sets.
 DESIGNED=(
-	"liblog/crash liblog/flusher: the crash handler has the flusher drain (llog__crash_drain*), the flusher asks whether a crash is in progress before it frees an arena (crash.c, flusher.c opening comments)"
+	"liblog/crash liblog/flusher: the crash handler has the flusher drain (llog__flusher_crash_drain*), the flusher asks whether a crash is in progress before it frees an arena (crash.c, flusher.c opening comments)"
 )
 # The core's designed uses of a backend: "from to: reason".
 DESIGNED_DOWN=(
