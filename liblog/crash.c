@@ -27,12 +27,12 @@
  *      address, thread id, raw backtrace addresses) in the static record;
  *   2. has every record pushed before the crash, then that record, handed
  *      to the sinks and committed:
- *      - on an application thread (llog__flusher_crash_drain): pushes that record
- *        and a static barrier, wakes the flusher and waits for the barrier
- *        with a monotonic deadline of CRASH_WAIT_MS;
- *      - on the flusher thread itself (llog__flusher_crash_drain_self), which will
- *        never finish its round: hands to the sinks' crash entry points
- *        (llog/sinks.h, version 2) the entry it was handing out (to the
+ *      - on an application thread (llog__flusher_crash_drain): pushes that
+ *        record and a static barrier, wakes the flusher and waits for the
+ *        barrier with a monotonic deadline of CRASH_WAIT_MS;
+ *      - on the flusher thread itself (llog__flusher_crash_drain_self),
+ *        which will never finish its round: hands to the sinks' crash
+ *        entry points (llog/sinks.h, version 2) the entry it was handing out (to the
  *        sinks after the one it faulted in), the rest of the round but a
  *        record whose rendering crashed, the list taken with CLOSED
  *        installed (LOG calls after that go to stderr synchronously), then
@@ -70,8 +70,9 @@
  * that never logged and has no alternate stack of its own.
  *
  * This file and flusher.c call each other by design: the handler has the
- * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self), and the
- * flusher asks llog__crash_in_progress before it frees an arena.
+ * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self),
+ * and the flusher asks llog__crash_in_progress before it frees an arena.
+ * It is the library's one designed circle (scripts/check_deps.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -46,8 +46,8 @@ struct llog__flusher {
 	struct llog__plan tmp_plan;
 	struct llog__fmt_cache *fmt_cache; /* write_record's (NULL: none) */
 	/*
-	 * Where the round stands, for llog__flusher_crash_drain_self when the flusher
-	 * itself crashes. Written by the flusher only and read only by the
+	 * Where the round stands, for llog__flusher_crash_drain_self when the
+	 * flusher itself crashes. Written by the flusher only and read only by the
 	 * crash handler interrupting it on this same thread, so no atomics:
 	 * volatile keeps every store in program order with the sink calls
 	 * and the rendering around it (what a signal fence would give).
@@ -611,10 +611,11 @@ static void signal_barriers(struct llist_node *b)
 		struct llog__barrier *bar =
 			(struct llog__barrier *)(void *)llist_entry(b, struct llog__rec, node);
 
-		/* Release: pairs with the acquire load in llog__flusher_barrier_run;
-		 * after this store the barrier (on the caller's stack) may
-		 * vanish, so only its address is used below (a futex wake on
-		 * a stale address is harmless: waiters re-check their word). */
+		/* Release: pairs with the acquire load in
+		 * llog__flusher_barrier_run; after this store the barrier (on
+		 * the caller's stack) may vanish, so only its address is used
+		 * below (a futex wake on a stale address is harmless: waiters
+		 * re-check their word). */
 		llog__store_release(&bar->done, 1);
 		llog__futex_wake(&bar->done, 1);
 		b = next;
@@ -985,10 +986,11 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 
 /*
  * The crash record and barrier of an application thread's report
- * (llog__flusher_crash_drain). When the flusher faults during that report, its own
- * drain (llog__flusher_crash_drain_self) hands that record out and then signals
- * the barrier, so the reporting thread goes on at once. crash_barrier is
- * static: the flusher may signal it after the reporter gave up waiting.
+ * (llog__flusher_crash_drain). When the flusher faults during that report,
+ * its own drain (llog__flusher_crash_drain_self) hands that record out and
+ * then signals the barrier, so the reporting thread goes on at once.
+ * crash_barrier is static: the flusher may signal it after the reporter
+ * gave up waiting.
  * crash_pushed: relaxed store before the release push of the record;
  * relaxed load in the drain, which only compares it with records of a
  * chain it took (acquire), so the store happened before.
@@ -1145,8 +1147,9 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec)
 	committed = crash_commit_all(f, at);
 	llog__count_written(d.n);
 	if (d.barrier_met && d.pushed_took > 0 && committed) {
-		/* Release: pairs with the acquire load in llog__flusher_barrier_run
-		 * of the reporting thread (the static barrier stays). */
+		/* Release: pairs with the acquire load in
+		 * llog__flusher_barrier_run of the reporting thread (the static
+		 * barrier stays). */
 		llog__store_release(&crash_barrier.done, 1);
 		llog__futex_wake(&crash_barrier.done, 1);
 	}

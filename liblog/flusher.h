@@ -30,8 +30,9 @@
  * batch's last record).
  *
  * The crash handler (crash.c) and this file call each other by design: the
- * handler asks the flusher to drain (llog__flusher_crash_drain*), and the flusher
- * asks whether a crash is being reported before it frees memory.
+ * handler asks the flusher to drain (llog__flusher_crash_drain*), and the
+ * flusher asks whether a crash is being reported before it frees memory.
+ * It is the library's one designed circle (scripts/check_deps.sh).
  */
 #ifndef LLOG_FLUSHER_H
 #define LLOG_FLUSHER_H

@@ -11,8 +11,8 @@
  * runs, the flusher thread otherwise.
  *
  * When the flusher looks: a round checks when interval_ms (the flusher's
- * flush_interval_ms, passed in) has passed since its last check, when the round carries a barrier (llog_flush), or
- * when `requested` is set. stat(2) first: the same inode, device, size and
+ * flush_interval_ms, passed in) has passed since its last check, when the
+ * round carries a barrier (llog_flush), or when `requested` is set. stat(2) first: the same inode, device, size and
  * modification time as last time means no change (unless requested). Else
  * the content is read (at most 64 KiB: a larger file is refused whole,
  * an error as a malformed one) and, when it differs from the last
