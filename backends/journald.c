@@ -185,7 +185,7 @@ static void put_common(struct journald_sink *s, struct llog__buf *b, unsigned pr
  * written %25 and %3D, so the first '=' ends it. Values are text, bytes as
  * they are (the binary-safe form when one holds a newline): a string as
  * it is (a cut one counted in LLOG_FIELDS_TRUNCATED), integers decimal,
- * doubles as in text lines (llog__field_f64), true/false, null.
+ * doubles as in text lines (llog__line_field_f64), true/false, null.
  */
 #define F_PREFIX "LLOG_F_"
 #define FX_PREFIX "LLOG_FX_"
@@ -220,7 +220,7 @@ static void put_fields(struct llog__buf *b, const struct llog_entry *e)
 		const struct llog_field *f = &e->fields[i];
 		char t[LLOG__F64_MAX], name[FIELD_NAME_MAX + 1];
 		size_t vn;
-		const char *v = llog__field_text(f, t, &vn);
+		const char *v = llog__line_field_text(f, t, &vn);
 		struct llog__buf nb = LLOG__BUF(name, FIELD_NAME_MAX);
 
 		if (key_plain(f)) {

@@ -88,7 +88,7 @@ struct llog__flusher {
 	uint64_t round_bytes; /* record bytes the last round took */
 	int64_t round_ms;     /* when the last round started */
 	int64_t round_ms_prev; /* when the one before it started */
-	struct llog__bt_ring *bt; /* the backtrace's ring, or NULL (off) */
+	struct llog__backtrace_ring *bt; /* the backtrace's ring, or NULL (off) */
 };
 
 /* The running flusher, for the crash handler on its thread (set and
@@ -357,7 +357,7 @@ static void keep_entry(struct llog__flusher *f, const struct llog__rec *r, struc
 	e->ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
 	if (__builtin_expect(e->suppressed != 0, 0))
 		llog__count(suppressed, (uint64_t)0 - e->suppressed);
-	llog__bt_keep(f->bt, e);
+	llog__backtrace_keep(f->bt, e);
 }
 
 /* A record flagged for the backtrace: rendered and copied into the ring
@@ -380,8 +380,8 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 {
 	struct llog_entry e;
 
-	if (__builtin_expect(llog__bt_triggers(f->bt, llog__site_level(r->site)), 0))
-		llog__bt_emit(f->bt, bt_out, f);
+	if (__builtin_expect(llog__backtrace_triggers(f->bt, llog__site_level(r->site)), 0))
+		llog__backtrace_emit(f->bt, bt_out, f);
 	f->crash_rendering = 1;
 	if (needs_text(f, r)) {
 		record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
@@ -652,7 +652,7 @@ static int flusher_round(struct llog__flusher *f)
 	if (stopping) {
 		llog__rl_final(rl_line, f);
 		if (f->bt != NULL)
-			llog__bt_clear(f->bt); /* never written: discarded */
+			llog__backtrace_clear(f->bt); /* never written: discarded */
 	}
 	rd.notices += queue_notices(f);
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
@@ -781,7 +781,7 @@ struct llog__flusher *llog__flusher_new(void)
 	f->crash_msg = malloc(f->msgcap);
 	f->altstack = llog__altstack_new();
 	f->fmt_cache = llog__fmt_cache_new(); /* NULL: rendered without */
-	f->bt = llog__bt_ring_new(&err);
+	f->bt = llog__backtrace_ring_new(&err);
 	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL || err != 0) {
 		llog__flusher_free(f);
 		return NULL;
@@ -795,7 +795,7 @@ void llog__flusher_free(struct llog__flusher *f)
 	free(f->crash_msg);
 	llog__fmt_cache_free(f->fmt_cache);
 	llog__altstack_delete(f->altstack);
-	llog__bt_ring_free(f->bt);
+	llog__backtrace_ring_free(f->bt);
 	free(f);
 }
 
@@ -893,7 +893,7 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	/* The backtrace holds the parent's records: the parent writes them
 	 * (or not), never the child. */
 	if (f->bt != NULL)
-		llog__bt_clear(f->bt);
+		llog__backtrace_clear(f->bt);
 }
 
 /* The sinks' threads are held between two sink calls after the round:
@@ -1060,8 +1060,8 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			keep_entry(f, r, &e);
 			continue;
 		}
-		if (llog__bt_triggers(f->bt, llog__site_level(r->site)))
-			llog__bt_emit(f->bt, crash_bt_out, d);
+		if (llog__backtrace_triggers(f->bt, llog__site_level(r->site)))
+			llog__backtrace_emit(f->bt, crash_bt_out, d);
 		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
 		/* e dies with this frame: no later entry at its address (a
@@ -1137,8 +1137,8 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec)
 	if (rec != NULL) {
 		/* The backtrace before the crash record, whatever the
 		 * trigger level. */
-		if (llog__bt_held(f->bt) != 0)
-			llog__bt_emit(f->bt, crash_bt_out, &d);
+		if (llog__backtrace_held(f->bt) != 0)
+			llog__backtrace_emit(f->bt, crash_bt_out, &d);
 		rec->ts = llog__clock_raw();
 		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);

@@ -305,7 +305,7 @@ int llog__site_level_refresh(struct llog_site *site)
 	/* The one place a site's levels are computed: its output level and
 	 * its capture threshold (lower with the backtrace on, backtrace.h). */
 	int out = level_now(llog__site_category(site), &g);
-	int thr = llog__bt_threshold(out);
+	int thr = llog__backtrace_threshold(out);
 
 	/* Relaxed: the cache is a hint checked against the generation word
 	 * at every call; a racing refresh that stores an older generation
@@ -406,7 +406,7 @@ static uint64_t publish(const struct spec *s, int d)
 	 * backtrace decision for a site of an older llog.h) and its capture
 	 * threshold, read by objects of an older llog.h, as before. */
 	llog__store_relaxed((_Atomic int *)&llog__out_level, d);
-	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__bt_threshold(d));
+	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__backtrace_threshold(d));
 	/* Release: the slot of g is complete before g is seen (pairs with
 	 * the acquire load in level_now). */
 	llog__store_release((_Atomic uint64_t *)&llog__level_gen, g);

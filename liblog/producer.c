@@ -33,12 +33,12 @@
  *
  * Backtrace (backtrace.h): a call below the output level passed the
  * macro's check only because the backtrace's capture threshold is lower;
- * llog__bt_kept (one relaxed load and a compare) flags its record
+ * llog__backtrace_kept (one relaxed load and a compare) flags its record
  * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
  * never wakes the flusher for its level and never aborts (LOG_FATAL); one
  * that cannot be pushed (closed list, after the restart a fork child
  * makes at its first use, closed_list_bt; no arena, re-entry, a full ring
- * under DROP) is counted captured and discarded (llog__bt_count_lost),
+ * under DROP) is counted captured and discarded (llog__backtrace_count_lost),
  * with no drop notice and no synchronous line: it was never to be
  * written.
  */
@@ -101,7 +101,7 @@ static inline int site_bt_kept(const struct llog_site *site, int lv)
 	unsigned w;
 
 	if (!(site->level & LLOG__SITE_V2))
-		return llog__bt_kept(lv);
+		return llog__backtrace_kept(lv);
 	w = (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 63u);
 	return lv >= (int)(w >> 3) && lv < (int)(w & 7u);
 }
@@ -371,7 +371,7 @@ static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(struct 
 		first = llog__queue_peek(*hp);
 	}
 	if (first == LLOG__CLOSED)
-		llog__bt_count_lost();
+		llog__backtrace_count_lost();
 	return first;
 }
 
@@ -497,7 +497,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	}
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
 		if (bt)
-			llog__bt_count_lost();
+			llog__backtrace_count_lost();
 		else
 			not_logged(site, a);
 		return 0;
@@ -531,7 +531,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 dropped:
 	if (__builtin_expect(r == NULL, 0)) {
 		if (bt) {
-			llog__bt_count_lost();
+			llog__backtrace_count_lost();
 			goto out;
 		}
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
@@ -556,7 +556,7 @@ dropped:
 			llog__arena_check_fill(a);
 	} else if (bt) {
 		llog__arena_unreserve(a, old_reserve);
-		llog__bt_count_lost();
+		llog__backtrace_count_lost();
 	} else {
 		closed_after_capture(a, r, old_reserve);
 	}

@@ -38,7 +38,7 @@
  * name escape it) then key=value tokens and "+N" for fields left out; in
  * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
  * field whole or not at all; llog__line_bound counts them, so only a
- * caller's small buffer leaves one out (counted). Doubles: llog__field_f64
+ * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64
  * (snprintf and strtod, the one place of a line that calls libc
  * formatting).
  *
@@ -255,7 +255,7 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
  * RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes),
  * ts_text's UTC form (its calendar part cached per second).
  */
-void llog__ts_rfc3339(char *b, int64_t ts_ns)
+void llog__line_ts_rfc3339(char *b, int64_t ts_ns)
 {
 	static const struct lopt utc_ns = {0, LLOG_TS_NS, 0};
 	char t[TS_MAX];
@@ -287,7 +287,7 @@ static void put_whole(struct llog__buf *o, const char *s, size_t n)
 	llog__buf_put(o, s, n);
 }
 
-size_t llog__utf8_len(const unsigned char *s, size_t len)
+size_t llog__line_utf8_len(const unsigned char *s, size_t len)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -370,7 +370,7 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 			break;
 		c = s[j];
 		if (c >= 0x80) {
-			n = llog__utf8_len(s + j, len - j);
+			n = llog__line_utf8_len(s + j, len - j);
 			if (is_c1(s + j, n)) {
 				put_u00(o, s[j + 1]);
 				i = j + 2;
@@ -444,7 +444,7 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len, co
 			i++;
 			continue;
 		}
-		n = llog__utf8_len(s + i, len - i);
+		n = llog__line_utf8_len(s + i, len - i);
 		if (n == 0) {
 			put_whole(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
@@ -579,7 +579,7 @@ static size_t entry_fields(const struct llog_entry *e, const struct lopt *lo,
 	return n;
 }
 
-size_t llog__field_f64(char *b, double d)
+size_t llog__line_field_f64(char *b, double d)
 {
 	int n = 0;
 
@@ -628,7 +628,7 @@ size_t llog__field_f64(char *b, double d)
 	}
 }
 
-const char *llog__field_text(const struct llog_field *f, char *t, size_t *len)
+const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len)
 {
 	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
 
@@ -639,7 +639,7 @@ const char *llog__field_text(const struct llog_field *f, char *t, size_t *len)
 		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
 		break;
 	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
-	case LLOG_FIELD_F64: *len = llog__field_f64(t, f->v.f64); return t;
+	case LLOG_FIELD_F64: *len = llog__line_field_f64(t, f->v.f64); return t;
 	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
 	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
 	case LLOG_FIELD_NULL:
@@ -685,7 +685,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		c = s[j];
 		n = 1;
 		if (c >= 0x80) {
-			n = llog__utf8_len(s + j, len - j);
+			n = llog__line_utf8_len(s + j, len - j);
 			if (n > 0 && !is_c1(s + j, n)) {
 				llog__buf_put(o, str + j, n);
 				i = j + n;
@@ -738,7 +738,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 		break;
 	case LLOG_FIELD_U64: llog__buf_num(o, f->v.u64, 10); break;
 	case LLOG_FIELD_F64:
-		dn = llog__field_f64(d, f->v.f64);
+		dn = llog__line_field_f64(d, f->v.f64);
 		if (json && !isfinite(f->v.f64)) {
 			llog__buf_puts(o, isnan(f->v.f64)	? "\"NaN\""
 					  : f->v.f64 > 0 ? "\"Infinity\""

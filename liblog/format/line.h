@@ -20,7 +20,7 @@
  * line): a line that does not fit cap is cut with the marker
  * " [truncated]", and *cut set (else cleared). Async-signal-safe while a
  * crash is drained (LLOG_LINE_LOCAL_TIME then uses the cached offset), but
- * for an F64 field's text (llog__field_f64: snprintf, as the message
+ * for an F64 field's text (llog__line_field_f64: snprintf, as the message
  * renderer's doubles). Returns the line's length. */
 size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
 			 const struct llog_line_options *lo, char *buf, size_t cap, int *cut);
@@ -40,22 +40,22 @@ void llog__line_set_crash_probe(int (*in_crash)(void));
  * Writes at most LLOG__F64_MAX bytes into b, NUL included; returns the
  * length. Locale-independent output; calls snprintf and strtod. */
 #define LLOG__F64_MAX 40
-size_t llog__field_f64(char *b, double d);
+size_t llog__line_field_f64(char *b, double d);
 
 /* A field's value as the typeless outputs show it (RFC 5424, journald:
- * docs/fields.md 5): an integer in decimal, a double as llog__field_f64,
+ * docs/fields.md 5): an integer in decimal, a double as llog__line_field_f64,
  * true/false, null written into t (LLOG__F64_MAX bytes); a string's own
  * bytes. Returns the text; its length in *len. */
-const char *llog__field_text(const struct llog_field *f, char *t, size_t *len);
+const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len);
 
 /* Length of the valid UTF-8 sequence at s (1-4 bytes; len >= 1), or 0 when
  * it is not one (a stray byte, overlong, a surrogate, beyond U+10FFFF). A
  * C1 control (U+0080..U+009F) is valid UTF-8: callers that escape it check
  * for it themselves. */
-size_t llog__utf8_len(const unsigned char *s, size_t len);
+size_t llog__line_utf8_len(const unsigned char *s, size_t len);
 
 /* ts_ns as RFC 3339 UTC with nanoseconds, "2026-12-03T08:19:42.123456789Z":
  * exactly 30 bytes into out, no NUL. The same text as in llog's lines. */
-void llog__ts_rfc3339(char *out, int64_t ts_ns);
+void llog__line_ts_rfc3339(char *out, int64_t ts_ns);
 
 #endif /* LLOG_LINE_H */
