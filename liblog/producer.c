@@ -199,8 +199,8 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 {
 	char text[4096];
 	struct llog__rec *r;
-	size_t n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
-				   site->fmt, plan, ap, trunc);
+	size_t n = llog__fmt_format_va(text, budget < sizeof(text) ? budget : sizeof(text),
+				       site->fmt, plan, ap, trunc);
 
 	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
 	if (r == NULL)
@@ -224,12 +224,12 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	va_list ap2;
 
 	if (ca->v != NULL) {
-		n = llog__capture_measure_v(plan, ca->v, budget, slen, trunc);
+		n = llog__fmt_capture_measure_v(plan, ca->v, budget, slen, trunc);
 	} else {
 		if (plan->flags & LLOG__PLAN_EAGER)
 			return capture_eager(a, site, plan, *ca->ap, budget, extra, trunc);
 		va_copy(ap2, *ca->ap);
-		n = llog__capture_measure(plan, ap2, budget, slen, trunc);
+		n = llog__fmt_capture_measure(plan, ap2, budget, slen, trunc);
 		va_end(ap2);
 	}
 	if (n == (size_t)-1) {
@@ -247,9 +247,9 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	if (r == NULL)
 		return NULL;
 	if (ca->v != NULL)
-		llog__capture_write_v(plan, ca->v, slen, llog__rec_payload(r));
+		llog__fmt_capture_write_v(plan, ca->v, slen, llog__rec_payload(r));
 	else
-		llog__capture_write(plan, *ca->ap, slen, llog__rec_payload(r));
+		llog__fmt_capture_write(plan, *ca->ap, slen, llog__rec_payload(r));
 	r->kind = LLOG__K_LOG;
 	r->len = (uint32_t)n;
 	return r;
@@ -262,8 +262,8 @@ capture_once(const struct llog__plan *plan, const struct call_args *ca, int type
 	     size_t cap, int *trunc)
 {
 	if (typed)
-		return llog__capture_slots(plan, ca->v, dst, cap, trunc);
-	return llog__capture_once(plan, *ca->ap, dst, cap, trunc);
+		return llog__fmt_capture_slots(plan, ca->v, dst, cap, trunc);
+	return llog__fmt_capture_once(plan, *ca->ap, dst, cap, trunc);
 }
 
 /*

@@ -8,7 +8,7 @@
  * capture or at rendering) ends with LLOG__MARKER and is counted once in
  * stats.truncated, whichever path wrote it. A record whose arguments were
  * too large even to capture shows its format string instead. Pure code
- * (async-signal-safe) except llog__render's snprintf fallback (fmt.h).
+ * (async-signal-safe) except llog__fmt_render's snprintf fallback (fmt.h).
  *
  *   render(fmt, plan, capture(plan, args)) == snprintf(fmt, args)
  */
