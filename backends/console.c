@@ -98,7 +98,8 @@ static long console_write(struct llog_sink *s, const struct llog_entry *e)
 		grow(c, bound + COLOR_ROOM);
 	room = c->cap - c->used - COLOR_ROOM;
 	line = c->buf + c->used;
-	n = llog__format_line(e, s->format, &c->line, line, bound < room ? bound : room);
+	n = llog__sink_format_line(e, s->format, &c->line, line,
+				   bound < room ? bound : room);
 	c->used += n;
 	if (c->color && s->format == LLOG_FORMAT_TEXT && (unsigned)e->level < LLOG_OFF &&
 	    n > 36) {
@@ -161,7 +162,8 @@ static long console_crash_write(struct llog_sink *s, const struct llog_entry *e,
 		crash_out(c, c->crash, c->crash_used);
 		c->crash_used = 0;
 	}
-	n = llog__format_line(e, s->format, &c->line, c->crash + c->crash_used, need);
+	n = llog__sink_format_line(e, s->format, &c->line, c->crash + c->crash_used,
+				   need);
 	c->crash_used += n;
 	return (long)n;
 }

@@ -13,8 +13,9 @@
  * commit leaves the file decodable up to its last record and appenders in
  * other processes never interleave inside a frame. The first frame written
  * to an empty file is preceded, in the same write, by the metadata
- * skippable frame of liblog/fileformat.h (written lazily so seq_first is the
- * sequence number of the first record that goes to the file).
+ * skippable frame of liblog/format/fileformat.h (written lazily so
+ * seq_first is the sequence number of the first record that goes to the
+ * file).
  *
  * No allocation after creation (the flusher commits the crash's last batch
  * with write()/commit(), and the crash handler promises no malloc): the
@@ -27,7 +28,7 @@
  * short.
  *
  * Invariants, with records counted per sink:
- *   received == in the file + pending + lost (llog__count_sink_lost)
+ *   received == in the file + pending + lost (llog__stats_count_sink_lost)
  *   pending input <= LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
  *   the file is a sequence of complete frames after every commit (a short
  *   write is cut back with ftruncate to where that write began; a failed
@@ -307,7 +308,7 @@ static void flush_chunks(struct llog__file_sink *fs)
  * bound (llog__line_bound), so a record of any max_record_bytes arrives
  * whole; only a line longer than a frame's content
  * (LLOG_FRAME_CONTENT_MAX, the format's hard limit) is cut, with the
- * " [truncated]" marker, and counted (llog__format_line). A chunk may so
+ * " [truncated]" marker, and counted (llog__sink_format_line). A chunk may so
  * end up to one bound short of the limit.
  */
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
@@ -318,7 +319,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 
 	if (n > LLOG_FRAME_CONTENT_MAX) {
 		if (fs->bin != NULL) { /* arguments are never cut */
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -E2BIG;
 		}
 		n = LLOG_FRAME_CONTENT_MAX;
@@ -329,7 +330,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		if (fs->nch > 0)
 			flush_chunks(fs);
 		if (fs->nch == LLOG__FILE_MAX_CHUNKS) {
-			llog__count_sink_lost(fs->ch[0].records);
+			llog__stats_count_sink_lost(fs->ch[0].records);
 			llog__diag("%s: still failing; dropped %llu records", fs->path,
 				   (unsigned long long)fs->ch[0].records);
 			drop_chunks(fs, 1);
@@ -344,11 +345,11 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
 		if (n == 0) {
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -ENOSPC;
 		}
 	} else {
-		n = llog__format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
+		n = llog__sink_format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
 	}
 	fs->in_len += n;
 	c->len += n;
@@ -504,7 +505,7 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	if (fs->bin != NULL) {
 		n = llog__bin_bound(fs, e);
 		if (n > CRASH_BLOCK) {
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 			return -E2BIG;
 		}
 		crash_begin(fs, interrupted);
@@ -518,7 +519,7 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	if (n > CRASH_BLOCK)
 		n = CRASH_BLOCK;
 	crash_begin(fs, interrupted);
-	n = llog__format_line(e, s->format, &fs->line, crash_room(fs, n), n);
+	n = llog__sink_format_line(e, s->format, &fs->line, crash_room(fs, n), n);
 	fs->crash_len += n;
 	return (long)n;
 }
@@ -559,7 +560,7 @@ static void file_close(struct llog_sink *s)
 
 		for (int i = 0; i < fs->nch; i++)
 			lost += fs->ch[i].records;
-		llog__count_sink_lost(lost);
+		llog__stats_count_sink_lost(lost);
 		llog__diag("%s: closed with %llu records unwritten", fs->path,
 			   (unsigned long long)lost);
 	}

@@ -7,7 +7,7 @@
  * A record stores what the producer captured (capture.h): the call site's
  * id, the time, the sequence number, the thread when it changed, and the
  * argument bytes as they are in the arena (fmt.h's layout, strings copied
- * at the call); llogcat renders it later with the same llog__render and
+ * at the call); llogcat renders it later with the same llog__fmt_render and
  * line formatter as the text mode. An entry without a capture (an EAGER
  * plan, a TEXT record, a notice, a sink on its own thread) is stored as its
  * rendered message (a TEXT record). The entry's structured fields (issue
@@ -54,7 +54,6 @@
 #include "binpack.h"
 #include "capture.h"
 #include "fileformat.h"
-#include "render.h"
 #include "sink.h"
 #include "file.h"
 #include "fmt_cache.h"
@@ -430,7 +429,7 @@ static const char *fallback_text(struct llog__bin *b, const struct llog__capture
 	int trunc = c->truncated;
 	size_t room = c->room < SCRATCH_CAP - LLOG__MARKER_LEN ? c->room
 							       : SCRATCH_CAP - LLOG__MARKER_LEN;
-	size_t n = llog__render(b->scratch, room, c->site->fmt, c->plan, c->args, &trunc);
+	size_t n = llog__fmt_render(b->scratch, room, c->site->fmt, c->plan, c->args, &trunc);
 
 	if (trunc) {
 		memcpy(b->scratch + n, LLOG__MARKER, LLOG__MARKER_LEN);

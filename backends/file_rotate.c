@@ -134,7 +134,7 @@ static void repair_tail(struct llog__file_sink *fs, const struct stat *st)
 			   fs->path, end);
 	} else if (end < n) {
 		if (ftruncate(fs->fd, (off_t)end) == 0) {
-			llog__count_repaired();
+			llog__stats_count_repaired();
 			llog__diag("%s: torn last frame: cut %zu bytes at offset %zu",
 				   fs->path, n - end, end);
 			fs->size = end;

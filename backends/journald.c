@@ -25,7 +25,7 @@
  * to 5 s (reset by a datagram accepted); the FIFO is kept.
  *
  * Invariants, in records:
- *   received == sent + queued + dropped        (dropped: llog__count_sink_lost)
+ *   received == sent + queued + dropped        (dropped: llog__stats_count_sink_lost)
  *   queued bytes <= buffer_bytes               (past it the oldest go)
  * and every dropped record is counted in the next notice: before anything
  * else once journald takes datagrams again, an entry "llog: N messages
@@ -185,7 +185,7 @@ static void put_common(struct journald_sink *s, struct llog__buf *b, unsigned pr
  * written %25 and %3D, so the first '=' ends it. Values are text, bytes as
  * they are (the binary-safe form when one holds a newline): a string as
  * it is (a cut one counted in LLOG_FIELDS_TRUNCATED), integers decimal,
- * doubles as in text lines (llog__field_f64), true/false, null.
+ * doubles as in text lines (llog__line_field_f64), true/false, null.
  */
 #define F_PREFIX "LLOG_F_"
 #define FX_PREFIX "LLOG_FX_"
@@ -220,7 +220,7 @@ static void put_fields(struct llog__buf *b, const struct llog_entry *e)
 		const struct llog_field *f = &e->fields[i];
 		char t[LLOG__F64_MAX], name[FIELD_NAME_MAX + 1];
 		size_t vn;
-		const char *v = llog__field_text(f, t, &vn);
+		const char *v = llog__line_field_text(f, t, &vn);
 		struct llog__buf nb = LLOG__BUF(name, FIELD_NAME_MAX);
 
 		if (key_plain(f)) {
@@ -454,7 +454,7 @@ static int try_connect(struct journald_sink *s, int force)
 static void lose(struct journald_sink *s, uint64_t n)
 {
 	s->dropped += n;
-	llog__count_sink_lost(n);
+	llog__stats_count_sink_lost(n);
 }
 
 /* The notice first, then the FIFO in order, until it is empty, the
@@ -550,7 +550,7 @@ static void journald_close(struct llog_sink *base)
 
 	drain(s, 1);
 	if (s->q.count > 0) {
-		llog__count_sink_lost(s->q.count);
+		llog__stats_count_sink_lost(s->q.count);
 		llog__diag("journald sink: %llu messages not delivered at close",
 			   (unsigned long long)s->q.count);
 	}

@@ -19,7 +19,7 @@
  * from the descriptor chosen from the URL (s->tr), never from the scheme.
  *
  * Invariants, in messages:
- *   received == sent + queued + dropped (llog__count_sink_lost)
+ *   received == sent + queued + dropped (llog__stats_count_sink_lost)
  *   (UDP: a sent datagram that an ICMP error reports refused is counted
  *   in sink_lost too, once, with -ECONNREFUSED as the commit's error and
  *   a diagnostic: syslog_transport.c says what can and cannot be known)
@@ -85,7 +85,7 @@ static void count_drop_of(struct llog__syslog_sink *s, size_t at)
 		return;
 	}
 	s->dropped++;
-	llog__count_sink_lost(1);
+	llog__stats_count_sink_lost(1);
 }
 
 /* UDP: datagrams an ICMP error reported lost (syslog_transport.c) count
@@ -96,7 +96,7 @@ static void count_refused(struct llog__syslog_sink *s)
 
 	if (n == 0)
 		return;
-	llog__count_sink_lost(n);
+	llog__stats_count_sink_lost(n);
 	if (s->err == 0)
 		s->err = -ECONNREFUSED;
 	llog__diag("syslog sink: %llu messages refused by the collector (%s)",
@@ -135,7 +135,7 @@ static void enqueue(struct llog__syslog_sink *s, const char *m, size_t n)
 				v += llog__sq_size(q, v);
 			if (v == q->end) {
 				s->dropped++;
-				llog__count_sink_lost(1);
+				llog__stats_count_sink_lost(1);
 				return;
 			}
 			count_drop_of(s, v);
@@ -160,7 +160,7 @@ static void relp_acked(void *ctx, int ok)
 		if (llog__sq_is_notice(&s->q, s->q.head))
 			s->dropped += llog__sq_notice_count(&s->q, s->q.head); /* said again later */
 		else
-			llog__count_sink_lost(1);
+			llog__stats_count_sink_lost(1);
 	}
 	llog__sq_pop(&s->q);
 }
@@ -406,7 +406,7 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 	/* Cut by the transport when sent (UDP's max_udp_bytes, RELP's 8000):
 	 * counted once here, not at each attempt. */
 	if (s->max_msg != 0 && n > s->max_msg)
-		llog__count_truncated();
+		llog__stats_count_truncated();
 	enqueue(s, m, n);
 	/* A batch larger than the buffer: send as we go (connecting first
 	 * when due) rather than drop; but once such a drain ran out of time
@@ -444,7 +444,7 @@ static void syslog_close(struct llog_sink *base)
 	if (s->q.count > 0) {
 		uint64_t records = llog__sq_records(&s->q);
 
-		llog__count_sink_lost(records);
+		llog__stats_count_sink_lost(records);
 		llog__diag("syslog sink: %llu messages not delivered at close",
 			   (unsigned long long)records);
 	}

@@ -112,7 +112,7 @@ static size_t put_key(struct llog__buf *b, const struct llog_field *f)
  * control: U+0080..U+009F is C2 80..C2 9F), or 0. */
 static size_t utf8_ok(const unsigned char *s, size_t len)
 {
-	size_t n = llog__utf8_len(s, len);
+	size_t n = llog__line_utf8_len(s, len);
 
 	return n >= 2 && !(s[0] == 0xc2 && s[1] < 0xa0) ? n : 0;
 }
@@ -159,7 +159,7 @@ static size_t put_param(struct llog__buf *b, const struct llog_field *f, size_t 
 {
 	char t[LLOG__F64_MAX], num[24];
 	size_t vn, kn = put_key(NULL, f), n;
-	const char *v = llog__field_text(f, t, &vn);
+	const char *v = llog__line_field_text(f, t, &vn);
 	struct llog__buf nb = LLOG__BUF(num, sizeof(num));
 
 	if (kn > 0 && kn <= SD_NAME_MAX) {
@@ -215,7 +215,7 @@ static void put_header(const struct llog__syslog_sink *s, struct llog__buf *b, i
 	llog__buf_puts(b, ">1 ");
 	/* RFC 3339 with microseconds: the first 26 bytes of llog's
 	 * nanosecond timestamp, then 'Z'. */
-	llog__ts_rfc3339(t, ts_ns);
+	llog__line_ts_rfc3339(t, ts_ns);
 	llog__buf_put(b, t, 26);
 	llog__buf_puts(b, "Z ");
 	llog__buf_puts(b, s->host);
@@ -319,7 +319,7 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 			keep--;
 		llog__buf_put(&b, e->msg, keep);
 		llog__buf_puts(&b, mark);
-		llog__count_truncated();
+		llog__stats_count_truncated();
 		return b.n;
 	}
 	llog__buf_put(&b, e->msg, e->msg_len);

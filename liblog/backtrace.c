@@ -19,9 +19,9 @@
 #include "render.h"
 #include "stats.h"
 
-int llog__bt_level = LLOG_OFF;
+int llog__backtrace_level = LLOG_OFF;
 
-static struct llog__bt_config bt_cfg = {0, 0, LLOG_OFF, LLOG_ERROR};
+static struct llog__backtrace_config bt_cfg = {0, 0, LLOG_OFF, LLOG_ERROR};
 
 /* File and function names are kept to this many bytes (the file's end,
  * which holds its base name; the function's start). */
@@ -46,7 +46,7 @@ struct item {
 	char tname[16]; /* NUL-ended */
 };
 
-struct llog__bt_ring {
+struct llog__backtrace_ring {
 	char *buf;
 	uint64_t cap, rd, wr;
 	size_t n, max;
@@ -65,11 +65,12 @@ static uint64_t max_item(size_t maxrec)
 	return align8(sizeof(struct item) + 3 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN);
 }
 
-int llog__bt_validate(const struct llog_config *c, size_t maxrec, struct llog__bt_config *out)
+int llog__backtrace_validate(const struct llog_config *c, size_t maxrec,
+			     struct llog__backtrace_config *out)
 {
 	uint64_t bytes, least;
 
-	*out = (struct llog__bt_config){0, 0, LLOG_OFF, LLOG_ERROR};
+	*out = (struct llog__backtrace_config){0, 0, LLOG_OFF, LLOG_ERROR};
 	if (c->backtrace_records == 0)
 		return 0;
 	if ((unsigned)c->backtrace_level > LLOG_FATAL || (unsigned)c->backtrace_trigger > LLOG_FATAL)
@@ -87,22 +88,23 @@ int llog__bt_validate(const struct llog_config *c, size_t maxrec, struct llog__b
 	return 0;
 }
 
-void llog__bt_apply(const struct llog__bt_config *bt)
+void llog__backtrace_apply(const struct llog__backtrace_config *bt)
 {
 	bt_cfg = *bt;
-	/* Relaxed: see llog__bt_threshold. */
-	llog__store_relaxed((_Atomic int *)&llog__bt_level, bt->records != 0 ? bt->level : LLOG_OFF);
+	/* Relaxed: see llog__backtrace_threshold. */
+	llog__store_relaxed((_Atomic int *)&llog__backtrace_level,
+			    bt->records != 0 ? bt->level : LLOG_OFF);
 }
 
-void llog__bt_count_lost(void)
+void llog__backtrace_count_lost(void)
 {
 	llog__count(bt_captured, 1);
 	llog__count(bt_discarded, 1);
 }
 
-struct llog__bt_ring *llog__bt_ring_new(int *err)
+struct llog__backtrace_ring *llog__backtrace_ring_new(int *err)
 {
-	struct llog__bt_ring *r;
+	struct llog__backtrace_ring *r;
 
 	*err = 0;
 	if (bt_cfg.records == 0)
@@ -122,23 +124,23 @@ struct llog__bt_ring *llog__bt_ring_new(int *err)
 	return r;
 }
 
-void llog__bt_ring_free(struct llog__bt_ring *r)
+void llog__backtrace_ring_free(struct llog__backtrace_ring *r)
 {
 	if (r == NULL)
 		return;
-	llog__bt_clear(r);
+	llog__backtrace_clear(r);
 	free(r->buf);
 	free(r);
 }
 
-static inline struct item *at(const struct llog__bt_ring *r, uint64_t pos)
+static inline struct item *at(const struct llog__backtrace_ring *r, uint64_t pos)
 {
 	return (struct item *)(void *)(r->buf + pos % r->cap);
 }
 
 /* Takes the oldest entry out (with the pads before it); NULL when empty.
  * Its bytes stay valid until the next keep. */
-static struct item *take_oldest(struct llog__bt_ring *r)
+static struct item *take_oldest(struct llog__backtrace_ring *r)
 {
 	struct item *it;
 
@@ -153,7 +155,7 @@ static struct item *take_oldest(struct llog__bt_ring *r)
 
 /* Room for `need` bytes at wr, with the pad to the buffer's end when the
  * item does not fit before it: the bytes it takes (0: none yet). */
-static uint64_t room(const struct llog__bt_ring *r, uint64_t need)
+static uint64_t room(const struct llog__backtrace_ring *r, uint64_t need)
 {
 	uint64_t pos = r->wr % r->cap, gap = r->cap - pos;
 	uint64_t take = gap < need ? gap + need : need;
@@ -169,7 +171,7 @@ static char *put(char *p, const char *s, size_t n)
 	return p + n + 1;
 }
 
-void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
+void llog__backtrace_keep(struct llog__backtrace_ring *r, const struct llog_entry *e)
 {
 	size_t fl = strlen(e->file), fn = e->func != NULL ? strlen(e->func) : 0;
 	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
@@ -232,12 +234,13 @@ void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e)
 	r->n++;
 }
 
-int llog__bt_triggers(const struct llog__bt_ring *r, int level)
+int llog__backtrace_triggers(const struct llog__backtrace_ring *r, int level)
 {
 	return r != NULL && r->n != 0 && level >= r->trigger;
 }
 
-void llog__bt_emit(struct llog__bt_ring *r, void (*fn)(void *ctx, struct llog_entry *e), void *ctx)
+void llog__backtrace_emit(struct llog__backtrace_ring *r,
+			  void (*fn)(void *ctx, struct llog_entry *e), void *ctx)
 {
 	struct item *it;
 
@@ -267,7 +270,7 @@ void llog__bt_emit(struct llog__bt_ring *r, void (*fn)(void *ctx, struct llog_en
 	r->last_ts = INT64_MIN;
 }
 
-void llog__bt_clear(struct llog__bt_ring *r)
+void llog__backtrace_clear(struct llog__backtrace_ring *r)
 {
 	llog__count(bt_discarded, r->n);
 	r->n = 0;
@@ -275,7 +278,7 @@ void llog__bt_clear(struct llog__bt_ring *r)
 	r->last_ts = INT64_MIN;
 }
 
-size_t llog__bt_held(const struct llog__bt_ring *r)
+size_t llog__backtrace_held(const struct llog__backtrace_ring *r)
 {
 	return r != NULL ? r->n : 0;
 }

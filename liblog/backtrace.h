@@ -14,22 +14,22 @@
  *   level >= output level                      an ordinary record
  *
  * The output level is the site's category's; each site caches it with its
- * capture threshold, computed in one place, llog__bt_threshold, by
+ * capture threshold, computed in one place, llog__backtrace_threshold, by
  * llog__site_level_refresh (levels.h: both in one word, one generation's).
  * The producer flags a record whose level is below the cached output
- * level (site_bt_kept, producer.c); llog__min_level and llog__bt_kept
+ * level (site_bt_kept, producer.c); llog__min_level and llog__backtrace_kept
  * (llog__out_level) do the same for the default level, for sites made by
  * an older llog.h. With the feature
  * off the threshold is the output level, so a call below it costs what it
  * cost before the feature.
  *
  * The ring belongs to the flusher (flusher.c), allocated once when the
- * flusher is made (llog__bt_ring_new), never per record. A flagged record
- * is rendered by the flusher and its entry copied into the ring (message,
- * file and function names, thread name: nothing of the arena, the call
- * site or the thread is referenced afterwards, so its bytes are released
- * at once and a dlclose'd library or an exited thread leaves no dangling
- * pointer); the oldest entries are evicted while the ring holds
+ * flusher is made (llog__backtrace_ring_new), never per record. A flagged
+ * record is rendered by the flusher and its entry copied into the ring
+ * (message, file and function names, thread name: nothing of the arena,
+ * the call site or the thread is referenced afterwards, so its bytes are
+ * released at once and a dlclose'd library or an exited thread leaves no
+ * dangling pointer); the oldest entries are evicted while the ring holds
  * backtrace_records entries or lacks the bytes. When an ordinary record at
  * or above the trigger level is written, the ring's entries are written
  * first, oldest first, with their own timestamps, marked backtrace
@@ -57,9 +57,9 @@
 #include "llog.h"
 #include "llog/sinks.h"
 
-/* The configuration in force (llog__bt_apply), read by the flusher it
+/* The configuration in force (llog__backtrace_apply), read by the flusher it
  * makes. records == 0: off. */
-struct llog__bt_config {
+struct llog__backtrace_config {
 	size_t records;   /* at most this many entries held */
 	size_t bytes;     /* the ring's size */
 	int level;        /* lowest level captured (LLOG_OFF: off) */
@@ -69,16 +69,16 @@ struct llog__bt_config {
 /* The output level: records below it are not written (levels.c). */
 extern int llog__out_level LLOG__HIDDEN;
 /* The backtrace level, LLOG_OFF when the feature is off. */
-extern int llog__bt_level LLOG__HIDDEN;
+extern int llog__backtrace_level LLOG__HIDDEN;
 
 /*
  * The capture threshold for an output level: the one value a call site
  * compares its level with (llog__min_level). Relaxed: a configuration
  * change orders nothing; calls see it from their next load on.
  */
-static inline int llog__bt_threshold(int out_level)
+static inline int llog__backtrace_threshold(int out_level)
 {
-	int bt = llog__load_relaxed((_Atomic int *)&llog__bt_level);
+	int bt = llog__load_relaxed((_Atomic int *)&llog__backtrace_level);
 
 	return bt < out_level ? bt : out_level;
 }
@@ -86,42 +86,43 @@ static inline int llog__bt_threshold(int out_level)
 /* The producer's decision for a call that passed the capture threshold:
  * 1 when it is below the output level (kept for the backtrace only).
  * Relaxed: as the macro's load of llog__min_level. */
-static inline int llog__bt_kept(int level)
+static inline int llog__backtrace_kept(int level)
 {
 	return level < llog__load_relaxed((_Atomic int *)&llog__out_level);
 }
 
 /* Validates the backtrace fields of c (max_record_bytes already validated
  * as maxrec) into *out. Returns 0 or -EINVAL; changes nothing. */
-int llog__bt_validate(const struct llog_config *c, size_t maxrec, struct llog__bt_config *out);
+int llog__backtrace_validate(const struct llog_config *c, size_t maxrec,
+			     struct llog__backtrace_config *out);
 /* Stores a validated configuration (under the control lock, no flusher
  * running); the caller then sets the output level, which recomputes the
  * threshold. */
-void llog__bt_apply(const struct llog__bt_config *bt);
+void llog__backtrace_apply(const struct llog__backtrace_config *bt);
 
 /* A record the producer flagged and could not push: captured, discarded. */
-void llog__bt_count_lost(void);
+void llog__backtrace_count_lost(void);
 
-struct llog__bt_ring;
+struct llog__backtrace_ring;
 
 /* The ring of the configuration in force, or NULL when the feature is
  * off. *err is -ENOMEM when it is on and there is no memory. Allocates. */
-struct llog__bt_ring *llog__bt_ring_new(int *err);
+struct llog__backtrace_ring *llog__backtrace_ring_new(int *err);
 /* Frees r (NULL: nothing); what it holds is counted discarded. */
-void llog__bt_ring_free(struct llog__bt_ring *r);
+void llog__backtrace_ring_free(struct llog__backtrace_ring *r);
 /* Copies e (its message, names, fields but seq) into r, evicting the
  * oldest entries as needed (counted discarded). Counted captured. */
-void llog__bt_keep(struct llog__bt_ring *r, const struct llog_entry *e);
+void llog__backtrace_keep(struct llog__backtrace_ring *r, const struct llog_entry *e);
 /* Whether an ordinary record of `level` writes r first (r not empty). */
-int llog__bt_triggers(const struct llog__bt_ring *r, int level);
+int llog__backtrace_triggers(const struct llog__backtrace_ring *r, int level);
 /* Hands r's entries to fn, oldest first, each taken out of r before the
  * call (so a crash inside fn never hands it out twice), marked backtrace,
  * with its original time; seq is fn's to set. Counted written. */
-void llog__bt_emit(struct llog__bt_ring *r, void (*fn)(void *ctx, struct llog_entry *e),
-		   void *ctx);
+void llog__backtrace_emit(struct llog__backtrace_ring *r,
+			  void (*fn)(void *ctx, struct llog_entry *e), void *ctx);
 /* Empties r, counting its entries discarded. */
-void llog__bt_clear(struct llog__bt_ring *r);
+void llog__backtrace_clear(struct llog__backtrace_ring *r);
 /* Entries r holds. */
-size_t llog__bt_held(const struct llog__bt_ring *r);
+size_t llog__backtrace_held(const struct llog__backtrace_ring *r);
 
 #endif /* LLOG_BACKTRACE_H */

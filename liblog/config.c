@@ -48,7 +48,7 @@ static void env_levels(void)
 int llog__config_apply(const struct llog_config *cfg)
 {
 	struct llog_config c = {0};
-	struct llog__bt_config bt;
+	struct llog__backtrace_config bt;
 	size_t arena, maxrec;
 
 	if (cfg != NULL)
@@ -66,7 +66,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	if (c.queue_shards > LLOG__SHARDS_MAX)
 		return -EINVAL;
 	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0 ||
-	    llog__bt_validate(&c, maxrec, &bt) != 0)
+	    llog__backtrace_validate(&c, maxrec, &bt) != 0)
 		return -EINVAL;
 	/* Relaxed: see config.h. */
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
@@ -77,7 +77,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__cfg.queue_shards = 1;
 	while (llog__cfg.queue_shards * 2 <= c.queue_shards)
 		llog__cfg.queue_shards *= 2;
-	llog__bt_apply(&bt); /* before the levels: they compute the thresholds */
+	llog__backtrace_apply(&bt); /* before the levels: they compute the thresholds */
 	llog_set_level(c.level);
 	env_levels();
 	/* The levels file last: it wins over LLOG_LEVEL. */

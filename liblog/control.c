@@ -139,7 +139,7 @@ static void take_pending(struct llog__sinktab *t)
 	if (pending.n > 0)
 		drop_fallback(t);
 	for (int i = 0; i < pending.n; i++) {
-		if (llog__sinktab_add(t, pending.s[i], pending.q[i]) != 0) {
+		if (llog__flusher_sinktab_add(t, pending.s[i], pending.q[i]) != 0) {
 			disown(pending.s[i]);
 			llog__sinkq_free(pending.q[i]);
 			pending.s[i]->ops->close(pending.s[i]);
@@ -166,7 +166,7 @@ static int fork_resume(int stop)
 		for (int i = 0; i < llog__flusher_sinks(f)->n; i++)
 			disown(llog__flusher_sinks(f)->s[i]);
 		in_ctl = 1;
-		llog__sinktab_close(llog__flusher_sinks(f));
+		llog__flusher_sinktab_close(llog__flusher_sinks(f));
 		in_ctl = 0;
 		llog__flusher_free(f);
 	}
@@ -270,8 +270,8 @@ static int make_flusher(struct llog__flusher **out)
 	if (pending.n == 0) {
 		struct llog_sink *s = llog_console_sink(NULL);
 
-		if (s != NULL && llog__sinktab_add(&pending, s, NULL) == 0) {
-			(void)llog__sinktab_add(&owned, s, NULL);
+		if (s != NULL && llog__flusher_sinktab_add(&pending, s, NULL) == 0) {
+			(void)llog__flusher_sinktab_add(&owned, s, NULL);
 			pending.fallback = 1;
 		}
 	}
@@ -381,10 +381,10 @@ static int accept_sink(struct llog_sink *s, struct llog__sinkq *q)
 
 	if (!running)
 		drop_fallback(&pending); /* kept from a failed start */
-	rc = running ? push_sink(s, q) : llog__sinktab_add(&pending, s, q);
+	rc = running ? push_sink(s, q) : llog__flusher_sinktab_add(&pending, s, q);
 
 	if (rc == 0)
-		(void)llog__sinktab_add(&owned, s, q);
+		(void)llog__flusher_sinktab_add(&owned, s, q);
 	return rc;
 }
 
@@ -453,7 +453,7 @@ void llog_flush(void)
 	/* Closed: not running (everything is synchronous), or a shutdown is
 	 * draining the last round; then wait for it, so that what was pushed
 	 * before this call is committed. */
-	if (llog__barrier_run(&b, NULL, -1) < 0)
+	if (llog__flusher_barrier_run(&b, NULL, -1) < 0)
 		llog__control_wait_shutdown();
 }
 
@@ -487,7 +487,7 @@ void llog__dso_fini(int *done)
 		 * shutdown in progress, a fork child before its restart):
 		 * only wait for a shutdown in progress, whose final round
 		 * renders what it took. */
-		if (llog__barrier_run(&b, NULL, -1) < 0)
+		if (llog__flusher_barrier_run(&b, NULL, -1) < 0)
 			llog__control_wait_shutdown();
 	}
 	/* The flusher's compiled formats point into the object's formats:
@@ -518,7 +518,7 @@ void llog_shutdown(void)
 	the_flusher = NULL;
 	llog__flusher_stop(f);
 	llog__reload_stop();
-	llog__sinktab_close(llog__flusher_sinks(f));
+	llog__flusher_sinktab_close(llog__flusher_sinks(f));
 	llog__flusher_free(f);
 	owned.n = 0;
 	n_running_sinks = 0;

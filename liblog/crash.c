@@ -27,12 +27,12 @@
  *      address, thread id, raw backtrace addresses) in the static record;
  *   2. has every record pushed before the crash, then that record, handed
  *      to the sinks and committed:
- *      - on an application thread (llog__crash_drain): pushes that record
- *        and a static barrier, wakes the flusher and waits for the barrier
- *        with a monotonic deadline of CRASH_WAIT_MS;
- *      - on the flusher thread itself (llog__crash_drain_self), which will
- *        never finish its round: hands to the sinks' crash entry points
- *        (llog/sinks.h, version 2) the entry it was handing out (to the
+ *      - on an application thread (llog__flusher_crash_drain): pushes that
+ *        record and a static barrier, wakes the flusher and waits for the
+ *        barrier with a monotonic deadline of CRASH_WAIT_MS;
+ *      - on the flusher thread itself (llog__flusher_crash_drain_self),
+ *        which will never finish its round: hands to the sinks' crash
+ *        entry points (llog/sinks.h, version 2) the entry it was handing out (to the
  *        sinks after the one it faulted in), the rest of the round but a
  *        record whose rendering crashed, the list taken with CLOSED
  *        installed (LOG calls after that go to stderr synchronously), then
@@ -70,8 +70,9 @@
  * that never logged and has no alternate stack of its own.
  *
  * This file and flusher.c call each other by design: the handler has the
- * flusher drain (llog__crash_drain, llog__crash_drain_self), and the
- * flusher asks llog__crash_in_progress before it frees an arena.
+ * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self),
+ * and the flusher asks llog__crash_in_progress before it frees an arena.
+ * It is the library's one designed circle (scripts/check_deps.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,6 +94,7 @@
 #include "clock.h"
 #include "crash.h"
 #include "flusher.h"
+#include "line.h"
 #include "queue.h"
 #include "sinkq.h"
 
@@ -199,12 +201,12 @@ static void report(int sig, const siginfo_t *si)
 	r->dropped = 0;
 	r->end = 0;
 	if (llog__arena_thread_is_flusher()) {
-		committed = llog__crash_drain_self(r);
+		committed = llog__flusher_crash_drain_self(r);
 	} else {
 		/* A sink's own thread that crashed will never take its queue
 		 * again: the drain must not wait for it. */
 		llog__sinkq_crashed_self();
-		committed = llog__crash_drain(r, CRASH_WAIT_MS);
+		committed = llog__flusher_crash_drain(r, CRASH_WAIT_MS);
 	}
 	if (!committed) {
 		static const char late[] = "llog: records not committed by now may be lost\n";
@@ -377,7 +379,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		if (llog__arena_thread_is_flusher() &&
 		    atomic_load_explicit(&crash_state, memory_order_relaxed) == 1 &&
 		    atomic_exchange_explicit(&flusher_drained, 1, memory_order_relaxed) == 0) {
-			(void)llog__crash_drain_self(NULL);
+			(void)llog__flusher_crash_drain_self(NULL);
 			drained = 1;
 		}
 		/* Acquire: pairs with the release store of 2 above. */
@@ -448,6 +450,10 @@ int llog__crash_install(void)
 	/* Loads libgcc's unwinder now: backtrace() in the handler must not
 	 * call dlopen (malloc, locks). */
 	(void)backtrace(bt, 2);
+	/* The line formatter must not call localtime_r during a report: it
+	 * asks llog__crash_in_progress, told here, before any handler runs
+	 * (line.c is in the format unit, which never calls the core). */
+	llog__line_set_crash_probe(llog__crash_in_progress);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = crash_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

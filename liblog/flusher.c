@@ -46,8 +46,8 @@ struct llog__flusher {
 	struct llog__plan tmp_plan;
 	struct llog__fmt_cache *fmt_cache; /* write_record's (NULL: none) */
 	/*
-	 * Where the round stands, for llog__crash_drain_self when the flusher
-	 * itself crashes. Written by the flusher only and read only by the
+	 * Where the round stands, for llog__flusher_crash_drain_self when the
+	 * flusher itself crashes. Written by the flusher only and read only by the
 	 * crash handler interrupting it on this same thread, so no atomics:
 	 * volatile keeps every store in program order with the sink calls
 	 * and the rendering around it (what a signal fence would give).
@@ -88,7 +88,7 @@ struct llog__flusher {
 	uint64_t round_bytes; /* record bytes the last round took */
 	int64_t round_ms;     /* when the last round started */
 	int64_t round_ms_prev; /* when the one before it started */
-	struct llog__bt_ring *bt; /* the backtrace's ring, or NULL (off) */
+	struct llog__backtrace_ring *bt; /* the backtrace's ring, or NULL (off) */
 };
 
 /* The running flusher, for the crash handler on its thread (set and
@@ -103,7 +103,7 @@ static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the sink table ------------------------------------------------------ */
 
-int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
 {
 	if (t->n >= LLOG__MAX_SINKS)
 		return -ENOSPC;
@@ -126,21 +126,27 @@ static void close_one(struct llog_sink *s, struct llog__sinkq *q)
 	s->ops->close(s);
 }
 
-void llog__sinktab_close(struct llog__sinktab *t)
+void llog__flusher_sinktab_close(struct llog__sinktab *t)
 {
 	for (int i = 0; i < t->n; i++)
 		close_one(t->s[i], t->q[i]);
 	t->n = 0;
 }
 
-int llog__sinktab_start(struct llog__sinktab *t)
+int llog__flusher_sinktab_start(struct llog__sinktab *t)
 {
+	sigset_t blocked;
+
+	/* The sinks' threads block what the flusher blocks (flusher_main):
+	 * every signal but the crash handler's. */
+	sigfillset(&blocked);
+	llog__crash_block_mask(&blocked);
 	for (int i = 0; i < t->n; i++) {
 		int rc;
 
 		if (t->q[i] == NULL)
 			continue;
-		rc = llog__sinkq_start(t->q[i]);
+		rc = llog__sinkq_start(t->q[i], &blocked);
 		if (rc != 0) {
 			/* Without its thread the sink runs on the flusher
 			 * (queue_of); the queue stays (llog_get_sink_stats may
@@ -184,7 +190,7 @@ static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, enu
 		t->s[0] = sr->sink;
 		t->q[0] = sr->q;
 		t->fallback = 0;
-	} else if (llog__sinktab_add(t, sr->sink, sr->q) != 0) {
+	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q) != 0) {
 		if (where == IN_ROUND)
 			close_one(sr->sink, sr->q);
 		return;
@@ -192,7 +198,7 @@ static void install_sink(struct llog__flusher *f, struct llog__sink_rec *sr, enu
 	/* Not in a fork child or the crash drain: nothing starts threads
 	 * there; the child's flusher start does. */
 	if (where == IN_ROUND && sr->q != NULL)
-		(void)llog__sinktab_start(t);
+		(void)llog__flusher_sinktab_start(t);
 }
 
 /* ---- one round ------------------------------------------------------------ */
@@ -351,7 +357,7 @@ static void keep_entry(struct llog__flusher *f, const struct llog__rec *r, struc
 	e->ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
 	if (__builtin_expect(e->suppressed != 0, 0))
 		llog__count(suppressed, (uint64_t)0 - e->suppressed);
-	llog__bt_keep(f->bt, e);
+	llog__backtrace_keep(f->bt, e);
 }
 
 /* A record flagged for the backtrace: rendered and copied into the ring
@@ -374,8 +380,8 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 {
 	struct llog_entry e;
 
-	if (__builtin_expect(llog__bt_triggers(f->bt, llog__site_level(r->site)), 0))
-		llog__bt_emit(f->bt, bt_out, f);
+	if (__builtin_expect(llog__backtrace_triggers(f->bt, llog__site_level(r->site)), 0))
+		llog__backtrace_emit(f->bt, bt_out, f);
 	f->crash_rendering = 1;
 	if (needs_text(f, r)) {
 		record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
@@ -605,10 +611,11 @@ static void signal_barriers(struct llist_node *b)
 		struct llog__barrier *bar =
 			(struct llog__barrier *)(void *)llist_entry(b, struct llog__rec, node);
 
-		/* Release: pairs with the acquire load in llog__barrier_run;
-		 * after this store the barrier (on the caller's stack) may
-		 * vanish, so only its address is used below (a futex wake on
-		 * a stale address is harmless: waiters re-check their word). */
+		/* Release: pairs with the acquire load in
+		 * llog__flusher_barrier_run; after this store the barrier (on
+		 * the caller's stack) may vanish, so only its address is used
+		 * below (a futex wake on a stale address is harmless: waiters
+		 * re-check their word). */
 		llog__store_release(&bar->done, 1);
 		llog__futex_wake(&bar->done, 1);
 		b = next;
@@ -640,11 +647,12 @@ static int flusher_round(struct llog__flusher *f)
 	llog__clock_conv_anchor(&f->clock);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */
-	rd.notices += llog__reload_poll(rd.barriers != NULL, rl_line, f);
+	rd.notices += llog__reload_poll(rd.barriers != NULL, llog__cfg.flush_interval_ms, rl_line,
+					f);
 	if (stopping) {
 		llog__rl_final(rl_line, f);
 		if (f->bt != NULL)
-			llog__bt_clear(f->bt); /* never written: discarded */
+			llog__backtrace_clear(f->bt); /* never written: discarded */
 	}
 	rd.notices += queue_notices(f);
 	if (rd.nrec != 0 || rd.notices != 0 || rd.barriers != NULL || stopping) {
@@ -722,7 +730,7 @@ static void *flusher_main(void *arg)
 	llog__arena_mark_flusher();
 	pin(llog__cfg.flusher_cpus);
 	/* A fault in a sink (even a stack overflow) runs the crash handler,
-	 * which drains from here (llog__crash_drain_self). */
+	 * which drains from here (llog__flusher_crash_drain_self). */
 	f->crash_sink = -1;
 	crash_flusher = f;
 	(void)llog__altstack_install(f->altstack);
@@ -773,7 +781,7 @@ struct llog__flusher *llog__flusher_new(void)
 	f->crash_msg = malloc(f->msgcap);
 	f->altstack = llog__altstack_new();
 	f->fmt_cache = llog__fmt_cache_new(); /* NULL: rendered without */
-	f->bt = llog__bt_ring_new(&err);
+	f->bt = llog__backtrace_ring_new(&err);
 	if (f->msgbuf == NULL || f->crash_msg == NULL || f->altstack == NULL || err != 0) {
 		llog__flusher_free(f);
 		return NULL;
@@ -787,7 +795,7 @@ void llog__flusher_free(struct llog__flusher *f)
 	free(f->crash_msg);
 	llog__fmt_cache_free(f->fmt_cache);
 	llog__altstack_delete(f->altstack);
-	llog__bt_ring_free(f->bt);
+	llog__backtrace_ring_free(f->bt);
 	free(f);
 }
 
@@ -807,7 +815,7 @@ int llog__flusher_start(struct llog__flusher *f)
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
-	(void)llog__sinktab_start(&f->sinks);
+	(void)llog__flusher_sinktab_start(&f->sinks);
 	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
@@ -885,7 +893,7 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	/* The backtrace holds the parent's records: the parent writes them
 	 * (or not), never the child. */
 	if (f->bt != NULL)
-		llog__bt_clear(f->bt);
+		llog__backtrace_clear(f->bt);
 }
 
 /* The sinks' threads are held between two sink calls after the round:
@@ -914,7 +922,7 @@ void llog__flusher_fork_child(void)
 
 /* ---- barriers ------------------------------------------------------------- */
 
-int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms)
+int llog__flusher_barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms)
 {
 	int64_t deadline = llog__mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 
@@ -978,10 +986,11 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 
 /*
  * The crash record and barrier of an application thread's report
- * (llog__crash_drain). When the flusher faults during that report, its own
- * drain (llog__crash_drain_self) hands that record out and then signals
- * the barrier, so the reporting thread goes on at once. crash_barrier is
- * static: the flusher may signal it after the reporter gave up waiting.
+ * (llog__flusher_crash_drain). When the flusher faults during that report,
+ * its own drain (llog__flusher_crash_drain_self) hands that record out and
+ * then signals the barrier, so the reporting thread goes on at once.
+ * crash_barrier is static: the flusher may signal it after the reporter
+ * gave up waiting.
  * crash_pushed: relaxed store before the release push of the record;
  * relaxed load in the drain, which only compares it with records of a
  * chain it took (acquire), so the store happened before.
@@ -1051,8 +1060,8 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 			keep_entry(f, r, &e);
 			continue;
 		}
-		if (llog__bt_triggers(f->bt, llog__site_level(r->site)))
-			llog__bt_emit(f->bt, crash_bt_out, d);
+		if (llog__backtrace_triggers(f->bt, llog__site_level(r->site)))
+			llog__backtrace_emit(f->bt, crash_bt_out, d);
 		record_entry(f, r, f->crash_msg, &tmp, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
 		/* e dies with this frame: no later entry at its address (a
@@ -1104,7 +1113,7 @@ static int crash_commit_all(struct llog__flusher *f, int at)
  * chains, and its barrier is signalled after the commit when some sink
  * committed the record.
  */
-int llog__crash_drain_self(struct llog__rec *rec)
+int llog__flusher_crash_drain_self(struct llog__rec *rec)
 {
 	struct llog__flusher *f = crash_flusher;
 	struct crash_drain d = {0, 0, 0, crash_flusher, -1};
@@ -1128,8 +1137,8 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	if (rec != NULL) {
 		/* The backtrace before the crash record, whatever the
 		 * trigger level. */
-		if (llog__bt_held(f->bt) != 0)
-			llog__bt_emit(f->bt, crash_bt_out, &d);
+		if (llog__backtrace_held(f->bt) != 0)
+			llog__backtrace_emit(f->bt, crash_bt_out, &d);
 		rec->ts = llog__clock_raw();
 		record_entry(f, rec, f->crash_msg, &f->tmp_plan, NULL, &e); /* no cache (fmt_cache.h) */
 		took = crash_hand(f, 0, &e, at);
@@ -1138,19 +1147,20 @@ int llog__crash_drain_self(struct llog__rec *rec)
 	committed = crash_commit_all(f, at);
 	llog__count_written(d.n);
 	if (d.barrier_met && d.pushed_took > 0 && committed) {
-		/* Release: pairs with the acquire load in llog__barrier_run
-		 * of the reporting thread (the static barrier stays). */
+		/* Release: pairs with the acquire load in
+		 * llog__flusher_barrier_run of the reporting thread (the static
+		 * barrier stays). */
 		llog__store_release(&crash_barrier.done, 1);
 		llog__futex_wake(&crash_barrier.done, 1);
 	}
 	return took > 0 && committed;
 }
 
-int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms)
+int llog__flusher_crash_drain(struct llog__rec *rec, unsigned timeout_ms)
 {
 	if (llog__arena_thread_is_flusher())
 		return 0;
 	/* Relaxed: published by the release push of rec (crash_pushed). */
 	llog__store_relaxed(&crash_pushed, rec);
-	return llog__barrier_run(&crash_barrier, rec, (int)timeout_ms) == 1;
+	return llog__flusher_barrier_run(&crash_barrier, rec, (int)timeout_ms) == 1;
 }

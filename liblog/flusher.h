@@ -23,15 +23,16 @@
  * keeps the count of sinks accepted within that bound (llog_add_sink
  * returns -ENOSPC beyond it: before llog_init, while running, and in a fork
  * child counting the inherited sinks), so adding to a table never fails;
- * llog__sinktab_add still checks and says so.
+ * llog__flusher_sinktab_add still checks and says so.
  *
  * Output timestamps are clamped never to decrease (a producer may, rarely,
  * push onto an emptied list with a clock value older than the previous
  * batch's last record).
  *
  * The crash handler (crash.c) and this file call each other by design: the
- * handler asks the flusher to drain (llog__crash_drain*), and the flusher
- * asks whether a crash is being reported before it frees memory.
+ * handler asks the flusher to drain (llog__flusher_crash_drain*), and the
+ * flusher asks whether a crash is being reported before it frees memory.
+ * It is the library's one designed circle (scripts/check_deps.sh).
  */
 #ifndef LLOG_FLUSHER_H
 #define LLOG_FLUSHER_H
@@ -58,13 +59,13 @@ struct llog__sinktab {
 
 /* Appends s with its queue (or NULL). Returns 0, or -ENOSPC when the table
  * is full (the caller still owns s and q then). */
-int llog__sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q);
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q);
 /* Starts the threads of t's queued sinks that do not run; a sink whose
  * thread cannot start runs on the flusher. Returns 0. */
-int llog__sinktab_start(struct llog__sinktab *t);
+int llog__flusher_sinktab_start(struct llog__sinktab *t);
 /* Closes every sink of t and empties it: a queued sink's thread first
  * commits what is queued (within the sink's drain timeout) and stops. */
-void llog__sinktab_close(struct llog__sinktab *t);
+void llog__flusher_sinktab_close(struct llog__sinktab *t);
 
 /* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
 struct llog__sink_rec {
@@ -92,7 +93,7 @@ struct llog__barrier {
  * is closed (nothing more was pushed). Not on the flusher thread.
  * Async-signal-safe.
  */
-int llog__barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms);
+int llog__flusher_barrier_run(struct llog__barrier *b, struct llog__rec *rec, int timeout_ms);
 
 struct llog__flusher;
 
@@ -129,13 +130,13 @@ void llog__flusher_fork_child(void);
  * points (llog/sinks.h), and closes the list (later pushes go to stderr).
  * Also when the flusher faults while another thread reports (rec NULL):
  * that thread's crash record is drained with the rest and its barrier
- * (llog__crash_drain) signalled when a sink committed the record.
+ * (llog__flusher_crash_drain) signalled when a sink committed the record.
  * Returns 1 when at least one sink committed rec, 0 otherwise. */
-int llog__crash_drain_self(struct llog__rec *rec);
+int llog__flusher_crash_drain_self(struct llog__rec *rec);
 /* Async-signal-safe (the crash handler, off the flusher): pushes rec (when
  * not NULL) and a static barrier, wakes the flusher, and waits at most
  * timeout_ms for the barrier. Returns 1 when everything pushed before it
  * is committed, 0 when not (no flusher, or timed out). */
-int llog__crash_drain(struct llog__rec *rec, unsigned timeout_ms);
+int llog__flusher_crash_drain(struct llog__rec *rec, unsigned timeout_ms);
 
 #endif /* LLOG_FLUSHER_H */

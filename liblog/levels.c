@@ -305,7 +305,7 @@ int llog__site_level_refresh(struct llog_site *site)
 	/* The one place a site's levels are computed: its output level and
 	 * its capture threshold (lower with the backtrace on, backtrace.h). */
 	int out = level_now(llog__site_category(site), &g);
-	int thr = llog__bt_threshold(out);
+	int thr = llog__backtrace_threshold(out);
 
 	/* Relaxed: the cache is a hint checked against the generation word
 	 * at every call; a racing refresh that stores an older generation
@@ -406,7 +406,7 @@ static uint64_t publish(const struct spec *s, int d)
 	 * backtrace decision for a site of an older llog.h) and its capture
 	 * threshold, read by objects of an older llog.h, as before. */
 	llog__store_relaxed((_Atomic int *)&llog__out_level, d);
-	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__bt_threshold(d));
+	llog__store_relaxed((_Atomic int *)&llog__min_level, llog__backtrace_threshold(d));
 	/* Release: the slot of g is complete before g is seen (pairs with
 	 * the acquire load in level_now). */
 	llog__store_release((_Atomic uint64_t *)&llog__level_gen, g);
@@ -455,21 +455,6 @@ int llog__levels_apply(const char *text, char *old, char *new, size_t cap, uint6
 	pthread_mutex_unlock(&set_lock);
 	if (gen != NULL)
 		*gen = g;
-	return 0;
-}
-
-int llog_set_levels(const char *spec)
-{
-	static struct llog_site site = {LLOG__LEVELS_CHANGED, __FILE__, "llog_set_levels",
-					__LINE__, LLOG_INFO | LLOG__SITE_V2, 0, {0}, "llog", 0};
-	char old[512], new[512];
-	uint64_t g;
-	int rc = llog__levels_apply(spec, old, new, sizeof(old), &g);
-
-	if (rc != 0)
-		return rc;
-	/* The change marker, in this thread's stream (not filtered). */
-	llog__log(&site, LLOG__LEVELS_CHANGED, (unsigned long long)g, old, new);
 	return 0;
 }
 

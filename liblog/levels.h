@@ -72,14 +72,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "level_names.h" /* llog__level_names, llog__parse_level (format unit) */
 #include "llog.h"
-
-/* "TRACE" .. "OFF", indexed by enum llog_level (0..LLOG_OFF). */
-extern const char *const llog__level_names[LLOG_OFF + 1];
-
-/* Parses a level name (case-insensitive; "warning" too). Returns 0 with
- * *out set, or -EINVAL. */
-int llog__parse_level(const char *s, enum llog_level *out);
 
 /* Longest spec accepted (bytes, without the NUL). */
 #define LLOG__SPEC_MAX 4095

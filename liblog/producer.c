@@ -33,12 +33,12 @@
  *
  * Backtrace (backtrace.h): a call below the output level passed the
  * macro's check only because the backtrace's capture threshold is lower;
- * llog__bt_kept (one relaxed load and a compare) flags its record
+ * llog__backtrace_kept (one relaxed load and a compare) flags its record
  * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
  * never wakes the flusher for its level and never aborts (LOG_FATAL); one
  * that cannot be pushed (closed list, after the restart a fork child
  * makes at its first use, closed_list_bt; no arena, re-entry, a full ring
- * under DROP) is counted captured and discarded (llog__bt_count_lost),
+ * under DROP) is counted captured and discarded (llog__backtrace_count_lost),
  * with no drop notice and no synchronous line: it was never to be
  * written.
  */
@@ -101,7 +101,7 @@ static inline int site_bt_kept(const struct llog_site *site, int lv)
 	unsigned w;
 
 	if (!(site->level & LLOG__SITE_V2))
-		return llog__bt_kept(lv);
+		return llog__backtrace_kept(lv);
 	w = (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 63u);
 	return lv >= (int)(w >> 3) && lv < (int)(w & 7u);
 }
@@ -199,8 +199,8 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 {
 	char text[4096];
 	struct llog__rec *r;
-	size_t n = llog__format_va(text, budget < sizeof(text) ? budget : sizeof(text),
-				   site->fmt, plan, ap, trunc);
+	size_t n = llog__fmt_format_va(text, budget < sizeof(text) ? budget : sizeof(text),
+				       site->fmt, plan, ap, trunc);
 
 	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
 	if (r == NULL)
@@ -224,12 +224,12 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	va_list ap2;
 
 	if (ca->v != NULL) {
-		n = llog__capture_measure_v(plan, ca->v, budget, slen, trunc);
+		n = llog__fmt_capture_measure_v(plan, ca->v, budget, slen, trunc);
 	} else {
 		if (plan->flags & LLOG__PLAN_EAGER)
 			return capture_eager(a, site, plan, *ca->ap, budget, extra, trunc);
 		va_copy(ap2, *ca->ap);
-		n = llog__capture_measure(plan, ap2, budget, slen, trunc);
+		n = llog__fmt_capture_measure(plan, ap2, budget, slen, trunc);
 		va_end(ap2);
 	}
 	if (n == (size_t)-1) {
@@ -247,9 +247,9 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	if (r == NULL)
 		return NULL;
 	if (ca->v != NULL)
-		llog__capture_write_v(plan, ca->v, slen, llog__rec_payload(r));
+		llog__fmt_capture_write_v(plan, ca->v, slen, llog__rec_payload(r));
 	else
-		llog__capture_write(plan, *ca->ap, slen, llog__rec_payload(r));
+		llog__fmt_capture_write(plan, *ca->ap, slen, llog__rec_payload(r));
 	r->kind = LLOG__K_LOG;
 	r->len = (uint32_t)n;
 	return r;
@@ -262,8 +262,8 @@ capture_once(const struct llog__plan *plan, const struct call_args *ca, int type
 	     size_t cap, int *trunc)
 {
 	if (typed)
-		return llog__capture_slots(plan, ca->v, dst, cap, trunc);
-	return llog__capture_once(plan, *ca->ap, dst, cap, trunc);
+		return llog__fmt_capture_slots(plan, ca->v, dst, cap, trunc);
+	return llog__fmt_capture_once(plan, *ca->ap, dst, cap, trunc);
 }
 
 /*
@@ -318,6 +318,13 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 	return r;
 }
 
+/* The calling thread's arena as the synchronous path shows it (sync.h):
+ * NULL on llog's own threads. */
+static const struct llog__arena *sync_self(void)
+{
+	return llog__arena_thread_is_internal() ? NULL : llog__tls_arena;
+}
+
 /*
  * The list is closed (no flusher). In a fork child the first use starts
  * the inherited flusher; a thread that saw another one start it finds the
@@ -346,7 +353,7 @@ closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
 	 * them first, so this thread's order is kept on a shared stream. */
 	if (llog__arena_in_flight(llog__tls_arena))
 		llog__control_wait_shutdown();
-	llog__sync_va(site, plan, ap, ks, kv);
+	llog__sync_va(site, plan, ap, ks, kv, sync_self());
 	return LLOG__CLOSED;
 }
 
@@ -364,7 +371,7 @@ static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(struct 
 		first = llog__queue_peek(*hp);
 	}
 	if (first == LLOG__CLOSED)
-		llog__bt_count_lost();
+		llog__backtrace_count_lost();
 	return first;
 }
 
@@ -390,8 +397,25 @@ static void __attribute__((noinline, cold))
 closed_after_capture(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
 {
 	llog__control_wait_shutdown();
-	llog__sync_record(r);
+	llog__sync_record(r, sync_self());
 	llog__arena_unreserve(a, old_reserve);
+}
+
+/* levels.c parses and applies the spec; the change record is logged here,
+ * where logging lives (the levels module calls nothing above it). */
+int llog_set_levels(const char *spec)
+{
+	static struct llog_site site = {LLOG__LEVELS_CHANGED, __FILE__, "llog_set_levels",
+					__LINE__, LLOG_INFO | LLOG__SITE_V2, 0, {0}, "llog", 0};
+	char old[512], new[512];
+	uint64_t g;
+	int rc = llog__levels_apply(spec, old, new, sizeof(old), &g);
+
+	if (rc != 0)
+		return rc;
+	/* The change marker, in this thread's stream (not filtered). */
+	llog__log(&site, LLOG__LEVELS_CHANGED, (unsigned long long)g, old, new);
+	return 0;
 }
 
 int llog_thread_prepare(void)
@@ -473,7 +497,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	}
 	if (__builtin_expect(a == NULL || a->in_log, 0)) {
 		if (bt)
-			llog__bt_count_lost();
+			llog__backtrace_count_lost();
 		else
 			not_logged(site, a);
 		return 0;
@@ -507,7 +531,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 dropped:
 	if (__builtin_expect(r == NULL, 0)) {
 		if (bt) {
-			llog__bt_count_lost();
+			llog__backtrace_count_lost();
 			goto out;
 		}
 		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
@@ -532,7 +556,7 @@ dropped:
 			llog__arena_check_fill(a);
 	} else if (bt) {
 		llog__arena_unreserve(a, old_reserve);
-		llog__bt_count_lost();
+		llog__backtrace_count_lost();
 	} else {
 		closed_after_capture(a, r, old_reserve);
 	}

@@ -15,7 +15,6 @@
 
 #include "atomic.h"
 #include "clock.h"
-#include "config.h"
 #include "levels.h"
 #include "queue.h"
 #include "reload.h"
@@ -218,7 +217,8 @@ static void make_entry(struct llog_entry *e, enum llog_level level, int line, ch
 	e->category_len = 4;
 }
 
-unsigned llog__reload_poll(int flushing, void (*emit)(void *ctx, struct llog_entry *e), void *ctx)
+unsigned llog__reload_poll(int flushing, unsigned interval_ms,
+			   void (*emit)(void *ctx, struct llog_entry *e), void *ctx)
 {
 	char old[512], new[512], msg[1400];
 	struct llog_entry e;
@@ -234,7 +234,7 @@ unsigned llog__reload_poll(int flushing, void (*emit)(void *ctx, struct llog_ent
 	 * one request for this round (reload.h). */
 	req = atomic_exchange_explicit(&requested, 0, memory_order_acquire);
 	now = llog__mono_ms();
-	if (!req && !flushing && now - last_check_ms < (int64_t)llog__cfg.flush_interval_ms)
+	if (!req && !flushing && now - last_check_ms < (int64_t)interval_ms)
 		return 0;
 	last_check_ms = now;
 	if (stat(path, &st) != 0)

@@ -10,9 +10,9 @@
  * llog_init and llog_shutdown under the control lock while no flusher
  * runs, the flusher thread otherwise.
  *
- * When the flusher looks: a round checks when flush_interval_ms has passed
- * since its last check, when the round carries a barrier (llog_flush), or
- * when `requested` is set. stat(2) first: the same inode, device, size and
+ * When the flusher looks: a round checks when interval_ms (the flusher's
+ * flush_interval_ms, passed in) has passed since its last check, when the
+ * round carries a barrier (llog_flush), or when `requested` is set. stat(2) first: the same inode, device, size and
  * modification time as last time means no change (unless requested). Else
  * the content is read (at most 64 KiB: a larger file is refused whole,
  * an error as a malformed one) and, when it differs from the last
@@ -50,6 +50,7 @@ void llog__reload_stop(void);
 /* The flusher, once per round: checks the file as described above and
  * hands the entry it makes, if any, to emit. Returns the entries made
  * (0 or 1). */
-unsigned llog__reload_poll(int flushing, void (*emit)(void *ctx, struct llog_entry *e), void *ctx);
+unsigned llog__reload_poll(int flushing, unsigned interval_ms,
+			   void (*emit)(void *ctx, struct llog_entry *e), void *ctx);
 
 #endif /* LLOG_RELOAD_H */

@@ -95,9 +95,11 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 		const struct llog__plan *plan = llog__site_plan_peek(site, tmp);
 
 		if (prog != NULL)
-			n = llog__render_prog(buf, room, prog, plan, llog__rec_payload(r), &trunc);
+			n = llog__fmt_render_prog(buf, room, prog, plan, llog__rec_payload(r),
+						  &trunc);
 		else
-			n = llog__render(buf, room, site->fmt, plan, llog__rec_payload(r), &trunc);
+			n = llog__fmt_render(buf, room, site->fmt, plan, llog__rec_payload(r),
+					     &trunc);
 		note_capture(r, plan, room, e);
 	}
 	site_fields(site, e);
@@ -133,7 +135,7 @@ void llog__render_va(const struct llog_site *site, const struct llog__plan *plan
 	size_t n;
 
 	llog__capture_clear();
-	n = llog__format_va(buf, cap - LLOG__MARKER_LEN, site->fmt, plan, ap, &trunc);
+	n = llog__fmt_format_va(buf, cap - LLOG__MARKER_LEN, site->fmt, plan, ap, &trunc);
 
 	site_fields(site, e);
 	e->thread_name = ""; /* the caller's to set */

@@ -8,7 +8,7 @@
  * capture or at rendering) ends with LLOG__MARKER and is counted once in
  * stats.truncated, whichever path wrote it. A record whose arguments were
  * too large even to capture shows its format string instead. Pure code
- * (async-signal-safe) except llog__render's snprintf fallback (fmt.h).
+ * (async-signal-safe) except llog__fmt_render's snprintf fallback (fmt.h).
  *
  *   render(fmt, plan, capture(plan, args)) == snprintf(fmt, args)
  */
@@ -23,8 +23,7 @@
 #include "llog/sinks.h"
 #include "queue.h"
 
-#define LLOG__MARKER " [truncated]"
-#define LLOG__MARKER_LEN (sizeof(LLOG__MARKER) - 1)
+/* LLOG__MARKER, the mark of a cut message: fmt.h. */
 /* A drop notice's text, at most. */
 #define LLOG__NOTICE_BYTES 96
 

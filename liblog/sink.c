@@ -1,7 +1,8 @@
 /*
  * sink.c - the helpers llog's backends share (sink.h): writing a whole
- * buffer to a descriptor, the rate-limited diagnostic line, and the error
- * message of the last failed sink constructor.
+ * buffer to a descriptor, the rate-limited diagnostic line, the error
+ * message of the last failed sink constructor, and the sinks' line (the
+ * format unit's line formatter with the cut counted in the statistics).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "atomic.h"
 #include "sink.h"
+#include "stats.h"
 
 long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
 {
@@ -89,4 +91,15 @@ void llog__sink_set_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(sink_err, sizeof(sink_err), fmt, ap);
 	va_end(ap);
+}
+
+size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format format,
+			      const struct llog_line_options *lo, char *buf, size_t cap)
+{
+	int cut;
+	size_t n = llog__line_format(e, format, lo, buf, cap, &cut);
+
+	if (cut)
+		llog__count(truncated, 1);
+	return n;
 }

@@ -16,7 +16,6 @@
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
-#include "crash.h"
 #include "kv.h"
 #include "queue.h"
 #include "render.h"
@@ -73,6 +72,7 @@ struct llog__sinkq {
 	enum llog_queue_full full;
 	unsigned timeout_ms;
 	char name[NAME_BYTES];
+	sigset_t blocked;     /* the worker's signal mask, from llog__sinkq_start */
 	/* The flusher's side. */
 	alignas(64) _Atomic uint64_t head;
 	uint64_t put_epoch;   /* the last marker's epoch */
@@ -350,13 +350,10 @@ static void *worker_main(void *arg)
 {
 	struct llog__sinkq *q = arg;
 	uint64_t t = llog__load_relaxed(&q->tail);
-	sigset_t all;
 
-	/* As the flusher (flusher.c): no application signal handler runs
-	 * here, the crash handler does. */
-	sigfillset(&all);
-	llog__crash_block_mask(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* As the flusher (flusher.c, which gave the mask): no application
+	 * signal handler runs here, the crash handler does. */
+	pthread_sigmask(SIG_BLOCK, &q->blocked, NULL);
 	llog__arena_mark_worker();
 	tls_self = q;
 	for (;;) {
@@ -408,7 +405,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int llog__sinkq_start(struct llog__sinkq *q)
+int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked)
 {
 	int rc;
 
@@ -421,6 +418,7 @@ int llog__sinkq_start(struct llog__sinkq *q)
 	llog__store_relaxed(&q->stop, 0);
 	llog__store_relaxed(&q->exited, 0);
 	q->final_deadline = 0;
+	q->blocked = *blocked; /* read by the worker, after pthread_create */
 	rc = -pthread_create(&q->thread, NULL, worker_main, q);
 	q->running = rc == 0;
 	return rc;

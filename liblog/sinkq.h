@@ -65,6 +65,8 @@
 #ifndef LLOG_SINKQ_H
 #define LLOG_SINKQ_H
 
+#include <signal.h>
+
 #include <stdint.h>
 
 #include "llog/sinks.h"
@@ -78,8 +80,10 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 /* Frees q (not its sink); the worker must not run. */
 void llog__sinkq_free(struct llog__sinkq *q);
 
-/* Starts the worker (no-op when it runs). Returns 0 or a negative errno. */
-int llog__sinkq_start(struct llog__sinkq *q);
+/* Starts the worker (no-op when it runs), its thread blocking the signals
+ * in *blocked (the flusher's mask: llog__flusher_sinktab_start). Returns 0 or a
+ * negative errno. */
+int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked);
 
 /* The flusher: queues e (at or above the sink's level: the caller checks).
  * final: the last round (wait for room up to the drain timeout). Returns

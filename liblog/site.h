@@ -43,12 +43,12 @@ static inline const struct llog__plan *llog__site_plan(struct llog_site *site,
 	if (__builtin_expect(s == LLOG__SITE_READY, 1))
 		return llog__site_published(site);
 	if (s == LLOG__SITE_NEW && llog__cas_strong_acq_rel(state, &s, LLOG__SITE_PARSING)) {
-		llog__plan_parse(site->fmt, (struct llog__plan *)(void *)site->plan);
+		llog__fmt_plan_parse(site->fmt, (struct llog__plan *)(void *)site->plan);
 		/* Release: publishes the plan written just above. */
 		llog__store_release(state, LLOG__SITE_READY);
 		return llog__site_published(site);
 	}
-	llog__plan_parse(site->fmt, tmp);
+	llog__fmt_plan_parse(site->fmt, tmp);
 	return tmp;
 }
 
@@ -61,7 +61,7 @@ static inline const struct llog__plan *llog__site_plan_peek(const struct llog_si
 	/* Acquire: pairs with the release store of READY in llog__site_plan. */
 	if (llog__load_acquire((_Atomic int *)&site->state) == LLOG__SITE_READY)
 		return llog__site_published(site);
-	llog__plan_parse(site->fmt, tmp);
+	llog__fmt_plan_parse(site->fmt, tmp);
 	return tmp;
 }
 

@@ -27,17 +27,17 @@ void llog_get_stats(struct llog_stats *out)
 	out->fields_truncated = llog__load_relaxed(&llog__stats.fields_truncated);
 }
 
-void llog__count_sink_lost(uint64_t records)
+void llog__stats_count_sink_lost(uint64_t records)
 {
 	llog__count(sink_lost, records);
 }
 
-void llog__count_truncated(void)
+void llog__stats_count_truncated(void)
 {
 	llog__count(truncated, 1);
 }
 
-void llog__count_repaired(void)
+void llog__stats_count_repaired(void)
 {
 	llog__count(repaired, 1);
 }

@@ -17,16 +17,14 @@
 /* Room for the longest message (LLOG__SYNC_MSG and the marker) escaped
  * (at most 4 bytes a byte) and the header: such a line is never cut. A
  * longer one (a source file name of hundreds of bytes) is cut with the
- * marker and counted (llog__format_line). */
+ * marker and counted (llog__sink_format_line). */
 #define LINE_BYTES (4 * (LLOG__SYNC_MSG + LLOG__MARKER_LEN) + 512)
 
 /* The calling thread's name, the owner's copy (arena.h): "" when it has
- * no arena (never logged, or llog's own thread). */
-static void own_name(struct llog_entry *e)
+ * no arena (never logged, or llog's own thread: a NULL; sync.h). */
+static void own_name(struct llog_entry *e, const struct llog__arena *a)
 {
-	const struct llog__arena *a = llog__tls_arena;
-
-	e->thread_name = a != NULL && !llog__arena_thread_is_internal() ? a->name : "";
+	e->thread_name = a != NULL ? a->name : "";
 	e->thread_name_len = strlen(e->thread_name);
 }
 
@@ -34,11 +32,9 @@ static void own_name(struct llog_entry *e)
  * NULL too in a signal handler that interrupted a change of it (ctx.c:
  * ctx_busy; the handler runs on this thread, a compiler fence there
  * orders the flag around the rewrite). */
-static const void *own_ctx(void)
+static const void *own_ctx(const struct llog__arena *a)
 {
-	const struct llog__arena *a = llog__tls_arena;
-
-	if (a == NULL || llog__arena_thread_is_internal() || a->ctx_busy)
+	if (a == NULL || a->ctx_busy)
 		return NULL;
 	return a->ctx;
 }
@@ -51,11 +47,11 @@ static void write_line(struct llog_entry *e)
 
 	e->seq = 0;
 	e->ts_ns = (int64_t)llog__clock_realtime_ns();
-	n = llog__format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
+	n = llog__sink_format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
 	(void)llog__write_all(2, line, n, 1000);
 }
 
-void llog__sync_record(const struct llog__rec *r)
+void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self)
 {
 	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
 	struct llog__plan tmp;
@@ -64,14 +60,15 @@ void llog__sync_record(const struct llog__rec *r)
 	struct llog_field fields[LLOG_FIELDS_MAX];
 
 	llog__render_record(r, msg, sizeof(msg), &tmp, &e);
-	own_name(&e); /* on the owner: not the flusher's copy */
-	llog__fields_entry(own_ctx(), llog__rec_fields(r), fields, &e);
+	own_name(&e, self); /* on the owner: not the flusher's copy */
+	llog__fields_entry(own_ctx(self), llog__rec_fields(r), fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }
 
 void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
-		   const struct llog__kv_site *ks, const union llog__kv_val *v)
+		   const struct llog__kv_site *ks, const union llog__kv_val *v,
+		   const struct llog__arena *self)
 {
 	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
 	struct llog_field fields[LLOG_FIELDS_MAX];
@@ -81,12 +78,12 @@ void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, 
 
 	llog__render_va(site, plan, ap, msg, sizeof(msg), &e);
 	e.tid = (uint64_t)syscall(SYS_gettid);
-	own_name(&e);
+	own_name(&e, self);
 	if (ks != NULL) {
 		(void)llog__kv_call_measure(ks, v, sizeof(call), slen, &n);
 		llog__kv_call_write(ks, v, slen, n, call);
 	}
-	llog__fields_entry(own_ctx(), ks != NULL ? call : NULL, fields, &e);
+	llog__fields_entry(own_ctx(self), ks != NULL ? call : NULL, fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }

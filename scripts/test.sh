@@ -11,6 +11,10 @@
 #              is in the file maps (liblog/README.md, backends/, tools/) and
 #              every file listed there exists (seconds, no build)
 #   release    configure, build (-Werror) and run the whole ctest suite (gcc)
+#   deps       scripts/check_deps.sh on the release build's objects: no
+#              link-level cycle but the designed one, the format unit calls
+#              nothing of the core, the core no backend but the designed
+#              edge (builds the library alone when release did not run)
 #   consumers  install the release build to a temporary prefix; build and run
 #              programs that use it through find_package(llog) and through
 #              pkg-config, and one that uses add_subdirectory() on the sources
@@ -32,7 +36,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-all_steps=(labels release consumers clang asan tsan mutants bench)
+all_steps=(labels release deps consumers clang asan tsan mutants bench)
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
 for s in "${steps[@]}"; do
@@ -210,6 +214,15 @@ for s in "${steps[@]}"; do
 		begin "release: gcc -Werror build + ctest"
 		build_preset release
 		ctest --preset release
+		end
+		;;
+	deps)
+		begin "deps: the library's object-level layering (scripts/check_deps.sh)"
+		if [[ " ${steps[*]} " != *" release "* ]]; then
+			cmake --preset release
+			cmake --build --preset release --parallel "$jobs" --target llog
+		fi
+		bash scripts/check_deps.sh build/release
 		end
 		;;
 	consumers)

@@ -33,7 +33,7 @@ static size_t cap_args(const struct llog__plan *plan, unsigned char *dst, ...)
 	size_t n;
 
 	va_start(ap, dst);
-	n = llog__capture_once(plan, ap, dst, CAP, &trunc);
+	n = llog__fmt_capture_once(plan, ap, dst, CAP, &trunc);
 	va_end(ap);
 	assert_int_equal(trunc, 0);
 	return n;
@@ -48,7 +48,7 @@ struct codec {
 static void codec_init(struct codec *c, const char *fmt)
 {
 	c->fmt = fmt;
-	llog__plan_parse(fmt, &c->plan);
+	llog__fmt_plan_parse(fmt, &c->plan);
 	assert_false(c->plan.flags & LLOG__PLAN_EAGER);
 	llog__pack_site_init(&c->w, fmt, &c->plan);
 	llog__pack_site_init(&c->r, fmt, &c->plan);
@@ -76,7 +76,7 @@ static void render_eq(const struct codec *c, const unsigned char *args, const ch
 {
 	char got[512];
 	int trunc = 0;
-	size_t n = llog__render(got, sizeof(got) - 1, c->fmt, &c->plan, args, &trunc);
+	size_t n = llog__fmt_render(got, sizeof(got) - 1, c->fmt, &c->plan, args, &trunc);
 
 	got[n] = '\0';
 	assert_int_equal(trunc, 0);

@@ -96,8 +96,8 @@ static void check_prefix(const char *what, const char *fmt, size_t n,
 static char got2[BIG];
 
 /*
- * llog__render into out[0..cap), and the same from the compiled format
- * (llog__render_prog) into got2: the two must agree byte for byte, in
+ * llog__fmt_render into out[0..cap), and the same from the compiled format
+ * (llog__fmt_render_prog) into got2: the two must agree byte for byte, in
  * length and in *trunc, and write nothing at or past cap.
  */
 static size_t render_both(char *out, size_t cap, const char *fmt, const struct llog__plan *plan,
@@ -110,8 +110,8 @@ static size_t render_both(char *out, size_t cap, const char *fmt, const struct l
 	assert_non_null(prog);
 	assert_true(cap < sizeof(got2));
 	memset(got2, 'Y', cap + 1);
-	n1 = llog__render(out, cap, fmt, plan, args, &t1);
-	n2 = llog__render_prog(got2, cap, prog, plan, args, &t2);
+	n1 = llog__fmt_render(out, cap, fmt, plan, args, &t1);
+	n2 = llog__fmt_render_prog(got2, cap, prog, plan, args, &t2);
 	free(prog);
 	if (n1 != n2 || t1 != t2 || (out != NULL && memcmp(out, got2, n1) != 0) ||
 	    got2[cap] != 'Y')
@@ -143,18 +143,18 @@ static void vcheck(const char *given, const char *fmt, va_list ap)
 	assert_true(n >= 0 && (size_t)n < sizeof(expect));
 	ncases++;
 
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	if (!(plan.flags & LLOG__PLAN_EAGER)) {
 		size_t budget = sizeof(capbuf) - 64;
 
 		va_copy(a1, ap);
-		need = llog__capture_measure(&plan, a1, budget, slen, &trunc);
+		need = llog__fmt_capture_measure(&plan, a1, budget, slen, &trunc);
 		va_end(a1);
 		assert_true(need <= budget);
 		assert_int_equal(trunc, 0);
 		memset(capbuf, 0xa5, need + 64);
 		va_copy(a2, ap);
-		llog__capture_write(&plan, a2, slen, capbuf);
+		llog__fmt_capture_write(&plan, a2, slen, capbuf);
 		va_end(a2);
 		for (size_t i = need; i < need + 64; i++)
 			assert_int_equal((unsigned char)capbuf[i], 0xa5);
@@ -173,7 +173,7 @@ static void vcheck(const char *given, const char *fmt, va_list ap)
 	}
 
 	va_copy(a3, ap);
-	len = llog__format_va(got, sizeof(got), fmt, &plan, a3, &trunc);
+	len = llog__fmt_format_va(got, sizeof(got), fmt, &plan, a3, &trunc);
 	va_end(a3);
 	if (trunc || len != (size_t)n || memcmp(got, expect, len) != 0)
 		fail_case("format_va", fmt, expect, (size_t)n, got, len);
@@ -182,7 +182,7 @@ static void vcheck(const char *given, const char *fmt, va_list ap)
 		cap = (size_t)n / 2;
 		got[cap] = 'Z';
 		va_copy(a3, ap);
-		len = llog__format_va(got, cap, fmt, &plan, a3, &trunc);
+		len = llog__fmt_format_va(got, cap, fmt, &plan, a3, &trunc);
 		va_end(a3);
 		check_prefix("format_va/2", fmt, (size_t)n, len, trunc, cap);
 	}
@@ -214,10 +214,10 @@ static void slots_vs_va(const char *fmt, const uint64_t *v, unsigned n, va_list 
 	int t1 = 0, t2 = 0;
 	va_list a;
 
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	if (plan.flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) {
 		/* never from slots (llog__log_t hands them to llog__log) */
-		assert_int_equal(llog__capture_measure_v(&plan, v, budget, slen2, &t2),
+		assert_int_equal(llog__fmt_capture_measure_v(&plan, v, budget, slen2, &t2),
 				 (size_t)-1);
 		return;
 	}
@@ -226,18 +226,18 @@ static void slots_vs_va(const char *fmt, const uint64_t *v, unsigned n, va_list 
 	memset(slen, 0, sizeof(slen));
 	memset(slen2, 0, sizeof(slen2));
 	va_copy(a, ap);
-	need = llog__capture_measure(&plan, a, budget, slen, &t1);
+	need = llog__fmt_capture_measure(&plan, a, budget, slen, &t1);
 	va_end(a);
-	need2 = llog__capture_measure_v(&plan, v, budget, slen2, &t2);
+	need2 = llog__fmt_capture_measure_v(&plan, v, budget, slen2, &t2);
 	assert_int_equal(need, need2);
 	assert_int_equal(t1, t2);
 	assert_memory_equal(slen, slen2, sizeof(slen));
 	memset(capbuf, 0x5a, need + 64);
 	memset(capslot, 0x5a, need + 64);
 	va_copy(a, ap);
-	llog__capture_write(&plan, a, slen, capbuf);
+	llog__fmt_capture_write(&plan, a, slen, capbuf);
 	va_end(a);
-	llog__capture_write_v(&plan, v, slen2, capslot);
+	llog__fmt_capture_write_v(&plan, v, slen2, capslot);
 	if (memcmp(capbuf, capslot, need + 64) != 0)
 		fail_case("slots (write)", fmt, capbuf, need, (const char *)capslot, need);
 
@@ -248,9 +248,9 @@ static void slots_vs_va(const char *fmt, const uint64_t *v, unsigned n, va_list 
 		memset(capbuf, 0x5a, need + 64);
 		memset(capslot, 0x5a, need + 64);
 		va_copy(a, ap);
-		need = llog__capture_once(&plan, a, capbuf, caps[k], &t1);
+		need = llog__fmt_capture_once(&plan, a, capbuf, caps[k], &t1);
 		va_end(a);
-		need2 = llog__capture_once_v(&plan, v, capslot, caps[k], &t2);
+		need2 = llog__fmt_capture_once_v(&plan, v, capslot, caps[k], &t2);
 		assert_int_equal(need, need2);
 		assert_int_equal(t1, t2);
 		assert_true(need <= caps[k]);
@@ -406,7 +406,7 @@ static void test_percent_n_not_executed(void **state)
 
 	(void)state;
 	n = snprintf(expect, sizeof(expect), "ab%dc%s", 42, "end");
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	assert_false(plan.flags & LLOG__PLAN_EAGER);
 	assert_int_equal(plan.nargs, 6);
 
@@ -414,7 +414,7 @@ static void test_percent_n_not_executed(void **state)
 		       &sc, &ll, &sz, "end");
 	assert_int_equal(need, 4 + 4 + 3);
 	write_args(&plan, slen, capbuf, &sentinel, 42, &sc, &ll, &sz, "end");
-	len = llog__render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
+	len = llog__fmt_render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
 	assert_int_equal(len, (size_t)n);
 	assert_memory_equal(out, expect, len);
 
@@ -486,14 +486,14 @@ static void truncations(const char *fmt, ...)
 	n = vsnprintf(expect, sizeof(expect), fmt, a);
 	va_end(a);
 	assert_true(n > 0 && (size_t)n < sizeof(out));
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	assert_false(plan.flags & LLOG__PLAN_EAGER);
 	trunc = 0;
 	va_copy(a, ap);
-	need = llog__capture_measure(&plan, a, sizeof(capbuf), slen, &trunc);
+	need = llog__fmt_capture_measure(&plan, a, sizeof(capbuf), slen, &trunc);
 	va_end(a);
 	va_copy(a, ap);
-	llog__capture_write(&plan, a, slen, capbuf);
+	llog__fmt_capture_write(&plan, a, slen, capbuf);
 	va_end(a);
 	assert_true(need != (size_t)-1);
 	for (size_t cap = 0; cap <= (size_t)n + 1; cap++) {
@@ -509,7 +509,7 @@ static void truncations(const char *fmt, ...)
 		memset(out, 'Z', sizeof(out));
 		trunc = 0;
 		va_copy(a, ap);
-		len = llog__format_va(out, cap, fmt, &plan, a, &trunc);
+		len = llog__fmt_format_va(out, cap, fmt, &plan, a, &trunc);
 		va_end(a);
 		assert_int_equal(len, cap < (size_t)n ? cap : (size_t)n);
 		assert_int_equal(trunc, cap < (size_t)n);
@@ -532,8 +532,8 @@ static void test_truncation_small_cap(void **state)
 		struct llog__plan plan;
 		int trunc = 0;
 
-		llog__plan_parse("x", &plan);
-		assert_int_equal(llog__render(NULL, 0, "x", &plan, "", &trunc),
+		llog__fmt_plan_parse("x", &plan);
+		assert_int_equal(llog__fmt_render(NULL, 0, "x", &plan, "", &trunc),
 				 0);
 		assert_int_equal(trunc, 1);
 		trunc = 0;
@@ -550,7 +550,7 @@ static size_t measure(const struct llog__plan *plan, size_t budget,
 	size_t n;
 
 	va_start(ap, trunc);
-	n = llog__capture_measure(plan, ap, budget, slen, trunc);
+	n = llog__fmt_capture_measure(plan, ap, budget, slen, trunc);
 	va_end(ap);
 	return n;
 }
@@ -561,7 +561,7 @@ static void write_args(const struct llog__plan *plan, const uint32_t *slen,
 	va_list ap;
 
 	va_start(ap, dst);
-	llog__capture_write(plan, ap, slen, dst);
+	llog__fmt_capture_write(plan, ap, slen, dst);
 	va_end(ap);
 }
 
@@ -571,9 +571,9 @@ static size_t format(char *out, size_t cap, const char *fmt, int *trunc, ...)
 	va_list ap;
 	size_t n;
 
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	va_start(ap, trunc);
-	n = llog__format_va(out, cap, fmt, &plan, ap, trunc);
+	n = llog__fmt_format_va(out, cap, fmt, &plan, ap, trunc);
 	va_end(ap);
 	return n;
 }
@@ -592,7 +592,7 @@ static void test_measure_clipping(void **state)
 	a[100] = '\0';
 	memset(b, 'b', 50);
 	b[50] = '\0';
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	assert_int_equal(plan.fixed_bytes, 4 + 4 + 4);
 
 	/* everything fits: no flag */
@@ -610,7 +610,7 @@ static void test_measure_clipping(void **state)
 	write_args(&plan, slen, capbuf, a, 7, b);
 	assert_int_equal((unsigned char)capbuf[need], 0xa5);
 	trunc = 0;
-	len = llog__render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
+	len = llog__fmt_render(out, sizeof(out), fmt, &plan, capbuf, &trunc);
 	assert_int_equal(trunc, 0);
 	assert_int_equal(len, 60 + 3);
 	assert_memory_equal(out, a, 60);
@@ -654,12 +654,12 @@ static void test_eager_plans(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(eager) / sizeof(eager[0]); i++) {
-		llog__plan_parse(eager[i], &plan);
+		llog__fmt_plan_parse(eager[i], &plan);
 		if (!(plan.flags & LLOG__PLAN_EAGER))
 			fail_msg("not eager: %s", eager[i]);
 	}
 	for (size_t i = 0; i < sizeof(lazy) / sizeof(lazy[0]); i++) {
-		llog__plan_parse(lazy[i], &plan);
+		llog__fmt_plan_parse(lazy[i], &plan);
 		if (plan.flags & LLOG__PLAN_EAGER)
 			fail_msg("eager: %s", lazy[i]);
 	}
@@ -668,11 +668,11 @@ static void test_eager_plans(void **state)
 	fmt[0] = '\0';
 	for (int i = 0; i < 32; i++)
 		strcat(fmt, "%d");
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	assert_false(plan.flags & LLOG__PLAN_EAGER);
 	assert_int_equal(plan.nargs, 32);
 	strcat(fmt, "%d");
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	assert_true(plan.flags & LLOG__PLAN_EAGER);
 	check("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"
 	      "%d%d%d|%s", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
@@ -710,7 +710,7 @@ static void test_plan_layout(void **state)
 	(void)state;
 	assert_true(sizeof(struct llog__plan) <= 36);
 	assert_true(_Alignof(struct llog__plan) <= 4);
-	llog__plan_parse("%d %lld %f %Lf %p %n %s %*.*s %.5s %%", &plan);
+	llog__fmt_plan_parse("%d %lld %f %Lf %p %n %s %*.*s %.5s %%", &plan);
 	assert_false(plan.flags & LLOG__PLAN_EAGER);
 	assert_int_equal(plan.nargs, 11);
 	/* 4 + 8 + 8 + 16 + 8 + 0 + 4 + (4 + 4 + 4) + 4 */
@@ -779,7 +779,7 @@ static void test_compiled_early_ends(void **state)
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		struct llog__plan plan;
 
-		llog__plan_parse(fmts[i], &plan);
+		llog__fmt_plan_parse(fmts[i], &plan);
 		/* fewer arguments than the format asks for: rendering stops
 		 * where they run out */
 		if (plan.nargs > 1)

@@ -32,7 +32,7 @@ static size_t capture(const struct llog__plan *plan, void *dst, size_t cap, ...)
 	size_t n;
 
 	va_start(ap, cap);
-	n = llog__capture_once(plan, ap, dst, cap, &trunc);
+	n = llog__fmt_capture_once(plan, ap, dst, cap, &trunc);
 	va_end(ap);
 	return n;
 }
@@ -49,10 +49,10 @@ static void check_site(struct llog__fmt_cache *c, const struct llog_site *site, 
 	const struct llog__fmt_prog *prog = llog__fmt_cache_get(c, site);
 
 	assert_non_null(prog);
-	llog__plan_parse(site->fmt, &plan);
+	llog__fmt_plan_parse(site->fmt, &plan);
 	(void)capture(&plan, args, sizeof(args), v, s);
-	n1 = llog__render(a, sizeof(a), site->fmt, &plan, args, &t1);
-	n2 = llog__render_prog(b, sizeof(b), prog, &plan, args, &t2);
+	n1 = llog__fmt_render(a, sizeof(a), site->fmt, &plan, args, &t1);
+	n2 = llog__fmt_render_prog(b, sizeof(b), prog, &plan, args, &t2);
 	assert_int_equal(n1, n2);
 	assert_int_equal(t1, t2);
 	assert_memory_equal(a, b, n1);
@@ -121,9 +121,9 @@ static void test_invalidate(void **state)
 	llog__fmt_cache_invalidate();
 	prog = llog__fmt_cache_get(c, &site);
 	assert_non_null(prog);
-	llog__plan_parse(fmt, &plan);
+	llog__fmt_plan_parse(fmt, &plan);
 	(void)capture(&plan, args, sizeof(args), "b", 2);
-	n = llog__render_prog(out, sizeof(out), prog, &plan, args, &trunc);
+	n = llog__fmt_render_prog(out, sizeof(out), prog, &plan, args, &trunc);
 	assert_int_equal(n, strlen("[b] is new and longer: 2"));
 	assert_memory_equal(out, "[b] is new and longer: 2", n);
 	llog__fmt_cache_free(c);

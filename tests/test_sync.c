@@ -226,7 +226,7 @@ static char *sync_text(const char *text, int truncated, struct llog_stats *delta
 	memcpy(tr.text, text, tr.rec.len);
 	llog_get_stats(&a);
 	capture_begin();
-	llog__sync_record(&tr.rec);
+	llog__sync_record(&tr.rec, llog__tls_arena);
 	out = capture_end();
 	llog_get_stats(&b);
 	assert_non_null(strstr(out, " WARN  [4242] test_sync.c:99 "));

@@ -10,8 +10,7 @@
 #include "fileformat.h"
 #include "fmt.h"
 #include "fmt_spec.h"
-#include "render.h" /* LLOG__MARKER: the same marker as the writer's */
-#include "sink.h"   /* llog__format_line, llog__line_bound */
+#include "line.h" /* llog__line_format, llog__line_bound */
 
 struct site {
 	bool defined, valid;
@@ -244,12 +243,12 @@ static const char *parse_site(struct cur *c, struct site *s)
 			return "out of memory";
 	}
 	if (s->kind == LLOG_BIN_SITE_LOG) {
-		llog__plan_parse(s->fmt, &s->plan);
+		llog__fmt_plan_parse(s->fmt, &s->plan);
 		if ((s->plan.flags & LLOG__PLAN_EAGER) || !plan_matches(&s->plan, nargs, flags, types))
 			return "a site's plan is not its format's (another llog version?)";
 		llog__pack_site_init(&s->pack, s->fmt, &s->plan);
 		/* parsed once, not for every record; without memory,
-		 * llog__render parses it each time (the same bytes) */
+		 * llog__fmt_render parses it each time (the same bytes) */
 		s->prog = llog__fmt_compile(s->fmt);
 	}
 	return NULL;
@@ -393,8 +392,8 @@ static const char *render_log(struct lcb *b, const struct stream *st, const stru
 	if (!grow(&b->msg, &b->msg_cap, (size_t)st->room + LLOG__MARKER_LEN))
 		return "out of memory";
 	n = s->prog != NULL
-		    ? llog__render_prog(b->msg, st->room, s->prog, &s->plan, args, &trunc)
-		    : llog__render(b->msg, st->room, s->fmt, &s->plan, args, &trunc);
+		    ? llog__fmt_render_prog(b->msg, st->room, s->prog, &s->plan, args, &trunc)
+		    : llog__fmt_render(b->msg, st->room, s->fmt, &s->plan, args, &trunc);
 	if (trunc) {
 		memcpy(b->msg + n, LLOG__MARKER, LLOG__MARKER_LEN);
 		n += LLOG__MARKER_LEN;
@@ -542,6 +541,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 		const unsigned char *body;
 		uint64_t id, zz, len;
 		size_t ln;
+		int cut; /* the line is never cut: its buffer has the bound */
 
 		if ((tag & 7u) == LLOG_BIN_THREAD) {
 			size_t nl;
@@ -638,7 +638,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 			*why = "out of memory";
 			return -1;
 		}
-		ln = llog__format_line(&e, format, &lo, b->line, b->line_cap);
+		ln = llog__line_format(&e, format, &lo, b->line, b->line_cap, &cut);
 		if (ln > 0 && b->line[ln - 1] == '\n')
 			ln--;
 		out(ctx, &e, b->line, ln);

@@ -5,8 +5,9 @@
  * DESIGN
  * The frame reader (reader.h) hands over whole, checked frames; this turns
  * a sites frame's payload into call-site tables and a binary data frame's
- * content into entries, rendered with liblog's own renderer (llog__render,
- * fmt.h) and line formatter (llog__format_line, line.c), linked in: the
+ * content into entries, rendered with liblog's own renderer (llog__fmt_render,
+ * fmt.h) and line formatter (llog__line_format, line.h), linked in (the
+ * format unit, liblog/format/): the
  * line of a binary record is byte for byte the line the text-mode file
  * sink writes for the same record (UTC nanoseconds, the function: the
  * compressed text file's line).

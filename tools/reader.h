@@ -2,7 +2,7 @@
  * reader.h - llogcat's frame reader and record parser (tools-internal).
  *
  * DESIGN
- * The reader turns the bytes of an llog file (liblog/fileformat.h), fed in
+ * The reader turns the bytes of an llog file (liblog/format/fileformat.h), fed in
  * any number of pieces, into events: a decoded data frame, a metadata frame,
  * another skippable frame, or a damaged frame with its offset and a reason.
  * It never emits a partial frame: a data frame is returned only after all of
@@ -77,7 +77,7 @@ struct lcr_meta {
 };
 void lcr_parse_meta(const char *p, size_t n, struct lcr_meta *m);
 
-/* One record line, text or JSON layout (liblog/line.c). The text layout
+/* One record line, text or JSON layout (liblog/format/line.c). The text layout
  *   TS LEVEL [TID] FILE:LINE MSG
  * with, per the writer's line options, TS of any precision and zone,
  * "[TID NAME]", and "FUNC() " before MSG. */

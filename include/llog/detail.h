@@ -158,7 +158,7 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * an integer's value (sign- or zero-extended), a float or double's bits as
  * a double, a pointer - and passes the array to llog__log_t, which copies
  * the slots the format's plan consumes into the record, as llog__log
- * copies them from its va_list (the same bytes; liblog/fmt.h). Each
+ * copies them from its va_list (the same bytes; liblog/format/fmt.h). Each
  * argument is evaluated once, into a temporary of its own type (arrays
  * decayed; LLOG__TMP for the one exception).
  * llog__log_t returns nonzero, having done nothing, when it cannot take

@@ -7,7 +7,7 @@
  * flusher wake-up handshake (llog__wake_flusher, queue.c), the BLOCK
  * overflow wait (reserve -> llog__arena_reserve in liblog/arena.h +
  * llog__arena_wait_space in arena.c), the flush barrier (llog_flush,
- * llog__barrier_run), shutdown (llog_shutdown, llog__queue_stop) and its
+ * llog__flusher_barrier_run), shutdown (llog_shutdown, llog__queue_stop) and its
  * control mutex (ctl_lock in liblog/control.c) as the CLOSED paths wait for
  * it (llog__control_wait_shutdown).
  *
@@ -493,8 +493,8 @@ F6:		if
 }
 
 /* llog_flush */
-/* C: liblog/control.c llog_flush ord llog__barrier_run llog__control_wait_shutdown */
-/* C: liblog/flusher.c llog__barrier_run ord llog__push llog__wake_flusher llog__load_acquire llog__futex_wait */
+/* C: liblog/control.c llog_flush ord llog__flusher_barrier_run llog__control_wait_shutdown */
+/* C: liblog/flusher.c llog__flusher_barrier_run ord llog__push llog__wake_flusher llog__load_acquire llog__futex_wait */
 proctype FlushCaller()
 {
 	byte old = 0, pre = 0;
@@ -548,7 +548,7 @@ proctype FlushCaller()
  * asleep forever = an invalid end state. (Concurrent shutdown wakes the
  * flusher unconditionally and would mask such a loss.)
  */
-/* C: liblog/control.c llog_shutdown ord pthread_mutex_lock llog__flusher_stop llog__sinktab_close pthread_mutex_unlock */
+/* C: liblog/control.c llog_shutdown ord pthread_mutex_lock llog__flusher_stop llog__flusher_sinktab_close pthread_mutex_unlock */
 /* C: liblog/flusher.c llog__flusher_stop ord llog__queue_stop pthread_join */
 /* C: liblog/queue.c llog__queue_stop ord llog__store_seq_cst llog__q.stop llog__xchg_seq_cst llog__q.pending llog__futex_wake */
 /* C: liblog/control.c start_flusher ord llog__flusher_start llog__flusher_run_final */

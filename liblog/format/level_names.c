@@ -1,14 +1,14 @@
 /*
  * level_names.c - the one table of level names, their parsing, and
  * llog_strerror: what the line formatter needs, without the level spec
- * (levels.c), so that llogcat can compile the formatter in alone.
+ * (levels.c), so that llogcat links the formatter without the core.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 
-#include "levels.h"
+#include "level_names.h"
 
 const char *const llog__level_names[LLOG_OFF + 1] = {"TRACE", "DEBUG", "INFO", "WARN",
 						      "ERROR", "FATAL", "OFF"};

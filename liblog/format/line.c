@@ -8,7 +8,9 @@
  * JSON; an escape sequence or a UTF-8 character is never cut in half) and
  * the line still ends with '\n'. llog's own sinks size their buffers with
  * llog__line_bound, so they cut only at a hard limit of theirs, through
- * llog__format_line, which also counts the cut in stats.truncated. Every record is exactly one line, and no message can forge another
+ * llog__line_format, which tells the caller of the cut (llog's sinks count
+ * it in stats.truncated: llog__sink_format_line, sink.c). Every record is
+ * exactly one line, and no message can forge another
  * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
  * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), a
  * backslash is \\ (file format version 2: a literal "\n" is "\\n"), the C1
@@ -26,7 +28,9 @@
  * the second shifted by the UTC offset that localtime_r gives for it,
  * asked once per second of timestamps per thread (cached with the text);
  * while a crash is drained localtime_r (a lock, a file read) is not
- * called: the thread's last offset is used, or UTC when it has none.
+ * called: the thread's last offset is used, or UTC when it has none. The
+ * crash handler says how to know (llog__line_set_crash_probe): this file
+ * is part of the format unit, which calls nothing of the core.
  *
  * Fields (docs/fields.md 3, 4; llog_format_entry_opts and the sinks, never
  * llog_format_entry): in text, the line's last part, after the markers:
@@ -34,7 +38,7 @@
  * name escape it) then key=value tokens and "+N" for fields left out; in
  * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
  * field whole or not at all; llog__line_bound counts them, so only a
- * caller's small buffer leaves one out (counted). Doubles: llog__field_f64
+ * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64
  * (snprintf and strtod, the one place of a line that calls libc
  * formatting).
  *
@@ -54,11 +58,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "crash.h"
-
-#include "render.h" /* LLOG__MARKER: the same marker as a cut message's */
-#include "sink.h"
-#include "stats.h"
+#include "atomic.h"
+#include "buf.h"
+#include "fmt.h" /* LLOG__MARKER: the same marker as a cut message's */
+#include "line.h"
 
 /* The line is built in a struct llog__buf whose cap excludes the byte
  * kept for the final '\n'. */
@@ -120,6 +123,26 @@ struct lopt {
 	int full;
 };
 
+/* Whether a crash is being reported (crash.c's llog__crash_in_progress),
+ * or NULL: none can be (no crash handler installed, or llogcat). */
+static int (*_Atomic crash_probe)(void);
+
+void llog__line_set_crash_probe(int (*in_crash)(void))
+{
+	/* Release: pairs with the acquire load in in_crash(); set before the
+	 * handler is installed, so a thread that formats during a report
+	 * finds the probe. */
+	llog__store_release(&crash_probe, in_crash);
+}
+
+static int in_crash(void)
+{
+	/* Acquire: pairs with the release store in llog__line_set_crash_probe. */
+	int (*probe)(void) = llog__load_acquire(&crash_probe);
+
+	return probe != NULL && probe();
+}
+
 /* The UTC offset (seconds east) of the second secs, per localtime_r; the
  * thread's last one while a crash is drained (0 when none). */
 static long local_offset(int64_t secs)
@@ -128,7 +151,7 @@ static long local_offset(int64_t secs)
 	struct tm tm;
 	time_t t = (time_t)secs;
 
-	if (llog__crash_in_progress() || localtime_r(&t, &tm) == NULL)
+	if (in_crash() || localtime_r(&t, &tm) == NULL)
 		return last_off;
 	last_off = tm.tm_gmtoff;
 	return last_off;
@@ -232,7 +255,7 @@ static size_t ts_text(char *b, int64_t ts_ns, const struct lopt *lo)
  * RFC 3339 UTC with nanoseconds: 2026-12-03T08:19:42.123456789Z (30 bytes),
  * ts_text's UTC form (its calendar part cached per second).
  */
-void llog__ts_rfc3339(char *b, int64_t ts_ns)
+void llog__line_ts_rfc3339(char *b, int64_t ts_ns)
 {
 	static const struct lopt utc_ns = {0, LLOG_TS_NS, 0};
 	char t[TS_MAX];
@@ -264,7 +287,7 @@ static void put_whole(struct llog__buf *o, const char *s, size_t n)
 	llog__buf_put(o, s, n);
 }
 
-size_t llog__utf8_len(const unsigned char *s, size_t len)
+size_t llog__line_utf8_len(const unsigned char *s, size_t len)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -347,7 +370,7 @@ static void put_text_escaped(struct llog__buf *o, const char *str, size_t len)
 			break;
 		c = s[j];
 		if (c >= 0x80) {
-			n = llog__utf8_len(s + j, len - j);
+			n = llog__line_utf8_len(s + j, len - j);
 			if (is_c1(s + j, n)) {
 				put_u00(o, s[j + 1]);
 				i = j + 2;
@@ -421,7 +444,7 @@ static void put_json_string(struct llog__buf *o, const char *str, size_t len, co
 			i++;
 			continue;
 		}
-		n = llog__utf8_len(s + i, len - i);
+		n = llog__line_utf8_len(s + i, len - i);
 		if (n == 0) {
 			put_whole(o, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
@@ -556,7 +579,7 @@ static size_t entry_fields(const struct llog_entry *e, const struct lopt *lo,
 	return n;
 }
 
-size_t llog__field_f64(char *b, double d)
+size_t llog__line_field_f64(char *b, double d)
 {
 	int n = 0;
 
@@ -605,7 +628,7 @@ size_t llog__field_f64(char *b, double d)
 	}
 }
 
-const char *llog__field_text(const struct llog_field *f, char *t, size_t *len)
+const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len)
 {
 	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
 
@@ -616,7 +639,7 @@ const char *llog__field_text(const struct llog_field *f, char *t, size_t *len)
 		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
 		break;
 	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
-	case LLOG_FIELD_F64: *len = llog__field_f64(t, f->v.f64); return t;
+	case LLOG_FIELD_F64: *len = llog__line_field_f64(t, f->v.f64); return t;
 	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
 	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
 	case LLOG_FIELD_NULL:
@@ -662,7 +685,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		c = s[j];
 		n = 1;
 		if (c >= 0x80) {
-			n = llog__utf8_len(s + j, len - j);
+			n = llog__line_utf8_len(s + j, len - j);
 			if (n > 0 && !is_c1(s + j, n)) {
 				llog__buf_put(o, str + j, n);
 				i = j + n;
@@ -715,7 +738,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 		break;
 	case LLOG_FIELD_U64: llog__buf_num(o, f->v.u64, 10); break;
 	case LLOG_FIELD_F64:
-		dn = llog__field_f64(d, f->v.f64);
+		dn = llog__line_field_f64(d, f->v.f64);
 		if (json && !isfinite(f->v.f64)) {
 			llog__buf_puts(o, isnan(f->v.f64)	? "\"NaN\""
 					  : f->v.f64 > 0 ? "\"Infinity\""
@@ -1103,16 +1126,12 @@ size_t llog_format_entry_opts(const struct llog_entry *e, enum llog_format forma
 	return format_line(e, format, &lo, buf, cap, &cut);
 }
 
-size_t llog__format_line(const struct llog_entry *e, enum llog_format format,
-			 const struct llog_line_options *opt, char *buf, size_t cap)
+size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
+			 const struct llog_line_options *opt, char *buf, size_t cap, int *cut)
 {
 	struct lopt lo = make_lopt(opt, 1);
-	int cut;
-	size_t n = format_line(e, format, &lo, buf, cap, &cut);
 
-	if (cut)
-		llog__count(truncated, 1);
-	return n;
+	return format_line(e, format, &lo, buf, cap, cut);
 }
 
 size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)

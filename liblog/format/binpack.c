@@ -17,7 +17,7 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 	unsigned k = 0;
 
 	memset(ps, 0, sizeof(*ps));
-	/* The walk of llog__plan_parse: the same specifications consume the
+	/* The walk of llog__fmt_plan_parse: the same specifications consume the
 	 * same arguments, so argument k is plan->type[k]'s. */
 	while (k < plan->nargs && *(p = strchrnul(p, '%')) != '\0') {
 		struct spec sp;

@@ -221,7 +221,7 @@ static int plan_add(struct llog__plan *plan, uint8_t code)
 	return 1;
 }
 
-void llog__plan_parse(const char *fmt, struct llog__plan *plan)
+void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 {
 	const char *p = fmt;
 
@@ -432,8 +432,8 @@ SRC_INLINE size_t measure_src(const struct llog__plan *plan, struct argsrc *src,
 	return fixed + strs;
 }
 
-size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
-			     size_t budget, uint32_t *slen, int *truncated)
+size_t llog__fmt_capture_measure(const struct llog__plan *plan, va_list ap,
+				 size_t budget, uint32_t *slen, int *truncated)
 {
 	struct argsrc src;
 	size_t n;
@@ -446,8 +446,8 @@ size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
 	return n;
 }
 
-size_t llog__capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
-			       size_t budget, uint32_t *slen, int *truncated)
+size_t llog__fmt_capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
+				   size_t budget, uint32_t *slen, int *truncated)
 {
 	struct argsrc src;
 
@@ -469,8 +469,8 @@ SRC_INLINE void write_src(const struct llog__plan *plan, struct argsrc *src, int
 	}
 }
 
-void llog__capture_write(const struct llog__plan *plan, va_list ap,
-			 const uint32_t *slen, void *dst)
+void llog__fmt_capture_write(const struct llog__plan *plan, va_list ap,
+			     const uint32_t *slen, void *dst)
 {
 	struct argsrc src;
 
@@ -479,8 +479,8 @@ void llog__capture_write(const struct llog__plan *plan, va_list ap,
 	va_end(src.ap);
 }
 
-void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
-			   const uint32_t *slen, void *dst)
+void llog__fmt_capture_write_v(const struct llog__plan *plan, const uint64_t *v,
+			       const uint32_t *slen, void *dst)
 {
 	struct argsrc src;
 
@@ -489,7 +489,7 @@ void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
 }
 
 /* The one-pass capture from a va_list (a typed call's is
- * llog__capture_slots, fmt_slots.h). */
+ * llog__fmt_capture_slots, fmt_slots.h). */
 static size_t once_va(const struct llog__plan *plan, struct argsrc *src, void *dst, size_t cap,
 		      int *truncated)
 {
@@ -508,8 +508,8 @@ static size_t once_va(const struct llog__plan *plan, struct argsrc *src, void *d
 	return (size_t)(d - (unsigned char *)dst);
 }
 
-size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
-			  size_t cap, int *truncated)
+size_t llog__fmt_capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			      size_t cap, int *truncated)
 {
 	struct argsrc src;
 	size_t n;
@@ -520,8 +520,8 @@ size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
 	return n;
 }
 
-size_t llog__capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
-			    size_t cap, int *truncated)
+size_t llog__fmt_capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
+				size_t cap, int *truncated)
 {
-	return llog__capture_slots(plan, v, dst, cap, truncated);
+	return llog__fmt_capture_slots(plan, v, dst, cap, truncated);
 }

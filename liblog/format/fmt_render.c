@@ -749,8 +749,8 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 	}
 }
 
-size_t llog__render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
-			 const struct llog__plan *plan, const void *args, int *truncated)
+size_t llog__fmt_render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
+			     const struct llog__plan *plan, const void *args, int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = { args, plan->type, 0, plan->nargs, NULL };
@@ -761,9 +761,9 @@ size_t llog__render_prog(char *out, size_t cap, const struct llog__fmt_prog *pro
 	return o.n;
 }
 
-size_t llog__render(char *out, size_t cap, const char *fmt,
-		    const struct llog__plan *plan, const void *args,
-		    int *truncated)
+size_t llog__fmt_render(char *out, size_t cap, const char *fmt,
+			const struct llog__plan *plan, const void *args,
+			int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = { args, plan->type, 0, plan->nargs, NULL };
@@ -774,9 +774,9 @@ size_t llog__render(char *out, size_t cap, const char *fmt,
 	return o.n;
 }
 
-size_t llog__format_va(char *out, size_t cap, const char *fmt,
-		       const struct llog__plan *plan, va_list ap,
-		       int *truncated)
+size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
+			   const struct llog__plan *plan, va_list ap,
+			   int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = { NULL, NULL, 0, 0, NULL };

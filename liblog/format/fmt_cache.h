@@ -22,7 +22,7 @@
  * (a thread that crashed inside the allocator may hold its lock while the
  * flusher drains its records; tests/test_nomalloc.c). A format whose
  * program exceeds the pool gets NULL, and the caller renders from the
- * format (llog__render): the output is the same.
+ * format (llog__fmt_render): the output is the same.
  *
  * Unloaded objects (ARCHITECTURE 8.4): a program points into its site's
  * format, which dlclose() may unmap, and a library loaded again may put a

@@ -4,10 +4,10 @@
  *
  * DESIGN
  * A typed call (llog.h "Typed calls", docs/ARCHITECTURE.md 4.3a) brings
- * its arguments as 8-byte slots. This is llog__capture_once for them
+ * its arguments as 8-byte slots. This is llog__fmt_capture_once for them
  * (fmt.h): the same bytes, the same clipping of strings to the room left,
  * written where the producer inlines it (producer.c) and where
- * llog__capture_once_v wraps it (fmt_plan.c, which the tests compare with
+ * llog__fmt_capture_once_v wraps it (fmt_plan.c, which the tests compare with
  * the va_list capture over the differential corpus).
  *
  * What a slot is follows the plan's type code, as a va_arg of that type
@@ -76,8 +76,8 @@ llog__put_str_clipped(unsigned char **d, const char *s, size_t pb, size_t *room,
 }
 
 static inline __attribute__((always_inline)) size_t
-llog__capture_slots(const struct llog__plan *plan, const uint64_t *v, void *dst, size_t cap,
-		    int *truncated)
+llog__fmt_capture_slots(const struct llog__plan *plan, const uint64_t *v, void *dst, size_t cap,
+			int *truncated)
 {
 	unsigned char *d = dst;
 	size_t room = cap - plan->fixed_bytes; /* bytes left for string contents */

@@ -20,7 +20,7 @@
  * never executed (nothing is stored through it). Plans that cannot be
  * deferred (wide conversions %lc %ls, POSIX positional "%1$d", more arguments
  * than LLOG__PLAN_MAX_ARGS, an unknown conversion) are marked EAGER: the
- * producer renders them at the call with llog__format_va().
+ * producer renders them at the call with llog__fmt_format_va().
  *
  * A format may also be compiled once (llog__fmt_compile: the literal
  * segments and the parsed conversion specifications, in order), so that
@@ -45,6 +45,11 @@
 
 #define LLOG__PLAN_MAX_ARGS 32
 
+/* The mark that ends a message or a line cut to fit (the renderers' users
+ * append it: render.c, line.c, the binary file sink, llogcat). */
+#define LLOG__MARKER " [truncated]"
+#define LLOG__MARKER_LEN (sizeof(LLOG__MARKER) - 1)
+
 /* Plan flags. */
 #define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
 #define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
@@ -68,38 +73,38 @@ struct llog__plan {
  * Parses fmt into *plan. Never fails: a format that cannot be deferred gives
  * a plan with LLOG__PLAN_EAGER set. fmt must not be NULL.
  */
-void llog__plan_parse(const char *fmt, struct llog__plan *plan);
+void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan);
 
 /*
- * Capture, pass 1: returns the number of bytes llog__capture_write() will
+ * Capture, pass 1: returns the number of bytes llog__fmt_capture_write() will
  * write for these arguments, at most budget. When the arguments would need
  * more, string arguments are clipped (from the last string backwards, never
  * below 0 bytes) so that the total fits, and *truncated is set to 1
  * (otherwise left unchanged). slen receives each string argument's captured
  * length, indexed by argument position (size LLOG__PLAN_MAX_ARGS). Returns
  * (size_t)-1 if even the fixed part exceeds budget, or if the plan is
- * EAGER (nothing to capture: use llog__format_va()). Consumes ap.
+ * EAGER (nothing to capture: use llog__fmt_format_va()). Consumes ap.
  */
-size_t llog__capture_measure(const struct llog__plan *plan, va_list ap,
-			     size_t budget, uint32_t *slen, int *truncated);
+size_t llog__fmt_capture_measure(const struct llog__plan *plan, va_list ap,
+				 size_t budget, uint32_t *slen, int *truncated);
 
 /*
  * Capture in one pass (the hot path): writes the arguments into dst, which
  * has room for cap >= plan->fixed_bytes bytes; strings are clipped, in
  * argument order, to what is left (setting *truncated). Returns the bytes
- * written; the layout is the one llog__capture_write produces. Consumes ap.
+ * written; the layout is the one llog__fmt_capture_write produces. Consumes ap.
  * Not for EAGER plans.
  */
-size_t llog__capture_once(const struct llog__plan *plan, va_list ap, void *dst,
-			  size_t cap, int *truncated);
+size_t llog__fmt_capture_once(const struct llog__plan *plan, va_list ap, void *dst,
+			      size_t cap, int *truncated);
 
 /*
  * Capture, pass 2: writes the arguments into dst (any alignment), exactly the
  * number of bytes pass 1 returned, using the string lengths it computed.
  * Consumes ap (a fresh copy of the same arguments).
  */
-void llog__capture_write(const struct llog__plan *plan, va_list ap,
-			 const uint32_t *slen, void *dst);
+void llog__fmt_capture_write(const struct llog__plan *plan, va_list ap,
+			     const uint32_t *slen, void *dst);
 
 /*
  * The same three for a typed call (llog__log_t): the arguments in 8-byte
@@ -107,12 +112,12 @@ void llog__capture_write(const struct llog__plan *plan, va_list ap,
  * the same bytes written as from the va_list of the same call. Not for
  * EAGER or LDBL plans (measure returns (size_t)-1 for them).
  */
-size_t llog__capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
-			       size_t budget, uint32_t *slen, int *truncated);
-size_t llog__capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
-			    size_t cap, int *truncated);
-void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
-			   const uint32_t *slen, void *dst);
+size_t llog__fmt_capture_measure_v(const struct llog__plan *plan, const uint64_t *v,
+				   size_t budget, uint32_t *slen, int *truncated);
+size_t llog__fmt_capture_once_v(const struct llog__plan *plan, const uint64_t *v, void *dst,
+				size_t cap, int *truncated);
+void llog__fmt_capture_write_v(const struct llog__plan *plan, const uint64_t *v,
+			       const uint32_t *slen, void *dst);
 
 /*
  * Renders fmt with the captured arguments into out[0..cap). Returns the
@@ -122,9 +127,9 @@ void llog__capture_write_v(const struct llog__plan *plan, const uint64_t *v,
  * the single case of a message that starts with a floating-point or %p
  * conversion longer than 512 bytes which crosses cap).
  */
-size_t llog__render(char *out, size_t cap, const char *fmt,
-		    const struct llog__plan *plan, const void *args,
-		    int *truncated);
+size_t llog__fmt_render(char *out, size_t cap, const char *fmt,
+			const struct llog__plan *plan, const void *args,
+			int *truncated);
 
 /* A compiled format (opaque): fmt_render.c. */
 struct llog__fmt_prog;
@@ -133,7 +138,7 @@ struct llog__fmt_prog;
 size_t llog__fmt_prog_size(const char *fmt);
 
 /*
- * Compiles fmt for llog__render_prog into mem, llog__fmt_prog_size(fmt)
+ * Compiles fmt for llog__fmt_render_prog into mem, llog__fmt_prog_size(fmt)
  * bytes aligned like a pointer, and returns it (at mem). No allocation.
  * The program points into fmt: it is valid as long as fmt's bytes are (for
  * a LOG site: until its object is unloaded).
@@ -145,19 +150,19 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem);
 struct llog__fmt_prog *llog__fmt_compile(const char *fmt);
 
 /*
- * Renders exactly as llog__render(out, cap, fmt, plan, args, truncated)
+ * Renders exactly as llog__fmt_render(out, cap, fmt, plan, args, truncated)
  * does, where prog is llog__fmt_compile(fmt) (same contract, same bytes).
  */
-size_t llog__render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
-			 const struct llog__plan *plan, const void *args, int *truncated);
+size_t llog__fmt_render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
+			     const struct llog__plan *plan, const void *args, int *truncated);
 
 /*
  * Renders fmt with a live va_list at once (the EAGER path, and the
- * synchronous path used before init). Same contract as llog__render; %n is
+ * synchronous path used before init). Same contract as llog__fmt_render; %n is
  * never executed.
  */
-size_t llog__format_va(char *out, size_t cap, const char *fmt,
-		       const struct llog__plan *plan, va_list ap,
-		       int *truncated);
+size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
+			   const struct llog__plan *plan, va_list ap,
+			   int *truncated);
 
 #endif /* LLOG_FMT_H */
