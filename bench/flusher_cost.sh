@@ -14,7 +14,7 @@
 # and prints, for the flusher thread only (the thread file holding
 # flusher_main), the inclusive instruction counts divided by RECORDS:
 # the whole flusher, zstd (file_commit), rendering the message
-# (llog__render_record*), building the line (llog__format_line) and the
+# (llog__render_record*), building the line (llog__line_format) and the
 # rest. Counts are exact and repeatable, unlike times on a shared machine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
