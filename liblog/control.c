@@ -458,7 +458,8 @@ void llog_flush(void)
 }
 
 /*
- * The destructor llog.h gives every shared object (llog__dso_fini_tu):
+ * The destructor llog/detail.h gives every shared object
+ * (llog__dso_fini_tu):
  * waits until every record pushed before the call was rendered and handed
  * to the sinks (a barrier signalled when the flusher reaches it, without
  * waiting for a commit or for the sinks' own threads, which copy what they

@@ -59,9 +59,9 @@
  *      action with its core dump) then runs.
  * It never takes a lock and never calls malloc; the one formally unsafe call
  * is snprintf in the rendering of step 2 on the flusher (%p and floating
- * point outside llog's own %f; see llog.h), bounded by the watchdog. After
- * a LOG_FATAL (which already flushed and wrote its record) the SIGABRT it
- * raises goes straight to step 4 (without a watchdog).
+ * point outside llog's own %f; see docs/crash-handling.md), bounded by the
+ * watchdog. After a LOG_FATAL (which already flushed and wrote its record)
+ * the SIGABRT it raises goes straight to step 4 (without a watchdog).
  * Not covered: a flusher or sink that does not finish within CRASH_WAIT_MS
  * (the handler goes on; what was not committed by then may be lost); a
  * sink's crash path that faults (the signal is blocked in the handler: the

@@ -21,7 +21,7 @@
 /* The capture threshold of the default level (backtrace.h: the default
  * level, or lower with the backtrace on), for objects built with an older
  * llog.h (their LOG reads it), and the default (output) level itself; the
- * macros of this header read llog__level_gen and their site's cache
+ * macros of llog/detail.h read llog__level_gen and their site's cache
  * instead. */
 int llog__min_level = LLOG_TRACE;
 int llog__out_level = LLOG_TRACE;

@@ -182,8 +182,8 @@ static inline __attribute__((always_inline)) struct llog__rec *reserve(struct ll
 
 /*
  * A call's arguments: the variadic call's va_list (llog__log and its
- * kin), or a typed call's 8-byte slots (llog__log_t, llog.h "Typed
- * calls"; fmt.h). `typed` is passed beside as a constant, so that the
+ * kin), or a typed call's 8-byte slots (llog__log_t, llog/detail.h
+ * "Typed calls"; fmt.h). `typed` is passed beside as a constant, so that the
  * inlined hot path of each entry point reads only its own kind.
  */
 struct call_args {
@@ -579,7 +579,7 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A typed call (llog.h "Typed calls"): the arguments in n slots. */
+/* A typed call (llog/detail.h "Typed calls"): the arguments in n slots. */
 int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 {
 	struct call_args ca = {NULL, v};

@@ -1,13 +1,13 @@
 /*
  * ratelimit.c - rate-limited call sites (LLOG_LOG_EVERY_N and friends,
- * llog.h): the interval decisions, the registry of sites and the
- * shutdown lines.
+ * llog.h; their machinery in llog/detail.h): the interval decisions, the
+ * registry of sites and the shutdown lines.
  *
  * DESIGN
  * A site's state is one static struct llog_ratelimit beside its struct
  * llog_site. The decision is one read-modify-write of its `word`:
  *
- *   FIRST_N, EVERY_N  word = calls so far; fetch_add (inline, llog.h):
+ *   FIRST_N, EVERY_N  word = calls so far; fetch_add (inline, llog/detail.h):
  *                     call c is emitted iff c < n, or c % n == 0
  *   EVERY_MS          word = raw time of the last emitted call; a call at
  *                     `now` is emitted iff now - word >= interval and its

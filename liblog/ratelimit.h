@@ -1,6 +1,6 @@
 /*
  * ratelimit.h - rate-limited call sites: the registry's walks (internal).
- * The decisions are in llog.h (FIRST_N, EVERY_N) and ratelimit.c (the
+ * The decisions are in llog/detail.h (FIRST_N, EVERY_N) and ratelimit.c (the
  * interval kinds); ratelimit.c's opening comment is the design.
  */
 #ifndef LLOG_RATELIMIT_H

@@ -3,9 +3,9 @@
  * (internal).
  *
  * DESIGN
- * struct llog_site (llog.h) is one static instance per LOG statement. The
- * first call parses the format into an argument plan (fmt.h) stored in the
- * site:
+ * struct llog_site (llog/detail.h) is one static instance per LOG
+ * statement. The first call parses the format into an argument plan
+ * (fmt.h) stored in the site:
  *
  *   state: NEW --CAS (one thread)--> PARSING --store-release--> READY
  *

@@ -1,7 +1,7 @@
 /*
  * test_dlclose.c - a shared library that logs, unloaded with its records
  * still queued. Its call sites (format, file, function, plan) are in its
- * own memory; the flusher renders later. llog.h gives every object a
+ * own memory; the flusher renders later. llog/detail.h gives every object a
  * destructor that waits until the object's records are rendered, so
  * dlclose() right after the calls loses nothing and reads nothing from
  * unmapped memory. Each scenario runs in a child process (a read from the

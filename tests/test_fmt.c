@@ -201,7 +201,7 @@ static unsigned long nslot_cases;
 static unsigned char capslot[BIG];
 
 /*
- * A typed call's capture (llog.h "Typed calls": the arguments as 8-byte
+ * A typed call's capture (llog/detail.h "Typed calls": the arguments as 8-byte
  * slots) against the va_list's of the same call: the same bytes, string
  * lengths and truncation, in the two-pass capture and in the one-pass one
  * (with room for everything, and with the strings cut short).
@@ -277,7 +277,7 @@ static void check_slots(const char *fmt, const uint64_t *v, unsigned n, int ok, 
 }
 
 /* check(fmt, args...): each argument evaluated once into a temporary, as
- * the LOG macro does (llog.h "Typed calls"); 1 to 8 arguments are also
+ * the LOG macro does (llog/detail.h "Typed calls"); 1 to 8 arguments are also
  * captured from slots. */
 #define check(...) LLOG__CALL_CAT(CHECK_, LLOG__NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define CHECK_V(...) check_fn(__VA_ARGS__)

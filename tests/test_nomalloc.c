@@ -1,6 +1,7 @@
 /*
- * test_nomalloc.c - the crash handler does not allocate (include/llog.h,
- * "Process life": "It takes no lock and does not call malloc"), and neither
+ * test_nomalloc.c - the crash handler does not allocate
+ * (docs/crash-handling.md: "The handler takes no lock and does not call
+ * malloc"), and neither
  * does the flusher while it drains the crash: this executable interposes
  * malloc, free, calloc, realloc, reallocarray, posix_memalign,
  * aligned_alloc, memalign, valloc and pvalloc (glibc routes every

@@ -108,7 +108,7 @@ void llog__fmt_capture_write(const struct llog__plan *plan, va_list ap,
 
 /*
  * The same three for a typed call (llog__log_t): the arguments in 8-byte
- * slots, one per argument the plan consumes (llog.h "Typed calls"), with
+ * slots, one per argument the plan consumes (llog/detail.h "Typed calls"), with
  * the same bytes written as from the va_list of the same call. Not for
  * EAGER or LDBL plans (measure returns (size_t)-1 for them).
  */

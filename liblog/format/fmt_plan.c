@@ -271,7 +271,7 @@ void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 /*
  * Where a capture reads the call's arguments: the variadic call's va_list
  * (llog__log), or the typed call's 8-byte slots (llog__log_t: the macro
- * converted each argument with _Generic, llog.h "Typed calls"). The
+ * converted each argument with _Generic, llog/detail.h "Typed calls"). The
  * functions below take `typed` as a constant and are always inlined into
  * the public entry points, so each entry point reads only one kind.
  *

@@ -3,7 +3,8 @@
  * (internal).
  *
  * DESIGN
- * A typed call (llog.h "Typed calls", docs/ARCHITECTURE.md 4.3a) brings
+ * A typed call (llog/detail.h "Typed calls", docs/architecture/records.md
+ * 4) brings
  * its arguments as 8-byte slots. This is llog__fmt_capture_once for them
  * (fmt.h): the same bytes, the same clipping of strings to the room left,
  * written where the producer inlines it (producer.c) and where
