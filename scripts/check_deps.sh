@@ -8,10 +8,11 @@
 # unit llog_format) under BUILD_DIR's CMakeFiles/ with nm: per object, the
 # llog_* / llog__* symbols it defines and the ones it leaves undefined. An
 # object A depends on B when A uses a symbol B defines. Lower layers never
-# call up (docs/STYLE.md), so this graph has no cycle but the designed
-# ones, listed in DESIGNED below with their reason. Any other strongly
-# connected component fails the check (exit 1): it is printed with the
-# symbols that make each of its edges. Two layer rules fail it too:
+# call up (liblog/README.md, "What depends on what"), so this graph has no
+# cycle but the designed ones, listed in DESIGNED below with their reason.
+# Any other strongly connected component fails the check (exit 1): it is
+# printed with the symbols that make each of its edges. Two layer rules
+# fail it too:
 #   - the format unit (liblog/format/) uses no symbol defined outside it
 #     (it is linked into llogcat, which has no core);
 #   - the core (liblog/) uses no symbol of a backend (backends/) but the

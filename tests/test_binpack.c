@@ -1,6 +1,6 @@
 /*
  * test_binpack.c - the packed argument encoding of binary files
- * (liblog/binpack.h): a capture packed and unpacked renders as snprintf
+ * (liblog/format/binpack.h): a capture packed and unpacked renders as snprintf
  * renders the original arguments, integers and strings come back exactly,
  * every frame decodes alone, and a cut or damaged body is an error.
  */

@@ -118,7 +118,7 @@ static void check_lines(const char *p, size_t len, bool func_layout, struct outc
 {
 	const char *end = p + len;
 
-	/* A data frame holds whole lines only (liblog/fileformat.h). */
+	/* A data frame holds whole lines only (liblog/format/fileformat.h). */
 	assert_true(len > 0 && p[len - 1] == '\n');
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -31,7 +31,7 @@ same() {
 # ---- llog-format files
 
 # make_lines N [FIRST] [TAG]: N text records in llog's text layout
-# (liblog/line.c), one second apart from 2026-12-03T08:00:00Z + FIRST s,
+# (liblog/format/line.c), one second apart from 2026-12-03T08:00:00Z + FIRST s,
 # levels cycling TRACE..FATAL, messages "TAG record K".
 make_lines() {
 	awk -v n="$1" -v first="${2:-0}" -v tag="${3:-m}" 'BEGIN {
