@@ -1,14 +1,16 @@
 /*
- * file.h - the file sink's state, shared by its two files (internal).
+ * file.h - the file sink's state, shared by its three files (internal).
  *
  * DESIGN
- * One file sink is one struct llog__file_sink, used by two files:
+ * One file sink is one struct llog__file_sink, used by three files:
  *   file.c         the sink proper: write/commit/close/after_fork, the
  *                  pending chunks, the zstd and metadata frames, the crash
  *                  path's raw-block frames, construction;
  *   file_rotate.c  the files on disk: opening, torn-tail repair, rotation
- *                  and retention of rotated files.
- * Each group of fields below says which of the two writes it. A sink is
+ *                  and retention of rotated files;
+ *   file_bin.c     binary mode (LLOG_FILE_BINARY): entries into records,
+ *                  call sites into their definitions.
+ * Each group of fields below says which of them writes it. A sink is
  * used by one thread at a time, as every sink is (the constructor, then
  * the flusher, or the crash handler on the flusher's thread); the crash
  * path writes to fd as it is and never calls into file_rotate.c.

@@ -30,8 +30,8 @@
  * "enabled" (T <= L); any other u is a stale cache, which
  * llog__site_level_refresh recomputes. The producer then reads the cache
  * once more: a call with T <= L < O is kept for the backtrace only
- * (flagged, 5.9 of ARCHITECTURE); T and O come from one word, so they are
- * always one generation's. The default level and its threshold are also
+ * (flagged, docs/architecture/flusher.md 8); T and O come from one word,
+ * so they are always one generation's. The default level and its threshold are also
  * in llog__out_level and llog__min_level (for sites of an older llog.h,
  * which have no cache, and llog_get_level). A site never reached
  * has lvl_cache 0 (generation 0): stale. No registry of sites exists, so

@@ -316,7 +316,7 @@ void llog__queue_open(unsigned shards)
 	 * closed path) or to one this flusher takes too (every head it can
 	 * name is below the larger count). The clock mode is read at the
 	 * push; a LOG racing llog_shutdown and the next llog_init (ABA on
-	 * an empty head) may read it old: ARCHITECTURE 2.9. */
+	 * an empty head) may read it old (docs/architecture/queue.md 9). */
 	llog__store_relaxed(&llog__q.head_mask,
 			    (uint32_t)((shards - 1) * sizeof(struct llog__shard)));
 	llog__clock_set_ordered(shards > 1);

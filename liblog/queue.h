@@ -34,7 +34,7 @@
  * a cut time, takes every head, and hands out each head's prefix below the
  * cut, merged by time (queue.c take_shards; tests/model/shards.pml). The
  * output keeps per-thread order and happens-before across threads, not one
- * push order (docs/ARCHITECTURE.md 2.9).
+ * push order (docs/architecture/queue.md 9).
  */
 #ifndef LLOG_QUEUE_H
 #define LLOG_QUEUE_H

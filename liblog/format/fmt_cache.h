@@ -24,9 +24,9 @@
  * program exceeds the pool gets NULL, and the caller renders from the
  * format (llog__fmt_render): the output is the same.
  *
- * Unloaded objects (ARCHITECTURE 8.4): a program points into its site's
- * format, which dlclose() may unmap, and a library loaded again may put a
- * different site at the same address. llog__dso_fini calls
+ * Unloaded objects (docs/architecture/process-life.md 4): a program points
+ * into its site's format, which dlclose() may unmap, and a library loaded
+ * again may put a different site at the same address. llog__dso_fini calls
  * llog__fmt_cache_invalidate() once its wait returned (every record of the
  * object pushed before it is rendered: no program for its sites is made
  * after that), and every cache drops all its programs at its next get. A
