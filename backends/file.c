@@ -77,7 +77,7 @@
  * them as the sink does, and with ZSTD_compressStream2(ZSTD_e_flush)).
  *
  * MEASUREMENT: the default level. Level 1 is the default for text too
- * (issue 13; it was zstd's 3): smaller or the same and faster on every
+ * (it was zstd's 3): smaller or the same and faster on every
  * text measured.
  *   - The table above: 9.29 against 9.23 at 10,000 records a commit, 4.26
  *     against 4.29 at 10.

@@ -57,7 +57,7 @@ static uint32_t round_pow2(uint32_t v)
  * Faults in the ring's pages now, with one system call where the kernel
  * has MADV_POPULATE_WRITE (5.14), else by touching each page: the pages of
  * a fresh allocation are otherwise faulted in one by one by later LOG
- * calls, each fault costing the caller 1-40 us (issue 13: the slowest
+ * calls, each fault costing the caller 1-40 us (measured: the slowest
  * bursts of a run were the first lap of the arena). Best effort.
  */
 static void prefault(void *p, size_t n)

@@ -686,7 +686,7 @@ static void pin(unsigned long long cpus)
 }
 
 /*
- * Adaptive period (issue 13): the next round comes before the arenas are
+ * Adaptive period: the next round comes before the arenas are
  * likely to pass a quarter full at the rate the last round saw (its record
  * bytes over the time since the round before), between 1 ms and the
  * configured period. Producers wake the flusher only past half full (a

@@ -1,5 +1,5 @@
 /*
- * kv.h - structured fields in records and entries (internal; issue 15,
+ * kv.h - structured fields in records and entries (internal;
  * docs/fields.md).
  *
  * DESIGN

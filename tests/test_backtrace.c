@@ -695,7 +695,7 @@ static void test_flusher_crash_writes_backtrace(void **state)
 	tdir_remove(&t);
 }
 
-/* Categories (issue 16 items 1-2) with the backtrace: each site's output
+/* Categories with the backtrace: each site's output
  * level is its category's, and what is kept is what lies below it, down
  * to the backtrace level; a spec set at run time moves both at the
  * sites' next calls. */

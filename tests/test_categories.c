@@ -1,5 +1,5 @@
 /*
- * test_categories.c - categories and their levels (issue 16, items 1-3):
+ * test_categories.c - categories and their levels:
  * the spec table (valid and malformed, effective levels, nothing changed
  * on error), the category in every output form, sites first reached after
  * a change, a category in a library dlopen'ed after the change, 4 threads

@@ -1,5 +1,5 @@
 /*
- * test_category_syslog.c - the category in an RFC 5424 message (issue 16):
+ * test_category_syslog.c - the category in an RFC 5424 message:
  * MSGID is the category (the level name for the default category, as
  * before), cut to 32 printable ASCII bytes, and the SD-PARAM category has
  * the whole name.

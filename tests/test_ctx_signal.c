@@ -1,6 +1,6 @@
 /*
  * test_ctx_signal.c - a signal handler that logs while its thread changes
- * its context (issue 15 review): the handler's record never reads the
+ * its context: the handler's record never reads the
  * context half rewritten. llog is not running, so every handler's LOG
  * takes the synchronous path, which reads the owner's context; a timer
  * fires every 20 us while the thread flips a context string between 1 and

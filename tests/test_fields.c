@@ -1,6 +1,6 @@
 /*
  * test_fields.c - the function and the thread name through every output
- * (issue 17, items 4, 5, 8): console text with LLOG_LINE_FUNC |
+ * (the line options): console text with LLOG_LINE_FUNC |
  * LLOG_LINE_THREAD_NAME, console JSON, a callback sink on a thread of its
  * own (the entry copied through its queue), and a compressed file read
  * back with llogcat --func and --local. Two threads log; one renames

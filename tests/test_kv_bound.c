@@ -1,6 +1,6 @@
 /*
  * test_kv_bound.c - a call's fields never make a record that the ring
- * cannot take (issue 15 review): with the smallest arena (16 KiB) and the
+ * cannot take: with the smallest arena (16 KiB) and the
  * largest record bound it allows (4 KiB), a call with a message of the
  * full bound and fields of the full bound, logged at every ring offset,
  * under BLOCK: every call returns (an alarm fails the test if one waits for

@@ -198,7 +198,7 @@ static void test_cut_lines_stay_lines(void **state)
 	}
 }
 
-/* ---- line options (issue 17: function, thread name, time zone, precision) */
+/* ---- line options (function, thread name, time zone, precision) ------- */
 
 static size_t fmt_opts(const struct llog_entry *e, enum llog_format f, unsigned flags,
 		       enum llog_ts_precision p, char *buf, size_t cap)

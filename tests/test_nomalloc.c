@@ -460,7 +460,7 @@ static void test_crash_batch_grows_input(void **state)
 	run_case(&sc);
 }
 
-/* Issue 15: a LOG_*_KV call with a context set, the context's changes
+/* Structured fields: a LOG_*_KV call with a context set, the context's changes
  * (llog_ctx_set, LLOG_CTX_SCOPE, llog_ctx_remove) and the flusher's
  * handing of their fields to a sink allocate nothing once the thread has
  * its arena: in a child, the flag set after a warm-up, then llog_flush();

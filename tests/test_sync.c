@@ -2,9 +2,9 @@
  * test_sync.c - synchronous output (no flusher running: before llog_init,
  * after llog_shutdown) renders a record exactly as the flusher does: the
  * same message text, the " [truncated]" marker on a cut message, and the
- * truncation counted in stats.truncated (issue 12: the two renderers had
- * drifted: an eager-text record flagged truncated got no marker and was not
- * counted on the synchronous path).
+ * truncation counted in stats.truncated (the two paths once drifted: an
+ * eager-text record flagged truncated got no marker and was not counted on
+ * the synchronous path).
  *
  * stderr is redirected to a file while the synchronous lines are written,
  * then read back. The internal cases build a record by hand and call

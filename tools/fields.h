@@ -1,5 +1,5 @@
 /*
- * fields.h - llogcat's structured fields (issue 15, docs/fields.md): the
+ * fields.h - llogcat's structured fields (docs/fields.md): the
  * field section of a text line parsed back into typed fields, a version-2
  * message unescaped, and the --where filter (tools-internal).
  *

@@ -53,10 +53,11 @@
 
 #define LLOG_META_MAGIC 0x184D2A5Bu        /* skippable frame, variant 0xB */
 #define LLOG_META_MAX 4096u                /* payload bound */
-/* Version 2 (issue 15): a text line escapes '\\' as "\\\\" in its message and
- * may end in a TAB and a field section (docs/fields.md 3). Version 1 files
- * (a '\\' literal, no field section) are still read; llogcat refuses the
- * data frames after a metadata frame of a newer version. */
+/* Version 2 (structured fields): a text line escapes '\\' as "\\\\" in its
+ * message and may end in a TAB and a field section (docs/fields.md 3).
+ * Version 1 files (a '\\' literal, no field section) are still read;
+ * llogcat refuses the data frames after a metadata frame of a newer
+ * version. */
 #define LLOG_META_VERSION 2
 #define LLOG_META_HEADER "llog-meta 2\n"
 #define LLOG_FRAME_CONTENT_MAX (4u << 20)  /* writer bound per data frame */
@@ -93,7 +94,7 @@ static inline uint32_t llog__fnv1a32(const void *p, size_t n)
 #define LLOG_BIN_F_EXT 0x40u               /* an extension blob follows (skipped) */
 /* The extension blob: items, each u8 kind, varint n, n bytes; a reader
  * skips kinds it does not know. */
-#define LLOG_BIN_EXT_FIELDS 1u             /* the entry's fields (issue 15) */
+#define LLOG_BIN_EXT_FIELDS 1u             /* the entry's fields */
 /* A field's type byte: enum llog_field_type, | this when the string was cut. */
 #define LLOG_BIN_FIELD_CUT 0x10u
 #define LLOG_BIN_F_BT 0x80u                /* a backtrace entry (no field follows) */

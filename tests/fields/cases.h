@@ -1,5 +1,5 @@
 /*
- * tests/fields/cases.h - the fields of issue 15's output tests
+ * tests/fields/cases.h - the fields of the structured fields' output tests
  * (test_fields_out.c, fields/syslog_sd.c, fields/journald_fields.c) and
  * the entry they are put in; the expected outputs are
  * written by hand in each test and in check_json.py / check_sd.py.

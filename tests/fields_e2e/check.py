@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check.py PROGRAM LLOGCAT - issue 15 end to end (see e2e.c).
+"""check.py PROGRAM LLOGCAT - structured fields end to end (see e2e.c).
 
 Runs PROGRAM into a temporary directory, then reads every output with its
 real parser: console.jsonl with Python's json module, the three files with

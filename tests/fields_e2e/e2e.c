@@ -1,10 +1,10 @@
 /*
- * e2e.c - issue 15 end to end: records with fields and per-thread context
- * logged through the real pipeline into four outputs at once (console JSON
- * lines, a text zstd file, a JSON zstd file, a binary file); check.py reads
- * each back with its real parser (Python's json; llogcat --json for the
- * files) and compares every field, its type, each record once and each
- * worker's order.
+ * e2e.c - structured fields end to end: records with fields and per-thread
+ * context logged through the real pipeline into four outputs at once
+ * (console JSON lines, a text zstd file, a JSON zstd file, a binary file);
+ * check.py reads each back with its real parser (Python's json; llogcat
+ * --json for the files) and compares every field, its type, each record
+ * once and each worker's order.
  *
  * usage: fields_e2e DIR   (writes DIR/console.jsonl, DIR/text.llog.zst,
  *                          DIR/json.llog.zst, DIR/bin.llog)

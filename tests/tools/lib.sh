@@ -68,7 +68,7 @@ frame() {
 }
 
 # meta_frame_v VERSION [CREATED_NS] [EXTRA_LINES]: a metadata frame saying
-# "llog-meta VERSION" (issue 15: version 2 has field sections).
+# "llog-meta VERSION" (version 2 has field sections).
 meta_frame_v() {
 	local payload
 	payload=$(printf 'llog-meta %s\nhost=testhost\npid=42\nprogram=test\ncreated_ns=%s\nseq_first=1\nformat=text\n%s_' \

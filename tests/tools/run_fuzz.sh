@@ -15,7 +15,8 @@ zstd -q -19 --check -c "$tmp/a.txt" >"$corpus/seed_l19"
 zstd -q --check -c <"$tmp/b.txt" >"$corpus/seed_nosize"
 head -c 100 "$corpus/seed_llog" >"$corpus/seed_torn"
 cp "$tmp/a.txt" "$corpus/seed_text"
-# Issue 15: version-2 lines with field sections, and a JSON line's "fields".
+# Structured fields: version-2 lines with field sections, and a JSON
+# line's "fields".
 printf '%s\t%s\n' '2026-12-03T08:00:00.123456789Z INFO  [1] a.c:1 C:\\x \n msg' \
 	'k=1 u=18446744073709551615 d=-1.5e3 n=nan b=true z=null s="a \"q\" \\ \x01"... +2' >"$tmp/f.txt"
 printf '%s\n' '{"ts":"2026-12-03T08:00:00Z","level":"INFO","msg":"m","fields":{"k":1,"s":"\u00e9\ud83d\ude00","d":2.5,"b":false,"z":null}}' >>"$tmp/f.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_fields_cat.sh LLOGCAT CASE - llogcat and structured fields (issue 15,
-# docs/fields.md 3, 4, 6) on files made here (tests/tools/lib.sh): the field
+# test_fields_cat.sh LLOGCAT CASE - llogcat and structured fields
+# (docs/fields.md 3, 4, 6) on files made here (tests/tools/lib.sh): the field
 # section of text lines read back with its types (--json, checked with
 # python3's json), --where, malformed sections, file format versions. The
 # expected values are written from docs/fields.md, not from llogcat's output.

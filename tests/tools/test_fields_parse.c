@@ -1,7 +1,7 @@
 /*
  * test_fields_parse.c - unit tests of llogcat's field section parser, its
  * message unescaping and the --where filter (tools/fields.c), against the
- * grammar of docs/fields.md 3 (issue 15). The expected values are written
+ * grammar of docs/fields.md 3. The expected values are written
  * from the contract, not from the parser's output.
  */
 #include <setjmp.h>

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# test_fixtures_v1.sh LLOGCAT FIXTURES - the files of tests/fixtures/, written
-# by the llog before issue 15 (file format version 1: no field section, a
-# backslash in a message written as itself) with tests/fixtures/gen_v1.c,
-# read by this llogcat as text and as --json. The expected records are
-# written here from gen_v1.c's source (its table and its LOG calls, lines
-# 52-57), not from llogcat's output. Exit 77 (skipped) without python3.
+# test_fixtures_v1.sh LLOGCAT FIXTURES - the files of tests/fixtures/,
+# written by the llog before structured fields (file format version 1: no
+# field section, a backslash in a message written as itself) with
+# tests/fixtures/gen_v1.c, read by this llogcat as text and as --json. The
+# expected records are written here from gen_v1.c's source (its table and
+# its LOG calls, lines 52-57), not from llogcat's output. Exit 77 (skipped)
+# without python3.
 set -euo pipefail
 LLOGCAT=$1
 FIX=$2
@@ -105,9 +106,8 @@ if lines("v1-json.llog.zst.text") != lines("v1-json.llog.zst.json"):
     fail("v1-json: text and --json output differ (JSON lines pass through)")
 ts_json = check_json("v1-json.llog.zst", "tests/fixtures/gen_v1.c", [r[3] for r in RECS], True)
 # Binary file: rendered by this llogcat's line formatter, so its text lines
-# are those of the current text format (version 2 escapes a backslash once
-# issue 15's line.c is in; version 1's form is accepted until then); --json
-# is exact.
+# are those of the current text format (version 2 escapes a backslash;
+# version 1's form is accepted too); --json is exact.
 ts_bin = check_text("v1-binary.llog", "gen_v1.c", lambda m: [v1_text(m), v2_text(m)])
 ts_bj = check_json("v1-binary.llog", "tests/fixtures/gen_v1.c", [r[3] for r in RECS], True)
 # One process wrote the three files: the same records at the same times.

@@ -284,8 +284,8 @@ case_help() {
 	done
 }
 
-# Files with the line options of issue 17: metadata line=func, "[tid name]",
-# "func() ", timestamps of other precisions and zones.
+# Files with the line options (llog_line_options): metadata line=func,
+# "[tid name]", "func() ", timestamps of other precisions and zones.
 case_fields() {
 	local meta
 	meta=$(printf 'llog-meta 1\nhost=h\npid=1\nprogram=t\ncreated_ns=1796285982000000000\nseq_first=1\nformat=text\nline=func\n_')

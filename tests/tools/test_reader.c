@@ -196,8 +196,8 @@ static void test_record_parse(void **state)
 	assert_int_equal(r.level, -1);
 }
 
-/* Issue 15: the metadata's version, and a text line's field section (what
- * follows its first TAB), a JSON line's "fields" object. */
+/* Structured fields: the metadata's version, and a text line's field
+ * section (what follows its first TAB), a JSON line's "fields" object. */
 static void test_version_and_fields(void **state)
 {
 	static const char t[] = "2026-12-03T08:19:42.123456789Z INFO  [7] a.c:42 C:\\\\x a=1\tk=\"v\tw\" +1";
