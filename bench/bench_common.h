@@ -15,8 +15,8 @@
  * its first call: a peer's per-thread preallocation), BENCH_NO_DROP (the
  * logger has no drop mode: -d is refused) and BENCH_HAS_KV with
  *   static void log_kv(int i, double ms, const char *peer);
- * the same information as log_fmt's as three structured fields (issue 15;
- * -m kv is refused without it).
+ * the same information as log_fmt's as three structured fields (-m kv is
+ * refused without it).
  *
  * usage: BENCH MODE [-t threads] [-n count] [-m fmt|static|kv] [-f file]
  *                   [-c curve-file] [-d]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/caller_cost.sh - the caller's instructions per LOG call (issue 13),
+# bench/caller_cost.sh - the caller's instructions per LOG call,
 # measured with callgrind on llog_bench's throughput mode.
 #
 #   bash bench/caller_cost.sh [--baseline REV] [CALLS]     default 200000

@@ -1,6 +1,6 @@
 /*
- * filtered.c - the caller's cost of a LOG call that the level filters out
- * (issue 16): today's global-level check (the check before categories:
+ * filtered.c - the caller's cost of a LOG call that the level filters out:
+ * the global-level check (the check before categories:
  * one relaxed load of the default level, a compare) against a call of the
  * default category and a call filtered out by its category's level
  * (spec "debug,net=info": a DEBUG call in "net"), with the site's cache

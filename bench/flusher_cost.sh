@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
-# stage, measured with callgrind on llog_bench's throughput mode (issue 13).
+# stage, measured with callgrind on llog_bench's throughput mode.
 #
 #   bash bench/flusher_cost.sh [RECORDS] [bin]     default 200000
 #
-# With "bin", the same with a binary file sink (llog_bin_bench, issue 18):
+# With "bin", the same with a binary file sink (llog_bin_bench):
 # the stages are then zstd, encoding the record (llog__bin_encode) and, of
 # that, packing its arguments (llog__pack).
 #

@@ -5,7 +5,7 @@
  * and a 16 KiB arena (the smallest). Each logging thread calls
  * llog_thread_prepare() before its first call.
  *
- * Built twice more for run.sh's backtrace table (issue 16): with
+ * Built twice more for run.sh's backtrace table: with
  * BENCH_BACKTRACE=1 ("llog-bt") the calls are LOG_DEBUG under level INFO
  * with the backtrace on (64 records, from DEBUG): each is captured and
  * kept, never written; with BENCH_BACKTRACE=2 ("llog-below") the same
@@ -44,7 +44,7 @@ __attribute__((always_inline)) static inline void log_fmt(int i, double ms, cons
 	BENCH_LOG("request %d took %.3f ms from %s", i, ms, peer);
 }
 
-/* The same information as log_fmt's as three structured fields (issue 15):
+/* The same information as log_fmt's as three structured fields:
  * an int, a double and a string, and a constant message. */
 #define BENCH_HAS_KV 1
 __attribute__((always_inline)) static inline void log_kv(int i, double ms, const char *peer)

@@ -1,7 +1,7 @@
 /*
  * push_contention.c - what one shared list head costs with several
- * producers, against one head per producer (issue 13, item 3: the
- * evidence for sharding the head, at any thread count).
+ * producers, against one head per producer (the evidence for sharding
+ * the head, at any thread count).
  *
  *   push_contention [-t "1 2 4"] [-s SECONDS] [-p PERIOD_US] [-r REC_BYTES]
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/run.sh - llog against spdlog (async and synchronous) and, with
-# --peers, quill, fmtlog and NanoLog, side by side, in one run (issues 7, 13).
+# --peers, quill, fmtlog and NanoLog, side by side, in one run.
 #
 #   bash bench/run.sh            full run: 1, 2 and 4 threads, 5 repeats
 #   bash bench/run.sh --quick    smoke test: seconds, 1 thread, 1 repeat;
@@ -159,14 +159,14 @@ for rep in $(seq 1 "$reps"); do
 			one $lg tput -d -t "$t" -m fmt -n "$records"
 		done
 	done
-	# The backtrace (issue 16): 1 thread, the fmt message, the three
+	# The backtrace: 1 thread, the fmt message, the three
 	# variants interleaved (table 6).
 	for mode in burst each; do
 		for lg in llog llog-bt llog-below; do
 			one "$lg" $mode -t 1 -m fmt -n "$bursts"
 		done
 	done
-	# Structured fields (issue 15): the fmt message against the same
+	# Structured fields: the fmt message against the same
 	# information as three fields (an int, a double, a string), llog only,
 	# 1 thread, interleaved; lines tagged set=kv (table 7 only).
 	tag="set=kv "
@@ -362,7 +362,7 @@ END {
 	for (i = 1; i <= 3; i++)
 		printf "| %s | %s | %s | %s | %s |\n", V[i], med("burst" SUBSEP V[i] SUBSEP "p50"), med("burst" SUBSEP V[i] SUBSEP "p99"), med("each" SUBSEP V[i] SUBSEP "p50"), med("each" SUBSEP V[i] SUBSEP "p99")
 }' "$raw" >>"$table"
-# 7. Structured fields (issue 15): the same information as three fields
+# 7. Structured fields: the same information as three fields
 # against printf arguments; medians over the repeats.
 awk -v reps="$reps" -v bursts="$bursts" -v records="$records" '
 function val(line, key,   i, n, kv) {
@@ -426,7 +426,7 @@ if command -v gnuplot >/dev/null 2>&1 && [[ -s $out/curve-burst-llog.dat ]]; the
 	echo "bench: plot in $out/latency.png" >&2
 fi
 
-# Issue 16: a call filtered out by its category's level against the global
+# Categories: a call filtered out by its category's level against the global
 # check (bench/filtered.c), appended to the table.
 if [[ -x $bin/filtered ]]; then
 	{ echo; "$bin/filtered" "$( ((quick)) && echo 1000 || echo 20000)"; } >>"$table"

@@ -1,5 +1,5 @@
 /*
- * stall.c - a stalled collector must not slow the application (issue 14).
+ * stall.c - a stalled collector must not slow the application.
  *
  *   llog_stall -m MODE -n RECORDS -f FILE
  *

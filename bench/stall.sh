@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/stall.sh - a stalled syslog collector (or a blocked callback sink)
-# against the file sink alone, interleaved, in one run (issue 14).
+# against the file sink alone, interleaved, in one run.
 #
 #   bash bench/stall.sh [--records N] [--reps N]
 #
