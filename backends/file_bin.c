@@ -10,9 +10,9 @@
  * at the call); llogcat renders it later with the same llog__fmt_render and
  * line formatter as the text mode. An entry without a capture (an EAGER
  * plan, a TEXT record, a notice, a sink on its own thread) is stored as its
- * rendered message (a TEXT record). The entry's structured fields (issue
- * 15) ride in the record's extension blob (put_ext: item kind 1, typed,
- * exact values). The layout: docs/file-format.md.
+ * rendered message (a TEXT record). The entry's structured fields ride in
+ * the record's extension blob (put_ext: item kind 1, typed, exact values).
+ * The layout: docs/file-format.md.
  *
  * Call sites. Each distinct site gets an id, in order of first use, from a
  * table of this sink (keyed by the struct llog_site, or for text entries by

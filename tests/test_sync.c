@@ -238,7 +238,8 @@ static char *sync_text(const char *text, int truncated, struct llog_stats *delta
 	return msg;
 }
 
-/* The drift the issue names: an eager-text record flagged truncated. */
+/* The drift this file guards against: an eager-text record flagged
+ * truncated. */
 static void test_sync_record_text_truncated(void **state)
 {
 	struct llog_stats d;
