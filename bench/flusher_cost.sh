@@ -56,12 +56,12 @@ if [[ $prog == llog_bin_bench ]]; then
 	exit 0
 fi
 render=$(inclusive 'render\.c:llog__render_record')
-line=$(inclusive 'line\.c:llog__format_line ')
+line=$(inclusive 'line\.c:llog__line_format ')
 awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" 'BEGIN {
 	printf "| flusher, per record (%d records) | instructions | share |\n|---|---|---|\n", n
 	printf "| total | %.0f | 100 %% |\n", t / n
 	printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 	printf "| rendering the message (llog__render_record) | %.0f | %.0f %% |\n", r / n, 100 * r / t
-	printf "| building the line (llog__format_line) | %.0f | %.0f %% |\n", l / n, 100 * l / t
+	printf "| building the line (llog__line_format) | %.0f | %.0f %% |\n", l / n, 100 * l / t
 	printf "| the rest (sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - r - l) / n, 100 * (t - z - r - l) / t
 }'
