@@ -26,7 +26,7 @@
 #   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and
 #              shutdown handshakes, each applied alone to a scratch copy
 #              (release and TSan builds of only what their tests need);
-#              each must be killed by its tests (about a minute on 2 cores)
+#              each must be killed by its tests (a few minutes on 2 cores: the unmutated objects come from ccache)
 #   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
 #              (installs scripts/deps.sh bench); checks only that it completes
 #              and that llog's file has every record; prints its table

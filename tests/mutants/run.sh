@@ -116,7 +116,7 @@ run_tests() {
 	regex="^($(IFS='|'; echo "$*"))\$"
 	[[ $kind == tsan ]] && setarch "$(uname -m)" -R true 2>/dev/null &&
 		wrap=(setarch "$(uname -m)" -R)
-	"${wrap[@]}" ctest --test-dir "$src/build/$kind" -R "$regex" --timeout 120 \
+	"${wrap[@]}" ctest --test-dir "$src/build/$kind" -R "$regex" --timeout 60 \
 		--output-on-failure >"$work/ctest.log" 2>&1 || true
 	sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$work/ctest.log" | tr '\n' ' '
 	# a name that ctest does not know is an error, not a kill
