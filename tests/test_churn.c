@@ -1,5 +1,5 @@
 /*
- * test_churn.c - 10,000 short-lived threads (2,500 under TSan), each
+ * test_churn.c - 10,000 short-lived threads (2,560 under TSan), each
  * logging a few records: every record arrives once and in order, and
  * every arena is freed (the flusher frees it at the thread's exit record;
  * LeakSanitizer checks the ASan build at exit).
@@ -21,13 +21,14 @@
 
 #if defined(__SANITIZE_THREAD__)
 /* A thread's start and exit cost TSan far more than llog's work in it:
- * a quarter of the threads, the same waves. */
-#define NTHREADS 2500
+ * a quarter of the threads, the same waves (a multiple of WAVE). */
+#define NTHREADS 2560
 #else
 #define NTHREADS 10000
 #endif
 #define PER 3
 #define WAVE 16
+_Static_assert(NTHREADS % WAVE == 0, "threads start in whole waves");
 
 struct churn {
 	unsigned char *count; /* per thread: records seen, in order */
