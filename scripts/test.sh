@@ -18,10 +18,11 @@
 #   consumers  install the release build to a temporary prefix; build and run
 #              programs that use it through find_package(llog) and through
 #              pkg-config, and one that uses add_subdirectory() on the sources
-#   clang      the release build with clang (-Werror), its unit and example tests
-#              and the libFuzzer runs of llogcat's frame reader (20 s) and the
-#              syslog sink's RELP client (10 s)
-#   asan       the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   asan       the whole suite built with clang (-Werror) under
+#              AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer
+#              runs of llogcat's frame reader and binary record decoder and the
+#              syslog sink's RELP client (10 s each): gcc builds release and
+#              tsan, clang this one, so both compilers build everything
 #   tsan       the whole suite under ThreadSanitizer
 #   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and
 #              shutdown handshakes, each applied alone to a scratch copy
@@ -36,7 +37,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-all_steps=(labels release deps consumers clang asan tsan mutants bench)
+all_steps=(labels release deps consumers asan tsan mutants bench)
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
 for s in "${steps[@]}"; do
@@ -93,17 +94,17 @@ build_preset() {
 # ASLR with high mmap entropy (vm.mmap_rnd_bits > 28, as on recent kernels)
 # breaks the sanitizer runtimes of gcc 12 and clang 14 ("FATAL:
 # ThreadSanitizer: unexpected memory mapping"); running with ASLR off
-# (setarch -R) avoids it. san_wrap KIND sets the array wrap to the prefix to
-# run sanitized programs with: empty, or setarch.
+# (setarch -R) avoids it. san_wrap KIND CC sets the array wrap to the prefix
+# to run programs sanitized by compiler CC with: empty, or setarch.
 setarch_cmd=(setarch "$(uname -m)" -R)
 setarch_works() { "${setarch_cmd[@]}" true 2>/dev/null; }
 san_wrap() {
-	local kind=$1 bits i
+	local kind=$1 cc=$2 bits i
 	local dir=$tmp/probe-$kind
 	wrap=()
 	mkdir -p "$dir"
 	printf '#include <stdlib.h>\nint main(void) { free(malloc(16)); return 0; }\n' >"$dir/p.c"
-	cc -fsanitize="$kind" -g "$dir/p.c" -o "$dir/p"
+	"$cc" -fsanitize="$kind" -g "$dir/p.c" -o "$dir/p"
 	bits=$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)
 	for i in 1 2 3 4 5; do
 		"$dir/p" >"$dir/out" 2>&1 || break
@@ -126,12 +127,13 @@ san_wrap() {
 	return 0
 }
 
-# sanitized_suite PRESET KIND: build and run the whole suite under a sanitizer.
+# sanitized_suite PRESET KIND CC: build and run the whole suite under a
+# sanitizer, the preset's compiler CC.
 sanitized_suite() {
-	local preset=$1 kind=$2
+	local preset=$1 kind=$2 cc=$3
 	local log=$tmp/ctest-$preset.log
 	build_preset "$preset"
-	san_wrap "$kind"
+	san_wrap "$kind" "$cc"
 	if "${wrap[@]}" ctest --preset "$preset" 2>&1 | tee "$log"; then
 		return 0
 	fi
@@ -231,20 +233,14 @@ for s in "${steps[@]}"; do
 		consumers
 		end
 		;;
-	clang)
-		begin "release-clang: clang -Werror build + unit/example/fuzz tests"
-		build_preset release-clang
-		ctest --preset release-clang
-		end
-		;;
 	asan)
-		begin "asan: ASan+UBSan build + ctest"
-		sanitized_suite asan address
+		begin "asan: clang -Werror ASan+UBSan build + ctest (fuzz runs included)"
+		sanitized_suite asan address clang
 		end
 		;;
 	tsan)
-		begin "tsan: TSan build + ctest"
-		sanitized_suite tsan thread
+		begin "tsan: gcc TSan build + ctest"
+		sanitized_suite tsan thread gcc
 		end
 		;;
 	labels)

@@ -18,22 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sanitizer.h"
 #include "testutil.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#endif
 
 /* The sanitizers' own handlers for these signals would be llog's
  * "previous" handlers and end the child with an exit code instead. */

@@ -422,7 +422,7 @@ static void test_bytes_bound(void **state)
 
 /* ---- memory stays flat over 10 million kept records ------------------------- */
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef TEST_SANITIZER
 /* A fifth under the sanitizers, which make each record several times
  * dearer: 1.8 million records past the warm-up still show a growth of a
  * byte or more per record against the 2 MiB bound. */

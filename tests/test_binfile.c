@@ -41,20 +41,13 @@
 #include "testutil.h"
 
 #include "filetest.h"
+#include "sanitizer.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef TEST_SANITIZER
 #define SANITIZED 1
 #endif
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 #define TSAN 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
 #endif
 
 void llog__logv(struct llog_site *site, va_list ap); /* producer.c, for tests */

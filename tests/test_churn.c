@@ -18,8 +18,9 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "sanitizer.h"
 
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 /* A thread's start and exit cost TSan far more than llog's work in it:
  * a quarter of the threads, the same waves (a multiple of WAVE). */
 #define NTHREADS 2560

@@ -24,6 +24,7 @@
 
 #include "kvsink.h"
 #include "llog.h"
+#include "sanitizer.h"
 
 static struct kvsink sink;
 
@@ -334,7 +335,7 @@ static void test_fork(void **state)
 	int status;
 
 	(void)state;
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip(); /* TSan aborts a multi-threaded fork (see test_process.c) */
 #endif
 	assert_int_equal(llog_ctx_set("req", "r1"), 0);

@@ -24,13 +24,14 @@
 #include <cmocka.h>
 
 #include "llog.h"
+#include "sanitizer.h"
 
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 /* TSan runs handlers at its own points and slowly: a 20 us timer would
  * starve the loop. */
 #define ITERS 20000
 #define PERIOD_US 500
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(TEST_ASAN)
 /* Each iteration is a few times slower under ASan: fewer of them, the
  * same timer (the handler still lands inside every step of the loop). */
 #define ITERS 50000

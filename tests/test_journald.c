@@ -39,6 +39,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "journald_proc.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 #ifndef JOURNALD_READ
@@ -667,14 +668,6 @@ static void test_emsgsize_memfd(void **state)
 }
 
 /* ---- fork -------------------------------------------------------------------- */
-
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
 
 /* The child of a fork logs through the same sink: its entries carry its own
  * SYSLOG_PID, and none of the parent's entries (some still in the sink's

@@ -60,9 +60,6 @@
 
 #include "childproc.h"
 
-#if defined(TEST_ASAN) || defined(TEST_TSAN)
-#define TEST_SANITIZER 1
-#endif
 
 /* The console sink's file, next to the others. */
 static void console_path(const struct tdir *t, char *out, size_t cap)

@@ -416,7 +416,7 @@ static void test_fork(void **state)
 	/* ThreadSanitizer cannot start threads in the child of a
 	 * multi-threaded fork ("dup thread with used id"; its die_after_fork
 	 * default says so): this path runs in the release and ASan builds. */
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip();
 #endif
 	tdir_make(&t, "llog_proc_");
@@ -505,7 +505,7 @@ static void test_fork_sinks(void **state)
 	char *sa, *sb, *sc;
 
 	(void)state;
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip(); /* see test_fork */
 #endif
 	tdir_make(&t, "llog_proc_");
@@ -594,7 +594,7 @@ static void test_fork_first_use_race(void **state)
 	char *s, *e;
 
 	(void)state;
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip(); /* see test_fork */
 #endif
 	tdir_make(&t, "llog_proc_");
@@ -808,7 +808,7 @@ static void test_fork_from_sink_close(void **state)
 	static struct closing_sink b = {{&closing_ops, LLOG_TRACE, LLOG_FORMAT_TEXT}, 0, 1};
 
 	(void)state;
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip(); /* see test_fork */
 #endif
 	assert_int_equal(llog_add_sink(&a.base), 0);

@@ -50,6 +50,7 @@
 #include "fileformat.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 extern char **environ;
@@ -198,7 +199,7 @@ static void wait_usr1(int want)
 	assert_int_equal(atomic_load_explicit(&usr1_seen, memory_order_acquire), want);
 }
 
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 /* Fewer records between the rotations under TSan (each is several times
  * dearer); the rotations, and what each must keep, are the same. */
 #define CREATE_RECORDS 250000L
@@ -482,7 +483,7 @@ static char *decode_frames(const char *path, size_t *torn)
 	return text;
 }
 
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 #define CT_RECORDS 100000L /* as CREATE_RECORDS */
 #else
 #define CT_RECORDS 300000L

@@ -26,6 +26,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 #define THREADS 4
@@ -439,7 +440,7 @@ static void test_fork_with_stuck_sink_thread(void **state)
 	pid_t pid;
 
 	(void)state;
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip(); /* TSan cannot run threads in the child of a threaded fork */
 #endif
 	seen_init(&gated);

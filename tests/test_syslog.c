@@ -48,6 +48,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "rsyslogd_proc.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 #define APP "llogt"
@@ -472,7 +473,7 @@ static void test_fork_reconnect(void **state)
 	/* ThreadSanitizer cannot start threads in the child of a
 	 * multi-threaded fork ("dup thread with used id"; its die_after_fork
 	 * default says so): this path runs in the release and ASan builds. */
-#if defined(__SANITIZE_THREAD__)
+#ifdef TEST_TSAN
 	skip();
 #endif
 	with_rsyslog();
