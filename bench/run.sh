@@ -12,6 +12,10 @@
 #            --baseline REV  also run llog as of git revision REV ("llog-base",
 #                         its llog_bench built in a worktree under build/): a
 #                         before/after in the same run, interleaved
+#            --build DIR  use the Release build already configured in DIR with
+#                         the benchmarks (the release preset's build/release,
+#                         as scripts/test.sh does) instead of build/bench; not
+#                         with --peers (their targets need a configure of their own)
 #
 # Installs what it needs (scripts/deps.sh bench: g++, libspdlog-dev,
 # gnuplot-nox), builds in Release into build/bench, runs llog_bench and
@@ -23,6 +27,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 quick=0 reps=5 bursts=1000 records=1000000 threads="1 2 4" out=bench/results peers="" baseline=""
+build=build/bench given_build=""
 while (($#)); do
 	case $1 in
 	--quick) quick=1 ;;
@@ -33,7 +38,8 @@ while (($#)); do
 	--out) out=$2; shift ;;
 	--peers) peers=$(cd "$2" && pwd); shift ;;
 	--baseline) baseline=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR] [--peers DIR] [--baseline REV]" >&2; exit 2 ;;
+	--build) build=${2%/} given_build=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--reps N] [--bursts N] [--records N] [--threads LIST] [--out DIR] [--peers DIR] [--baseline REV] [--build DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -43,7 +49,14 @@ if ((quick)); then
 fi
 
 bash scripts/deps.sh bench >&2
-build=build/bench
+if [[ -n $given_build ]]; then
+	[[ -z $peers ]] || { echo "error: --build and --peers do not go together" >&2; exit 2; }
+	grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' "$build/CMakeCache.txt" 2>/dev/null &&
+		grep -qx 'LLOG_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt" || {
+		echo "error: $build is not a Release build configured with LLOG_BUILD_BENCH=ON" >&2
+		exit 2
+	}
+fi
 # llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md)
 loggers=(llog llog-bin spdlog spdlog-sync)
 targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered llog_bt_bench llog_below_bench)
@@ -62,8 +75,9 @@ if [[ -n $peers ]]; then
 	[[ -f $peers/fmtlog/fmtlog.h ]] && loggers+=(fmtlog) targets+=(fmtlog_bench)
 	[[ -n $nanolog_rt ]] && loggers+=(nanolog) targets+=(nanolog_bench)
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
-	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=ON "${peer_args[@]}" >&2
+[[ -n $given_build ]] ||
+	cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
+		-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=ON "${peer_args[@]}" >&2
 cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >&2
 bin=$build/bench
 if [[ -n $baseline ]]; then

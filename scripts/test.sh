@@ -29,8 +29,9 @@
 #              (release and TSan builds of only what their tests need);
 #              each must be killed by its tests (a few minutes on 2 cores: the unmutated objects come from ccache)
 #   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
-#              (installs scripts/deps.sh bench); checks only that it completes
-#              and that llog's file has every record; prints its table
+#              (installs scripts/deps.sh bench), on the release step's build
+#              when it ran; checks only that it completes and that llog's
+#              file has every record; prints its table
 #
 # Installs missing Debian packages first (scripts/deps.sh). Stops at the
 # first failure and exits non-zero; prints a summary either way.
@@ -257,7 +258,12 @@ for s in "${steps[@]}"; do
 		;;
 	bench)
 		begin "bench: bench/run.sh --quick (llog vs spdlog smoke test)"
-		bash bench/run.sh --quick --out "$tmp/bench"
+		if [[ " ${steps[*]} " == *" release "* ]]; then
+			# the release build has the benchmarks: no build of its own
+			bash bench/run.sh --quick --build build/release --out "$tmp/bench"
+		else
+			bash bench/run.sh --quick --out "$tmp/bench"
+		fi
 		end
 		;;
 	esac

@@ -51,8 +51,11 @@
 #include "sched_points.h"
 #include "shards.h"
 
-/* Bound of every wait in a hook or a test (a broken handshake fails). */
-#define WAIT_MS 5000
+/* Bound of every wait in a hook or a test (a broken handshake fails): far
+ * above what a correct handshake takes under TSan on a loaded machine
+ * (milliseconds), short enough that a mutant that breaks one is killed in
+ * seconds. */
+#define WAIT_MS 2000
 /* A woken BLOCK waiter must run within this of the flusher's bump; the
  * futex timeout that would wake it otherwise is 100 ms (arena.c). */
 #define WAKE_BOUND_MS 50
