@@ -57,6 +57,7 @@ static int setup(void **state)
 struct result {
 	int data, damaged;
 	uint64_t good;
+	uint64_t damaged_at; /* offset of the last damaged frame */
 };
 
 /* Feeds buf in pieces of `step` and counts the events. */
@@ -64,7 +65,7 @@ static struct result read_all(const unsigned char *buf, size_t n, size_t step)
 {
 	struct lcr *r = lcr_new();
 	struct lcr_event ev;
-	struct result res = {0, 0, 0};
+	struct result res = {0, 0, 0, 0};
 
 	assert_non_null(r);
 	for (size_t off = 0; off <= n; off += step) {
@@ -86,6 +87,7 @@ static struct result read_all(const unsigned char *buf, size_t n, size_t step)
 				assert_int_equal(m.seq_first, 5);
 			} else if (kd == LCR_DAMAGED) {
 				res.damaged++;
+				res.damaged_at = ev.off;
 			}
 		}
 		if (eof)
@@ -135,6 +137,37 @@ static void test_corrupt_middle(void **state)
 	assert_int_equal(r.data, 2);
 	assert_int_equal(r.damaged, 1);
 	assert_int_equal(r.good, file_n + len);
+}
+
+/* Every byte of the middle frame (magic, header, blocks, checksum) set to
+ * 0xff (0x00 where it was 0xff): that frame is reported damaged at its own
+ * offset, the frames on both sides are read, and the good end is the end
+ * of the file. llogcat's own test (tests/tools/test_llogcat.sh,
+ * corrupt_middle) checks the command's report and exit code on a sample of
+ * these offsets; this one tries them all, fed in pieces of 1 and 7 bytes. */
+static void test_corrupt_middle_every_byte(void **state)
+{
+	unsigned char buf[sizeof(file)];
+	size_t len = file_n - second, n = file_n + len;
+
+	(void)state;
+	memcpy(buf, file, file_n);
+	memcpy(buf + file_n, file + second, len);
+	for (size_t pos = second; pos < file_n; pos++) {
+		for (size_t step = 1; step <= 7; step += 6) {
+			unsigned char was = buf[pos];
+			struct result r;
+
+			buf[pos] = was == 0xff ? 0x00 : 0xff;
+			r = read_all(buf, n, step);
+			buf[pos] = was;
+			if (r.data != 2 || r.damaged != 1 || r.damaged_at != second || r.good != n)
+				fail_msg("byte %zu of %zu (step %zu): %d data, %d damaged at %llu, "
+					 "good end %llu",
+					 pos, n, step, r.data, r.damaged,
+					 (unsigned long long)r.damaged_at, (unsigned long long)r.good);
+		}
+	}
 }
 
 /* The file sink's crash frames (backends/file.c, crash path): a frame of
@@ -262,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_whole_and_bytewise),
 		cmocka_unit_test(test_torn_every_offset),
 		cmocka_unit_test(test_corrupt_middle),
+		cmocka_unit_test(test_corrupt_middle_every_byte),
 		cmocka_unit_test(test_raw_block_frame),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_time_roundtrip),
