@@ -41,6 +41,7 @@
 #include "testutil.h"
 
 #include "filetest.h"
+#include "scan.h"
 #include "sanitizer.h"
 
 #ifdef TEST_SANITIZER
@@ -338,13 +339,14 @@ static int cat_status(const char *args, const char *path)
 }
 
 /* Whether the damage loops below try offset k of [from, to): every one; in a
- * sanitizer build the first 16, the last 8 and every 4th between (each try
- * runs the sanitized llogcat three times; the release build tries them all
- * and the reader is fuzzed under ASan). */
+ * sanitizer build the first 16, the last 8 and every 16th between (each try
+ * runs the sanitized llogcat up to four times; the release build tries them
+ * all, and the reader and the binary record decoder are fuzzed under ASan:
+ * fuzz_reader, fuzz_binrec). */
 static int damage_tried(size_t k, size_t from, size_t to)
 {
 #ifdef SANITIZED
-	return k < from + 16 || k + 8 >= to || (k - from) % 4 == 0;
+	return k < from + 16 || k + 8 >= to || (k - from) % 16 == 0;
 #else
 	(void)k, (void)from, (void)to;
 	return 1;
@@ -677,10 +679,12 @@ static void test_fork_same_file(void **state)
 	llog_shutdown();
 	assert_int_equal(cat_status("--verify", t.path), 0);
 	out = cat("", t.path, &len);
-	for (const char *p = out; (p = strstr(p, "who=")) != NULL; p++) {
+	for (const char *p = out; (p = scan_find(p, "who=")) != NULL; p++) {
+		long v[2] = {0, 0};
 		int who, i;
 
-		assert_int_equal(sscanf(p, "who=%d i=%d", &who, &i), 2);
+		assert_int_equal(scan_longs(p, "who=# i=#", v, 2), 2);
+		who = (int)v[0], i = (int)v[1];
 		assert_int_equal(i, next[who]);
 		next[who]++;
 		/* each line says whose site it is */
@@ -836,7 +840,7 @@ static void test_long_text_fallback(void **state)
 	assert_int_equal(lines, N);
 	/* each stored cut to the sink's text bound (64 KiB), marked */
 	lines = 0;
-	for (const char *p = out; (p = strstr(p, " [truncated]\n")) != NULL; p++)
+	for (const char *p = out; (p = scan_find(p, " [truncated]\n")) != NULL; p++)
 		lines++;
 	assert_int_equal(lines, N);
 	free(out);

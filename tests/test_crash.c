@@ -33,6 +33,7 @@
 #include "testutil.h"
 
 #include "childproc.h"
+#include "scan.h"
 
 /* Upper bound on a crashing child's life: a hang detector, not a timing
  * assertion (the watchdog fires after 5 s). */
@@ -60,10 +61,12 @@ static size_t check_records(const char *s, int n)
 	size_t end = 0;
 	int next = 0;
 
-	while ((p = strstr(p, "rec i=")) != NULL) {
+	while ((p = scan_find(p, "rec i=")) != NULL) {
+		long v = 0;
 		int i;
 
-		assert_int_equal(sscanf(p + 6, "%d", &i), 1);
+		assert_int_equal(scan_longs(p + 6, "#", &v, 1), 1);
+		i = (int)v;
 		if (i != next)
 			fprintf(stderr, "record %d where %d was expected\n", i, next);
 		assert_int_equal(i, next);

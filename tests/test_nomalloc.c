@@ -59,6 +59,7 @@
 #include "llog/sinks.h"
 
 #include "childproc.h"
+#include "scan.h"
 
 
 /* The console sink's file, next to the others. */
@@ -215,10 +216,12 @@ static void check_series(const char *s, const char *pfx, int n, const char **las
 	const char *p = s;
 	int next = 0;
 
-	while ((p = strstr(p, pfx)) != NULL) {
+	while ((p = scan_find(p, pfx)) != NULL) {
+		long v = 0;
 		int i;
 
-		assert_int_equal(sscanf(p + strlen(pfx), "%d", &i), 1);
+		assert_int_equal(scan_longs(p + strlen(pfx), "#", &v, 1), 1);
+		i = (int)v;
 		if (i != next || p < *last) {
 			fprintf(stderr, "%s: %s%d where %s%d was due\n", what, pfx, i, pfx, next);
 			fail();
@@ -241,10 +244,12 @@ static void check_output(const char *s, const struct scenario *sc, const char *w
 	int per_thread = sc->warm + sc->late, next[NTHREADS] = {0};
 	const char *p = s, *last = s, *fatal;
 
-	while ((p = strstr(p, rec)) != NULL) {
+	while ((p = scan_find(p, rec)) != NULL) {
+		long v[2] = {0, 0};
 		int th, i;
 
-		assert_int_equal(sscanf(p + strlen(rec), "%d i=%d", &th, &i), 2);
+		assert_int_equal(scan_longs(p + strlen(rec), "# i=#", v, 2), 2);
+		th = (int)v[0], i = (int)v[1];
 		assert_true(th >= 0 && th < NTHREADS);
 		if (i != next[th]) {
 			fprintf(stderr, "%s: thread %d: i=%d where i=%d was due\n", what, th, i,

@@ -34,6 +34,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "memsink.h"
+#include "scan.h"
 #include "childproc.h"
 #include "shards.h"
 
@@ -58,10 +59,12 @@ static size_t check_records(const char *s, const char *tag)
 
 	memset(seen, 0, sizeof(seen));
 	snprintf(pat, sizeof(pat), "%s t=", tag);
-	while ((p = strstr(p, pat)) != NULL) {
+	while ((p = scan_find(p, pat)) != NULL) {
+		long v[2] = {0, 0};
 		int th, i;
 
-		assert_int_equal(sscanf(p + strlen(pat), "%d i=%d", &th, &i), 2);
+		assert_int_equal(scan_longs(p + strlen(pat), "# i=#", v, 2), 2);
+		th = (int)v[0], i = (int)v[1];
 		assert_true(th >= 0 && th < NTHREADS && i >= 0 && i < PER_THREAD);
 		assert_int_equal(seen[th][i], 0);
 		assert_int_equal(i, next[th]);
@@ -375,14 +378,15 @@ static void check_fork_out(const char *s, const char *tag, const char *other, lo
 
 	snprintf(pat, sizeof(pat), "%s pid=", tag);
 	snprintf(tid, sizeof(tid), " [%ld] ", pid);
-	while ((p = strstr(p, pat)) != NULL) {
+	while ((p = scan_find(p, pat)) != NULL) {
 		const char *bol = p;
-		long got;
+		long v[2] = {0, 0}, got;
 		int i;
 
 		while (bol > s && bol[-1] != '\n')
 			bol--;
-		assert_int_equal(sscanf(p + strlen(pat), "%ld i=%d", &got, &i), 2);
+		assert_int_equal(scan_longs(p + strlen(pat), "# i=#", v, 2), 2);
+		got = v[0], i = (int)v[1];
 		assert_int_equal(got, pid);
 		assert_int_equal(i, n); /* once each, in order */
 		assert_true(memmem(bol, (size_t)(p - bol), tid, strlen(tid)) != NULL);
@@ -478,7 +482,7 @@ static int count_of(const char *s, const char *pat)
 {
 	int n = 0;
 
-	for (const char *p = s; (p = strstr(p, pat)) != NULL; p += strlen(pat))
+	for (const char *p = s; (p = scan_find(p, pat)) != NULL; p += strlen(pat))
 		n++;
 	return n;
 }
