@@ -454,7 +454,7 @@ int llog__crash_install(void)
 	(void)backtrace(bt, 2);
 	/* The line formatter must not call localtime_r during a report: it
 	 * asks llog__crash_in_progress, told here, before any handler runs
-	 * (line.c is in the format unit, which never calls the core). */
+	 * (line_ts.c is in the format unit, which never calls the core). */
 	llog__line_set_crash_probe(llog__crash_in_progress);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = crash_handler;
