@@ -44,7 +44,7 @@ static struct llog__sinktab pending;
 /* While running: sinks installed or on their way to the flusher. */
 static int n_running_sinks;
 /* While running: the stderr fallback llog_init made, until a sink is
- * added (the flusher then replaces it: install_sink), else NULL. */
+ * added (the flusher then replaces it: llog__flusher_sinktab_install), else NULL. */
 static struct llog_sink *fallback_sink;
 static int registered; /* atexit and pthread_atfork */
 /* Every sink llog owns now and its queue (or NULL), for
@@ -335,7 +335,7 @@ static int push_sink(struct llog_sink *sink, struct llog__sinkq *q)
 		return -ECANCELED;
 	}
 	/* The first one replaces the fallback where the flusher installs it
-	 * (install_sink): the count stays. */
+	 * (llog__flusher_sinktab_install): the count stays. */
 	if (fallback_sink != NULL) {
 		disown(fallback_sink);
 		fallback_sink = NULL;

@@ -8,9 +8,9 @@
  * (LLOG__ALTSTACK_BYTES, 64 KiB, given to the installing thread here, to
  * the flusher by flusher.c and to each thread with its arena by arena.c, each
  * only when the thread has none), the static crash record and its static
- * arena, the static flush barrier and the flusher's crash render buffer
- * (flusher.c), the sinks' crash buffers (made by their constructors), and
- * libgcc's unwinder (loaded by one backtrace() call).
+ * arena, the static flush barrier (flusher_drain.c) and the flusher's crash
+ * render buffer (flusher.c), the sinks' crash buffers (made by their
+ * constructors), and libgcc's unwinder (loaded by one backtrace() call).
  *
  * The handler, in the first crashing thread only (an atomic flag; a second
  * crashing thread waits, bounded, for the first to finish, then dies of its
@@ -69,9 +69,11 @@
  * crash inside llog's own push (that record); a stack overflow in a thread
  * that never logged and has no alternate stack of its own.
  *
- * This file and flusher.c call each other by design: the handler has the
- * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self),
- * and the flusher asks llog__crash_in_progress before it frees an arena.
+ * This file and the flusher call each other by design: the handler has the
+ * flusher drain (llog__flusher_crash_drain, llog__flusher_crash_drain_self,
+ * flusher_drain.c, which uses flusher.c and flusher_sinktab.c), and the
+ * flusher asks llog__crash_in_progress before it frees an arena and, with
+ * its sink table, llog__crash_block_mask for its threads' signal mask.
  * It is the library's one designed circle (scripts/check_deps.sh).
  */
 #define _GNU_SOURCE
@@ -452,7 +454,7 @@ int llog__crash_install(void)
 	(void)backtrace(bt, 2);
 	/* The line formatter must not call localtime_r during a report: it
 	 * asks llog__crash_in_progress, told here, before any handler runs
-	 * (line.c is in the format unit, which never calls the core). */
+	 * (line_ts.c is in the format unit, which never calls the core). */
 	llog__line_set_crash_probe(llog__crash_in_progress);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = crash_handler;

@@ -1,6 +1,7 @@
 /*
  * flusher.h - the flusher thread: rounds, the sink table, barriers, and the
- * crash drain that reads its private state (internal).
+ * crash drain that reads its private state (internal; flusher.c,
+ * flusher_sinktab.c, flusher_barrier.c, flusher_drain.c).
  *
  * DESIGN
  * One flusher thread takes the whole list each round, renders each record
@@ -29,10 +30,17 @@
  * push onto an emptied list with a clock value older than the previous
  * batch's last record).
  *
- * The crash handler (crash.c) and this file call each other by design: the
- * handler asks the flusher to drain (llog__flusher_crash_drain*), and the
- * flusher asks whether a crash is being reported before it frees memory.
- * It is the library's one designed circle (scripts/check_deps.sh).
+ * The crash handler (crash.c) and the flusher call each other by design:
+ * the handler asks the flusher to drain (llog__flusher_crash_drain*,
+ * flusher_drain.c, which renders with flusher.c and installs sinks with
+ * flusher_sinktab.c), and the flusher asks whether a crash is being
+ * reported before it frees memory, and (flusher.c, flusher_sinktab.c) for
+ * the signal mask its threads keep. It is the library's one designed
+ * circle (scripts/check_deps.sh).
+ *
+ * The files (flusher_state.h has their shared state): flusher.c the thread
+ * and its rounds, flusher_sinktab.c the sink table, flusher_barrier.c the
+ * barriers, flusher_drain.c the crash drain.
  */
 #ifndef LLOG_FLUSHER_H
 #define LLOG_FLUSHER_H
@@ -48,8 +56,8 @@ struct llog__sinkq;
 
 /* s[i] runs on the flusher when q[i] is NULL, else on q[i]'s thread.
  * fallback: s[0] is the console sink on stderr that llog_init made because
- * no sink was added; the first sink installed replaces it (install_sink in
- * flusher.c). */
+ * no sink was added; the first sink installed replaces it
+ * (llog__flusher_sinktab_install in flusher_sinktab.c). */
 struct llog__sinktab {
 	struct llog_sink *s[LLOG__MAX_SINKS];
 	struct llog__sinkq *q[LLOG__MAX_SINKS];

@@ -351,7 +351,7 @@ static void *worker_main(void *arg)
 	struct llog__sinkq *q = arg;
 	uint64_t t = llog__load_relaxed(&q->tail);
 
-	/* As the flusher (flusher.c, which gave the mask): no application
+	/* As the flusher (flusher_sinktab.c gave its mask): no application
 	 * signal handler runs here, the crash handler does. */
 	pthread_sigmask(SIG_BLOCK, &q->blocked, NULL);
 	llog__arena_mark_worker();

@@ -39,7 +39,7 @@
  *
  * Barriers: a commit marker carries the flusher's round number (epoch);
  * the worker publishes done_epoch after the sink's commit returned. A flush
- * barrier waits (flusher.c) until every queue's done_epoch reached the
+ * barrier waits (flusher_barrier.c) until every queue's done_epoch reached the
  * last epoch put in it before the barrier, or that queue's drain timeout
  * passed (counted in late_flushes).
  *

@@ -176,7 +176,7 @@ static long count_lines(const char *s)
 }
 
 /* days since 1970 of a civil date (Howard Hinnant's days_from_civil,
- * written here independently of line.c and reader.c) */
+ * written here independently of line_ts.c and reader.c) */
 static int64_t days_from_civil(int64_t y, int m, int d)
 {
 	y -= m <= 2;

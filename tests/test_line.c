@@ -56,7 +56,7 @@ static void test_text_escapes_controls(void **state)
 	assert_ptr_equal(memchr(buf, '\n', n), buf + n - 1);
 }
 
-/* Reference escaping, byte by byte, written independently of line.c. The
+/* Reference escaping, byte by byte, written independently of line_escape.c. The
  * messages below hold no byte 0xc2..0xf4, so no valid UTF-8 sequence of
  * two or more bytes: every byte 0x80..0x9f is a stray C1 control (valid
  * UTF-8 and the C1 characters in it: test_every_byte_escaped and

@@ -438,7 +438,7 @@ int lcr_level_parse(const char *s, size_t n)
 	return -1;
 }
 
-/* ns since 1970 from a proleptic Gregorian date (inverse of line.c's civil_from_days). */
+/* ns since 1970 from a proleptic Gregorian date (inverse of line_ts.c's civil_from_days). */
 static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	int64_t era, yoe, doy, doe;

@@ -1,6 +1,8 @@
 /*
  * line.h - one entry as one line of text or JSON, and the field and UTF-8
- * helpers the text outputs share (internal; line.c, where the design is).
+ * helpers the text outputs share (internal; line.c, where the design is,
+ * with line_ts.c, line_escape.c and line_fields.c for the timestamp, the
+ * escaping and the fields).
  * Part of the format unit (README.md): llog's sinks reach it through
  * llog__sink_format_line (sink.h, which counts a cut line), llogcat calls
  * it directly.

@@ -433,9 +433,9 @@ F5:		do
 			}
 		:: else -> break
 		od;
-		/* signal_barriers */
-		/* C: liblog/flusher.c release_waiting ord llog__sinkq_reached signal_barriers */
-		/* C: liblog/flusher.c signal_barriers ord llog__store_release llog__futex_wake */
+		/* llog__flusher_signal_barriers */
+		/* C: liblog/flusher_barrier.c llog__flusher_release_waiting ord llog__sinkq_reached signal_barriers */
+		/* C: liblog/flusher_barrier.c llog__flusher_signal_barriers ord llog__store_release llog__futex_wake */
 		if
 		:: bars ->
 			d_step {
@@ -494,7 +494,7 @@ F6:		if
 
 /* llog_flush */
 /* C: liblog/control.c llog_flush ord llog__flusher_barrier_run llog__control_wait_shutdown */
-/* C: liblog/flusher.c llog__flusher_barrier_run ord llog__push llog__wake_flusher llog__load_acquire llog__futex_wait */
+/* C: liblog/flusher_barrier.c llog__flusher_barrier_run ord llog__push llog__wake_flusher llog__load_acquire llog__futex_wait */
 proctype FlushCaller()
 {
 	byte old = 0, pre = 0;

@@ -1,0 +1,115 @@
+/*
+ * flusher_sinktab.c - the flusher's sink table: sinks added, installed by
+ * the flusher (the first one replacing the stderr fallback), their threads
+ * started, and closed. See flusher.h for the table's bound.
+ *
+ * Used by the rounds, the crash drain and the fork hand-off (flusher.c,
+ * flusher_drain.c) and by the control lock's tables (control.c); calls
+ * nothing of them. It asks the crash handler for the signal mask the
+ * sinks' threads keep (llog__crash_block_mask), which puts it on the
+ * designed circle with crash.c (flusher.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "clock.h"
+#include "crash.h"
+#include "flusher.h"
+#include "flusher_state.h"
+#include "sink.h"
+#include "sinkq.h"
+
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
+{
+	if (t->n >= LLOG__MAX_SINKS)
+		return -ENOSPC;
+	t->q[t->n] = q;
+	t->s[t->n++] = s;
+	return 0;
+}
+
+/* Closes one sink (its thread first: drained within its timeout, then
+ * stopped; a thread stuck inside the sink leaves it unclosed). */
+static void close_one(struct llog_sink *s, struct llog__sinkq *q)
+{
+	if (q != NULL) {
+		if (llog__sinkq_running(q))
+			(void)llog__sinkq_drain(q, llog__mono_ms() + llog__sinkq_timeout_ms(q));
+		if (!llog__sinkq_stop(q))
+			return; /* leaked, with its queue: still in use */
+		llog__sinkq_free(q);
+	}
+	s->ops->close(s);
+}
+
+void llog__flusher_sinktab_close(struct llog__sinktab *t)
+{
+	for (int i = 0; i < t->n; i++)
+		close_one(t->s[i], t->q[i]);
+	t->n = 0;
+}
+
+int llog__flusher_sinktab_start(struct llog__sinktab *t)
+{
+	sigset_t blocked;
+
+	/* The sinks' threads block what the flusher blocks (flusher_main):
+	 * every signal but the crash handler's. */
+	sigfillset(&blocked);
+	llog__crash_block_mask(&blocked);
+	for (int i = 0; i < t->n; i++) {
+		int rc;
+
+		if (t->q[i] == NULL)
+			continue;
+		rc = llog__sinkq_start(t->q[i], &blocked);
+		if (rc != 0) {
+			/* Without its thread the sink runs on the flusher
+			 * (llog__flusher_queue_of); the queue stays (llog_get_sink_stats may
+			 * read it) and the next start tries again. */
+			llog__diag("no thread for a sink (%s); it runs on the flusher",
+				   strerror(-rc));
+		}
+	}
+	return 0;
+}
+
+/*
+ * A sink change reached the flusher (F4, the crash drain, a fork child).
+ * The control lock keeps the count within the bound; a sink that still
+ * finds the table full is closed, or only forgotten where closing is not
+ * safe (the crash drain, a fork child).
+ *
+ * The first sink installed replaces the stderr fallback (sinks.fallback)
+ * in the same step: records before the SINK record in the chain went to
+ * the fallback, which close() writes out now, those after it go to the new
+ * sink only; none to both, none to neither. In a fork child the fallback
+ * holds only the parent's records: after_fork drops them, then it closes.
+ * In the crash drain nothing is closed (it would free and write outside the
+ * crash entry points): the fallback stays, and the records after the SINK
+ * record reach both.
+ */
+void llog__flusher_sinktab_install(struct llog__sinktab *t, struct llog__sink_rec *sr,
+				   enum llog__sinktab_where where)
+{
+	if (t->fallback && where != LLOG__SINKTAB_IN_CRASH) {
+		struct llog_sink *fb = t->s[0];
+
+		if (where == LLOG__SINKTAB_IN_FORK && fb->ops->after_fork != NULL)
+			fb->ops->after_fork(fb);
+		close_one(fb, t->q[0]);
+		t->s[0] = sr->sink;
+		t->q[0] = sr->q;
+		t->fallback = 0;
+	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q) != 0) {
+		if (where == LLOG__SINKTAB_IN_ROUND)
+			close_one(sr->sink, sr->q);
+		return;
+	}
+	/* Not in a fork child or the crash drain: nothing starts threads
+	 * there; the child's flusher start does. */
+	if (where == LLOG__SINKTAB_IN_ROUND && sr->q != NULL)
+		(void)llog__flusher_sinktab_start(t);
+}

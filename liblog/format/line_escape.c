@@ -1,0 +1,197 @@
+/*
+ * line_escape.c - strings made safe for a line: UTF-8 validated
+ * (llog__line_utf8_len), a message, file, function or name escaped in text,
+ * a JSON string. Part of the line formatter (line.c); calls nothing of it.
+ *
+ * DESIGN
+ * Every record is exactly one line, and no message can forge another
+ * record or drive a terminal: in text, the C0 controls (bytes below 0x20)
+ * and DEL (0x7f) in the message are escaped (\n, \r, \t, \xNN), a
+ * backslash is \\ (file format version 2: a literal "\n" is "\\n"), the C1
+ * controls too: U+0080..U+009F encoded in UTF-8 (c2 80 .. c2 9f) as
+ * \u0080..\u009f, and a byte 0x80..0x9f that is not part of a valid UTF-8
+ * sequence (an 8-bit terminal's C1, 0x9b is CSI) as \xNN; valid UTF-8
+ * above U+009F and stray bytes 0xa0..0xff are kept as they are. In JSON,
+ * strings follow RFC 8259 (quote, backslash and control characters
+ * escaped, the C1 controls as \u0080..\u009f, invalid UTF-8, stray
+ * 0x80..0x9f included, replaced by U+FFFD), so the output is always valid
+ * JSON.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "buf.h"
+#include "line.h"
+#include "line_parts.h"
+
+/* Lower-case hexadecimal digits, for \xNN and \u00NN. */
+const char llog__line_hexdig[17] = "0123456789abcdef";
+
+size_t llog__line_utf8_len(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f, is a
+ * backslash or is 0x80 and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
+ * b < 0x20, b ^ 0x7f is zero only if b == 0x7f, and bit 7 of b itself is
+ * set for 0x80 and above). Bytes 0x80 and above go to the slow path, which
+ * tells valid UTF-8 (kept) from C1 controls and stray bytes. */
+static inline uint64_t has_ctl(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t del = w ^ (0x7f * ones), bs = w ^ (0x5c * ones);
+
+	/* bs: the same test as del's for the backslash (0x5c), escaped \\
+	 * since file format version 2; a false positive only sends the
+	 * word to the byte loop, which decides. */
+	return (((w - 0x20 * ones) | (del - ones) | (bs - ones) | w) & high);
+}
+
+/* "\u00XX" for a C1 control character encoded as c2 XX. */
+static void put_u00(struct llog__buf *o, unsigned c)
+{
+	char e[6] = {'\\', 'u', '0', '0', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+
+	llog__line_put_whole(o, e, 6);
+}
+
+void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i, n;
+		uint64_t w;
+		unsigned c;
+
+		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
+			j += 8;
+		/* The last word read overlapping: [j, len) is in it. */
+		if (j < len && len >= 8 && j + 8 > len &&
+		    (memcpy(&w, s + len - 8, 8), !has_ctl(w)))
+			j = len;
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '\\')
+			j++;
+		llog__buf_put(o, str + i, j - i);
+		if (j == len)
+			break;
+		c = s[j];
+		if (c >= 0x80) {
+			n = llog__line_utf8_len(s + j, len - j);
+			if (llog__line_is_c1(s + j, n)) {
+				put_u00(o, s[j + 1]);
+				i = j + 2;
+				continue;
+			}
+			if (n > 0 || c >= 0xa0) {
+				/* Valid UTF-8 (above U+009F), or a stray byte
+				 * that is no control character in any
+				 * encoding: kept as it is. */
+				n = n > 0 ? n : 1;
+				llog__line_put_whole(o, str + j, n);
+				i = j + n;
+				continue;
+			}
+			/* A stray 0x80..0x9f: a C1 control to an 8-bit
+			 * terminal (0x9b is CSI). Escaped below. */
+		}
+		switch (c) {
+		case '\n': llog__line_put_whole(o, "\\n", 2); break;
+		case '\r': llog__line_put_whole(o, "\\r", 2); break;
+		case '\t': llog__line_put_whole(o, "\\t", 2); break;
+		case '\\': llog__line_put_whole(o, "\\\\", 2); break;
+		default: {
+			char e[4] = {'\\', 'x', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+			llog__line_put_whole(o, e, 4);
+		}
+		}
+		i = j + 1;
+	}
+}
+
+/* A JSON string; when it is cut, tail[0..tl) ends it, before the closing
+ * quote, which is always there (room is kept for both). */
+void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len,
+				const char *tail, size_t tl)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, cap = o->cap;
+
+	llog__buf_putc(o, '"');
+	if (o->cap - o->n < 1 + tl) {
+		o->cut = 1; /* not even the closing quote: cut */
+		return;
+	}
+	o->cap -= 1 + tl;
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			size_t j = i + 1;
+
+			while (j < len && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
+				j++;
+			llog__buf_put(o, str + i, j - i);
+			i = j;
+			continue;
+		}
+		switch (c) {
+		case '"': llog__line_put_whole(o, "\\\"", 2); i++; continue;
+		case '\\': llog__line_put_whole(o, "\\\\", 2); i++; continue;
+		case '\n': llog__line_put_whole(o, "\\n", 2); i++; continue;
+		case '\r': llog__line_put_whole(o, "\\r", 2); i++; continue;
+		case '\t': llog__line_put_whole(o, "\\t", 2); i++; continue;
+		default: break;
+		}
+		if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+
+			llog__line_put_whole(o, e, 6);
+			i++;
+			continue;
+		}
+		n = llog__line_utf8_len(s + i, len - i);
+		if (n == 0) {
+			llog__line_put_whole(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			i++;
+		} else if (llog__line_is_c1(s + i, n)) {
+			put_u00(o, s[i + 1]); /* the same character, escaped */
+			i += 2;
+		} else {
+			llog__line_put_whole(o, str + i, n);
+			i += n;
+		}
+	}
+	o->cap = cap;
+	if (o->cut)
+		llog__buf_put(o, tail, tl);
+	llog__buf_putc(o, '"');
+}

@@ -1,0 +1,295 @@
+/*
+ * line_fields.c - the field section of a line (docs/fields.md 3, 4), and a
+ * field's value as text for the typeless outputs (llog__line_field_f64,
+ * llog__line_field_text). Part of the line formatter (line.c), which it
+ * never calls; it escapes with line_escape.c.
+ *
+ * DESIGN
+ * Fields (docs/fields.md 3, 4; llog_format_entry_opts and the sinks, never
+ * llog_format_entry): in text, the line's last part, after the markers:
+ * one TAB (the only one on a line: the message, file, function and thread
+ * name escape it) then key=value tokens and "+N" for fields left out; in
+ * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
+ * field whole or not at all; llog__line_bound counts them, so only a
+ * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64
+ * (snprintf and strtod, the one place of a line that calls libc
+ * formatting).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "line.h"
+#include "line_parts.h"
+
+/* The entry's fields (none when the caller's entry may not have them). */
+static size_t entry_fields(const struct llog_entry *e, const struct llog__lopt *lo,
+			   const struct llog_field **f, uint32_t *left_out)
+{
+	size_t cutv = 0, n;
+
+	*f = NULL;
+	*left_out = 0;
+	if (!lo->full || (e->fields == NULL && e->fields_truncated == 0))
+		return 0;
+	n = e->fields != NULL ? e->nfields : 0;
+	*f = e->fields;
+	for (size_t i = 0; i < n; i++)
+		cutv += (e->fields[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+	/* fields_truncated counts the cut values too (sinks.h) */
+	*left_out = e->fields_truncated > cutv ? (uint32_t)(e->fields_truncated - cutv) : 0;
+	return n;
+}
+
+size_t llog__line_field_f64(char *b, double d)
+{
+	int n = 0;
+
+	if (isnan(d)) {
+		memcpy(b, "nan", 4);
+		return 3;
+	}
+	if (isinf(d)) {
+		memcpy(b, d < 0 ? "-inf" : "inf", d < 0 ? 5 : 4);
+		return d < 0 ? 4 : 3;
+	}
+	/* The shortest of %.15g .. %.17g that strtod reads back to d (%.17g
+	 * always does). snprintf and strtod use the same LC_NUMERIC, so the
+	 * check holds in any locale; the radix is then written '.'. */
+	/* Shortest: a decimal of at most 15 digits reads back to the same
+	 * normal double and %.15g gives it back (DBL_DIG), its zeros cut by
+	 * %g; a subnormal has fewer digits of precision: searched from 1. */
+	for (int p = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; p <= 17; p++) {
+		n = snprintf(b, LLOG__F64_MAX, "%.*g", p, d);
+		if (p == 17 || strtod(b, NULL) == d)
+			break;
+	}
+	{
+		size_t k = 0, o = 0;
+		int dot = 0;
+
+		for (k = 0; k < (size_t)n; k++) {
+			char c = b[k];
+
+			if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e') {
+				b[o++] = c;
+				dot |= c == 'e';
+			} else if (!dot) { /* the radix, in whatever locale */
+				b[o++] = '.';
+				dot = 1;
+				while (k + 1 < (size_t)n && !(b[k + 1] >= '0' && b[k + 1] <= '9'))
+					k++; /* a multibyte radix */
+			}
+		}
+		if (!dot) { /* "1" -> "1.0": a double reads back as one */
+			b[o++] = '.';
+			b[o++] = '0';
+		}
+		b[o] = '\0';
+		return o;
+	}
+}
+
+const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len)
+{
+	struct llog__buf b = LLOG__BUF(t, LLOG__F64_MAX);
+
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(&b, '-');
+		llog__buf_num(&b, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		break;
+	case LLOG_FIELD_U64: llog__buf_num(&b, f->v.u64, 10); break;
+	case LLOG_FIELD_F64: *len = llog__line_field_f64(t, f->v.f64); return t;
+	case LLOG_FIELD_BOOL: llog__buf_puts(&b, f->v.b ? "true" : "false"); break;
+	case LLOG_FIELD_STR: *len = f->v.str.len; return f->v.str.ptr;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_puts(&b, "null"); break;
+	}
+	*len = b.n;
+	return t;
+}
+
+/* A key in text is bare when made only of these (and not empty). */
+static int bare_key(const char *k, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)k[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-' || c == '/' || c == ':' || c == '@'))
+			return 0;
+	}
+	return 1;
+}
+
+/* A quoted string of the field section: '"' and '\\' escaped, \n \r \t,
+ * \xNN for the other C0 bytes, 0x7f, each byte of a C1 character (c2 80
+ * .. c2 9f) and every byte that is not part of valid UTF-8. */
+static void put_field_text(struct llog__buf *o, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	llog__buf_putc(o, '"');
+	while (i < len) {
+		size_t j = i, n;
+		unsigned c;
+
+		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
+			j++;
+		llog__buf_put(o, str + i, j - i);
+		if (j == len)
+			break;
+		c = s[j];
+		n = 1;
+		if (c >= 0x80) {
+			n = llog__line_utf8_len(s + j, len - j);
+			if (n > 0 && !llog__line_is_c1(s + j, n)) {
+				llog__buf_put(o, str + j, n);
+				i = j + n;
+				continue;
+			}
+			n = n > 0 ? n : 1; /* a C1 character: both bytes */
+		}
+		for (size_t k = 0; k < n; k++) {
+			c = s[j + k];
+			switch (c) {
+			case '"': llog__buf_put(o, "\\\"", 2); break;
+			case '\\': llog__buf_put(o, "\\\\", 2); break;
+			case '\n': llog__buf_put(o, "\\n", 2); break;
+			case '\r': llog__buf_put(o, "\\r", 2); break;
+			case '\t': llog__buf_put(o, "\\t", 2); break;
+			default: {
+				char e[4] = {'\\', 'x', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+
+				llog__buf_put(o, e, 4);
+			}
+			}
+		}
+		i = j + n;
+	}
+	llog__buf_putc(o, '"');
+}
+
+/* One field in text (key=value), or in JSON ("key":value). */
+static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
+{
+	char d[LLOG__F64_MAX];
+	size_t dn;
+
+	if (json) {
+		llog__line_put_json_string(o, f->key, f->key_len, "", 0);
+		llog__buf_putc(o, ':');
+	} else {
+		if (bare_key(f->key, f->key_len))
+			llog__buf_put(o, f->key, f->key_len);
+		else
+			put_field_text(o, f->key, f->key_len);
+		llog__buf_putc(o, '=');
+	}
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+		if (f->v.i64 < 0)
+			llog__buf_putc(o, '-');
+		/* 0 - (uint64_t)v: |INT64_MIN| too */
+		llog__buf_num(o, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		break;
+	case LLOG_FIELD_U64: llog__buf_num(o, f->v.u64, 10); break;
+	case LLOG_FIELD_F64:
+		dn = llog__line_field_f64(d, f->v.f64);
+		if (json && !isfinite(f->v.f64)) {
+			llog__buf_puts(o, isnan(f->v.f64)	? "\"NaN\""
+					  : f->v.f64 > 0 ? "\"Infinity\""
+							 : "\"-Infinity\"");
+			break;
+		}
+		llog__buf_put(o, d, dn);
+		break;
+	case LLOG_FIELD_BOOL: llog__buf_puts(o, f->v.b ? "true" : "false"); break;
+	case LLOG_FIELD_STR:
+		if (json) {
+			llog__line_put_json_string(o, f->v.str.ptr, f->v.str.len, "", 0);
+		} else {
+			put_field_text(o, f->v.str.ptr, f->v.str.len);
+			if (f->flags & LLOG_FIELD_TRUNCATED)
+				llog__buf_put(o, "...", 3);
+		}
+		break;
+	case LLOG_FIELD_NULL:
+	default: llog__buf_put(o, "null", 4); break;
+	}
+}
+
+size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
+{
+	const struct llog_field *f;
+	uint32_t left;
+
+	return entry_fields(e, lo, &f, &left) > 0 || left > 0 ? LLOG__FIELDS_RESERVE : 0;
+}
+
+/*
+ * The field section: in text, TAB then the fields separated by a space
+ * and "+N" when fields were left out; in JSON ,"fields":{...} and
+ * ,"fields_truncated":N. Each field is written whole or not at all: one
+ * that does not fit the room (only in a caller's small buffer: the sinks
+ * size theirs with llog__line_bound) is left out, counted in +N
+ * (fields_truncated), and the line is marked cut. The caller kept
+ * llog__line_fields_reserve() bytes of room for the start and the ends.
+ */
+void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
+			   const struct llog__lopt *lo, int json)
+{
+	const struct llog_field *f;
+	uint32_t left;
+	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap;
+	int was = o->cut, lost = 0;
+	uint64_t cutv = 0;
+
+	if (nf == 0 && left == 0)
+		return;
+	if (o->cap - o->n < LLOG__FIELDS_RESERVE) { /* the caller could keep none */
+		o->cut = 1;
+		return;
+	}
+	llog__buf_put(o, json ? ",\"fields\":{" : "\t", json ? 11 : 1);
+	o->cap = full - LLOG__FIELDS_END;
+	for (size_t i = 0; i < nf; i++) {
+		size_t at = o->n;
+
+		o->cut = 0;
+		if (shown > 0)
+			llog__buf_putc(o, json ? ',' : ' ');
+		put_field(o, &f[i], json);
+		if (o->cut) { /* whole or not at all */
+			o->n = at;
+			lost = 1;
+			left++;
+			continue;
+		}
+		shown++;
+		cutv += (f[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+	}
+	o->cap = full;
+	o->cut = 0;
+	if (json) {
+		llog__buf_putc(o, '}');
+		if (left + cutv > 0) {
+			llog__buf_put(o, ",\"fields_truncated\":", 20);
+			llog__buf_num(o, left + cutv, 10);
+		}
+	} else if (left > 0) {
+		if (shown > 0)
+			llog__buf_putc(o, ' ');
+		llog__buf_putc(o, '+');
+		llog__buf_num(o, left, 10);
+	}
+	o->cut = was | lost;
+}

@@ -1,0 +1,102 @@
+/*
+ * line_parts.h - what the files of the line formatter share (internal to
+ * liblog/format/line*.c; the rest of llog uses line.h). line.c lays out the
+ * line from the parts made by line_ts.c (the timestamp), line_escape.c
+ * (escaped strings) and line_fields.c (the field section, which escapes
+ * with line_escape.c); no part calls line.c.
+ *
+ * The line is built in a struct llog__buf whose cap excludes the byte
+ * kept for the final '\n'.
+ */
+#ifndef LLOG_LINE_PARTS_H
+#define LLOG_LINE_PARTS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llog/sinks.h>
+
+#include "buf.h"
+
+/* What a line is made with: the public options, and whether the entry's
+ * appended fields may be read (llog_format_entry reads none: its caller
+ * may have an older, shorter struct llog_entry). */
+struct llog__lopt {
+	unsigned flags;
+	unsigned prec; /* enum llog_ts_precision */
+	int full;
+};
+
+/*
+ * The line formatter's per-thread caches (the timestamp's text per second
+ * in line_ts.c, the " LEVEL [tid" text in line.c) are rebuilt with their
+ * key invalid: a signal handler that interrupts the rebuild on the same
+ * thread (the flusher's crash drain formats lines) finds no key and builds
+ * its own text, never a half-written one. The signal fences keep the
+ * compiler from moving the stores across.
+ */
+#define LLOG__CACHE_OPEN() atomic_signal_fence(memory_order_seq_cst)
+#define LLOG__CACHE_CLOSE() atomic_signal_fence(memory_order_seq_cst)
+
+/* ---- line_ts.c ---- */
+
+#define LLOG__TS_MAX 40 /* llog__line_ts_text's bytes, at most (35) */
+
+/* The timestamp under the options into b (LLOG__TS_MAX bytes); returns
+ * its length. */
+size_t llog__line_ts_text(char *b, int64_t ts_ns, const struct llog__lopt *lo);
+/* The same, appended to o. */
+void llog__line_put_ts(struct llog__buf *o, int64_t ts_ns, const struct llog__lopt *lo);
+
+/* ---- line_escape.c ---- */
+
+extern const char llog__line_hexdig[17];
+
+/* Appends s[0..n) whole or not at all (an escape sequence or a UTF-8
+ * character is never cut in half); when it does not fit, sets cut and
+ * closes the room (cap = n, so nothing after it is appended either; a
+ * caller that lowered cap to keep room for an ending puts its cap back).
+ * n is not moved: the bytes past it were never written. */
+static inline void llog__line_put_whole(struct llog__buf *o, const char *s, size_t n)
+{
+	if (n > o->cap - o->n) {
+		o->cap = o->n;
+		o->cut = 1;
+		return;
+	}
+	llog__buf_put(o, s, n);
+}
+
+/* Whether s[0..n) is a C1 control character, U+0080..U+009F, in UTF-8. */
+static inline int llog__line_is_c1(const unsigned char *s, size_t n)
+{
+	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
+/* A message, file, function or thread name in text: the controls, DEL, a
+ * backslash and the C1 controls escaped (line_escape.c). */
+void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t len);
+/* A JSON string; when it is cut, tail[0..tl) ends it, before the closing
+ * quote, which is always there (room is kept for both). */
+void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len,
+				const char *tail, size_t tl);
+
+/* ---- line_fields.c ---- */
+
+/* Room kept after the message for the field section's start and ends
+ * (LLOG__FIELDS_START + LLOG__FIELDS_END: TAB and " +N" in text;
+ * ,"fields":{ and },"fields_truncated":N in JSON), when the entry has
+ * fields. */
+#define LLOG__FIELDS_START 11
+#define LLOG__FIELDS_END 32
+#define LLOG__FIELDS_RESERVE (LLOG__FIELDS_START + LLOG__FIELDS_END)
+
+/* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
+ * entry has fields (or left some out), else 0. */
+size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
+/* The field section, in text or JSON (line_fields.c). */
+void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
+			   const struct llog__lopt *lo, int json);
+
+#endif /* LLOG_LINE_PARTS_H */
