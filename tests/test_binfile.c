@@ -642,7 +642,7 @@ static void test_own_thread(void **state)
 static void test_fork_same_file(void **state)
 {
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
-	int next[2] = {0, 0}, st;
+	int next[2] = {0, 0};
 	struct tdir t;
 	size_t len;
 	char *out;
@@ -679,8 +679,7 @@ static void test_fork_same_file(void **state)
 		if (i % 10 == 0)
 			llog_flush();
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	llog_shutdown();
 	assert_int_equal(cat_status("--verify", t.path), 0);
 	out = cat("", t.path, &len);

@@ -157,7 +157,6 @@ static void child_fork(const char *cb_path)
 {
 	struct llog_callback_options o = {.on_entry = on_entry};
 	pid_t pid;
-	int st;
 
 	if (llog_init(NULL) != 0)
 		_exit(93);
@@ -174,7 +173,7 @@ static void child_fork(const char *cb_path)
 		dump_cb(cb_path);
 		_exit(0);
 	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (child_exit_code(pid) != 0)
 		_exit(96);
 	LOG_INFO("in the parent, after the fork");
 	llog_shutdown();
@@ -187,7 +186,6 @@ static unsigned char err_got[THREADS][N];
 static void run_child(struct tdir *td, char *cb_path, size_t cap, void (*fn)(const char *))
 {
 	pid_t pid;
-	int st;
 
 	tdir_make(td, "llogfb");
 	snprintf(cb_path, cap, "%s/cb.txt", td->dir);
@@ -198,9 +196,7 @@ static void run_child(struct tdir *td, char *cb_path, size_t cap, void (*fn)(con
 		fn(cb_path);
 		_exit(0);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 /* Counts the "t=%d i=%ld" records of the file at path into got; returns

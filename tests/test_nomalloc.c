@@ -478,7 +478,6 @@ static void kv_on_entry(void *user, const struct llog_entry *e)
 static void test_fields_without_malloc(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
 #ifdef TEST_SANITIZER
@@ -506,9 +505,7 @@ static void test_fields_without_malloc(void **state)
 		__atomic_store_n(&forbidden, 0, __ATOMIC_RELEASE);
 		_exit(kv_seen == 100 ? 0 : 3);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 int main(void)

@@ -324,7 +324,6 @@ static int same_action(const struct sigaction *a, const struct sigaction *b)
 static void test_crash_handler_off(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
 	pid = fork();
@@ -355,9 +354,7 @@ static void test_crash_handler_off(void **state)
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 /* ---- fork ------------------------------------------------------------------ */
@@ -408,7 +405,6 @@ static void test_fork(void **state)
 	char pidfile[160];
 	long cpid = 0, gpid = 0;
 	pid_t pid;
-	int st;
 	FILE *f;
 	char *s, *e;
 
@@ -429,7 +425,6 @@ static void test_fork(void **state)
 		struct llog_config cfg = {.flush_interval_ms = 60000, .queue_shards = 2};
 		struct llog_file_options fo = {.path = t.log};
 		pid_t g;
-		int gst;
 
 		shards_force(); /* two heads on every machine (shards.h) */
 		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
@@ -448,7 +443,7 @@ static void test_fork(void **state)
 				LOG_INFO("child pid=%ld i=%d", (long)getpid(), i);
 			exit(0); /* atexit: the child's flusher drains */
 		}
-		if (waitpid(g, &gst, 0) != g || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0)
+		if (child_exit_code(g) != 0)
 			_exit(22);
 		f = fopen(pidfile, "w");
 		fprintf(f, "%ld %ld\n", (long)getpid(), (long)g);
@@ -456,9 +451,7 @@ static void test_fork(void **state)
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	f = fopen(pidfile, "r");
 	assert_non_null(f);
 	assert_int_equal(fscanf(f, "%ld %ld", &cpid, &gpid), 2);
@@ -501,7 +494,6 @@ static void test_fork_sinks(void **state)
 	struct tdir t;
 	char b[160], c[160];
 	pid_t pid;
-	int st;
 	char *sa, *sb, *sc;
 
 	(void)state;
@@ -517,7 +509,6 @@ static void test_fork_sinks(void **state)
 		struct llog_config cfg = {.flush_interval_ms = 60000};
 		struct llog_file_options fa = {.path = t.log}, fb = {.path = b}, fc = {.path = c};
 		pid_t g1, g2;
-		int s1, s2;
 
 		if (llog_add_sink(llog_file_sink(&fa)) != 0 || llog_init(&cfg) != 0)
 			_exit(20);
@@ -538,17 +529,13 @@ static void test_fork_sinks(void **state)
 				LOG_INFO("g2 i=%d", i);
 			exit(0);
 		}
-		if (g1 < 0 || g2 < 0 || waitpid(g1, &s1, 0) != g1 || waitpid(g2, &s2, 0) != g2 ||
-		    !WIFEXITED(s1) || WEXITSTATUS(s1) != 0 || !WIFEXITED(s2) ||
-		    WEXITSTATUS(s2) != 0)
+		if (g1 < 0 || g2 < 0 || child_exit_code(g1) != 0 || child_exit_code(g2) != 0)
 			_exit(22);
 		LOG_INFO("late");
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	sa = read_zstdcat(&t);
 	sb = zstdcat_of(b);
 	sc = zstdcat_of(c);
@@ -590,7 +577,6 @@ static void test_fork_first_use_race(void **state)
 {
 	struct tdir t;
 	pid_t pid;
-	int st;
 	char *s, *e;
 
 	(void)state;
@@ -609,7 +595,6 @@ static void test_fork_first_use_race(void **state)
 			_exit(20);
 		for (int round = 0; round < RACE_ROUNDS; round++) {
 			pid_t g = fork();
-			int gs;
 
 			if (g == 0) {
 				pthread_t th[RACE_THREADS];
@@ -623,16 +608,13 @@ static void test_fork_first_use_race(void **state)
 					pthread_join(th[i], NULL);
 				exit(0);
 			}
-			if (g < 0 || waitpid(g, &gs, 0) != g || !WIFEXITED(gs) ||
-			    WEXITSTATUS(gs) != 0)
+			if (g < 0 || child_exit_code(g) != 0)
 				_exit(21);
 		}
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	s = read_zstdcat(&t);
 	e = read_err(&t);
 	for (int i = 0; i < RACE_THREADS; i++) {
@@ -776,7 +758,6 @@ static void cs_close(struct llog_sink *s)
 {
 	struct closing_sink *c = (struct closing_sink *)s;
 	pid_t pid;
-	int st;
 
 	c->closed = 1;
 	if (!c->forker)
@@ -789,9 +770,7 @@ static void cs_close(struct llog_sink *s)
 		_exit(after_close_uses);
 	}
 	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 static const struct llog_sink_ops closing_ops = {
@@ -823,7 +802,6 @@ static void test_fork_from_sink_close(void **state)
 static void test_concurrent_flush_shutdown(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
 	pid = fork();
@@ -850,9 +828,7 @@ static void test_concurrent_flush_shutdown(void **state)
 		}
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +136,20 @@ int tcp_accepts(int port)
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+int child_exit_code(pid_t pid)
+{
+	int st;
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (w != pid)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 1000 + WTERMSIG(st) : -1;
 }
 
 int sh(const char *fmt, ...)
