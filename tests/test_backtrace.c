@@ -58,7 +58,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 {
 	struct llog_line_options lo = {0, LLOG_TS_NS};
 	struct got *g;
-	size_t k, n;
+	size_t n;
 
 	(void)user;
 	if (nseen == MAXE)
@@ -70,9 +70,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	g->tid = e->tid;
 	g->bt = e->backtrace;
 	g->suppressed = e->suppressed;
-	k = e->msg_len < MSG - 1 ? e->msg_len : MSG - 1;
-	memcpy(g->msg, e->msg, k);
-	g->msg[k] = '\0';
+	copy_cut(g->msg, sizeof(g->msg), e->msg, e->msg_len);
 	n = llog_format_entry_opts(e, LLOG_FORMAT_TEXT, &lo, g->text, sizeof(g->text) - 1);
 	g->text[n] = '\0';
 	n = llog_format_entry_opts(e, LLOG_FORMAT_JSON, &lo, g->json, sizeof(g->json) - 1);

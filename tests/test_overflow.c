@@ -18,6 +18,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 #define THREADS 8
 #define PER_THREAD 50000
@@ -35,14 +36,12 @@ static void tally_hook(struct memsink *m, const struct llog_entry *e)
 {
 	struct tally *t = m->user;
 	char buf[128];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	unsigned long long tid;
 	unsigned n;
 	int th;
 	long s;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "llog: thread %llu dropped %u records", &tid, &n) == 2) {
 		t->notices++;
 		t->noted_drops += n;

@@ -29,6 +29,7 @@
 #include "llog.h"
 #include "memsink.h"
 #include "shards.h"
+#include "testutil.h"
 
 #ifndef TEST_SHARDS
 #define TEST_SHARDS 0 /* llog_config.queue_shards: one head */
@@ -82,10 +83,8 @@ static void order_hook(struct memsink *m, const struct llog_entry *e)
 	int t;
 	long s;
 	char buf[64];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (e->seq != c->last_seq + 1)
 		c->seq_gaps++;
 	c->last_seq = e->seq;

@@ -650,11 +650,9 @@ static void reentry_hook(struct memsink *m, const struct llog_entry *e)
 {
 	struct reentry_tally *t = m->user;
 	char buf[64];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	long v;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "main loop %ld", &v) == 1) {
 		if (v <= t->last_main)
 			t->bad++;

@@ -85,7 +85,6 @@ static void on_entry(void *user, const struct llog_entry *e)
 {
 	struct seen *s = user;
 	char buf[160];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	unsigned long long n;
 	int t;
 	long i;
@@ -93,8 +92,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	gate_pass(s);
 	for (volatile long spin = 0; spin < s->slow; spin++)
 		;
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (e->seq <= s->last_seq)
 		s->bad++;
 	s->last_seq = e->seq;

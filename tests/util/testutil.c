@@ -138,6 +138,15 @@ int tcp_accepts(int port)
 	return ok;
 }
 
+size_t copy_cut(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t k = len < cap - 1 ? len : cap - 1;
+
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+	return k;
+}
+
 int child_exit_code(pid_t pid)
 {
 	int st;

@@ -1,10 +1,11 @@
 /*
  * testutil.h - the small things many tests do: read a monotonic clock,
- * sleep, read a whole file, replace one atomically, count its lines, find
- * a free loopback port, see whether a TCP port accepts, run a shell
- * command, draw pseudo-random numbers, wait for a child's exit code. Plain C (no cmocka): the cmocka tests
- * and the stand-alone test programs (tests/fields/) both use it; a caller
- * asserts on what it returns (slurp alone aborts by itself).
+ * sleep, read a whole file, replace one atomically, count its lines, cut
+ * a record's message into a C string, find a free loopback port, see
+ * whether a TCP port accepts, run a shell command, draw pseudo-random
+ * numbers, wait for a child's exit code. Plain C (no cmocka): the cmocka
+ * tests and the stand-alone test programs (tests/fields/) both use it; a
+ * caller asserts on what it returns (slurp alone aborts by itself).
  *
  * Every function may be called from any thread; none is async-signal-safe.
  */
@@ -37,6 +38,11 @@ int replace_file(const char *path, const char *text);
 /* The number of '\n' in the file at path; 0 when it cannot be opened (a
  * collector that has not written yet). */
 long file_lines(const char *path);
+
+/* Copies len bytes of src, at most cap - 1 of them, to dst and ends them
+ * with a NUL (a record's message made a C string for sscanf or strcmp);
+ * returns the number copied. cap > 0. */
+size_t copy_cut(char *dst, size_t cap, const char *src, size_t len);
 
 /* A TCP port on 127.0.0.1 that nobody listens on right now (bound, read
  * and closed again; UDP is taken as free too); -1 on failure. */
