@@ -326,16 +326,12 @@ static void *worker(void *arg_)
 
 static void test_threads_last_64(void **state)
 {
-	pthread_t th[THREADS];
 	int count[THREADS] = {0}, last[THREADS], first[THREADS];
 	struct delta d;
 
 	(void)state;
 	start(64, 1 << 20, LLOG_TRACE);
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, worker), 0);
 	LOG_ERROR("after the threads");
 	llog_flush();
 

@@ -506,7 +506,6 @@ static void test_threads_rotation(void **state)
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY,
 				       .max_bytes = 256u << 10};
 	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
-	pthread_t th[THREADS];
 	char *names[256], all[256 * 200] = "";
 	int nf = 0, next[THREADS] = {0};
 	long count = 0;
@@ -523,10 +522,7 @@ static void test_threads_rotation(void **state)
 #endif
 	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(&cfg), 0);
-	for (int i = 0; i < THREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, producer, (void *)(intptr_t)i), 0);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(th[i], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 	llog_shutdown();
 	assert_non_null(d = opendir(t.dir));
 	while ((de = readdir(d)) != NULL)

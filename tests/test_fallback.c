@@ -137,16 +137,12 @@ static void child_replace(const char *cb_path)
 static void child_before_init(const char *cb_path)
 {
 	struct llog_callback_options o = {.on_entry = on_entry};
-	pthread_t th[THREADS];
 
 	if (llog_add_sink(llog_callback_sink(&o)) != 0 || llog_init(NULL) != 0)
 		_exit(93);
 	atomic_store_explicit(&added, 1, memory_order_release);
-	for (int t = 0; t < THREADS; t++)
-		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
-			_exit(94);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	if (run_threads(THREADS, logger) != 0)
+		_exit(94);
 	llog_shutdown();
 	dump_cb(cb_path);
 }

@@ -436,7 +436,6 @@ static void *producer(void *arg)
 
 static void test_records(void **state)
 {
-	pthread_t th[THREADS];
 	long next[THREADS] = {0};
 	char *big = malloc(BIG + 1);
 	int big_seen = 0;
@@ -451,10 +450,7 @@ static void test_records(void **state)
 	big[BIG - 2] = '\n';
 	big[BIG] = '\0';
 	start_llog(64u << 20, 5000, "records");
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 	LOG_WARN("%s", big);
 	llog_shutdown();
 	llog_get_stats(&st);

@@ -138,12 +138,7 @@ static void *producer(void *arg)
 
 static void run_producers(void)
 {
-	pthread_t th[THREADS];
-
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 }
 
 /* Every record exactly once, in order per thread. */

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,21 @@ size_t copy_cut(char *dst, size_t cap, const char *src, size_t len)
 	memcpy(dst, src, k);
 	dst[k] = '\0';
 	return k;
+}
+
+int run_threads(int n, void *(*fn)(void *))
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	int i, rc = th == NULL ? ENOMEM : 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = pthread_create(&th[i], NULL, fn, (void *)(intptr_t)i);
+	if (rc != 0)
+		i--; /* th[i] was not started */
+	while (i-- > 0)
+		pthread_join(th[i], NULL);
+	free(th);
+	return rc;
 }
 
 int child_exit_code(pid_t pid)

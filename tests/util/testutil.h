@@ -3,7 +3,7 @@
  * sleep, read a whole file, replace one atomically, count its lines, cut
  * a record's message into a C string, find a free loopback port, see
  * whether a TCP port accepts, run a shell command, draw pseudo-random
- * numbers, wait for a child's exit code. Plain C (no cmocka): the cmocka
+ * numbers, run n threads, wait for a child's exit code. Plain C (no cmocka): the cmocka
  * tests and the stand-alone test programs (tests/fields/) both use it; a
  * caller asserts on what it returns (slurp alone aborts by itself).
  *
@@ -43,6 +43,11 @@ long file_lines(const char *path);
  * with a NUL (a record's message made a C string for sscanf or strcmp);
  * returns the number copied. cap > 0. */
 size_t copy_cut(char *dst, size_t cap, const char *src, size_t len);
+
+/* Starts n threads, thread i running fn((void *)(intptr_t)i), and joins
+ * them all; 0, or the error of the pthread_create that failed (the threads
+ * started before it are joined first). */
+int run_threads(int n, void *(*fn)(void *));
 
 /* A TCP port on 127.0.0.1 that nobody listens on right now (bound, read
  * and closed again; UDP is taken as free too); -1 on failure. */
