@@ -321,40 +321,39 @@ static int same_action(const struct sigaction *a, const struct sigaction *b)
 					  : a->sa_handler == b->sa_handler;
 }
 
+/* In a child (in_child: from the default actions): the crash handler
+ * off, then on. */
+static int handler_off_child(void)
+{
+	struct llog_config off = {.crash_handler_off = 1};
+	struct sigaction cur;
+
+	child_stderr_to("/dev/null");
+	sigaction(SIGSEGV, NULL, &orig_segv);
+	/* Off: the action in force before any llog_init stays. */
+	if (llog_init(&off) != 0)
+		return 10;
+	sigaction(SIGSEGV, NULL, &cur);
+	if (!same_action(&cur, &orig_segv))
+		return 11;
+	sigaction(SIGABRT, NULL, &cur);
+	if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+		return 12;
+	llog_shutdown();
+	/* On (the zero config): a handler is installed. */
+	if (llog_init(NULL) != 0)
+		return 13;
+	sigaction(SIGSEGV, NULL, &cur);
+	if (same_action(&cur, &orig_segv) || !(cur.sa_flags & SA_ONSTACK))
+		return 14;
+	llog_shutdown();
+	return 0;
+}
+
 static void test_crash_handler_off(void **state)
 {
-	pid_t pid;
-
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct llog_config off = {.crash_handler_off = 1};
-		struct sigaction cur;
-
-		child_stderr_to("/dev/null");
-		default_actions();
-		sigaction(SIGSEGV, NULL, &orig_segv);
-		/* Off: the action in force before any llog_init stays. */
-		if (llog_init(&off) != 0)
-			_exit(10);
-		sigaction(SIGSEGV, NULL, &cur);
-		if (!same_action(&cur, &orig_segv))
-			_exit(11);
-		sigaction(SIGABRT, NULL, &cur);
-		if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
-			_exit(12);
-		llog_shutdown();
-		/* On (the zero config): a handler is installed. */
-		if (llog_init(NULL) != 0)
-			_exit(13);
-		sigaction(SIGSEGV, NULL, &cur);
-		if (same_action(&cur, &orig_segv) || !(cur.sa_flags & SA_ONSTACK))
-			_exit(14);
-		llog_shutdown();
-		_exit(0);
-	}
-	assert_int_equal(child_exit_code(pid), 0);
+	assert_int_equal(in_child(handler_off_child), 0); /* exited 0 */
 }
 
 /* ---- fork ------------------------------------------------------------------ */
