@@ -134,7 +134,8 @@ static void test_file_replaced_during_init(void **state)
 	void *rc;
 
 	(void)state;
-	fresh_levels_dir(fifo_dir, sizeof(fifo_dir), "/tmp/llog_raceXXXXXX", fifo_path, sizeof(fifo_path));
+	fresh_levels_dir(fifo_dir, sizeof(fifo_dir), "/tmp/llog_raceXXXXXX", fifo_path,
+			 sizeof(fifo_path));
 	assert_int_equal(mkfifo(fifo_path, 0600), 0);
 	cfg.levels_file = fifo_path;
 	assert_int_equal(pthread_create(&t, NULL, writer, NULL), 0);
