@@ -561,8 +561,7 @@ static void test_fork_child_drops_parent_ring(void **state)
 	llog_flush(); /* kept by the flusher: in the ring at the fork */
 	before = nseen;
 	assert_int_equal(before, 0);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		alarm(60);
 		_exit(fork_child_check(before));

@@ -185,8 +185,7 @@ static void run_child(struct tdir *td, char *cb_path, size_t cap, void (*fn)(con
 
 	tdir_make(td, "llogfb");
 	snprintf(cb_path, cap, "%s/cb.txt", td->dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		child_stderr_to(td->err);
 		fn(cb_path);

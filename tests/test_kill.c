@@ -270,10 +270,7 @@ static void test_kill_random_moments(void **state)
 		int st;
 
 		tdir_make(&t, "llog_kill_");
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			child_run(t.log, t.err);
 			_exit(94);

@@ -382,10 +382,7 @@ static void run_case(const struct scenario *sc)
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
 	tdir_make(&t, "llog_nomalloc_");
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		/* cmocka catches SIGSEGV in the test process: the child starts
 		 * from the default action, as a program would. */
@@ -483,10 +480,7 @@ static void test_fields_without_malloc(void **state)
 #ifdef TEST_SANITIZER
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_callback_options o = {.on_entry = kv_on_entry};
 

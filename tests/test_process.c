@@ -160,15 +160,13 @@ static void run_ending(enum ending end, int want_sig, int want_exit)
 
 	tdir_make(&t, "llog_proc_");
 	if (end == END_RETURN) {
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			execl(self_exe, self_exe, "--child-return", t.log, t.err, (char *)NULL);
 			_exit(93);
 		}
 	} else {
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			default_actions();
 			_exit(child_run(t.log, t.err, end));
@@ -285,8 +283,7 @@ static void test_app_handler_chained(void **state)
 	(void)state;
 	tdir_make(&t, "llog_proc_");
 	assert_int_equal(pipe(pfd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct sigaction sa;
 
@@ -416,8 +413,7 @@ static void test_fork(void **state)
 #endif
 	tdir_make(&t, "llog_proc_");
 	snprintf(pidfile, sizeof(pidfile), "%s/pids", t.dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		/* The "parent": records pending (long interval, no flush),
 		 * on a queue of two heads (the child takes both). */
@@ -502,8 +498,7 @@ static void test_fork_sinks(void **state)
 	tdir_make(&t, "llog_proc_");
 	snprintf(b, sizeof(b), "%s/b.log.zst", t.dir);
 	snprintf(c, sizeof(c), "%s/c.log.zst", t.dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_config cfg = {.flush_interval_ms = 60000};
 		struct llog_file_options fa = {.path = t.log}, fb = {.path = b}, fc = {.path = c};
@@ -583,8 +578,7 @@ static void test_fork_first_use_race(void **state)
 	skip(); /* see test_fork */
 #endif
 	tdir_make(&t, "llog_proc_");
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_config cfg = {.flush_interval_ms = 60000};
 		struct llog_file_options fo = {.path = t.log};
@@ -801,8 +795,7 @@ static void test_concurrent_flush_shutdown(void **state)
 	pid_t pid;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		child_stderr_to("/dev/null"); /* records after a shutdown go to stderr */
 		for (int round = 0; round < 5; round++) {
