@@ -4,9 +4,8 @@
  * include it in one file of a test program): a scratch directory with the
  * file sink's path and the child's stderr, reading a command's output, the
  * signal actions a program starts with, a fork for a test's child, a
- * function run in a child (and one
- * that must crash, bounded in time), a real NULL store, and the
- * sanitizer options such children need.
+ * function run in a child (and one that must crash, bounded in time), a
+ * real NULL store, and the sanitizer options such children need.
  */
 #ifndef LLOG_TEST_CHILDPROC_H
 #define LLOG_TEST_CHILDPROC_H

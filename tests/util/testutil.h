@@ -3,9 +3,10 @@
  * sleep, read a whole file, replace one atomically, count its lines, cut
  * a record's message into a C string, find a free loopback port, see
  * whether a TCP port accepts, run a shell command, draw pseudo-random
- * numbers, run n threads, wait for a child's exit code. Plain C (no cmocka): the cmocka
- * tests and the stand-alone test programs (tests/fields/) both use it; a
- * caller asserts on what it returns (slurp alone aborts by itself).
+ * numbers, run n threads, wait for a child's exit code. Plain C (no
+ * cmocka): the cmocka tests and the stand-alone test programs
+ * (tests/fields/) both use it; a caller asserts on what it returns (slurp
+ * alone aborts by itself).
  *
  * Every function may be called from any thread; none is async-signal-safe.
  */
