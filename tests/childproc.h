@@ -3,9 +3,9 @@
  * and are checked afterwards from what it left (test-only, header-only;
  * include it in one file of a test program): a scratch directory with the
  * file sink's path and the child's stderr, reading a command's output, the
- * signal actions a program starts with, a function run in a child (and one
- * that must crash, bounded in time), a real NULL store, and the
- * sanitizer options such children need.
+ * signal actions a program starts with, a fork for a test's child, a
+ * function run in a child (and one that must crash, bounded in time), a
+ * real NULL store, and the sanitizer options such children need.
  */
 #ifndef LLOG_TEST_CHILDPROC_H
 #define LLOG_TEST_CHILDPROC_H
@@ -110,6 +110,19 @@ CHILDPROC_FN char *read_err(const struct tdir *t)
 
 	snprintf(cmd, sizeof(cmd), "cat '%s'", t->err);
 	return read_cmd(cmd);
+}
+
+/* fork(2) for a test's child, the stdio buffers flushed first (the child
+ * does not write the parent's pending output again); fails the test when
+ * fork fails. Returns 0 in the child, the child's pid in the parent. */
+CHILDPROC_FN pid_t fork_child(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	return pid;
 }
 
 /* In a child: its stderr goes to path (appended); _exit(90) if it cannot. */

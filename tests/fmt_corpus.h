@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "testutil.h"
+
 /* The formats here are built at run time on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
@@ -43,12 +45,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	/* splitmix64 */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state); /* testutil.h */
 }
 
 static unsigned rndn(unsigned n)

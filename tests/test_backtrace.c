@@ -58,7 +58,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 {
 	struct llog_line_options lo = {0, LLOG_TS_NS};
 	struct got *g;
-	size_t k, n;
+	size_t n;
 
 	(void)user;
 	if (nseen == MAXE)
@@ -70,9 +70,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	g->tid = e->tid;
 	g->bt = e->backtrace;
 	g->suppressed = e->suppressed;
-	k = e->msg_len < MSG - 1 ? e->msg_len : MSG - 1;
-	memcpy(g->msg, e->msg, k);
-	g->msg[k] = '\0';
+	copy_cut(g->msg, sizeof(g->msg), e->msg, e->msg_len);
 	n = llog_format_entry_opts(e, LLOG_FORMAT_TEXT, &lo, g->text, sizeof(g->text) - 1);
 	g->text[n] = '\0';
 	n = llog_format_entry_opts(e, LLOG_FORMAT_JSON, &lo, g->json, sizeof(g->json) - 1);
@@ -328,16 +326,12 @@ static void *worker(void *arg_)
 
 static void test_threads_last_64(void **state)
 {
-	pthread_t th[THREADS];
 	int count[THREADS] = {0}, last[THREADS], first[THREADS];
 	struct delta d;
 
 	(void)state;
 	start(64, 1 << 20, LLOG_TRACE);
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, worker), 0);
 	LOG_ERROR("after the threads");
 	llog_flush();
 
@@ -553,7 +547,6 @@ static void test_fork_child_drops_parent_ring(void **state)
 {
 	size_t before;
 	pid_t pid;
-	int st;
 
 	(void)state;
 	/* ThreadSanitizer cannot start threads in the child of a
@@ -568,15 +561,12 @@ static void test_fork_child_drops_parent_ring(void **state)
 	llog_flush(); /* kept by the flusher: in the ring at the fork */
 	before = nseen;
 	assert_int_equal(before, 0);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		alarm(60);
 		_exit(fork_child_check(before));
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	LOG_ERROR("parent error");
 	llog_flush();
 	assert_int_equal(nseen, 6);

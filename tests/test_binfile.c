@@ -76,6 +76,24 @@ static char *cat(const char *args, const char *path, size_t *len)
 	return run_output(cmd, len);
 }
 
+/* llogcat ARGS_A PATH_A and llogcat ARGS_B PATH_B print the same bytes,
+ * and the first of them contains `must` (NULL: anything; "": something). */
+static void expect_same_cat(const char *args_a, const char *path_a, const char *args_b,
+			    const char *path_b, const char *must)
+{
+	size_t na, nb;
+	char *a = cat(args_a, path_a, &na), *b = cat(args_b, path_b, &nb);
+
+	if (must != NULL && must[0] == '\0')
+		assert_true(na > 0);
+	else if (must != NULL)
+		assert_non_null(strstr(a, must));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+}
+
 /* A text-or-JSON sink and a binary sink on dir/text and dir/bin. */
 static void two_sinks(struct tdir *t, char *text, char *bin, enum llog_format f,
 		      const struct llog_config *cfg)
@@ -270,18 +288,9 @@ static void test_json_filters(void **state)
 	/* The binary file as JSON is the JSON file, filtered alike. */
 	for (size_t k = 0; k < sizeof(args) / sizeof(args[0]) - 1; k++) {
 		char opt[64];
-		size_t na, nb;
-		char *a, *b;
 
-		snprintf(opt, sizeof(opt), "%s", args[k]);
-		a = cat(opt, text, &na);
 		snprintf(opt, sizeof(opt), "--json %s", args[k]);
-		b = cat(opt, bin, &nb);
-		assert_true(na > 0);
-		assert_int_equal(na, nb);
-		assert_memory_equal(a, b, na);
-		free(a);
-		free(b);
+		expect_same_cat(args[k], text, opt, bin, "");
 	}
 	{
 		char *a = cat("--stats", text, NULL), *b = cat("--stats", bin, NULL);
@@ -300,16 +309,9 @@ static void test_json_filters(void **state)
 
 		for (size_t k = 0; k < sizeof(fast) / sizeof(fast[0]); k++) {
 			char opt[96];
-			size_t na, nb;
-			char *a, *b;
 
-			a = cat(fast[k], bin, &na);
 			snprintf(opt, sizeof(opt), "%s --grep ''", fast[k]);
-			b = cat(opt, bin, &nb);
-			assert_int_equal(na, nb);
-			assert_memory_equal(a, b, na);
-			free(a);
-			free(b);
+			expect_same_cat(fast[k], bin, opt, bin, NULL);
 		}
 	}
 	tdir_remove(&t);
@@ -500,7 +502,6 @@ static void test_threads_rotation(void **state)
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY,
 				       .max_bytes = 256u << 10};
 	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
-	pthread_t th[THREADS];
 	char *names[256], all[256 * 200] = "";
 	int nf = 0, next[THREADS] = {0};
 	long count = 0;
@@ -517,10 +518,7 @@ static void test_threads_rotation(void **state)
 #endif
 	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(&cfg), 0);
-	for (int i = 0; i < THREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, producer, (void *)(intptr_t)i), 0);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(th[i], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 	llog_shutdown();
 	assert_non_null(d = opendir(t.dir));
 	while ((de = readdir(d)) != NULL)
@@ -611,8 +609,7 @@ static void own_thread_sinks(struct tdir *t, char *text, char *bin)
 
 static void test_own_thread(void **state)
 {
-	char text[200], bin[200], *a, *b;
-	size_t na, nb;
+	char text[200], bin[200];
 	struct tdir t;
 
 	(void)state;
@@ -623,13 +620,7 @@ static void test_own_thread(void **state)
 	for (int i = 0; i < 70000; i++)
 		LOG_INFO("many i=%d", i);
 	llog_shutdown();
-	a = cat("", text, &na);
-	b = cat("", bin, &nb);
-	assert_true(na > 0);
-	assert_int_equal(na, nb);
-	assert_memory_equal(a, b, na);
-	free(a);
-	free(b);
+	expect_same_cat("", text, "", bin, "");
 	tdir_remove(&t);
 }
 
@@ -638,7 +629,7 @@ static void test_own_thread(void **state)
 static void test_fork_same_file(void **state)
 {
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
-	int next[2] = {0, 0}, st;
+	int next[2] = {0, 0};
 	struct tdir t;
 	size_t len;
 	char *out;
@@ -675,8 +666,7 @@ static void test_fork_same_file(void **state)
 		if (i % 10 == 0)
 			llog_flush();
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	llog_shutdown();
 	assert_int_equal(cat_status("--verify", t.path), 0);
 	out = cat("", t.path, &len);
@@ -761,8 +751,7 @@ static void test_site_reused(void **state)
 
 static void test_text_sites_by_category(void **state)
 {
-	char text[200], bin[200], *a, *b;
-	size_t na, nb;
+	char text[200], bin[200];
 	struct tdir t;
 
 	(void)state;
@@ -770,13 +759,7 @@ static void test_text_sites_by_category(void **state)
 	for (int i = 0; i < 3; i++)
 		BOTH_CATS(i);
 	llog_shutdown();
-	a = cat("", text, &na);
-	b = cat("", bin, &nb);
-	assert_non_null(strstr(a, "beta"));
-	assert_int_equal(na, nb);
-	assert_memory_equal(a, b, na);
-	free(a);
-	free(b);
+	expect_same_cat("", text, "", bin, "beta");
 	tdir_remove(&t);
 }
 
@@ -859,8 +842,7 @@ static void test_backtrace_marked(void **state)
 {
 	struct llog_config cfg = {.level = LLOG_INFO, .backtrace_records = 16,
 				  .backtrace_level = LLOG_DEBUG, .backtrace_trigger = LLOG_ERROR};
-	char text[200], bin[200], *a, *b;
-	size_t na, nb;
+	char text[200], bin[200];
 	struct tdir t;
 
 	(void)state;
@@ -871,13 +853,7 @@ static void test_backtrace_marked(void **state)
 		LOG_DEBUG("kept i=%d", i);
 	LOG_ERROR("the trigger");
 	llog_shutdown();
-	a = cat("", text, &na);
-	b = cat("", bin, &nb);
-	assert_non_null(strstr(a, "[backtrace] kept i=2"));
-	assert_int_equal(na, nb);
-	assert_memory_equal(a, b, na);
-	free(a);
-	free(b);
+	expect_same_cat("", text, "", bin, "[backtrace] kept i=2");
 	tdir_remove(&t);
 }
 

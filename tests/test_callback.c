@@ -18,6 +18,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define N 20000
 
@@ -36,10 +37,8 @@ static void on_entry(void *user, const struct llog_entry *e)
 	struct seen *s = user;
 	char buf[64];
 	long i;
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "cb i=%ld", &i) != 1 || i != s->next || e->level != LLOG_INFO ||
 	    e->seq <= s->last_seq || e->line <= 0 || strstr(e->file, "test_callback") == NULL ||
 	    strcmp(e->func, "log_all") != 0 || e->tid == 0)

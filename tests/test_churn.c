@@ -19,6 +19,7 @@
 #include "llog.h"
 #include "memsink.h"
 #include "sanitizer.h"
+#include "testutil.h"
 
 #ifdef TEST_TSAN
 /* A thread's start and exit cost TSan far more than llog's work in it:
@@ -40,11 +41,9 @@ static void churn_hook(struct memsink *m, const struct llog_entry *e)
 {
 	struct churn *c = m->user;
 	char buf[64];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	int t, r;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "thread %d rec %d", &t, &r) != 2 || t < 0 || t >= NTHREADS ||
 	    c->count[t] != r) {
 		c->bad++;

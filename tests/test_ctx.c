@@ -25,6 +25,7 @@
 #include "kvsink.h"
 #include "llog.h"
 #include "sanitizer.h"
+#include "testutil.h"
 
 static struct kvsink sink;
 
@@ -332,7 +333,6 @@ static void test_drop_resend(void **state)
 static void test_fork(void **state)
 {
 	pid_t pid;
-	int status;
 
 	(void)state;
 #ifdef TEST_TSAN
@@ -354,9 +354,7 @@ static void test_fork(void **state)
 		     strcmp(sink.e[n0].f[1].key, "child") == 0;
 		_exit(ok ? 0 : 1);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	LOG_INFO("parent after");
 	llog_flush();
 	assert_int_equal(sink.e[sink.n - 1].nfields, 1);

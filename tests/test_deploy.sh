@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # tests/test_deploy.sh - the fleet set-up of docs/deploy.md, with real rsyslogd.
 #
-#   test_deploy.sh RELP_LOGGER   (tests/deploy/relp_logger.c, built by CMake)
+#   test_deploy.sh RELP_LOGGER RSYSLOGD_RUN
+#
+# RELP_LOGGER is tests/deploy/relp_logger.c, RSYSLOGD_RUN
+# tests/util/rsyslogd_run.c (starts and stops one rsyslogd), both built by
+# CMake.
 #
 # (a) Every rsyslog configuration under examples/deploy/ passes
 #     `rsyslogd -N1 -f FILE` as committed (the modules it loads must load:
@@ -30,7 +34,8 @@
 # omelasticsearch) is skipped with a message.
 set -euo pipefail
 
-logger_bin=${1:?usage: test_deploy.sh RELP_LOGGER}
+logger_bin=${1:?usage: test_deploy.sh RELP_LOGGER RSYSLOGD_RUN}
+rsyslogd_run=${2:?usage: test_deploy.sh RELP_LOGGER RSYSLOGD_RUN}
 src=$(cd "$(dirname "$0")/.." && pwd)
 deploy=$src/examples/deploy
 min_records=20000
@@ -156,27 +161,22 @@ for f in relay central; do
 	check_conf "$work/$f.conf"
 done
 
-pdeath=()
-if setpriv --help 2>/dev/null | grep -q pdeathsig; then
-	pdeath=(setpriv --pdeathsig KILL --) # rsyslogd dies with this script
-fi
-
-# start NAME PORT: rsyslogd -n on $work/NAME.conf, waits until PORT accepts.
+# start NAME PORT: rsyslogd -n on $work/NAME.conf through rsyslogd_run
+# (tests/util/rsyslogd_proc.c), which waits (15 s at most) until PORT
+# accepts, says "ready" on $work/NAME.ready, and dies with this script
+# (rsyslogd with it); when rsyslogd does not start, rsyslogd_run prints why
+# and rsyslogd's output.
 declare -A rs_pid
 start() {
-	local name=$1 port=$2 i
-	"${pdeath[@]}" rsyslogd -n -f "$work/$name.conf" -i "$work/$name.pid" \
-		>>"$work/$name.out" 2>&1 &
+	local name=$1 port=$2 ready=
+	rm -f "$work/$name.ready"
+	mkfifo "$work/$name.ready"
+	"$rsyslogd_run" "$work/$name.conf" "$work/$name.pid" "$work/$name.out" "$port" \
+		>"$work/$name.ready" &
 	rs_pid[$name]=$!
 	pids+=($!)
-	for ((i = 0; i < 1500; i++)); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			return 0
-		fi
-		kill -0 "${rs_pid[$name]}" 2>/dev/null || fail "rsyslogd $name exited: $(cat "$work/$name.out")"
-		sleep 0.01
-	done
-	fail "rsyslogd $name not listening on $port after 15 s: $(cat "$work/$name.out")"
+	read -r ready <"$work/$name.ready" || true
+	[[ $ready == ready ]] || fail "rsyslogd $name did not start listening on $port"
 }
 
 # stop NAME: SIGTERM, and waits until it has exited (queues saved).

@@ -28,6 +28,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "memsink.h"
+#include "testutil.h"
 
 #define NTHREADS 4
 #define PER_THREAD 1000
@@ -142,17 +143,13 @@ static int unload_child(void)
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	/* No round before the flush: the records wait in the queue. */
 	struct llog_config cfg = {.flush_interval_ms = 60000};
-	pthread_t th[NTHREADS];
 	void *h;
 
 	if (memsink_start(m, &cfg) != 0)
 		return 83;
 	h = lib_open(&dso_log);
-	for (int t = 0; t < NTHREADS; t++)
-		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
-			return 84;
-	for (int t = 0; t < NTHREADS; t++)
-		pthread_join(th[t], NULL);
+	if (run_threads(NTHREADS, logger) != 0)
+		return 84;
 	if (dlclose(h) != 0)
 		return 85;
 	if (lib_mapped())

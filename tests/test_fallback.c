@@ -137,16 +137,12 @@ static void child_replace(const char *cb_path)
 static void child_before_init(const char *cb_path)
 {
 	struct llog_callback_options o = {.on_entry = on_entry};
-	pthread_t th[THREADS];
 
 	if (llog_add_sink(llog_callback_sink(&o)) != 0 || llog_init(NULL) != 0)
 		_exit(93);
 	atomic_store_explicit(&added, 1, memory_order_release);
-	for (int t = 0; t < THREADS; t++)
-		if (pthread_create(&th[t], NULL, logger, (void *)(intptr_t)t) != 0)
-			_exit(94);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	if (run_threads(THREADS, logger) != 0)
+		_exit(94);
 	llog_shutdown();
 	dump_cb(cb_path);
 }
@@ -157,7 +153,6 @@ static void child_fork(const char *cb_path)
 {
 	struct llog_callback_options o = {.on_entry = on_entry};
 	pid_t pid;
-	int st;
 
 	if (llog_init(NULL) != 0)
 		_exit(93);
@@ -174,7 +169,7 @@ static void child_fork(const char *cb_path)
 		dump_cb(cb_path);
 		_exit(0);
 	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (child_exit_code(pid) != 0)
 		_exit(96);
 	LOG_INFO("in the parent, after the fork");
 	llog_shutdown();
@@ -187,20 +182,16 @@ static unsigned char err_got[THREADS][N];
 static void run_child(struct tdir *td, char *cb_path, size_t cap, void (*fn)(const char *))
 {
 	pid_t pid;
-	int st;
 
 	tdir_make(td, "llogfb");
 	snprintf(cb_path, cap, "%s/cb.txt", td->dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		child_stderr_to(td->err);
 		fn(cb_path);
 		_exit(0);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 /* Counts the "t=%d i=%ld" records of the file at path into got; returns

@@ -592,7 +592,6 @@ static int full_disk_child(const char *path)
 static void test_full_disk(void **state)
 {
 	struct tdir t;
-	int status;
 	pid_t pid;
 
 	(void)state;
@@ -602,9 +601,7 @@ static void test_full_disk(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(full_disk_child(t.path));
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	tdir_remove(&t);
 }
 
@@ -617,7 +614,6 @@ static void test_two_processes(void **state)
 	struct tdir t;
 	struct decoded d = {0};
 	pid_t pid[2];
-	int status;
 
 	(void)state;
 	tdir_make(&t, "app.log.zst");
@@ -637,8 +633,7 @@ static void test_two_processes(void **state)
 		}
 	}
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_int_equal(child_exit_code(pid[k]), 0);
 	}
 	decode_file(t.path, 0, &d);
 	assert_false(d.damaged);

@@ -437,7 +437,6 @@ static void *producer(void *arg)
 
 static void test_records(void **state)
 {
-	pthread_t th[THREADS];
 	long next[THREADS] = {0};
 	char *big = malloc(BIG + 1);
 	int big_seen = 0;
@@ -452,10 +451,7 @@ static void test_records(void **state)
 	big[BIG - 2] = '\n';
 	big[BIG] = '\0';
 	start_llog(64u << 20, 5000, "records");
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 	LOG_WARN("%s", big);
 	llog_shutdown();
 	llog_get_stats(&st);
@@ -677,7 +673,6 @@ static void test_fork_child_pid(void **state)
 	const long n = 300;
 	long next_parent = 0, next_child = 0;
 	pid_t kid;
-	int st;
 
 	(void)state;
 	NEED_JOURNALD();
@@ -697,8 +692,7 @@ static void test_fork_child_pid(void **state)
 		llog_shutdown();
 		_exit(0);
 	}
-	assert_int_equal(waitpid(kid, &st, 0), kid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(child_exit_code(kid), 0);
 	for (long i = n; i < 2 * n; i++)
 		LOG_INFO("parent i=%ld", i);
 	llog_shutdown();

@@ -50,17 +50,8 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
+/* splitmix64 (testutil.h): the same delays everywhere for one seed. */
 static uint64_t prng_state;
-
-/* splitmix64: small, and the same sequence everywhere for one seed. */
-static uint64_t prng_next(void)
-{
-	uint64_t z = (prng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 static void print_file(const char *path)
 {
@@ -270,7 +261,7 @@ static void test_kill_random_moments(void **state)
 	prng_state = seed;
 
 	for (int round = 0; round < ROUNDS; round++) {
-		long delay_us = (long)(prng_next() % (MAX_DELAY_US + 1));
+		long delay_us = (long)(splitmix64(&prng_state) % (MAX_DELAY_US + 1));
 		int64_t deadline = now_ns() + (int64_t)FIRST_COMMIT_TIMEOUT_S * 1000000000;
 		struct tdir t;
 		struct outcome o;
@@ -279,10 +270,7 @@ static void test_kill_random_moments(void **state)
 		int st;
 
 		tdir_make(&t, "llog_kill_");
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			child_run(t.log, t.err);
 			_exit(94);

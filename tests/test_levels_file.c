@@ -38,6 +38,17 @@
 
 static char dir[64];
 
+/* No level from the environment; a fresh directory d from the mkdtemp
+ * pattern, and path = d/levels. */
+static void fresh_levels_dir(char *d, size_t dcap, const char *pattern, char *path, size_t cap)
+{
+	unsetenv("LLOG_LEVEL");
+	unsetenv("LLOG_LEVEL_FILE");
+	snprintf(d, dcap, "%s", pattern);
+	assert_non_null(mkdtemp(d));
+	snprintf(path, cap, "%s/levels", d);
+}
+
 /* Writes text (then, when pad, comment lines of more than the limit and
  * "net=debug") to dir/levels.tmp and renames it over dir/levels. */
 static void write_spec(const char *text, int pad)
@@ -64,11 +75,7 @@ static void test_big_file_refused(void **state)
 	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 60000};
 
 	(void)state;
-	unsetenv("LLOG_LEVEL");
-	unsetenv("LLOG_LEVEL_FILE");
-	strcpy(dir, "/tmp/llog_bigXXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/levels", dir);
+	fresh_levels_dir(dir, sizeof(dir), "/tmp/llog_bigXXXXXX", path, sizeof(path));
 	cfg.levels_file = path;
 
 	/* at init: neither the cut prefix ("warn") nor the rest */
@@ -127,11 +134,8 @@ static void test_file_replaced_during_init(void **state)
 	void *rc;
 
 	(void)state;
-	unsetenv("LLOG_LEVEL");
-	unsetenv("LLOG_LEVEL_FILE");
-	strcpy(fifo_dir, "/tmp/llog_raceXXXXXX");
-	assert_non_null(mkdtemp(fifo_dir));
-	snprintf(fifo_path, sizeof(fifo_path), "%s/levels", fifo_dir);
+	fresh_levels_dir(fifo_dir, sizeof(fifo_dir), "/tmp/llog_raceXXXXXX", fifo_path,
+			 sizeof(fifo_path));
 	assert_int_equal(mkfifo(fifo_path, 0600), 0);
 	cfg.levels_file = fifo_path;
 	assert_int_equal(pthread_create(&t, NULL, writer, NULL), 0);

@@ -22,6 +22,7 @@
 
 #include "llog/sinks.h"
 #include "fields/cases.h"
+#include "testutil.h"
 
 /* The fields' tests' entry (fields/cases.h), without fields. */
 static struct llog_entry line_entry(const char *msg, size_t len)
@@ -460,7 +461,6 @@ static int local_child(void)
 static void test_local_time(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
 	fflush(NULL);
@@ -468,9 +468,7 @@ static void test_local_time(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(local_child());
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 /* ---- C0 and C1 control characters ---------------------------------------- */

@@ -384,10 +384,7 @@ static void run_case(const struct scenario *sc)
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
 	tdir_make(&t, "llog_nomalloc_");
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		/* cmocka catches SIGSEGV in the test process: the child starts
 		 * from the default action, as a program would. */
@@ -480,16 +477,12 @@ static void kv_on_entry(void *user, const struct llog_entry *e)
 static void test_fields_without_malloc(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
 #ifdef TEST_SANITIZER
 	skip(); /* the sanitizer owns malloc: nothing to interpose */
 #endif
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_callback_options o = {.on_entry = kv_on_entry};
 
@@ -508,9 +501,7 @@ static void test_fields_without_malloc(void **state)
 		__atomic_store_n(&forbidden, 0, __ATOMIC_RELEASE);
 		_exit(kv_seen == 100 ? 0 : 3);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 int main(void)

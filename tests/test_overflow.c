@@ -18,6 +18,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 #define THREADS 8
 #define PER_THREAD 50000
@@ -35,14 +36,12 @@ static void tally_hook(struct memsink *m, const struct llog_entry *e)
 {
 	struct tally *t = m->user;
 	char buf[128];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	unsigned long long tid;
 	unsigned n;
 	int th;
 	long s;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "llog: thread %llu dropped %u records", &tid, &n) == 2) {
 		t->notices++;
 		t->noted_drops += n;
@@ -76,17 +75,13 @@ static void run(enum llog_overflow policy, struct tally *t, struct llog_stats *d
 	struct llog_config cfg = {.arena_bytes = 16 * 1024, .overflow = policy,
 				  .flush_interval_ms = 5};
 	struct llog_stats before, after;
-	pthread_t th[THREADS];
 
 	m->hook = tally_hook;
 	m->nostore = 1;
 	m->user = t;
 	llog_get_stats(&before);
 	assert_int_equal(memsink_start(m, &cfg), 0);
-	for (int i = 0; i < THREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, producer, (void *)(intptr_t)i), 0);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(th[i], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 	/* the producers have exited: their exit records carry any drops not
 	 * yet reported */
 	llog_shutdown();

@@ -29,6 +29,7 @@
 #include "llog.h"
 #include "memsink.h"
 #include "shards.h"
+#include "testutil.h"
 
 #ifndef TEST_SHARDS
 #define TEST_SHARDS 0 /* llog_config.queue_shards: one head */
@@ -82,10 +83,8 @@ static void order_hook(struct memsink *m, const struct llog_entry *e)
 	int t;
 	long s;
 	char buf[64];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (e->seq != c->last_seq + 1)
 		c->seq_gaps++;
 	c->last_seq = e->seq;
@@ -115,7 +114,6 @@ static void test_exactly_once_in_order(void **state)
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	struct order_check c = {{0}, 0, 0, 0, 0, 0, 0};
 	struct llog_stats before, after;
-	pthread_t th[THREADS];
 
 	(void)state;
 	m->hook = order_hook;
@@ -123,10 +121,7 @@ static void test_exactly_once_in_order(void **state)
 	m->user = &c;
 	llog_get_stats(&before);
 	assert_int_equal(start(m, NULL), 0);
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, log_thread, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, log_thread), 0);
 	llog_shutdown();
 	llog_get_stats(&after);
 	for (int t = 0; t < THREADS; t++)
@@ -234,15 +229,11 @@ static void *ring_thread(void *arg)
 static void test_happens_before_ring(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
-	pthread_t th[RING];
 
 	(void)state;
 	atomic_store(&ring_token, 0);
 	assert_int_equal(start(m, NULL), 0);
-	for (int t = 0; t < RING; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, ring_thread, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < RING; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(RING, ring_thread), 0);
 	llog_shutdown();
 	assert_int_equal(m->n, RING_PASSES);
 	for (size_t i = 0; i < m->n; i++) {

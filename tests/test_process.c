@@ -163,15 +163,13 @@ static void run_ending(enum ending end, int want_sig, int want_exit)
 
 	tdir_make(&t, "llog_proc_");
 	if (end == END_RETURN) {
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			execl(self_exe, self_exe, "--child-return", t.log, t.err, (char *)NULL);
 			_exit(93);
 		}
 	} else {
-		pid = fork();
-		assert_true(pid >= 0);
+		pid = fork_child();
 		if (pid == 0) {
 			default_actions();
 			_exit(child_run(t.log, t.err, end));
@@ -288,8 +286,7 @@ static void test_app_handler_chained(void **state)
 	(void)state;
 	tdir_make(&t, "llog_proc_");
 	assert_int_equal(pipe(pfd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct sigaction sa;
 
@@ -324,43 +321,39 @@ static int same_action(const struct sigaction *a, const struct sigaction *b)
 					  : a->sa_handler == b->sa_handler;
 }
 
+/* In a child (in_child: from the default actions): the crash handler
+ * off, then on. */
+static int handler_off_child(void)
+{
+	struct llog_config off = {.crash_handler_off = 1};
+	struct sigaction cur;
+
+	child_stderr_to("/dev/null");
+	sigaction(SIGSEGV, NULL, &orig_segv);
+	/* Off: the action in force before any llog_init stays. */
+	if (llog_init(&off) != 0)
+		return 10;
+	sigaction(SIGSEGV, NULL, &cur);
+	if (!same_action(&cur, &orig_segv))
+		return 11;
+	sigaction(SIGABRT, NULL, &cur);
+	if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+		return 12;
+	llog_shutdown();
+	/* On (the zero config): a handler is installed. */
+	if (llog_init(NULL) != 0)
+		return 13;
+	sigaction(SIGSEGV, NULL, &cur);
+	if (same_action(&cur, &orig_segv) || !(cur.sa_flags & SA_ONSTACK))
+		return 14;
+	llog_shutdown();
+	return 0;
+}
+
 static void test_crash_handler_off(void **state)
 {
-	pid_t pid;
-	int st;
-
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct llog_config off = {.crash_handler_off = 1};
-		struct sigaction cur;
-
-		child_stderr_to("/dev/null");
-		default_actions();
-		sigaction(SIGSEGV, NULL, &orig_segv);
-		/* Off: the action in force before any llog_init stays. */
-		if (llog_init(&off) != 0)
-			_exit(10);
-		sigaction(SIGSEGV, NULL, &cur);
-		if (!same_action(&cur, &orig_segv))
-			_exit(11);
-		sigaction(SIGABRT, NULL, &cur);
-		if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
-			_exit(12);
-		llog_shutdown();
-		/* On (the zero config): a handler is installed. */
-		if (llog_init(NULL) != 0)
-			_exit(13);
-		sigaction(SIGSEGV, NULL, &cur);
-		if (same_action(&cur, &orig_segv) || !(cur.sa_flags & SA_ONSTACK))
-			_exit(14);
-		llog_shutdown();
-		_exit(0);
-	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(in_child(handler_off_child), 0); /* exited 0 */
 }
 
 /* ---- fork ------------------------------------------------------------------ */
@@ -412,7 +405,6 @@ static void test_fork(void **state)
 	char pidfile[160];
 	long cpid = 0, gpid = 0;
 	pid_t pid;
-	int st;
 	FILE *f;
 	char *s, *e;
 
@@ -425,15 +417,13 @@ static void test_fork(void **state)
 #endif
 	tdir_make(&t, "llog_proc_");
 	snprintf(pidfile, sizeof(pidfile), "%s/pids", t.dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		/* The "parent": records pending (long interval, no flush),
 		 * on a queue of two heads (the child takes both). */
 		struct llog_config cfg = {.flush_interval_ms = 60000, .queue_shards = 2};
 		struct llog_file_options fo = {.path = t.log};
 		pid_t g;
-		int gst;
 
 		shards_force(); /* two heads on every machine (shards.h) */
 		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
@@ -452,7 +442,7 @@ static void test_fork(void **state)
 				LOG_INFO("child pid=%ld i=%d", (long)getpid(), i);
 			exit(0); /* atexit: the child's flusher drains */
 		}
-		if (waitpid(g, &gst, 0) != g || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0)
+		if (child_exit_code(g) != 0)
 			_exit(22);
 		f = fopen(pidfile, "w");
 		fprintf(f, "%ld %ld\n", (long)getpid(), (long)g);
@@ -460,9 +450,7 @@ static void test_fork(void **state)
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	f = fopen(pidfile, "r");
 	assert_non_null(f);
 	assert_int_equal(fscanf(f, "%ld %ld", &cpid, &gpid), 2);
@@ -505,7 +493,6 @@ static void test_fork_sinks(void **state)
 	struct tdir t;
 	char b[160], c[160];
 	pid_t pid;
-	int st;
 	char *sa, *sb, *sc;
 
 	(void)state;
@@ -515,13 +502,11 @@ static void test_fork_sinks(void **state)
 	tdir_make(&t, "llog_proc_");
 	snprintf(b, sizeof(b), "%s/b.log.zst", t.dir);
 	snprintf(c, sizeof(c), "%s/c.log.zst", t.dir);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_config cfg = {.flush_interval_ms = 60000};
 		struct llog_file_options fa = {.path = t.log}, fb = {.path = b}, fc = {.path = c};
 		pid_t g1, g2;
-		int s1, s2;
 
 		if (llog_add_sink(llog_file_sink(&fa)) != 0 || llog_init(&cfg) != 0)
 			_exit(20);
@@ -542,17 +527,13 @@ static void test_fork_sinks(void **state)
 				LOG_INFO("g2 i=%d", i);
 			exit(0);
 		}
-		if (g1 < 0 || g2 < 0 || waitpid(g1, &s1, 0) != g1 || waitpid(g2, &s2, 0) != g2 ||
-		    !WIFEXITED(s1) || WEXITSTATUS(s1) != 0 || !WIFEXITED(s2) ||
-		    WEXITSTATUS(s2) != 0)
+		if (g1 < 0 || g2 < 0 || child_exit_code(g1) != 0 || child_exit_code(g2) != 0)
 			_exit(22);
 		LOG_INFO("late");
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	sa = read_zstdcat(&t);
 	sb = zstdcat_of(b);
 	sc = zstdcat_of(c);
@@ -594,7 +575,6 @@ static void test_fork_first_use_race(void **state)
 {
 	struct tdir t;
 	pid_t pid;
-	int st;
 	char *s, *e;
 
 	(void)state;
@@ -602,8 +582,7 @@ static void test_fork_first_use_race(void **state)
 	skip(); /* see test_fork */
 #endif
 	tdir_make(&t, "llog_proc_");
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		struct llog_config cfg = {.flush_interval_ms = 60000};
 		struct llog_file_options fo = {.path = t.log};
@@ -613,7 +592,6 @@ static void test_fork_first_use_race(void **state)
 			_exit(20);
 		for (int round = 0; round < RACE_ROUNDS; round++) {
 			pid_t g = fork();
-			int gs;
 
 			if (g == 0) {
 				pthread_t th[RACE_THREADS];
@@ -627,16 +605,13 @@ static void test_fork_first_use_race(void **state)
 					pthread_join(th[i], NULL);
 				exit(0);
 			}
-			if (g < 0 || waitpid(g, &gs, 0) != g || !WIFEXITED(gs) ||
-			    WEXITSTATUS(gs) != 0)
+			if (g < 0 || child_exit_code(g) != 0)
 				_exit(21);
 		}
 		llog_shutdown();
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 	s = read_zstdcat(&t);
 	e = read_err(&t);
 	for (int i = 0; i < RACE_THREADS; i++) {
@@ -672,11 +647,9 @@ static void reentry_hook(struct memsink *m, const struct llog_entry *e)
 {
 	struct reentry_tally *t = m->user;
 	char buf[64];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	long v;
 
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (sscanf(buf, "main loop %ld", &v) == 1) {
 		if (v <= t->last_main)
 			t->bad++;
@@ -780,7 +753,6 @@ static void cs_close(struct llog_sink *s)
 {
 	struct closing_sink *c = (struct closing_sink *)s;
 	pid_t pid;
-	int st;
 
 	c->closed = 1;
 	if (!c->forker)
@@ -793,9 +765,7 @@ static void cs_close(struct llog_sink *s)
 		_exit(after_close_uses);
 	}
 	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 static const struct llog_sink_ops closing_ops = {
@@ -827,11 +797,9 @@ static void test_fork_from_sink_close(void **state)
 static void test_concurrent_flush_shutdown(void **state)
 {
 	pid_t pid;
-	int st;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = fork_child();
 	if (pid == 0) {
 		child_stderr_to("/dev/null"); /* records after a shutdown go to stderr */
 		for (int round = 0; round < 5; round++) {
@@ -854,9 +822,7 @@ static void test_concurrent_flush_shutdown(void **state)
 		}
 		_exit(0);
 	}
-	st = wait_child(pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(child_exit_code(pid), 0);
 }
 
 int main(int argc, char **argv)

@@ -108,7 +108,7 @@ static struct totals totals(int line)
 	return t;
 }
 
-static void run_threads(void *(*fn)(void *), int n, long *calls)
+static void run_counting_threads(void *(*fn)(void *), int n, long *calls)
 {
 	pthread_t th[8];
 
@@ -142,7 +142,7 @@ static void test_every_n_8_threads(void **state)
 
 	(void)state;
 	start();
-	run_threads(every_n_thread, 8, calls);
+	run_counting_threads(every_n_thread, 8, calls);
 	llog_shutdown();
 	t = totals(every_n_line);
 	assert_int_equal(t.records, 800);
@@ -180,7 +180,7 @@ static void test_first_n_8_threads(void **state)
 
 	(void)state;
 	start();
-	run_threads(first_n_thread, 8, calls);
+	run_counting_threads(first_n_thread, 8, calls);
 	llog_shutdown();
 	t = totals(first_n_line);
 	assert_int_equal(t.records, 100);
@@ -245,7 +245,7 @@ static void test_every_ms(void **state)
 	(void)state;
 	start();
 	t_end = now_ns() + RUN_NS;
-	run_threads(every_ms_thread, 4, calls);
+	run_counting_threads(every_ms_thread, 4, calls);
 	llog_shutdown();
 	t = totals(every_ms_line);
 	/* The records' own times (the times the limiter let them through)
@@ -275,7 +275,7 @@ static void test_n_per_ms(void **state)
 	(void)state;
 	start();
 	t_end = now_ns() + RUN_NS;
-	run_threads(n_per_ms_thread, 4, calls);
+	run_counting_threads(n_per_ms_thread, 4, calls);
 	llog_shutdown();
 	t = totals(n_per_ms_line);
 	for (size_t i = 0; i < nseen; i++)

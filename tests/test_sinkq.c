@@ -86,7 +86,6 @@ static void on_entry(void *user, const struct llog_entry *e)
 {
 	struct seen *s = user;
 	char buf[160];
-	size_t k = e->msg_len < sizeof(buf) - 1 ? e->msg_len : sizeof(buf) - 1;
 	unsigned long long n;
 	int t;
 	long i;
@@ -94,8 +93,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	gate_pass(s);
 	for (volatile long spin = 0; spin < s->slow; spin++)
 		;
-	memcpy(buf, e->msg, k);
-	buf[k] = '\0';
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
 	if (e->seq <= s->last_seq)
 		s->bad++;
 	s->last_seq = e->seq;
@@ -141,12 +139,7 @@ static void *producer(void *arg)
 
 static void run_producers(void)
 {
-	pthread_t th[THREADS];
-
-	for (int t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, producer, (void *)(intptr_t)t), 0);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(th[t], NULL);
+	assert_int_equal(run_threads(THREADS, producer), 0);
 }
 
 /* Every record exactly once, in order per thread. */

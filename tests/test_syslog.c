@@ -746,12 +746,10 @@ static long stall_cb_records, stall_cb_bad;
 static void stall_on_entry(void *user, const struct llog_entry *e)
 {
 	char m[64];
-	size_t k = e->msg_len < sizeof(m) - 1 ? e->msg_len : sizeof(m) - 1;
 	long i;
 
 	(void)user;
-	memcpy(m, e->msg, k);
-	m[k] = '\0';
+	copy_cut(m, sizeof(m), e->msg, e->msg_len);
 	if (sscanf(m, "rec i=%ld", &i) == 1 && i == stall_cb_records)
 		stall_cb_records++;
 	else

@@ -10,8 +10,9 @@ None, str), the sign of -0.0, exact 64-bit integers, adversarial keys,
                                counted in fields_truncated
 Exits non-zero with a message on the first difference."""
 import json
-import math
 import sys
+
+from json_same import same  # equal value and JSON type
 
 NAN = object()  # markers for the strings of the non-finite doubles
 
@@ -53,15 +54,6 @@ J_KEYS = [
 
 def fail(n, why):
     sys.exit("line %d: %s" % (n, why))
-
-
-def same(a, b):
-    """Equal value and equal JSON type (bool is not int, 1.0 is not 1)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return a == b and math.copysign(1, a) == math.copysign(1, b)
-    return a == b
 
 
 def load(n, line):

@@ -7,12 +7,14 @@ real parser: console.jsonl with Python's json module, the three files with
 field with its exact value and JSON type, each worker's records in order,
 every record carrying exactly its own thread's context at the call."""
 import json
-import math
 import os
 import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fields"))
+from json_same import same  # noqa: E402 (equal value and JSON type)
 
 FFFD = "\ufffd"
 
@@ -48,15 +50,6 @@ failures = []
 
 def fail(where, what):
     failures.append(f"{where}: {what}")
-
-
-def same(a, b):
-    """Exact equality with the JSON type (bool is not int, -0.0 is not 0.0)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return a == b and math.copysign(1, a) == math.copysign(1, b)
-    return a == b
 
 
 def check_fields(where, got, want):

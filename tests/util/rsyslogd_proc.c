@@ -98,13 +98,20 @@ static int listening(const struct rsyslogd *r)
 int rsyslogd_start(struct rsyslogd *r)
 {
 	char conf[128], pidf[128], outf[128];
-	int64_t deadline = now_ms() + 15000;
-	pid_t parent = getpid();
-	int status;
 
 	snprintf(conf, sizeof(conf), "%s/rsyslog.conf", r->dir);
 	snprintf(pidf, sizeof(pidf), "%s/pid", r->dir);
 	snprintf(outf, sizeof(outf), "%s/rsyslogd.out", r->dir);
+	return rsyslogd_start_files(r, conf, pidf, outf);
+}
+
+int rsyslogd_start_files(struct rsyslogd *r, const char *conf, const char *pidf,
+			 const char *outf)
+{
+	int64_t deadline = now_ms() + 15000;
+	pid_t parent = getpid();
+	int status;
+
 	unlink(pidf);
 	fflush(NULL);
 	r->pid = fork();
@@ -115,10 +122,14 @@ int rsyslogd_start(struct rsyslogd *r)
 	}
 	if (r->pid == 0) {
 		int fd = open(outf, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		sigset_t none;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
+		/* rsyslogd gets SIGTERM and SIGHUP whatever its starter blocks */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execlp("rsyslogd", "rsyslogd", "-n", "-f", conf, "-i", pidf, (char *)NULL);

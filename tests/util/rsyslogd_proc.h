@@ -2,7 +2,8 @@
  * rsyslogd_proc.h - a real rsyslogd for a test: its own directory under
  * /tmp, a configuration written from a template, two free ports, started
  * in the foreground with `rsyslogd -n`, waited for until it listens, and
- * stopped and reaped again. The one place the tests start rsyslogd.
+ * stopped and reaped again. The one place the tests start rsyslogd: the
+ * shell tests through rsyslogd_run (rsyslogd_run.c), a program on it.
  *
  * The template's placeholders: @DIR@ (the directory), @PORT@ (TCP and
  * UDP), @RPORT@ (RELP), @APP@ (the app-name the test logs as). rsyslogd
@@ -40,6 +41,13 @@ int rsyslogd_configure(struct rsyslogd *r, const char *tpl, const char *app);
  * accepts on the TCP port, on the RELP port and its unix socket exists
  * when the configuration has them. Fails when rsyslogd exits first. */
 int rsyslogd_start(struct rsyslogd *r);
+
+/* The same on files of the caller's: rsyslogd -n -f conf -i pidf, its
+ * output appended to outf; it waits for the listeners r says (port,
+ * wait_rport, wait_sock; r->dir for the socket). rsyslogd_start is this
+ * on DIR/rsyslog.conf, DIR/pid and DIR/rsyslogd.out. */
+int rsyslogd_start_files(struct rsyslogd *r, const char *conf, const char *pidf,
+			 const char *outf);
 
 /* Sends sig to rsyslogd and reaps it (nothing when it is not running). */
 void rsyslogd_stop(struct rsyslogd *r, int sig);

@@ -8,11 +8,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +137,44 @@ int tcp_accepts(int port)
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+size_t copy_cut(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t k = len < cap - 1 ? len : cap - 1;
+
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+	return k;
+}
+
+int run_threads(int n, void *(*fn)(void *))
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	int i, rc = th == NULL ? ENOMEM : 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = pthread_create(&th[i], NULL, fn, (void *)(intptr_t)i);
+	if (rc != 0)
+		i--; /* th[i] was not started */
+	while (i-- > 0)
+		pthread_join(th[i], NULL);
+	free(th);
+	return rc;
+}
+
+int child_exit_code(pid_t pid)
+{
+	int st;
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (w != pid)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 1000 + WTERMSIG(st) : -1;
 }
 
 int sh(const char *fmt, ...)

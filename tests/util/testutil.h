@@ -1,10 +1,12 @@
 /*
  * testutil.h - the small things many tests do: read a monotonic clock,
- * sleep, read a whole file, replace one atomically, count its lines, find
- * a free loopback port, see whether a TCP port accepts, run a shell
- * command. Plain C (no cmocka): the cmocka tests
- * and the stand-alone test programs (tests/fields/) both use it; a caller
- * asserts on what it returns (slurp alone aborts by itself).
+ * sleep, read a whole file, replace one atomically, count its lines, cut
+ * a record's message into a C string, find a free loopback port, see
+ * whether a TCP port accepts, run a shell command, draw pseudo-random
+ * numbers, run n threads, wait for a child's exit code. Plain C (no
+ * cmocka): the cmocka tests and the stand-alone test programs
+ * (tests/fields/) both use it; a caller asserts on what it returns (slurp
+ * alone aborts by itself).
  *
  * Every function may be called from any thread; none is async-signal-safe.
  */
@@ -13,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* CLOCK_MONOTONIC in milliseconds, in nanoseconds. */
 int64_t now_ms(void);
@@ -37,6 +40,16 @@ int replace_file(const char *path, const char *text);
  * collector that has not written yet). */
 long file_lines(const char *path);
 
+/* Copies len bytes of src, at most cap - 1 of them, to dst and ends them
+ * with a NUL (a record's message made a C string for sscanf or strcmp);
+ * returns the number copied. cap > 0. */
+size_t copy_cut(char *dst, size_t cap, const char *src, size_t len);
+
+/* Starts n threads, thread i running fn((void *)(intptr_t)i), and joins
+ * them all; 0, or the error of the pthread_create that failed (the threads
+ * started before it are joined first). */
+int run_threads(int n, void *(*fn)(void *));
+
 /* A TCP port on 127.0.0.1 that nobody listens on right now (bound, read
  * and closed again; UDP is taken as free too); -1 on failure. */
 int free_port(void);
@@ -47,6 +60,24 @@ int free_udp_port(void);
 
 /* 1 when a TCP connection to 127.0.0.1:port is accepted, else 0. */
 int tcp_accepts(int port);
+
+/* splitmix64: the next number of the sequence whose state is *state (a
+ * seed to start with); the same sequence everywhere for one seed. Not
+ * thread-safe on one state. Inline: the generators of the corpora
+ * stay as fast and as visible to the compiler as their own. */
+static inline uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Waits for the child pid (waitpid, resumed after a signal handler); its
+ * exit code when it exited, 1000 + the signal's number when a signal ended
+ * it, -1 when waitpid fails. A caller asserts it equal to what it expects. */
+int child_exit_code(pid_t pid);
 
 /* system(3) of the formatted command; returns what system returns (-1
  * when the command cannot be formatted). */
