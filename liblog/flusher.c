@@ -537,6 +537,10 @@ int llog__flusher_start(struct llog__flusher *f)
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
+	/* The sinks' threads block what the flusher blocks (flusher_main):
+	 * every signal but the crash handler's. */
+	sigfillset(&f->sinks.blocked);
+	llog__crash_block_mask(&f->sinks.blocked);
 	(void)llog__flusher_sinktab_start(&f->sinks);
 	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */

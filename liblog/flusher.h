@@ -45,6 +45,7 @@
 #ifndef LLOG_FLUSHER_H
 #define LLOG_FLUSHER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "llog/sinks.h"
@@ -63,13 +64,16 @@ struct llog__sinktab {
 	struct llog__sinkq *q[LLOG__MAX_SINKS];
 	int n;
 	int fallback;
+	/* The signals the sinks' threads block: the flusher's mask, set by
+	 * llog__flusher_start before it starts any of them. */
+	sigset_t blocked;
 };
 
 /* Appends s with its queue (or NULL). Returns 0, or -ENOSPC when the table
  * is full (the caller still owns s and q then). */
 int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q);
-/* Starts the threads of t's queued sinks that do not run; a sink whose
- * thread cannot start runs on the flusher. Returns 0. */
+/* Starts the threads of t's queued sinks that do not run, with t->blocked
+ * blocked; a sink whose thread cannot start runs on the flusher. Returns 0. */
 int llog__flusher_sinktab_start(struct llog__sinktab *t);
 /* Closes every sink of t and empties it: a queued sink's thread first
  * commits what is queued (within the sink's drain timeout) and stops. */

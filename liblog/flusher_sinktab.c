@@ -5,9 +5,9 @@
  *
  * Used by the rounds, the crash drain and the fork hand-off (flusher.c,
  * flusher_drain.c) and by the control lock's tables (control.c); calls
- * nothing of them. It asks the crash handler for the signal mask the
- * sinks' threads keep (llog__crash_block_mask), which puts it on the
- * designed circle with crash.c (flusher.h).
+ * nothing of them, nor the crash handler: the signal mask the sinks'
+ * threads keep is the flusher's (the table's `blocked`, set by
+ * llog__flusher_start).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "crash.h"
 #include "flusher.h"
 #include "flusher_state.h"
 #include "sink.h"
@@ -53,18 +52,12 @@ void llog__flusher_sinktab_close(struct llog__sinktab *t)
 
 int llog__flusher_sinktab_start(struct llog__sinktab *t)
 {
-	sigset_t blocked;
-
-	/* The sinks' threads block what the flusher blocks (flusher_main):
-	 * every signal but the crash handler's. */
-	sigfillset(&blocked);
-	llog__crash_block_mask(&blocked);
 	for (int i = 0; i < t->n; i++) {
 		int rc;
 
 		if (t->q[i] == NULL)
 			continue;
-		rc = llog__sinkq_start(t->q[i], &blocked);
+		rc = llog__sinkq_start(t->q[i], &t->blocked);
 		if (rc != 0) {
 			/* Without its thread the sink runs on the flusher
 			 * (llog__flusher_queue_of); the queue stays (llog_get_sink_stats may

@@ -36,7 +36,7 @@ build=$1
 # The designed circles: one line each, "object object ...: reason". An
 # undesigned component is one that is not exactly one of these sets.
 DESIGNED=(
-	"liblog/crash liblog/flusher liblog/flusher_drain liblog/flusher_sinktab: the crash handler has the flusher drain (llog__flusher_crash_drain*, flusher_drain.c), which renders with the rounds' helpers (flusher.c) and installs sinks (flusher_sinktab.c); the flusher asks whether a crash is in progress before it frees an arena, and it and the sink table take the crash handler's signal mask for their threads (llog__crash_block_mask) (crash.c, flusher.h opening comments)"
+	"liblog/crash liblog/flusher liblog/flusher_drain: the crash handler has the flusher drain (llog__flusher_crash_drain*, flusher_drain.c), which renders with the rounds' helpers (flusher.c); the flusher asks whether a crash is in progress before it frees an arena, and takes the crash handler's signal mask for its threads and the sinks' (llog__crash_block_mask) (crash.c, flusher.h opening comments)"
 )
 # The core's designed uses of a backend: "from to: reason".
 DESIGNED_DOWN=(
