@@ -4,9 +4,10 @@
 #   bash scripts/check_deps.sh BUILD_DIR        e.g. build/release
 #   bash scripts/check_deps.sh -v BUILD_DIR     also print every edge
 #
-# Reads the object files of the library's targets (llog and its format
-# unit llog_format) under BUILD_DIR's CMakeFiles/ with nm: per object, the
-# llog_* / llog__* symbols it defines and the ones it leaves undefined. An
+# Reads the object files of the library's targets (llog, and the object
+# libraries llog_core and llog_format it is made of) under BUILD_DIR's
+# CMakeFiles/ with nm: per object, the llog_* / llog__* symbols it defines
+# and the ones it leaves undefined. An
 # object A depends on B when A uses a symbol B defines. Lower layers never
 # call up (liblog/README.md, "What depends on what"), so this graph has no
 # cycle but the designed ones, listed in DESIGNED below with their reason.
@@ -44,7 +45,7 @@ DESIGNED_DOWN=(
 )
 
 mapfile -t objs < <(find "$build" -path '*/CMakeFiles/llog.dir/*.o' -o \
-	-path '*/CMakeFiles/llog_format.dir/*.o' | sort)
+	-path '*/CMakeFiles/llog_core.dir/*.o' -o -path '*/CMakeFiles/llog_format.dir/*.o' | sort)
 if ((${#objs[@]} == 0)); then
 	echo "$0: no objects of llog under $build (build it first)" >&2
 	exit 2
