@@ -110,9 +110,10 @@ build() {
 }
 
 # run_tests KIND NAMES...: runs them; prints the names of those that failed.
-# Each test gets 20 s: unmutated they pass in a few seconds, also under
-# TSan; a mutant that deadlocks one (M7 does at times) is killed by the
-# timeout in 20 s instead of a minute.
+# Each test gets 20 s (--timeout for those without a timeout of their own;
+# test_sched's own is 20 s): unmutated they pass in a few seconds, also
+# under TSan; a mutant that deadlocks one (M7 does at times) is killed by
+# the timeout in 20 s instead of a minute.
 run_tests() {
 	local kind=$1 regex wrap=()
 	shift
