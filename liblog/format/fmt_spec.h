@@ -1,7 +1,7 @@
 /*
  * fmt_spec.h - one printf conversion specification, as parsed once for the
  * plan, the capture and the renderer (internal to fmt_plan.c,
- * fmt_render.c and fmt_slots.h).
+ * fmt_render*.c and fmt_slots.h).
  *
  * DESIGN
  * One parser (llog__fmt_parse_spec) reads a conversion specification; the
