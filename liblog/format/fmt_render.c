@@ -235,16 +235,31 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 	}
 }
 
+/* ---- entry points -------------------------------------------------------- */
+
+/* The arguments a call captured by its plan. */
+static inline struct src captured(const struct llog__plan *plan, const void *args)
+{
+	return (struct src){ args, plan->type, 0, plan->nargs, NULL };
+}
+
+/* What every entry point returns: the bytes written, *truncated set when
+ * the message was cut. */
+static inline size_t rendered(const struct llog__buf *o, int *truncated)
+{
+	if (o->cut)
+		*truncated = 1;
+	return o->n;
+}
+
 size_t llog__fmt_render_prog(char *out, size_t cap, const struct llog__fmt_prog *prog,
 			     const struct llog__plan *plan, const void *args, int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
-	struct src s = { args, plan->type, 0, plan->nargs, NULL };
+	struct src s = captured(plan, args);
 
 	run_prog(&o, prog, &s);
-	if (o.cut)
-		*truncated = 1;
-	return o.n;
+	return rendered(&o, truncated);
 }
 
 size_t llog__fmt_render(char *out, size_t cap, const char *fmt,
@@ -252,12 +267,10 @@ size_t llog__fmt_render(char *out, size_t cap, const char *fmt,
 			int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
-	struct src s = { args, plan->type, 0, plan->nargs, NULL };
+	struct src s = captured(plan, args);
 
 	run(&o, fmt, &s);
-	if (o.cut)
-		*truncated = 1;
-	return o.n;
+	return rendered(&o, truncated);
 }
 
 size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
@@ -273,7 +286,5 @@ size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
 	s.ap = &aq;
 	run(&o, fmt, &s);
 	va_end(aq);
-	if (o.cut)
-		*truncated = 1;
-	return o.n;
+	return rendered(&o, truncated);
 }
