@@ -159,21 +159,16 @@ const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
 	sp->len_at = p;
 	switch (*p) {
 	case 'h':
-		p++;
-		sp->mod = M_H;
-		if (*p == 'h') {
-			p++;
-			sp->mod = M_HH;
-		}
+	case 'l': {
+		int twice = p[1] == p[0]; /* hh, ll */
+
+		if (p[0] == 'h')
+			sp->mod = twice ? M_HH : M_H;
+		else
+			sp->mod = twice ? M_LL : M_L;
+		p += 1 + twice;
 		break;
-	case 'l':
-		p++;
-		sp->mod = M_L;
-		if (*p == 'l') {
-			p++;
-			sp->mod = M_LL;
-		}
-		break;
+	}
 	case 'q': p++; sp->mod = M_LL; break;
 	case 'L': p++; sp->mod = M_BIGL; break;
 	case 'j': p++; sp->mod = M_J; break;
