@@ -25,7 +25,7 @@
 #include "line_parts.h"
 
 /* Lower-case hexadecimal digits, for \xNN and \u00NN. */
-const char llog__line_hexdig[17] = "0123456789abcdef";
+static const char hexdig[17] = "0123456789abcdef";
 
 size_t llog__line_utf8_len(const unsigned char *s, size_t len)
 {
@@ -73,10 +73,33 @@ static inline uint64_t has_ctl(uint64_t w)
 	return (((w - 0x20 * ones) | (del - ones) | (bs - ones) | w) & high);
 }
 
+/* One byte's escape, for text and a field's value (line_parts.h). */
+size_t llog__line_escape_byte(char *e, unsigned c)
+{
+	char x;
+
+	switch (c) {
+	case '\n': x = 'n'; break;
+	case '\r': x = 'r'; break;
+	case '\t': x = 't'; break;
+	case '\\': x = '\\'; break;
+	case '"': x = '"'; break;
+	default:
+		e[0] = '\\';
+		e[1] = 'x';
+		e[2] = hexdig[c >> 4];
+		e[3] = hexdig[c & 15];
+		return 4;
+	}
+	e[0] = '\\';
+	e[1] = x;
+	return 2;
+}
+
 /* "\u00XX" for a C1 control character encoded as c2 XX. */
 static void put_u00(struct llog__buf *o, unsigned c)
 {
-	char e[6] = {'\\', 'u', '0', '0', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+	char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
 
 	llog__line_put_whole(o, e, 6);
 }
@@ -90,6 +113,7 @@ void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t le
 		size_t j = i, n;
 		uint64_t w;
 		unsigned c;
+		char e[4];
 
 		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
 			j += 8;
@@ -122,16 +146,7 @@ void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t le
 			/* A stray 0x80..0x9f: a C1 control to an 8-bit
 			 * terminal (0x9b is CSI). Escaped below. */
 		}
-		switch (c) {
-		case '\n': llog__line_put_whole(o, "\\n", 2); break;
-		case '\r': llog__line_put_whole(o, "\\r", 2); break;
-		case '\t': llog__line_put_whole(o, "\\t", 2); break;
-		case '\\': llog__line_put_whole(o, "\\\\", 2); break;
-		default: {
-			char e[4] = {'\\', 'x', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
-			llog__line_put_whole(o, e, 4);
-		}
-		}
+		llog__line_put_whole(o, e, llog__line_escape_byte(e, c));
 		i = j + 1;
 	}
 }
@@ -172,7 +187,7 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 		default: break;
 		}
 		if (c < 0x20) {
-			char e[6] = {'\\', 'u', '0', '0', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
+			char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
 
 			llog__line_put_whole(o, e, 6);
 			i++;

@@ -141,6 +141,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 	while (i < len) {
 		size_t j = i, n;
 		unsigned c;
+		char e[4];
 
 		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
 			j++;
@@ -158,21 +159,8 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 			}
 			n = n > 0 ? n : 1; /* a C1 character: both bytes */
 		}
-		for (size_t k = 0; k < n; k++) {
-			c = s[j + k];
-			switch (c) {
-			case '"': llog__buf_put(o, "\\\"", 2); break;
-			case '\\': llog__buf_put(o, "\\\\", 2); break;
-			case '\n': llog__buf_put(o, "\\n", 2); break;
-			case '\r': llog__buf_put(o, "\\r", 2); break;
-			case '\t': llog__buf_put(o, "\\t", 2); break;
-			default: {
-				char e[4] = {'\\', 'x', llog__line_hexdig[c >> 4], llog__line_hexdig[c & 15]};
-
-				llog__buf_put(o, e, 4);
-			}
-			}
-		}
+		for (size_t k = 0; k < n; k++)
+			llog__buf_put(o, e, llog__line_escape_byte(e, s[j + k]));
 		i = j + n;
 	}
 	llog__buf_putc(o, '"');

@@ -51,7 +51,12 @@ void llog__line_put_ts(struct llog__buf *o, int64_t ts_ns, const struct llog__lo
 
 /* ---- line_escape.c ---- */
 
-extern const char llog__line_hexdig[17];
+/* The backslash escape of byte c, written at e (4 bytes): \n \r \t \\
+ * \" or \xNN (lower-case hex); returns its length, 2 or 4. Both escaped
+ * texts use it: a message's (line_escape.c, where a '"' is never
+ * escaped: it is kept before it gets here) and a field's quoted value
+ * (line_fields.c). */
+size_t llog__line_escape_byte(char *e, unsigned c);
 
 /* Appends s[0..n) whole or not at all (an escape sequence or a UTF-8
  * character is never cut in half); when it does not fit, sets cut and
