@@ -600,24 +600,20 @@ static void test_levels_file_and_signal(void **state)
 	rmdir(dir);
 }
 
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_spec_table),
+	cmocka_unit_test(test_env_spec),
+	cmocka_unit_test(test_category_output_and_levels),
+	cmocka_unit_test(test_dlopen_category),
+#ifdef HAVE_READER
+	cmocka_unit_test(test_lines_parse_back),
+#endif
+	cmocka_unit_test(test_runtime_change_threads),
+	cmocka_unit_test(test_levels_file_and_signal),
+};
+
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_table),
-		cmocka_unit_test(test_env_spec),
-		cmocka_unit_test(test_category_output_and_levels),
-		cmocka_unit_test(test_dlopen_category),
-#ifdef HAVE_READER
-		cmocka_unit_test(test_lines_parse_back),
-#endif
-		cmocka_unit_test(test_runtime_change_threads),
-		cmocka_unit_test(test_levels_file_and_signal),
-	};
-
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s path/to/category_lib.so\n", argv[0]);
-		return 2;
-	}
-	dso_path = argv[1];
+	dso_path = test_arg(argc, argv, "path of category_lib.so");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

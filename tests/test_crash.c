@@ -728,21 +728,16 @@ static void test_binary_flusher_fault_during_report(void **state)
 	tdir_remove(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flusher_crash_drains),
-		cmocka_unit_test(test_flusher_crash_in_final_round),
-		cmocka_unit_test(test_watchdog_wedged_crash_sink),
-		cmocka_unit_test(test_watchdog_sleeping_sink),
-		cmocka_unit_test(test_stack_overflow_other_thread),
-		cmocka_unit_test(test_fork_during_crash_report),
-		cmocka_unit_test(test_recovered_crash_keeps_itimer),
-		cmocka_unit_test(test_flusher_fault_during_report),
-		cmocka_unit_test(test_binary_flusher_crash_drains),
-		cmocka_unit_test(test_binary_flusher_crash_in_final_round),
-		cmocka_unit_test(test_binary_flusher_fault_during_report),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_flusher_crash_drains),
+	cmocka_unit_test(test_flusher_crash_in_final_round),
+	cmocka_unit_test(test_watchdog_wedged_crash_sink),
+	cmocka_unit_test(test_watchdog_sleeping_sink),
+	cmocka_unit_test(test_stack_overflow_other_thread),
+	cmocka_unit_test(test_fork_during_crash_report),
+	cmocka_unit_test(test_recovered_crash_keeps_itimer),
+	cmocka_unit_test(test_flusher_fault_during_report),
+	cmocka_unit_test(test_binary_flusher_crash_drains),
+	cmocka_unit_test(test_binary_flusher_crash_in_final_round),
+	cmocka_unit_test(test_binary_flusher_fault_during_report),
+)

@@ -27,6 +27,7 @@
 #include "childproc.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define THREADS 4
 #define N1 20000 /* per thread, racing with llog_add_sink */
@@ -334,14 +335,9 @@ static void test_fallback_takes_no_slot(void **state)
 	assert_int_equal(noop_calls, 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_sink_replaces_fallback),
-		cmocka_unit_test(test_sink_before_init_no_fallback),
-		cmocka_unit_test(test_fork_child_sink_replaces_fallback),
-		cmocka_unit_test(test_fallback_takes_no_slot),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_first_sink_replaces_fallback),
+	cmocka_unit_test(test_sink_before_init_no_fallback),
+	cmocka_unit_test(test_fork_child_sink_replaces_fallback),
+	cmocka_unit_test(test_fallback_takes_no_slot),
+)

@@ -480,14 +480,9 @@ static void test_syslog_func_escaped(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_and_functions_everywhere),
-		cmocka_unit_test(test_read_once_and_cut),
-		cmocka_unit_test(test_rename_while_closed),
-		cmocka_unit_test(test_syslog_func_escaped),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_names_and_functions_everywhere),
+	cmocka_unit_test(test_read_once_and_cut),
+	cmocka_unit_test(test_rename_while_closed),
+	cmocka_unit_test(test_syslog_func_escaped),
+)

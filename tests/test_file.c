@@ -645,21 +645,16 @@ static void test_two_processes(void **state)
 	tdir_remove(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_plain),
-		cmocka_unit_test(test_roundtrip_zstd),
-		cmocka_unit_test(test_levels_frame_sizes),
-		cmocka_unit_test(test_torn_tail_truncated),
-		cmocka_unit_test(test_torn_tail_garbage),
-		cmocka_unit_test(test_rotation_size_keep_all),
-		cmocka_unit_test(test_rotation_size_retention),
-		cmocka_unit_test(test_rotation_time),
-		cmocka_unit_test(test_refused_paths),
-		cmocka_unit_test(test_full_disk),
-		cmocka_unit_test(test_two_processes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_roundtrip_plain),
+	cmocka_unit_test(test_roundtrip_zstd),
+	cmocka_unit_test(test_levels_frame_sizes),
+	cmocka_unit_test(test_torn_tail_truncated),
+	cmocka_unit_test(test_torn_tail_garbage),
+	cmocka_unit_test(test_rotation_size_keep_all),
+	cmocka_unit_test(test_rotation_size_retention),
+	cmocka_unit_test(test_rotation_time),
+	cmocka_unit_test(test_refused_paths),
+	cmocka_unit_test(test_full_disk),
+	cmocka_unit_test(test_two_processes),
+)

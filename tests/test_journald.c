@@ -747,16 +747,11 @@ static void test_bad_options(void **state)
 	llog_sink_destroy(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_loses_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_small_buffer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fork_child_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_emsgsize_memfd, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_bad_options),
+	cmocka_unit_test_setup_teardown(test_records, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_restart_loses_nothing, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_restart_small_buffer, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fork_child_pid, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_emsgsize_memfd, setup, teardown),
+)

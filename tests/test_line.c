@@ -599,26 +599,21 @@ static void test_c1_in_utf8(void **state)
 	assert_string_equal(out, "0123456789\\u009b31m0123456789");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_layout),
-		cmocka_unit_test(test_file_name_buffer_reused),
-		cmocka_unit_test(test_func_buffer_reused),
-		cmocka_unit_test(test_cached_location_cuts_alike),
-		cmocka_unit_test(test_text_func_and_thread_name),
-		cmocka_unit_test(test_json_func_and_thread_name),
-		cmocka_unit_test(test_utc_precisions),
-		cmocka_unit_test(test_local_time),
-		cmocka_unit_test(test_text_escapes_controls),
-		cmocka_unit_test(test_text_escaping_random),
-		cmocka_unit_test(test_timestamps_match_gmtime),
-		cmocka_unit_test(test_json_escaping),
-		cmocka_unit_test(test_timestamps_earliest),
-		cmocka_unit_test(test_cut_lines_stay_lines),
-		cmocka_unit_test(test_every_byte_escaped),
-		cmocka_unit_test(test_c1_in_utf8),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_text_layout),
+	cmocka_unit_test(test_file_name_buffer_reused),
+	cmocka_unit_test(test_func_buffer_reused),
+	cmocka_unit_test(test_cached_location_cuts_alike),
+	cmocka_unit_test(test_text_func_and_thread_name),
+	cmocka_unit_test(test_json_func_and_thread_name),
+	cmocka_unit_test(test_utc_precisions),
+	cmocka_unit_test(test_local_time),
+	cmocka_unit_test(test_text_escapes_controls),
+	cmocka_unit_test(test_text_escaping_random),
+	cmocka_unit_test(test_timestamps_match_gmtime),
+	cmocka_unit_test(test_json_escaping),
+	cmocka_unit_test(test_timestamps_earliest),
+	cmocka_unit_test(test_cut_lines_stay_lines),
+	cmocka_unit_test(test_every_byte_escaped),
+	cmocka_unit_test(test_c1_in_utf8),
+)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "llist.h"
+#include "testutil.h"
 
 struct item {
 	struct llist_node node;
@@ -213,18 +214,13 @@ static void test_stress_del_first(void **state)
 	run_stress(1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_list),
-		cmocka_unit_test(test_add_reports_empty),
-		cmocka_unit_test(test_add_batch),
-		cmocka_unit_test(test_reverse_sizes),
-		cmocka_unit_test(test_del_first_lifo),
-		cmocka_unit_test(test_try_add_sees_sentinel),
-		cmocka_unit_test(test_stress_del_all),
-		cmocka_unit_test(test_stress_del_first),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_empty_list),
+	cmocka_unit_test(test_add_reports_empty),
+	cmocka_unit_test(test_add_batch),
+	cmocka_unit_test(test_reverse_sizes),
+	cmocka_unit_test(test_del_first_lifo),
+	cmocka_unit_test(test_try_add_sees_sentinel),
+	cmocka_unit_test(test_stress_del_all),
+	cmocka_unit_test(test_stress_del_first),
+)

@@ -60,6 +60,7 @@
 
 #include "childproc.h"
 #include "scan.h"
+#include "testutil.h"
 
 
 /* The console sink's file, next to the others. */
@@ -504,16 +505,11 @@ static void test_fields_without_malloc(void **state)
 	assert_int_equal(child_exit_code(pid), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fields_without_malloc),
-		cmocka_unit_test(test_crash_without_malloc),
-		cmocka_unit_test(test_crash_after_small_commits),
-		cmocka_unit_test(test_crash_batch_larger_than_any),
-		cmocka_unit_test(test_crash_batch_grows_input),
-		cmocka_unit_test(test_crash_after_threads_exited),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_fields_without_malloc),
+	cmocka_unit_test(test_crash_without_malloc),
+	cmocka_unit_test(test_crash_after_small_commits),
+	cmocka_unit_test(test_crash_batch_larger_than_any),
+	cmocka_unit_test(test_crash_batch_grows_input),
+	cmocka_unit_test(test_crash_after_threads_exited),
+)

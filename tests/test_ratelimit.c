@@ -367,16 +367,11 @@ static void test_renderings(void **state)
 	assert_string_equal(buf, "1970-01-01T00:00:01.000000000Z INFO  [77] x.c:9 fine\n");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_n_8_threads),
-		cmocka_unit_test(test_first_n_8_threads),
-		cmocka_unit_test(test_every_ms),
-		cmocka_unit_test(test_n_per_ms),
-		cmocka_unit_test(test_below_level_touches_nothing),
-		cmocka_unit_test(test_renderings),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_every_n_8_threads),
+	cmocka_unit_test(test_first_n_8_threads),
+	cmocka_unit_test(test_every_ms),
+	cmocka_unit_test(test_n_per_ms),
+	cmocka_unit_test(test_below_level_touches_nothing),
+	cmocka_unit_test(test_renderings),
+)

@@ -817,24 +817,19 @@ static void test_retention_age(void **state)
 	retention_case(&o, 2, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reopen_request),
-		cmocka_unit_test(test_reopen_path_check),
-		cmocka_unit_test(test_reopen_path_vanished),
-		cmocka_unit_test(test_truncated_size_plain),
-		cmocka_unit_test(test_truncated_size_zstd),
-		cmocka_unit_test(test_copytruncate_idle_text),
-		cmocka_unit_test(test_copytruncate_idle_json),
-		cmocka_unit_test(test_copytruncate_idle_zstd),
-		cmocka_unit_test(test_copytruncate_busy_text),
-		cmocka_unit_test(test_copytruncate_busy_zstd),
-		cmocka_unit_test(test_logrotate_create),
-		cmocka_unit_test(test_retention_count),
-		cmocka_unit_test(test_retention_bytes),
-		cmocka_unit_test(test_retention_age),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_reopen_request),
+	cmocka_unit_test(test_reopen_path_check),
+	cmocka_unit_test(test_reopen_path_vanished),
+	cmocka_unit_test(test_truncated_size_plain),
+	cmocka_unit_test(test_truncated_size_zstd),
+	cmocka_unit_test(test_copytruncate_idle_text),
+	cmocka_unit_test(test_copytruncate_idle_json),
+	cmocka_unit_test(test_copytruncate_idle_zstd),
+	cmocka_unit_test(test_copytruncate_busy_text),
+	cmocka_unit_test(test_copytruncate_busy_zstd),
+	cmocka_unit_test(test_logrotate_create),
+	cmocka_unit_test(test_retention_count),
+	cmocka_unit_test(test_retention_bytes),
+	cmocka_unit_test(test_retention_age),
+)

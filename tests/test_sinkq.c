@@ -531,19 +531,14 @@ static void test_failed_commit_retried_when_idle(void **state)
 	llog_shutdown();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blocked_sink_stalls_nothing),
-		cmocka_unit_test(test_block_policy_loses_nothing),
-		cmocka_unit_test(test_added_while_running),
-		cmocka_unit_test(test_sink_thread_logs),
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test(test_stuck_sink_at_shutdown),
-		cmocka_unit_test(test_flush_waits_its_own_timeout),
-		cmocka_unit_test(test_fork_with_stuck_sink_thread),
-		cmocka_unit_test(test_failed_commit_retried_when_idle),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_blocked_sink_stalls_nothing),
+	cmocka_unit_test(test_block_policy_loses_nothing),
+	cmocka_unit_test(test_added_while_running),
+	cmocka_unit_test(test_sink_thread_logs),
+	cmocka_unit_test(test_bad_options),
+	cmocka_unit_test(test_stuck_sink_at_shutdown),
+	cmocka_unit_test(test_flush_waits_its_own_timeout),
+	cmocka_unit_test(test_fork_with_stuck_sink_thread),
+	cmocka_unit_test(test_failed_commit_retried_when_idle),
+)

@@ -28,6 +28,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "sync.h"
+#include "testutil.h"
 
 #define MARKER " [truncated]"
 #define LONG_ARG 6000 /* more than the 4096-byte default record bound */
@@ -277,16 +278,11 @@ static void test_sync_record_shows_format(void **state)
 	free(msg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync_truncated_like_flusher),
-		cmocka_unit_test(test_sync_long_string),
-		cmocka_unit_test(test_sync_eager_truncated),
-		cmocka_unit_test(test_sync_record_text_truncated),
-		cmocka_unit_test(test_sync_record_text_whole),
-		cmocka_unit_test(test_sync_record_shows_format),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_sync_truncated_like_flusher),
+	cmocka_unit_test(test_sync_long_string),
+	cmocka_unit_test(test_sync_eager_truncated),
+	cmocka_unit_test(test_sync_record_text_truncated),
+	cmocka_unit_test(test_sync_record_text_whole),
+	cmocka_unit_test(test_sync_record_shows_format),
+)
