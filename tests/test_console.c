@@ -21,20 +21,11 @@
 
 static struct llog_entry entry(enum llog_level level, const char *msg)
 {
-	struct llog_entry e = {0};
-
-	e.seq = 1;
-	e.ts_ns = 1000000000LL;
-	e.level = level;
-	e.line = 9;
-	e.tid = 77;
-	e.file = "x.c";
-	e.func = "f";
-	e.thread_name = "net-rx";
-	e.thread_name_len = 6;
-	e.msg = msg;
-	e.msg_len = strlen(msg);
-	return e;
+	return (struct llog_entry){
+		.seq = 1, .ts_ns = 1000000000LL, .level = level, .line = 9, .tid = 77,
+		.file = "x.c", .func = "f", .thread_name = "net-rx", .thread_name_len = 6,
+		.msg = msg, .msg_len = strlen(msg),
+	};
 }
 
 /* Writes two entries through a console sink on a pipe; returns the bytes. */

@@ -436,7 +436,11 @@ static void test_syslog_func_escaped(void **state)
 	char path[] = "/tmp/llog_fields_sockXXXXXX", url[128], got_msg[512], want[512];
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct llog_syslog_options so = {.app_name = "app", .hostname = "host"};
-	struct llog_entry e = {0};
+	struct llog_entry e = {
+		.seq = 1, .ts_ns = 1000000000LL + 123456789, .level = LLOG_INFO, .line = 9,
+		.tid = 77, .file = "/x/f\"]\\.c", .func = "a\"b\\c]d", .msg = "hello",
+		.msg_len = 5, .thread_name = "t", .thread_name_len = 1,
+	};
 	struct llog_sink *sk;
 	int fd, tmp;
 	ssize_t n;
@@ -454,17 +458,6 @@ static void test_syslog_func_escaped(void **state)
 	so.url = url;
 	sk = llog_syslog_sink(&so);
 	assert_non_null(sk);
-	e.seq = 1;
-	e.ts_ns = 1000000000LL + 123456789;
-	e.level = LLOG_INFO;
-	e.line = 9;
-	e.tid = 77;
-	e.file = "/x/f\"]\\.c";
-	e.func = "a\"b\\c]d";
-	e.msg = "hello";
-	e.msg_len = 5;
-	e.thread_name = "t";
-	e.thread_name_len = 1;
 	assert_true(sk->ops->write(sk, &e) >= 0);
 	assert_true(sk->ops->commit(sk) >= 0);
 	n = recv(fd, got_msg, sizeof(got_msg) - 1, 0);
