@@ -105,6 +105,11 @@ const char *test_arg(int argc, char **argv, const char *what);
  * and matched by cmocka's test filter) that runs fn with *state == arg:
  * the cases of one parameterised test function, each under a name of its
  * own. arg is a pointer (a const one is fine: fn reads it back as const). */
-#define TEST_CASE_ARG(name, fn, arg) {#name, fn, NULL, NULL, (void *)(uintptr_t)(arg)}
+#define TEST_CASE_ARG(name, fn, arg) TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, NULL, NULL, arg)
+
+/* The same with a setup and a teardown run around fn (they see *state ==
+ * arg too). */
+#define TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, setup, teardown, arg)                    \
+	{#name, fn, setup, teardown, (void *)(uintptr_t)(arg)}
 
 #endif
