@@ -218,23 +218,32 @@ __attribute__((sentinel)) static void expect_stderr_has(void (*child)(const stru
 	tdir_remove(&t);
 }
 
-static void test_flusher_crash_drains(void **state)
+/* After a fault at address 0x0: the file, read by zstdcat and by llogcat
+ * (where there is one), and the console each hold the n records
+ * check_output expects, and the file names the address. Returns the
+ * console's text (malloc'd). */
+static char *check_fault_outputs(const struct tdir *t, int n)
 {
-	struct tdir t;
-	char *z, *lc, *e;
-	const int n = FIRST + ROUND + QUEUED;
+	char *z = read_zstdcat(t), *lc = read_llogcat(t), *e = read_err(t);
 
-	(void)state;
-	tdir_make(&t, "llog_crash_");
-	run_child(&t, flusher_crash_child);
-	z = read_zstdcat(&t);
-	lc = read_llogcat(&t);
-	e = read_err(&t);
 	check_output("zstdcat", z, n);
 	assert_non_null(strstr(z, "at address 0x0"));
 	if (lc != NULL)
 		check_output("llogcat", lc, n);
 	check_output("console", e, n);
+	free(z);
+	free(lc);
+	return e;
+}
+
+static void test_flusher_crash_drains(void **state)
+{
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, flusher_crash_child);
+	free(check_fault_outputs(&t, FIRST + ROUND + QUEUED));
 	/* The first FIRST records are in a normal, compressed frame, the rest
 	 * in the raw crash frames: zstd -t accepts the whole file. */
 	{
@@ -246,9 +255,6 @@ static void test_flusher_crash_drains(void **state)
 		assert_non_null(strstr(out, "ZSTD_OK"));
 		free(out);
 	}
-	free(z);
-	free(lc);
-	free(e);
 	tdir_remove(&t);
 }
 
@@ -643,27 +649,18 @@ static void fault_in_report_child(const struct tdir *t)
 static void test_flusher_fault_during_report(void **state)
 {
 	struct tdir t;
-	char *z, *lc, *e;
+	char *e;
 
 	(void)state;
 	tdir_make(&t, "llog_crash_");
 	/* Dies of the application thread's SIGSEGV, not the flusher's SIGILL. */
 	run_child(&t, fault_in_report_child);
-	z = read_zstdcat(&t);
-	lc = read_llogcat(&t);
-	e = read_err(&t);
 	/* The file and console sinks had accepted every record, the marked
 	 * one included (they come before the callback): all are committed,
 	 * then the crash record of the main thread. */
-	check_output("zstdcat", z, BEFORE_MARK + 1);
-	assert_non_null(strstr(z, "at address 0x0"));
-	if (lc != NULL)
-		check_output("llogcat", lc, BEFORE_MARK + 1);
-	check_output("console", e, BEFORE_MARK + 1);
+	e = check_fault_outputs(&t, BEFORE_MARK + 1);
 	/* The drain signalled the reporting thread: no 2-second timeout. */
 	assert_null(strstr(e, "not committed"));
-	free(z);
-	free(lc);
 	free(e);
 	tdir_remove(&t);
 }

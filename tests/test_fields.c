@@ -345,6 +345,15 @@ static void grab(void *user, const struct llog_entry *e)
 		snprintf(got.names[got.n++], sizeof(got.names[0]), "%s", e->thread_name);
 }
 
+/* Starts llog with a callback sink of grab. */
+static void start_grab(void)
+{
+	struct llog_callback_options cb = {.on_entry = grab};
+
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+}
+
 static void *renamer(void *p)
 {
 	char sys[32];
@@ -367,13 +376,11 @@ static void *renamer(void *p)
 
 static void test_read_once_and_cut(void **state)
 {
-	struct llog_callback_options cb = {.on_entry = grab};
 	pthread_t t;
 
 	(void)state;
 	memset(&got, 0, sizeof(got));
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	assert_int_equal(pthread_create(&t, NULL, renamer, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	llog_shutdown();
@@ -405,21 +412,18 @@ static void *closed_renamer(void *p)
 
 static void test_rename_while_closed(void **state)
 {
-	struct llog_callback_options cb = {.on_entry = grab};
 	pthread_t t;
 
 	(void)state;
 	memset(&got, 0, sizeof(got));
 	assert_int_equal(pthread_barrier_init(&bar, NULL, 2), 0);
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	assert_int_equal(pthread_create(&t, NULL, closed_renamer, NULL), 0);
 	pthread_barrier_wait(&bar);
 	llog_shutdown();
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&bar);
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	pthread_barrier_wait(&bar);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	llog_shutdown();
