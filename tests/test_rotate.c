@@ -283,7 +283,7 @@ static void test_logrotate_create(void **state)
 		free(fv);
 		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " '%s'", f);
 	}
-	snprintf(one, sizeof(one), "%s.%d", t.path, runs + 1);
+	rotated_name(one, sizeof(one), t.path, runs + 1);
 	assert_false(exists(one));
 	char *all = run_output(cmd, NULL);
 
@@ -397,7 +397,7 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 		NEED_LLOGCAT();
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	write_conf(&t, "    copytruncate\n");
-	snprintf(copy, sizeof(copy), "%s.1", t.path);
+	rotated_name(copy, sizeof(copy), t.path, 1);
 	o.path = t.path;
 	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 20000);
@@ -543,7 +543,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 	int copies = runs;
 	char f1[200];
 
-	snprintf(f1, sizeof(f1), "%s.%d", t.path, runs + 1);
+	rotated_name(f1, sizeof(f1), t.path, runs + 1);
 	assert_false(exists(f1));
 	long next = 0;
 	for (int k = copies; k >= 0; k--) {
@@ -606,6 +606,20 @@ static int entries(const char *dir)
 	return n;
 }
 
+/* Logs records *i, *i + 1, ... in runs of 100, each run flushed, until the
+ * file at path has at least size bytes. */
+static void log_until_size(const char *path, long *i, off_t size)
+{
+	struct stat st;
+
+	do {
+		log_range(*i, 100);
+		*i += 100;
+		llog_flush();
+		assert_int_equal(stat(path, &st), 0);
+	} while (st.st_size < size);
+}
+
 /*
  * A truncation under the sink (copytruncate's, done here with truncate(2)):
  * the size rotation counts from the real size, so two halves of max_bytes
@@ -615,26 +629,15 @@ static void truncated_case(enum llog_file_compression comp)
 {
 	struct llog_file_options o = {.compression = comp, .max_bytes = 200000};
 	struct tdir t;
-	struct stat st;
 	long i = 0;
 
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	o.path = t.path;
 	assert_int_equal(start_file_sink(&o), 0);
-	do {
-		log_range(i, 100);
-		i += 100;
-		llog_flush();
-		assert_int_equal(stat(t.path, &st), 0);
-	} while (st.st_size < 120000);
+	log_until_size(t.path, &i, 120000);
 	assert_int_equal(truncate(t.path, 0), 0);
 	long first = i;
-	do {
-		log_range(i, 100);
-		i += 100;
-		llog_flush();
-		assert_int_equal(stat(t.path, &st), 0);
-	} while (st.st_size < 120000);
+	log_until_size(t.path, &i, 120000);
 	llog_shutdown();
 	assert_int_equal(entries(t.dir), 1); /* no rotation */
 	if (comp == LLOG_FILE_PLAIN) {
