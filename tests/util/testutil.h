@@ -7,8 +7,8 @@
  * program's argument. Plain C (no cmocka): the cmocka tests and the
  * stand-alone test programs (tests/fields/) both use it; a caller asserts
  * on what it returns (slurp and test_arg alone end the program by
- * themselves). The two macros at the end are for the cmocka tests: they
- * name cmocka's types and are expanded after <cmocka.h>.
+ * themselves). The macros at the end are for the cmocka tests: they name
+ * cmocka's types and are expanded after <cmocka.h>.
  *
  * Every function may be called from any thread; none is async-signal-safe.
  */
@@ -104,7 +104,8 @@ const char *test_arg(int argc, char **argv, const char *what);
 /* A cmocka case named name (a bare identifier, shown as the case's name
  * and matched by cmocka's test filter) that runs fn with *state == arg:
  * the cases of one parameterised test function, each under a name of its
- * own. arg is a pointer (a const one is fine: fn reads it back as const). */
+ * own. arg is a pointer (a const one is fine: fn reads it back as const)
+ * or a small integer (fn reads (uintptr_t)*state). */
 #define TEST_CASE_ARG(name, fn, arg) TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, NULL, NULL, arg)
 
 /* The same with a setup and a teardown run around fn (they see *state ==
