@@ -12,6 +12,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 static int evaluated;
 
@@ -42,11 +43,6 @@ static void test_below_active_level_removed(void **state)
 	memsink_free(m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_below_active_level_removed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_below_active_level_removed),
+)

@@ -638,6 +638,18 @@ static void check_crash_file(const struct tdir *t, const char *before)
 	free(s);
 }
 
+/* child, run in a fresh directory, dies of SIGSEGV and leaves the file
+ * check_crash_file expects. */
+static void crash_case(void (*child)(const struct tdir *), const char *before)
+{
+	struct tdir t;
+
+	tdir_make(&t, "llog_bt_");
+	run_crashing_child(&t, child, CHILD_LIMIT_S);
+	check_crash_file(&t, before);
+	tdir_remove(&t);
+}
+
 static void app_crash_child(const struct tdir *t)
 {
 	child_init(t, NULL);
@@ -650,13 +662,8 @@ static void app_crash_child(const struct tdir *t)
  * the backtrace. */
 static void test_crash_writes_backtrace(void **state)
 {
-	struct tdir t;
-
 	(void)state;
-	tdir_make(&t, "llog_bt_");
-	run_crashing_child(&t, app_crash_child, CHILD_LIMIT_S);
-	check_crash_file(&t, NULL);
-	tdir_remove(&t);
+	crash_case(app_crash_child, NULL);
 }
 
 /* A callback sink that faults on the entry "boom" (on the flusher). */
@@ -683,13 +690,8 @@ static void flusher_crash_child(const struct tdir *t)
  * its drain writes the backtrace before the crash record. */
 static void test_flusher_crash_writes_backtrace(void **state)
 {
-	struct tdir t;
-
 	(void)state;
-	tdir_make(&t, "llog_bt_");
-	run_crashing_child(&t, flusher_crash_child, CHILD_LIMIT_S);
-	check_crash_file(&t, "boom");
-	tdir_remove(&t);
+	crash_case(flusher_crash_child, "boom");
 }
 
 /* Categories with the backtrace: each site's output

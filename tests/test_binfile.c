@@ -857,20 +857,15 @@ static void test_backtrace_marked(void **state)
 	tdir_remove(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_corpus_differential),
-		cmocka_unit_test(test_json_filters),
-		cmocka_unit_test(test_torn_tail_and_flips),
-		cmocka_unit_test(test_threads_rotation),
-		cmocka_unit_test(test_own_thread),
-		cmocka_unit_test(test_fork_same_file),
-		cmocka_unit_test(test_site_reused),
-		cmocka_unit_test(test_text_sites_by_category),
-		cmocka_unit_test(test_long_text_fallback),
-		cmocka_unit_test(test_backtrace_marked),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_corpus_differential),
+	cmocka_unit_test(test_json_filters),
+	cmocka_unit_test(test_torn_tail_and_flips),
+	cmocka_unit_test(test_threads_rotation),
+	cmocka_unit_test(test_own_thread),
+	cmocka_unit_test(test_fork_same_file),
+	cmocka_unit_test(test_site_reused),
+	cmocka_unit_test(test_text_sites_by_category),
+	cmocka_unit_test(test_long_text_fallback),
+	cmocka_unit_test(test_backtrace_marked),
+)

@@ -19,6 +19,7 @@
 
 #include "binpack.h"
 #include "fmt.h"
+#include "testutil.h"
 
 /* The formats here are built at run time, as the corpus test does. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -372,15 +373,10 @@ static void test_damaged(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decimals_render_as_snprintf),
-		cmocka_unit_test(test_decimals_random),
-		cmocka_unit_test(test_exact_round_trip),
-		cmocka_unit_test(test_frames_decode_alone),
-		cmocka_unit_test(test_damaged),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_decimals_render_as_snprintf),
+	cmocka_unit_test(test_decimals_random),
+	cmocka_unit_test(test_exact_round_trip),
+	cmocka_unit_test(test_frames_decode_alone),
+	cmocka_unit_test(test_damaged),
+)

@@ -197,15 +197,10 @@ static void test_refuses_null(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_entry_in_order),
-		cmocka_unit_test(test_callback_that_logs),
-		cmocka_unit_test(test_callback_logs_in_final_round),
-		cmocka_unit_test(test_seventeenth_sink_refused),
-		cmocka_unit_test(test_refuses_null),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_every_entry_in_order),
+	cmocka_unit_test(test_callback_that_logs),
+	cmocka_unit_test(test_callback_logs_in_final_round),
+	cmocka_unit_test(test_seventeenth_sink_refused),
+	cmocka_unit_test(test_refuses_null),
+)

@@ -425,29 +425,27 @@ static void *logger(void *arg)
 		int stop_now = __atomic_load_n(&done, __ATOMIC_ACQUIRE);
 
 		/* each category its own sites; the category literal per case */
+#define ONE(name, level)                                                                        \
+	LOG_CAT(level, name, "t=%d c=%d i=%d l=%d gb=%llu ga=%llu", t, cat, i, level, gb,       \
+		(unsigned long long)llog_levels_generation())
+#define BELOW_ERROR(name)                                                                       \
+	do {                                                                                    \
+		ONE(name, LLOG_TRACE); ONE(name, LLOG_DEBUG); ONE(name, LLOG_INFO);             \
+		ONE(name, LLOG_WARN);                                                           \
+	} while (0)
 		switch (cat) {
 		case 0:
-#undef ONE
-#define ONE(level)                                                                              \
-	LOG_CAT(level, "alpha", "t=%d c=%d i=%d l=%d gb=%llu ga=%llu", t, cat, i, level, gb,   \
-		(unsigned long long)llog_levels_generation())
-			ONE(LLOG_TRACE); ONE(LLOG_DEBUG); ONE(LLOG_INFO); ONE(LLOG_WARN);
+			BELOW_ERROR("alpha");
 			break;
 		case 1:
-#undef ONE
-#define ONE(level)                                                                              \
-	LOG_CAT(level, "beta.one", "t=%d c=%d i=%d l=%d gb=%llu ga=%llu", t, cat, i, level, gb,\
-		(unsigned long long)llog_levels_generation())
-			ONE(LLOG_TRACE); ONE(LLOG_DEBUG); ONE(LLOG_INFO); ONE(LLOG_WARN);
+			BELOW_ERROR("beta.one");
 			break;
 		default:
-#undef ONE
-#define ONE(level)                                                                              \
-	LOG_CAT(level, "gamma", "t=%d c=%d i=%d l=%d gb=%llu ga=%llu", t, cat, i, level, gb,   \
-		(unsigned long long)llog_levels_generation())
-			ONE(LLOG_TRACE); ONE(LLOG_DEBUG); ONE(LLOG_INFO); ONE(LLOG_WARN);
+			BELOW_ERROR("gamma");
 			break;
 		}
+#undef BELOW_ERROR
+#undef ONE
 		LOG_ERROR_CAT("end", "t=%d c=%d i=%d l=%d gb=%llu ga=%llu", t, cat, i, LLOG_ERROR, gb,
 			      (unsigned long long)llog_levels_generation());
 		if (stop_now)
@@ -600,24 +598,20 @@ static void test_levels_file_and_signal(void **state)
 	rmdir(dir);
 }
 
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_spec_table),
+	cmocka_unit_test(test_env_spec),
+	cmocka_unit_test(test_category_output_and_levels),
+	cmocka_unit_test(test_dlopen_category),
+#ifdef HAVE_READER
+	cmocka_unit_test(test_lines_parse_back),
+#endif
+	cmocka_unit_test(test_runtime_change_threads),
+	cmocka_unit_test(test_levels_file_and_signal),
+};
+
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_table),
-		cmocka_unit_test(test_env_spec),
-		cmocka_unit_test(test_category_output_and_levels),
-		cmocka_unit_test(test_dlopen_category),
-#ifdef HAVE_READER
-		cmocka_unit_test(test_lines_parse_back),
-#endif
-		cmocka_unit_test(test_runtime_change_threads),
-		cmocka_unit_test(test_levels_file_and_signal),
-	};
-
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s path/to/category_lib.so\n", argv[0]);
-		return 2;
-	}
-	dso_path = argv[1];
+	dso_path = test_arg(argc, argv, "path of category_lib.so");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "syslog_sink.h"
+#include "testutil.h"
 
 static size_t fmt(const char *cat, char *out, size_t cap)
 {
@@ -53,11 +54,6 @@ static void test_msgid_is_category(void **state)
 	assert_non_null(strstr(out, " category=\"sp ace\\\"\\]\"]"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_msgid_is_category),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_msgid_is_category),
+)

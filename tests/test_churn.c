@@ -90,11 +90,6 @@ static void test_thread_churn(void **state)
 	memsink_free(m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_thread_churn),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_thread_churn),
+)

@@ -21,20 +21,11 @@
 
 static struct llog_entry entry(enum llog_level level, const char *msg)
 {
-	struct llog_entry e = {0};
-
-	e.seq = 1;
-	e.ts_ns = 1000000000LL;
-	e.level = level;
-	e.line = 9;
-	e.tid = 77;
-	e.file = "x.c";
-	e.func = "f";
-	e.thread_name = "net-rx";
-	e.thread_name_len = 6;
-	e.msg = msg;
-	e.msg_len = strlen(msg);
-	return e;
+	return (struct llog_entry){
+		.seq = 1, .ts_ns = 1000000000LL, .level = level, .line = 9, .tid = 77,
+		.file = "x.c", .func = "f", .thread_name = "net-rx", .thread_name_len = 6,
+		.msg = msg, .msg_len = strlen(msg),
+	};
 }
 
 /* Writes two entries through a console sink on a pipe; returns the bytes. */
@@ -63,14 +54,24 @@ static size_t run_sink(const struct llog_console_options *o, char *out, size_t c
 	return (size_t)n;
 }
 
+/* run_sink with NO_COLOR set to no_color, or unset (NULL). */
+static size_t run_sink_env(const struct llog_console_options *o, const char *no_color, char *out,
+			   size_t cap)
+{
+	if (no_color != NULL)
+		setenv("NO_COLOR", no_color, 1);
+	else
+		unsetenv("NO_COLOR");
+	return run_sink(o, out, cap);
+}
+
 static void test_plain_on_a_pipe(void **state)
 {
 	struct llog_console_options o = {.color = LLOG_COLOR_AUTO};
 	char out[1024];
 
 	(void)state;
-	unsetenv("NO_COLOR");
-	run_sink(&o, out, sizeof(out));
+	run_sink_env(&o, NULL, out, sizeof(out));
 	assert_null(strchr(out, '\033')); /* a pipe is not a terminal */
 	assert_string_equal(out, "1970-01-01T00:00:01.000000000Z ERROR [77] x.c:9 boom\n"
 				 "1970-01-01T00:00:01.000000000Z INFO  [77] x.c:9 fine\n");
@@ -82,12 +83,10 @@ static void test_color_always_and_no_color(void **state)
 	char out[1024];
 
 	(void)state;
-	unsetenv("NO_COLOR");
-	run_sink(&o, out, sizeof(out));
+	run_sink_env(&o, NULL, out, sizeof(out));
 	assert_non_null(strstr(out, "\033[31mERROR\033[0m"));
 	assert_non_null(strstr(out, "x.c:9 boom\n"));
-	setenv("NO_COLOR", "1", 1);
-	run_sink(&o, out, sizeof(out));
+	run_sink_env(&o, "1", out, sizeof(out));
 	assert_null(strchr(out, '\033'));
 	unsetenv("NO_COLOR");
 }
@@ -98,8 +97,7 @@ static void test_json_lines(void **state)
 	char out[1024];
 
 	(void)state;
-	unsetenv("NO_COLOR");
-	run_sink(&o, out, sizeof(out));
+	run_sink_env(&o, NULL, out, sizeof(out));
 	assert_null(strchr(out, '\033')); /* colour is for text only */
 	assert_non_null(strstr(out, "\"level\":\"ERROR\""));
 	assert_non_null(strstr(out, "\"msg\":\"fine\"}\n"));

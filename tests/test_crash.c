@@ -179,23 +179,71 @@ static void check_output(const char *what, const char *s, int n)
 	check_crash_last(s, last);
 }
 
-static void test_flusher_crash_drains(void **state)
+/* child, run in a fresh directory, crashes; its file (zstdcat) and its
+ * console (stderr) each hold the n records check_output expects. */
+static void expect_file_and_console(void (*child)(const struct tdir *), int n)
 {
 	struct tdir t;
-	char *z, *lc, *e;
-	const int n = FIRST + ROUND + QUEUED;
+	char *z, *e;
 
-	(void)state;
 	tdir_make(&t, "llog_crash_");
-	run_child(&t, flusher_crash_child);
+	run_child(&t, child);
 	z = read_zstdcat(&t);
-	lc = read_llogcat(&t);
 	e = read_err(&t);
+	check_output("zstdcat", z, n);
+	check_output("console", e, n);
+	free(z);
+	free(e);
+	tdir_remove(&t);
+}
+
+/* child, run in a fresh directory, crashes; its stderr contains each of
+ * the strings that follow, up to NULL. */
+__attribute__((sentinel)) static void expect_stderr_has(void (*child)(const struct tdir *), ...)
+{
+	struct tdir t;
+	const char *want;
+	va_list ap;
+	char *e;
+
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, child);
+	e = read_err(&t);
+	va_start(ap, child);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		if (strstr(e, want) == NULL)
+			fail_msg("no \"%s\" in the child's stderr:\n%s", want, e);
+	va_end(ap);
+	free(e);
+	tdir_remove(&t);
+}
+
+/* After a fault at address 0x0: the file, read by zstdcat and by llogcat
+ * (where there is one), and the console each hold the n records
+ * check_output expects, and the file names the address. Returns the
+ * console's text (malloc'd). */
+static char *check_fault_outputs(const struct tdir *t, int n)
+{
+	char *z = read_zstdcat(t), *lc = read_llogcat(t), *e = read_err(t);
+
 	check_output("zstdcat", z, n);
 	assert_non_null(strstr(z, "at address 0x0"));
 	if (lc != NULL)
 		check_output("llogcat", lc, n);
 	check_output("console", e, n);
+	free(z);
+	free(lc);
+	return e;
+}
+
+static void test_flusher_crash_drains(void **state)
+{
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, flusher_crash_child);
+	free(check_fault_outputs(&t, FIRST + ROUND + QUEUED));
 	/* The first FIRST records are in a normal, compressed frame, the rest
 	 * in the raw crash frames: zstd -t accepts the whole file. */
 	{
@@ -207,9 +255,6 @@ static void test_flusher_crash_drains(void **state)
 		assert_non_null(strstr(out, "ZSTD_OK"));
 		free(out);
 	}
-	free(z);
-	free(lc);
-	free(e);
 	tdir_remove(&t);
 }
 
@@ -229,19 +274,8 @@ static void final_round_crash_child(const struct tdir *t)
 
 static void test_flusher_crash_in_final_round(void **state)
 {
-	struct tdir t;
-	char *z, *e;
-
 	(void)state;
-	tdir_make(&t, "llog_crash_");
-	run_child(&t, final_round_crash_child);
-	z = read_zstdcat(&t);
-	e = read_err(&t);
-	check_output("zstdcat", z, FIRST + ROUND);
-	check_output("console", e, FIRST + ROUND);
-	free(z);
-	free(e);
-	tdir_remove(&t);
+	expect_file_and_console(final_round_crash_child, FIRST + ROUND);
 }
 
 /* ---- 2. the watchdog -------------------------------------------------------- */
@@ -316,16 +350,8 @@ static void wedged_crash_child(const struct tdir *t)
 
 static void test_watchdog_wedged_crash_sink(void **state)
 {
-	struct tdir t;
-	char *e;
-
 	(void)state;
-	tdir_make(&t, "llog_crash_");
-	run_child(&t, wedged_crash_child);
-	e = read_err(&t);
-	assert_non_null(strstr(e, "did not finish in time"));
-	free(e);
-	tdir_remove(&t);
+	expect_stderr_has(wedged_crash_child, "did not finish in time", NULL);
 }
 
 /* The application thread crashes while a callback sink sleeps forever on
@@ -350,18 +376,9 @@ static void sleeping_sink_child(const struct tdir *t)
 
 static void test_watchdog_sleeping_sink(void **state)
 {
-	struct tdir t;
-	char *e;
-
 	(void)state;
-	tdir_make(&t, "llog_crash_");
-	run_child(&t, sleeping_sink_child);
-	e = read_err(&t);
 	/* Not committed in time: the handler wrote the line itself. */
-	assert_non_null(strstr(e, "caught SIGSEGV"));
-	assert_non_null(strstr(e, "not committed"));
-	free(e);
-	tdir_remove(&t);
+	expect_stderr_has(sleeping_sink_child, "caught SIGSEGV", "not committed", NULL);
 }
 
 /* ---- 3. stack overflow in a thread that is not the llog_init thread ---------- */
@@ -402,19 +419,8 @@ static void overflow_child(const struct tdir *t)
 
 static void test_stack_overflow_other_thread(void **state)
 {
-	struct tdir t;
-	char *z, *e;
-
 	(void)state;
-	tdir_make(&t, "llog_crash_");
-	run_child(&t, overflow_child);
-	z = read_zstdcat(&t);
-	e = read_err(&t);
-	check_output("zstdcat", z, 1);
-	check_output("console", e, 1);
-	free(z);
-	free(e);
-	tdir_remove(&t);
+	expect_file_and_console(overflow_child, 1);
 }
 
 /* ---- 5. fork while another thread reports a crash ------------------------------- */
@@ -643,27 +649,18 @@ static void fault_in_report_child(const struct tdir *t)
 static void test_flusher_fault_during_report(void **state)
 {
 	struct tdir t;
-	char *z, *lc, *e;
+	char *e;
 
 	(void)state;
 	tdir_make(&t, "llog_crash_");
 	/* Dies of the application thread's SIGSEGV, not the flusher's SIGILL. */
 	run_child(&t, fault_in_report_child);
-	z = read_zstdcat(&t);
-	lc = read_llogcat(&t);
-	e = read_err(&t);
 	/* The file and console sinks had accepted every record, the marked
 	 * one included (they come before the callback): all are committed,
 	 * then the crash record of the main thread. */
-	check_output("zstdcat", z, BEFORE_MARK + 1);
-	assert_non_null(strstr(z, "at address 0x0"));
-	if (lc != NULL)
-		check_output("llogcat", lc, BEFORE_MARK + 1);
-	check_output("console", e, BEFORE_MARK + 1);
+	e = check_fault_outputs(&t, BEFORE_MARK + 1);
 	/* The drain signalled the reporting thread: no 2-second timeout. */
 	assert_null(strstr(e, "not committed"));
-	free(z);
-	free(lc);
 	free(e);
 	tdir_remove(&t);
 }
@@ -684,65 +681,46 @@ static void check_binary(const struct tdir *t, int n)
 	free(e);
 }
 
-/* The flusher crashes mid-round: the binary sink's pending records (raw
- * frames of its binary chunks) and the drained ones (crash_write) follow
- * its committed frames. */
-static void test_binary_flusher_crash_drains(void **state)
+/* The crashes above with a binary file sink: the child, and the records
+ * check_binary expects of the file and the console. With the flusher's
+ * crash mid-round the binary sink's pending records (raw frames of its
+ * binary chunks) and the drained ones (crash_write) follow its committed
+ * frames. */
+struct binary_params {
+	void (*child)(const struct tdir *);
+	int n;
+};
+
+static const struct binary_params
+	binary_drains = {flusher_crash_child, FIRST + ROUND + QUEUED},
+	binary_final_round = {final_round_crash_child, FIRST + ROUND},
+	binary_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1};
+
+static void test_binary(void **state)
 {
+	const struct binary_params *p = *state;
 	struct tdir t;
 
-	(void)state;
-	tdir_make(&t, "llog_crash_");
-	file_kind = LLOG_FILE_BINARY;
 	atomic_store(&at_crash_point, 0);
 	atomic_store(&queued, 0);
-	run_child(&t, flusher_crash_child);
-	file_kind = LLOG_FILE_ZSTD;
-	check_binary(&t, FIRST + ROUND + QUEUED);
-	tdir_remove(&t);
-}
-
-static void test_binary_flusher_crash_in_final_round(void **state)
-{
-	struct tdir t;
-
-	(void)state;
 	tdir_make(&t, "llog_crash_");
 	file_kind = LLOG_FILE_BINARY;
-	run_child(&t, final_round_crash_child);
+	run_child(&t, p->child);
 	file_kind = LLOG_FILE_ZSTD;
-	check_binary(&t, FIRST + ROUND);
+	check_binary(&t, p->n);
 	tdir_remove(&t);
 }
 
-static void test_binary_flusher_fault_during_report(void **state)
-{
-	struct tdir t;
-
-	(void)state;
-	tdir_make(&t, "llog_crash_");
-	file_kind = LLOG_FILE_BINARY;
-	run_child(&t, fault_in_report_child);
-	file_kind = LLOG_FILE_ZSTD;
-	check_binary(&t, BEFORE_MARK + 1);
-	tdir_remove(&t);
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flusher_crash_drains),
-		cmocka_unit_test(test_flusher_crash_in_final_round),
-		cmocka_unit_test(test_watchdog_wedged_crash_sink),
-		cmocka_unit_test(test_watchdog_sleeping_sink),
-		cmocka_unit_test(test_stack_overflow_other_thread),
-		cmocka_unit_test(test_fork_during_crash_report),
-		cmocka_unit_test(test_recovered_crash_keeps_itimer),
-		cmocka_unit_test(test_flusher_fault_during_report),
-		cmocka_unit_test(test_binary_flusher_crash_drains),
-		cmocka_unit_test(test_binary_flusher_crash_in_final_round),
-		cmocka_unit_test(test_binary_flusher_fault_during_report),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_flusher_crash_drains),
+	cmocka_unit_test(test_flusher_crash_in_final_round),
+	cmocka_unit_test(test_watchdog_wedged_crash_sink),
+	cmocka_unit_test(test_watchdog_sleeping_sink),
+	cmocka_unit_test(test_stack_overflow_other_thread),
+	cmocka_unit_test(test_fork_during_crash_report),
+	cmocka_unit_test(test_recovered_crash_keeps_itimer),
+	cmocka_unit_test(test_flusher_fault_during_report),
+	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),
+	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
+	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),
+)

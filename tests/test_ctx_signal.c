@@ -25,6 +25,7 @@
 
 #include "llog.h"
 #include "sanitizer.h"
+#include "testutil.h"
 
 #ifdef TEST_TSAN
 /* TSan runs handlers at its own points and slowly: a 20 us timer would
@@ -110,11 +111,6 @@ static void test_handler_during_change(void **state)
 	llog_ctx_clear();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_handler_during_change),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_handler_during_change),
+)

@@ -277,19 +277,15 @@ static void test_dlclose_not_running(void **state)
 	run_child(not_running_child);
 }
 
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_dlclose_with_records_queued),
+	cmocka_unit_test(test_dlclose_rate_limited_site),
+	cmocka_unit_test(test_dlclose_in_sink_callback),
+	cmocka_unit_test(test_dlclose_not_running),
+};
+
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dlclose_with_records_queued),
-		cmocka_unit_test(test_dlclose_rate_limited_site),
-		cmocka_unit_test(test_dlclose_in_sink_callback),
-		cmocka_unit_test(test_dlclose_not_running),
-	};
-
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s <path of logging_lib.so>\n", argv[0]);
-		return 2;
-	}
-	lib_path = argv[1];
+	lib_path = test_arg(argc, argv, "path of logging_lib.so");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

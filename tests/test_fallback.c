@@ -27,6 +27,7 @@
 #include "childproc.h"
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 #define THREADS 4
 #define N1 20000 /* per thread, racing with llog_add_sink */
@@ -264,9 +265,21 @@ static void test_first_sink_replaces_fallback(void **state)
 	tdir_remove(&td);
 }
 
-static void test_sink_before_init_no_fallback(void **state)
+/* The callback sink's file at path holds records i=0..N-1 of threads
+ * 0..nthreads-1, each exactly once, and nothing else (but "bad=0"). */
+static void expect_sink_file(const char *path, int nthreads)
 {
 	static unsigned char cb[THREADS][N];
+
+	memset(cb, 0, sizeof(cb));
+	assert_int_equal(count_file(path, cb), 0);
+	for (int t = 0; t < nthreads; t++)
+		for (long i = 0; i < N; i++)
+			assert_int_equal(cb[t][i], 1);
+}
+
+static void test_sink_before_init_no_fallback(void **state)
+{
 	struct tdir td;
 	char cb_path[160];
 	char *err;
@@ -276,16 +289,12 @@ static void test_sink_before_init_no_fallback(void **state)
 	err = read_err(&td);
 	assert_string_equal(err, "");
 	free(err);
-	assert_int_equal(count_file(cb_path, cb), 0);
-	for (int t = 0; t < THREADS; t++)
-		for (long i = 0; i < N; i++)
-			assert_int_equal(cb[t][i], 1);
+	expect_sink_file(cb_path, THREADS);
 	tdir_remove(&td);
 }
 
 static void test_fork_child_sink_replaces_fallback(void **state)
 {
-	static unsigned char cb[THREADS][N];
 	struct tdir td;
 	char cb_path[160];
 	char *err;
@@ -302,9 +311,7 @@ static void test_fork_child_sink_replaces_fallback(void **state)
 	assert_non_null(strstr(err, "in the parent, before the fork"));
 	assert_non_null(strstr(err, "in the parent, after the fork"));
 	free(err);
-	assert_int_equal(count_file(cb_path, cb), 0);
-	for (long i = 0; i < N; i++)
-		assert_int_equal(cb[0][i], 1);
+	expect_sink_file(cb_path, 1);
 	tdir_remove(&td);
 }
 
@@ -334,14 +341,9 @@ static void test_fallback_takes_no_slot(void **state)
 	assert_int_equal(noop_calls, 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_sink_replaces_fallback),
-		cmocka_unit_test(test_sink_before_init_no_fallback),
-		cmocka_unit_test(test_fork_child_sink_replaces_fallback),
-		cmocka_unit_test(test_fallback_takes_no_slot),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_first_sink_replaces_fallback),
+	cmocka_unit_test(test_sink_before_init_no_fallback),
+	cmocka_unit_test(test_fork_child_sink_replaces_fallback),
+	cmocka_unit_test(test_fallback_takes_no_slot),
+)

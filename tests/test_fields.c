@@ -345,6 +345,15 @@ static void grab(void *user, const struct llog_entry *e)
 		snprintf(got.names[got.n++], sizeof(got.names[0]), "%s", e->thread_name);
 }
 
+/* Starts llog with a callback sink of grab. */
+static void start_grab(void)
+{
+	struct llog_callback_options cb = {.on_entry = grab};
+
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+}
+
 static void *renamer(void *p)
 {
 	char sys[32];
@@ -367,13 +376,11 @@ static void *renamer(void *p)
 
 static void test_read_once_and_cut(void **state)
 {
-	struct llog_callback_options cb = {.on_entry = grab};
 	pthread_t t;
 
 	(void)state;
 	memset(&got, 0, sizeof(got));
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	assert_int_equal(pthread_create(&t, NULL, renamer, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	llog_shutdown();
@@ -405,21 +412,18 @@ static void *closed_renamer(void *p)
 
 static void test_rename_while_closed(void **state)
 {
-	struct llog_callback_options cb = {.on_entry = grab};
 	pthread_t t;
 
 	(void)state;
 	memset(&got, 0, sizeof(got));
 	assert_int_equal(pthread_barrier_init(&bar, NULL, 2), 0);
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	assert_int_equal(pthread_create(&t, NULL, closed_renamer, NULL), 0);
 	pthread_barrier_wait(&bar);
 	llog_shutdown();
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&bar);
-	assert_int_equal(llog_init(NULL), 0);
-	assert_int_equal(llog_add_sink(llog_callback_sink(&cb)), 0);
+	start_grab();
 	pthread_barrier_wait(&bar);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	llog_shutdown();
@@ -436,7 +440,11 @@ static void test_syslog_func_escaped(void **state)
 	char path[] = "/tmp/llog_fields_sockXXXXXX", url[128], got_msg[512], want[512];
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct llog_syslog_options so = {.app_name = "app", .hostname = "host"};
-	struct llog_entry e = {0};
+	struct llog_entry e = {
+		.seq = 1, .ts_ns = 1000000000LL + 123456789, .level = LLOG_INFO, .line = 9,
+		.tid = 77, .file = "/x/f\"]\\.c", .func = "a\"b\\c]d", .msg = "hello",
+		.msg_len = 5, .thread_name = "t", .thread_name_len = 1,
+	};
 	struct llog_sink *sk;
 	int fd, tmp;
 	ssize_t n;
@@ -454,17 +462,6 @@ static void test_syslog_func_escaped(void **state)
 	so.url = url;
 	sk = llog_syslog_sink(&so);
 	assert_non_null(sk);
-	e.seq = 1;
-	e.ts_ns = 1000000000LL + 123456789;
-	e.level = LLOG_INFO;
-	e.line = 9;
-	e.tid = 77;
-	e.file = "/x/f\"]\\.c";
-	e.func = "a\"b\\c]d";
-	e.msg = "hello";
-	e.msg_len = 5;
-	e.thread_name = "t";
-	e.thread_name_len = 1;
 	assert_true(sk->ops->write(sk, &e) >= 0);
 	assert_true(sk->ops->commit(sk) >= 0);
 	n = recv(fd, got_msg, sizeof(got_msg) - 1, 0);
@@ -480,14 +477,9 @@ static void test_syslog_func_escaped(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_and_functions_everywhere),
-		cmocka_unit_test(test_read_once_and_cut),
-		cmocka_unit_test(test_rename_while_closed),
-		cmocka_unit_test(test_syslog_func_escaped),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_names_and_functions_everywhere),
+	cmocka_unit_test(test_read_once_and_cut),
+	cmocka_unit_test(test_rename_while_closed),
+	cmocka_unit_test(test_syslog_func_escaped),
+)

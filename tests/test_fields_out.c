@@ -27,6 +27,7 @@
 #define HDR "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 "
 
 #include "fields/cases.h"
+#include "testutil.h"
 
 static void expect_text(const struct llog_entry *e, const char *want)
 {
@@ -362,21 +363,16 @@ static void test_callback_as_is(void **state)
 	llog_sink_destroy(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_every_type),
-		cmocka_unit_test(test_text_adversarial),
-		cmocka_unit_test(test_text_cut_and_left_out),
-		cmocka_unit_test(test_text_message_escapes),
-		cmocka_unit_test(test_text_after_markers),
-		cmocka_unit_test(test_text_small_buffer),
-		cmocka_unit_test(test_text_no_opts_no_fields),
-		cmocka_unit_test(test_json_python),
-		cmocka_unit_test(test_json_every_cap),
-		cmocka_unit_test(test_console_whole),
-		cmocka_unit_test(test_callback_as_is),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_text_every_type),
+	cmocka_unit_test(test_text_adversarial),
+	cmocka_unit_test(test_text_cut_and_left_out),
+	cmocka_unit_test(test_text_message_escapes),
+	cmocka_unit_test(test_text_after_markers),
+	cmocka_unit_test(test_text_small_buffer),
+	cmocka_unit_test(test_text_no_opts_no_fields),
+	cmocka_unit_test(test_json_python),
+	cmocka_unit_test(test_json_every_cap),
+	cmocka_unit_test(test_console_whole),
+	cmocka_unit_test(test_callback_as_is),
+)

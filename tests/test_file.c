@@ -359,11 +359,12 @@ static void test_levels_frame_sizes(void **state)
 
 /* ---- torn tail -------------------------------------------------------------- */
 
-/* Damages a good file (cut = 1: inside its last frame; 0: garbage after
- * it), reopens it, logs more: repaired once, every earlier complete frame
- * and every new record present, zstd -t accepts it. */
-static void torn(int cut)
+/* Damages a good file (*state, cut = 1: inside its last frame; 0: garbage
+ * after it), reopens it, logs more: repaired once, every earlier complete
+ * frame and every new record present, zstd -t accepts it. */
+static void test_torn_tail(void **state)
 {
+	int cut = (int)(uintptr_t)*state;
 	struct tdir t;
 	struct decoded before = {0}, after = {0};
 	struct llog_file_options o = {0};
@@ -404,18 +405,6 @@ static void torn(int cut)
 	free(before.text);
 	free(after.text);
 	tdir_remove(&t);
-}
-
-static void test_torn_tail_truncated(void **state)
-{
-	(void)state;
-	torn(1);
-}
-
-static void test_torn_tail_garbage(void **state)
-{
-	(void)state;
-	torn(0);
 }
 
 /* ---- rotation ---------------------------------------------------------------- */
@@ -645,21 +634,16 @@ static void test_two_processes(void **state)
 	tdir_remove(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_plain),
-		cmocka_unit_test(test_roundtrip_zstd),
-		cmocka_unit_test(test_levels_frame_sizes),
-		cmocka_unit_test(test_torn_tail_truncated),
-		cmocka_unit_test(test_torn_tail_garbage),
-		cmocka_unit_test(test_rotation_size_keep_all),
-		cmocka_unit_test(test_rotation_size_retention),
-		cmocka_unit_test(test_rotation_time),
-		cmocka_unit_test(test_refused_paths),
-		cmocka_unit_test(test_full_disk),
-		cmocka_unit_test(test_two_processes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_roundtrip_plain),
+	cmocka_unit_test(test_roundtrip_zstd),
+	cmocka_unit_test(test_levels_frame_sizes),
+	TEST_CASE_ARG(test_torn_tail_truncated, test_torn_tail, 1),
+	TEST_CASE_ARG(test_torn_tail_garbage, test_torn_tail, 0),
+	cmocka_unit_test(test_rotation_size_keep_all),
+	cmocka_unit_test(test_rotation_size_retention),
+	cmocka_unit_test(test_rotation_time),
+	cmocka_unit_test(test_refused_paths),
+	cmocka_unit_test(test_full_disk),
+	cmocka_unit_test(test_two_processes),
+)

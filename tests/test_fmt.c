@@ -31,6 +31,7 @@
 
 #include "fmt.h"
 #include "llog.h" /* LLOG__SLOT and LLOG__NARGS: a typed call's slots */
+#include "testutil.h"
 
 /* The formats here are built at run time on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -794,21 +795,16 @@ static void test_compiled_early_ends(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_differential_corpus),
-		cmocka_unit_test(test_edge_formats),
-		cmocka_unit_test(test_percent_n_not_executed),
-		cmocka_unit_test(test_null_string),
-		cmocka_unit_test(test_precision_unterminated),
-		cmocka_unit_test(test_truncation_small_cap),
-		cmocka_unit_test(test_measure_clipping),
-		cmocka_unit_test(test_eager_plans),
-		cmocka_unit_test(test_plan_layout),
-		cmocka_unit_test(test_fixed_point_exact),
-		cmocka_unit_test(test_compiled_early_ends),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_differential_corpus),
+	cmocka_unit_test(test_edge_formats),
+	cmocka_unit_test(test_percent_n_not_executed),
+	cmocka_unit_test(test_null_string),
+	cmocka_unit_test(test_precision_unterminated),
+	cmocka_unit_test(test_truncation_small_cap),
+	cmocka_unit_test(test_measure_clipping),
+	cmocka_unit_test(test_eager_plans),
+	cmocka_unit_test(test_plan_layout),
+	cmocka_unit_test(test_fixed_point_exact),
+	cmocka_unit_test(test_compiled_early_ends),
+)

@@ -23,6 +23,7 @@
 
 #include "fmt.h"
 #include "fmt_cache.h"
+#include "testutil.h"
 
 /* Captures one int and one string for a "%d ... %s" style plan. */
 static size_t capture(const struct llog__plan *plan, void *dst, size_t cap, ...)
@@ -151,14 +152,9 @@ static void test_program_larger_than_pool(void **state)
 	free(fmt);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_site_renders_its_format),
-		cmocka_unit_test(test_evictions),
-		cmocka_unit_test(test_invalidate),
-		cmocka_unit_test(test_program_larger_than_pool),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_site_renders_its_format),
+	cmocka_unit_test(test_evictions),
+	cmocka_unit_test(test_invalidate),
+	cmocka_unit_test(test_program_larger_than_pool),
+)

@@ -387,38 +387,32 @@ static void emit(int t, long i)
 {
 	int nl = i % 1000 == 7;
 
+	/* one level per case, each its own two sites */
+#define EMIT(LOG_AT)                                                                    \
+	do {                                                                            \
+		if (nl)                                                                 \
+			LOG_AT("t=%d i=%ld\nsecond line\n\tthird", t, i);                \
+		else                                                                    \
+			LOG_AT("t=%d i=%ld", t, i);                                     \
+	} while (0)
 	switch (i % 5) {
 	case 0:
-		if (nl)
-			LOG_TRACE("t=%d i=%ld\nsecond line\n\tthird", t, i);
-		else
-			LOG_TRACE("t=%d i=%ld", t, i);
+		EMIT(LOG_TRACE);
 		break;
 	case 1:
-		if (nl)
-			LOG_DEBUG("t=%d i=%ld\nsecond line\n\tthird", t, i);
-		else
-			LOG_DEBUG("t=%d i=%ld", t, i);
+		EMIT(LOG_DEBUG);
 		break;
 	case 2:
-		if (nl)
-			LOG_INFO("t=%d i=%ld\nsecond line\n\tthird", t, i);
-		else
-			LOG_INFO("t=%d i=%ld", t, i);
+		EMIT(LOG_INFO);
 		break;
 	case 3:
-		if (nl)
-			LOG_WARN("t=%d i=%ld\nsecond line\n\tthird", t, i);
-		else
-			LOG_WARN("t=%d i=%ld", t, i);
+		EMIT(LOG_WARN);
 		break;
 	default:
-		if (nl)
-			LOG_ERROR("t=%d i=%ld\nsecond line\n\tthird", t, i);
-		else
-			LOG_ERROR("t=%d i=%ld", t, i);
+		EMIT(LOG_ERROR);
 		break;
 	}
+#undef EMIT
 }
 
 static void *producer(void *arg)
@@ -435,21 +429,30 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* len bytes of the n letters from first on, in turn, and a NUL (malloc'd). */
+static char *letters(size_t len, char first, int n)
+{
+	char *s = malloc(len + 1);
+
+	assert_non_null(s);
+	for (size_t i = 0; i < len; i++)
+		s[i] = (char)(first + i % (size_t)n);
+	s[len] = '\0';
+	return s;
+}
+
 static void test_records(void **state)
 {
 	long next[THREADS] = {0};
-	char *big = malloc(BIG + 1);
+	char *big;
 	int big_seen = 0;
 	struct llog_stats st;
 
 	(void)state;
 	NEED_JOURNALD();
-	assert_non_null(big);
-	for (size_t i = 0; i < BIG; i++)
-		big[i] = (char)('a' + i % 26);
+	big = letters(BIG, 'a', 26);
 	big[1000] = '\n';
 	big[BIG - 2] = '\n';
-	big[BIG] = '\0';
 	start_llog(64u << 20, 5000, "records");
 	assert_int_equal(run_threads(THREADS, producer), 0);
 	LOG_WARN("%s", big);
@@ -634,16 +637,13 @@ static void test_restart_small_buffer(void **state)
 static void test_emsgsize_memfd(void **state)
 {
 	const size_t len = 5u << 20;
-	char *huge = malloc(len + 1);
+	char *huge;
 	struct llog_stats st;
 
 	(void)state;
 	NEED_JOURNALD();
-	assert_non_null(huge);
-	for (size_t i = 0; i < len; i++)
-		huge[i] = (char)('A' + i % 23);
+	huge = letters(len, 'A', 23);
 	huge[len / 2] = '\n';
-	huge[len] = '\0';
 	start_llog_with(32u << 20, 5000, "emsgsize", 0, 12u << 20);
 	LOG_INFO("small before");
 	LOG_ERROR("%s", huge);
@@ -747,16 +747,11 @@ static void test_bad_options(void **state)
 	llog_sink_destroy(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_loses_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_small_buffer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fork_child_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_emsgsize_memfd, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_bad_options),
+	cmocka_unit_test_setup_teardown(test_records, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_restart_loses_nothing, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_restart_small_buffer, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fork_child_pid, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_emsgsize_memfd, setup, teardown),
+)

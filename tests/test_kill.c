@@ -321,11 +321,6 @@ static void test_kill_random_moments(void **state)
 	assert_true(with_records >= ROUNDS - 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kill_random_moments),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_kill_random_moments),
+)

@@ -21,6 +21,7 @@
 
 #include "arena.h"
 #include "kvsink.h"
+#include "testutil.h"
 
 #define ROUNDS 60
 
@@ -94,11 +95,6 @@ static void test_big_fields_every_offset(void **state)
 	kvsink_reset(&sink);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_big_fields_every_offset),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_big_fields_every_offset),
+)

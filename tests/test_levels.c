@@ -21,6 +21,7 @@
 #include "childproc.h"
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 static int evaluated;
 
@@ -234,16 +235,11 @@ static void test_level_runtime(void **state)
 	expect_child_ok(runtime_child);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runtime_level),
-		cmocka_unit_test(test_env_overrides_config),
-		cmocka_unit_test(test_sink_levels),
-		cmocka_unit_test(test_level_names),
-		cmocka_unit_test(test_level_off_constant),
-		cmocka_unit_test(test_level_runtime),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_runtime_level),
+	cmocka_unit_test(test_env_overrides_config),
+	cmocka_unit_test(test_sink_levels),
+	cmocka_unit_test(test_level_names),
+	cmocka_unit_test(test_level_off_constant),
+	cmocka_unit_test(test_level_runtime),
+)

@@ -153,12 +153,7 @@ static void test_file_replaced_during_init(void **state)
 	rmdir(fifo_dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_big_file_refused),
-		cmocka_unit_test(test_file_replaced_during_init),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_big_file_refused),
+	cmocka_unit_test(test_file_replaced_during_init),
+)

@@ -23,6 +23,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 #define FORKS 300
 
@@ -81,11 +82,6 @@ static void test_fork_while_setting_levels(void **state)
 	assert_int_equal(bad, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fork_while_setting_levels),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_fork_while_setting_levels),
+)

@@ -300,40 +300,44 @@ static void test_cached_location_cuts_alike(void **state)
 
 static void test_text_func_and_thread_name(void **state)
 {
+	static const struct {
+		const char *name; /* the entry's thread name, name_len bytes */
+		size_t name_len;
+		unsigned flags;
+		const char *want;
+	} cases[] = {
+		{"worker-1", 8, LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 handle() hello "
+		 "world\n"},
+		{"worker-1", 8, LLOG_LINE_FUNC,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 handle() hello world\n"},
+		{"worker-1", 8, LLOG_LINE_THREAD_NAME,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 hello world\n"},
+		/* the zero options and llog_format_entry: the default line */
+		{"worker-1", 8, 0,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n"},
+		/* no name: the bracket as before; a NULL name counts as none */
+		{"", 0, LLOG_LINE_THREAD_NAME,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n"},
+		{NULL, 0, LLOG_LINE_THREAD_NAME,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n"},
+		/* a name cannot close the bracket or break the line */
+		{"a]b\nc d", 7, LLOG_LINE_THREAD_NAME,
+		 "2025-12-03T08:20:00.123456789Z WARN  [1234 a\\x5db\\nc d] server.c:42 hello "
+		 "world\n"},
+	};
 	char buf[256];
 	struct llog_entry e = line_entry("hello world", 11);
-	size_t n;
 
 	(void)state;
-	e.thread_name = "worker-1";
-	e.thread_name_len = 8;
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC | LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf,
-		     sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 "
-			    "handle() hello world\n");
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_FUNC, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 handle() "
-			    "hello world\n");
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 worker-1] server.c:42 "
-			    "hello world\n");
-	/* the zero options and llog_format_entry: the default line */
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, 0, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
-	/* no name: the bracket as before; a NULL name counts as none */
-	e.thread_name = "";
-	e.thread_name_len = 0;
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
-	e.thread_name = NULL;
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234] server.c:42 hello world\n");
-	/* a name cannot close the bracket or break the line */
-	e.thread_name = "a]b\nc d";
-	e.thread_name_len = 7;
-	n = fmt_opts(&e, LLOG_FORMAT_TEXT, LLOG_LINE_THREAD_NAME, LLOG_TS_NS, buf, sizeof(buf));
-	expect_line(buf, n, "2025-12-03T08:20:00.123456789Z WARN  [1234 a\\x5db\\nc d] server.c:42 "
-			    "hello world\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n;
+
+		e.thread_name = cases[i].name;
+		e.thread_name_len = cases[i].name_len;
+		n = fmt_opts(&e, LLOG_FORMAT_TEXT, cases[i].flags, LLOG_TS_NS, buf, sizeof(buf));
+		expect_line(buf, n, cases[i].want);
+	}
 }
 
 static void test_json_func_and_thread_name(void **state)
@@ -543,9 +547,24 @@ static void expect_byte(unsigned b, char *text, char *json)
 	}
 }
 
+/* msg[0..len) is rendered as text and as JSON (both C strings); what
+ * names the case in a failure. */
+static void expect_text_json(const char *msg, size_t len, const char *text, const char *json,
+			     const char *what)
+{
+	char out[64];
+
+	format_msg(LLOG_FORMAT_TEXT, msg, len, out, sizeof(out));
+	if (strcmp(out, text) != 0)
+		fail_msg("%s: text \"%s\", want \"%s\"", what, out, text);
+	format_msg(LLOG_FORMAT_JSON, msg, len, out, sizeof(out));
+	if (strcmp(out, json) != 0)
+		fail_msg("%s: json \"%s\", want \"%s\"", what, out, json);
+}
+
 static void test_every_byte_escaped(void **state)
 {
-	char msg[4], out[64], text[32], json[32];
+	char msg[4], text[32], json[32], what[16];
 
 	(void)state;
 	for (unsigned b = 0; b <= 0xff; b++) {
@@ -553,12 +572,8 @@ static void test_every_byte_escaped(void **state)
 		msg[1] = (char)b;
 		msg[2] = 'z';
 		expect_byte(b, text, json);
-		format_msg(LLOG_FORMAT_TEXT, msg, 3, out, sizeof(out));
-		if (strcmp(out, text) != 0)
-			fail_msg("byte 0x%02x: text \"%s\", want \"%s\"", b, out, text);
-		format_msg(LLOG_FORMAT_JSON, msg, 3, out, sizeof(out));
-		if (strcmp(out, json) != 0)
-			fail_msg("byte 0x%02x: json \"%s\", want \"%s\"", b, out, json);
+		snprintf(what, sizeof(what), "byte 0x%02x", b);
+		expect_text_json(msg, 3, text, json, what);
 	}
 }
 
@@ -569,7 +584,7 @@ static void test_c1_in_utf8(void **state)
 	 * f0 9f 98 80). */
 	static const char *const kept[] = {"\xc2\xa0", "\xc3\x9b", "\xe2\x82\xac",
 					   "\xf0\x9f\x98\x80", "\xef\xbf\xbd"};
-	char msg[8], out[64], want[32];
+	char msg[8], out[64], want[32], what[16];
 
 	(void)state;
 	for (unsigned c = 0x80; c <= 0x9f; c++) {
@@ -578,12 +593,8 @@ static void test_c1_in_utf8(void **state)
 		msg[2] = (char)c;
 		msg[3] = 'z';
 		snprintf(want, sizeof(want), "a\\u00%02xz", c);
-		format_msg(LLOG_FORMAT_TEXT, msg, 4, out, sizeof(out));
-		if (strcmp(out, want) != 0)
-			fail_msg("U+%04X: text \"%s\", want \"%s\"", c, out, want);
-		format_msg(LLOG_FORMAT_JSON, msg, 4, out, sizeof(out));
-		if (strcmp(out, want) != 0)
-			fail_msg("U+%04X: json \"%s\", want \"%s\"", c, out, want);
+		snprintf(what, sizeof(what), "U+%04X", c);
+		expect_text_json(msg, 4, want, want, what);
 	}
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
 		snprintf(msg, sizeof(msg), "a%sz", kept[i]);
@@ -599,26 +610,21 @@ static void test_c1_in_utf8(void **state)
 	assert_string_equal(out, "0123456789\\u009b31m0123456789");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_layout),
-		cmocka_unit_test(test_file_name_buffer_reused),
-		cmocka_unit_test(test_func_buffer_reused),
-		cmocka_unit_test(test_cached_location_cuts_alike),
-		cmocka_unit_test(test_text_func_and_thread_name),
-		cmocka_unit_test(test_json_func_and_thread_name),
-		cmocka_unit_test(test_utc_precisions),
-		cmocka_unit_test(test_local_time),
-		cmocka_unit_test(test_text_escapes_controls),
-		cmocka_unit_test(test_text_escaping_random),
-		cmocka_unit_test(test_timestamps_match_gmtime),
-		cmocka_unit_test(test_json_escaping),
-		cmocka_unit_test(test_timestamps_earliest),
-		cmocka_unit_test(test_cut_lines_stay_lines),
-		cmocka_unit_test(test_every_byte_escaped),
-		cmocka_unit_test(test_c1_in_utf8),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_text_layout),
+	cmocka_unit_test(test_file_name_buffer_reused),
+	cmocka_unit_test(test_func_buffer_reused),
+	cmocka_unit_test(test_cached_location_cuts_alike),
+	cmocka_unit_test(test_text_func_and_thread_name),
+	cmocka_unit_test(test_json_func_and_thread_name),
+	cmocka_unit_test(test_utc_precisions),
+	cmocka_unit_test(test_local_time),
+	cmocka_unit_test(test_text_escapes_controls),
+	cmocka_unit_test(test_text_escaping_random),
+	cmocka_unit_test(test_timestamps_match_gmtime),
+	cmocka_unit_test(test_json_escaping),
+	cmocka_unit_test(test_timestamps_earliest),
+	cmocka_unit_test(test_cut_lines_stay_lines),
+	cmocka_unit_test(test_every_byte_escaped),
+	cmocka_unit_test(test_c1_in_utf8),
+)

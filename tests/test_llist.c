@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "llist.h"
+#include "testutil.h"
 
 struct item {
 	struct llist_node node;
@@ -153,8 +154,9 @@ static void check_item(struct item *it, int *next, int *seen)
 	(*seen)++;
 }
 
-static void run_stress(int use_del_first)
+static void test_stress(void **state)
 {
+	int use_del_first = (int)(uintptr_t)*state; /* 1: llist_del_first; 0: llist_del_all */
 	pthread_t th[PRODUCERS];
 	int next[PRODUCERS] = {0};
 	int seen = 0;
@@ -201,30 +203,13 @@ static void run_stress(int use_del_first)
 	free(seen_once);
 }
 
-static void test_stress_del_all(void **state)
-{
-	(void)state;
-	run_stress(0);
-}
-
-static void test_stress_del_first(void **state)
-{
-	(void)state;
-	run_stress(1);
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_list),
-		cmocka_unit_test(test_add_reports_empty),
-		cmocka_unit_test(test_add_batch),
-		cmocka_unit_test(test_reverse_sizes),
-		cmocka_unit_test(test_del_first_lifo),
-		cmocka_unit_test(test_try_add_sees_sentinel),
-		cmocka_unit_test(test_stress_del_all),
-		cmocka_unit_test(test_stress_del_first),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_empty_list),
+	cmocka_unit_test(test_add_reports_empty),
+	cmocka_unit_test(test_add_batch),
+	cmocka_unit_test(test_reverse_sizes),
+	cmocka_unit_test(test_del_first_lifo),
+	cmocka_unit_test(test_try_add_sees_sentinel),
+	TEST_CASE_ARG(test_stress_del_all, test_stress, 0),
+	TEST_CASE_ARG(test_stress_del_first, test_stress, 1),
+)

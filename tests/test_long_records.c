@@ -305,13 +305,8 @@ static void test_sync_long_line(void **state)
 	tdir_remove(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_long_records_whole),
-		cmocka_unit_test(test_file_line_cut_marked),
-		cmocka_unit_test(test_sync_long_line),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_long_records_whole),
+	cmocka_unit_test(test_file_line_cut_marked),
+	cmocka_unit_test(test_sync_long_line),
+)

@@ -60,6 +60,7 @@
 
 #include "childproc.h"
 #include "scan.h"
+#include "testutil.h"
 
 
 /* The console sink's file, next to the others. */
@@ -371,10 +372,21 @@ static void child_run(const struct tdir *t, const struct scenario *sc)
 	_exit(95);
 }
 
+/* The scenarios of test_crash. */
+static const struct scenario
+	without_malloc = {.flush_interval_ms = 20, .warm = 2500, .more = 10},
+	after_small_commits = {.flush_interval_ms = 60000, .warm = 2500, .commits = 200,
+			       .late = 10},
+	batch_larger_than_any = {.flush_interval_ms = 60000, .late = 100},
+	after_threads_exited = {.flush_interval_ms = 60000, .late = 50, .late_exit = 1},
+	batch_grows_input = {.flush_interval_ms = 60000, .late = 600};
+
 /* ---- the test ------------------------------------------------------------- */
 
-static void run_case(const struct scenario *sc)
+/* *state: one of the scenarios above */
+static void test_crash(void **state)
 {
+	const struct scenario *sc = *state;
 	struct tdir t;
 	pid_t pid;
 	int st;
@@ -416,47 +428,6 @@ static void run_case(const struct scenario *sc)
 	free(con);
 	free(err);
 	tdir_remove(&t);
-}
-
-static void test_crash_without_malloc(void **state)
-{
-	static const struct scenario sc = {.flush_interval_ms = 20, .warm = 2500, .more = 10};
-
-	(void)state;
-	run_case(&sc);
-}
-
-static void test_crash_after_small_commits(void **state)
-{
-	static const struct scenario sc = {
-		.flush_interval_ms = 60000, .warm = 2500, .commits = 200, .late = 10};
-
-	(void)state;
-	run_case(&sc);
-}
-
-static void test_crash_batch_larger_than_any(void **state)
-{
-	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 100};
-
-	(void)state;
-	run_case(&sc);
-}
-
-static void test_crash_after_threads_exited(void **state)
-{
-	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 50, .late_exit = 1};
-
-	(void)state;
-	run_case(&sc);
-}
-
-static void test_crash_batch_grows_input(void **state)
-{
-	static const struct scenario sc = {.flush_interval_ms = 60000, .late = 600};
-
-	(void)state;
-	run_case(&sc);
 }
 
 /* Structured fields: a LOG_*_KV call with a context set, the context's changes
@@ -504,16 +475,11 @@ static void test_fields_without_malloc(void **state)
 	assert_int_equal(child_exit_code(pid), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fields_without_malloc),
-		cmocka_unit_test(test_crash_without_malloc),
-		cmocka_unit_test(test_crash_after_small_commits),
-		cmocka_unit_test(test_crash_batch_larger_than_any),
-		cmocka_unit_test(test_crash_batch_grows_input),
-		cmocka_unit_test(test_crash_after_threads_exited),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_fields_without_malloc),
+	TEST_CASE_ARG(test_crash_without_malloc, test_crash, &without_malloc),
+	TEST_CASE_ARG(test_crash_after_small_commits, test_crash, &after_small_commits),
+	TEST_CASE_ARG(test_crash_batch_larger_than_any, test_crash, &batch_larger_than_any),
+	TEST_CASE_ARG(test_crash_batch_grows_input, test_crash, &batch_grows_input),
+	TEST_CASE_ARG(test_crash_after_threads_exited, test_crash, &after_threads_exited),
+)

@@ -19,6 +19,7 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "testutil.h"
 
 static cpu_set_t seen_set;
 static int seen_calls;
@@ -95,13 +96,8 @@ static void test_thread_prepare(void **state)
 	assert_int_equal(records, 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flusher_pinned),
-		cmocka_unit_test(test_flusher_cpus_absent),
-		cmocka_unit_test(test_thread_prepare),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_flusher_pinned),
+	cmocka_unit_test(test_flusher_cpus_absent),
+	cmocka_unit_test(test_thread_prepare),
+)

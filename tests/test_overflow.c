@@ -208,13 +208,8 @@ static void test_ring_smaller_than_new_bound(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_block_loses_nothing),
-		cmocka_unit_test(test_drop_counts_exactly),
-		cmocka_unit_test(test_ring_smaller_than_new_bound),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_block_loses_nothing),
+	cmocka_unit_test(test_drop_counts_exactly),
+	cmocka_unit_test(test_ring_smaller_than_new_bound),
+)

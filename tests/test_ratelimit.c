@@ -332,24 +332,16 @@ static void test_below_level_touches_nothing(void **state)
 
 static void test_renderings(void **state)
 {
-	struct llog_entry e;
+	struct llog_entry e = {
+		.seq = 3, .ts_ns = 1000000000, .level = LLOG_INFO, .line = 9, .tid = 77,
+		.file = "x.c", .func = "f", .msg = "fine", .msg_len = 4, .thread_name = "",
+		.suppressed = 42,
+	};
 	struct llog_line_options lo = {0};
 	char buf[512];
 	size_t n;
 
 	(void)state;
-	memset(&e, 0, sizeof(e));
-	e.seq = 3;
-	e.ts_ns = 1000000000;
-	e.level = LLOG_INFO;
-	e.line = 9;
-	e.tid = 77;
-	e.file = "x.c";
-	e.func = "f";
-	e.msg = "fine";
-	e.msg_len = 4;
-	e.thread_name = "";
-	e.suppressed = 42;
 	n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, buf, sizeof(buf));
 	buf[n] = '\0';
 	assert_string_equal(buf,
@@ -367,16 +359,11 @@ static void test_renderings(void **state)
 	assert_string_equal(buf, "1970-01-01T00:00:01.000000000Z INFO  [77] x.c:9 fine\n");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_n_8_threads),
-		cmocka_unit_test(test_first_n_8_threads),
-		cmocka_unit_test(test_every_ms),
-		cmocka_unit_test(test_n_per_ms),
-		cmocka_unit_test(test_below_level_touches_nothing),
-		cmocka_unit_test(test_renderings),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_every_n_8_threads),
+	cmocka_unit_test(test_first_n_8_threads),
+	cmocka_unit_test(test_every_ms),
+	cmocka_unit_test(test_n_per_ms),
+	cmocka_unit_test(test_below_level_touches_nothing),
+	cmocka_unit_test(test_renderings),
+)

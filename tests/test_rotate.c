@@ -103,6 +103,15 @@ static void records_of(const char *text, long **v, size_t *n, size_t *cap)
 	}
 }
 
+/* The name of the file k runs back: path itself (k 0), then path.1, path.2... */
+static void rotated_name(char *f, size_t cap, const char *path, int k)
+{
+	if (k == 0)
+		snprintf(f, cap, "%s", path);
+	else
+		snprintf(f, cap, "%s.%d", path, k);
+}
+
 static int exists(const char *path)
 {
 	struct stat st;
@@ -264,10 +273,7 @@ static void test_logrotate_create(void **state)
 		long *fv = NULL;
 		char *out;
 
-		if (k == 0)
-			snprintf(f, sizeof(f), "%s", t.path);
-		else
-			snprintf(f, sizeof(f), "%s.%d", t.path, k);
+		rotated_name(f, sizeof(f), t.path, k);
 		snprintf(one, sizeof(one), "'%s' '%s'", getenv("LLOGCAT"), f);
 		out = run_output(one, NULL);
 		records_of(out, &fv, &fn, &fcap);
@@ -277,7 +283,7 @@ static void test_logrotate_create(void **state)
 		free(fv);
 		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " '%s'", f);
 	}
-	snprintf(one, sizeof(one), "%s.%d", t.path, runs + 1);
+	rotated_name(one, sizeof(one), t.path, runs + 1);
 	assert_false(exists(one));
 	char *all = run_output(cmd, NULL);
 
@@ -292,6 +298,19 @@ static void test_logrotate_create(void **state)
 }
 
 /* ---- reopen by request and by path check ------------------------------------ */
+
+/* The zstd file at path starts with a metadata frame (its magic number). */
+static void expect_meta_frame(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY);
+
+	assert_int_equal(read(fd, magic, 4), 4);
+	close(fd);
+	assert_int_equal((uint32_t)magic[0] | (uint32_t)magic[1] << 8 |
+				 (uint32_t)magic[2] << 16 | (uint32_t)magic[3] << 24,
+			 LLOG_META_MAGIC);
+}
 
 /* Records first..first+n-1, exactly, in the file at path (plain). */
 static void expect_records(const char *path, long first, long n)
@@ -345,22 +364,20 @@ static void reopen_case(unsigned check_ms, int create)
 	tdir_remove(&t);
 }
 
-static void test_reopen_request(void **state)
-{
-	(void)state;
-	reopen_case(0, 0);
-}
+/* The cases of reopen_case. */
+struct reopen_params {
+	unsigned check_ms;
+	int create;
+};
 
-static void test_reopen_path_check(void **state)
-{
-	(void)state;
-	reopen_case(5, 1);
-}
+static const struct reopen_params reopen_request = {0, 0}, reopen_path_check = {5, 1},
+				  reopen_path_vanished = {5, 0};
 
-static void test_reopen_path_vanished(void **state)
+static void test_reopen(void **state)
 {
-	(void)state;
-	reopen_case(5, 0);
+	const struct reopen_params *p = *state;
+
+	reopen_case(p->check_ms, p->create);
 }
 
 /* ---- copytruncate ---------------------------------------------------------------- */
@@ -380,7 +397,7 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 		NEED_LLOGCAT();
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	write_conf(&t, "    copytruncate\n");
-	snprintf(copy, sizeof(copy), "%s.1", t.path);
+	rotated_name(copy, sizeof(copy), t.path, 1);
 	o.path = t.path;
 	assert_int_equal(start_file_sink(&o), 0);
 	log_range(0, 20000);
@@ -395,14 +412,7 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 		text = slurp(t.path, &len);
 	} else {
 		/* The truncated file began again with a metadata frame. */
-		unsigned char magic[4];
-		int fd = open(t.path, O_RDONLY);
-
-		assert_int_equal(read(fd, magic, 4), 4);
-		close(fd);
-		assert_int_equal((uint32_t)magic[0] | (uint32_t)magic[1] << 8 |
-					 (uint32_t)magic[2] << 16 | (uint32_t)magic[3] << 24,
-				 LLOG_META_MAGIC);
+		expect_meta_frame(t.path);
 		snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", getenv("LLOGCAT"), t.path, copy);
 		text = run_output(cmd, NULL);
 	}
@@ -415,22 +425,21 @@ static void copytruncate_idle(enum llog_file_compression comp, enum llog_format 
 	tdir_remove(&t);
 }
 
-static void test_copytruncate_idle_text(void **state)
-{
-	(void)state;
-	copytruncate_idle(LLOG_FILE_PLAIN, LLOG_FORMAT_TEXT);
-}
+/* The cases of copytruncate_idle. */
+struct idle_params {
+	enum llog_file_compression comp;
+	enum llog_format format;
+};
 
-static void test_copytruncate_idle_json(void **state)
-{
-	(void)state;
-	copytruncate_idle(LLOG_FILE_PLAIN, LLOG_FORMAT_JSON);
-}
+static const struct idle_params idle_text = {LLOG_FILE_PLAIN, LLOG_FORMAT_TEXT},
+				idle_json = {LLOG_FILE_PLAIN, LLOG_FORMAT_JSON},
+				idle_zstd = {LLOG_FILE_ZSTD, LLOG_FORMAT_TEXT};
 
-static void test_copytruncate_idle_zstd(void **state)
+static void test_copytruncate_idle(void **state)
 {
-	(void)state;
-	copytruncate_idle(LLOG_FILE_ZSTD, LLOG_FORMAT_TEXT);
+	const struct idle_params *p = *state;
+
+	copytruncate_idle(p->comp, p->format);
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -534,7 +543,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 	int copies = runs;
 	char f1[200];
 
-	snprintf(f1, sizeof(f1), "%s.%d", t.path, runs + 1);
+	rotated_name(f1, sizeof(f1), t.path, runs + 1);
 	assert_false(exists(f1));
 	long next = 0;
 	for (int k = copies; k >= 0; k--) {
@@ -543,10 +552,7 @@ static void copytruncate_busy(enum llog_file_compression comp)
 		long *v = NULL;
 		char *text;
 
-		if (k == 0)
-			snprintf(f, sizeof(f), "%s", t.path);
-		else
-			snprintf(f, sizeof(f), "%s.%d", t.path, k);
+		rotated_name(f, sizeof(f), t.path, k);
 		if (comp == LLOG_FILE_PLAIN) {
 			text = slurp(f, &len);
 			if (k == 0) /* the truncated file: whole lines only */
@@ -580,16 +586,10 @@ static void copytruncate_busy(enum llog_file_compression comp)
 	tdir_remove(&t);
 }
 
-static void test_copytruncate_busy_text(void **state)
+/* *state: the compression */
+static void test_copytruncate_busy(void **state)
 {
-	(void)state;
-	copytruncate_busy(LLOG_FILE_PLAIN);
-}
-
-static void test_copytruncate_busy_zstd(void **state)
-{
-	(void)state;
-	copytruncate_busy(LLOG_FILE_ZSTD);
+	copytruncate_busy((enum llog_file_compression)(uintptr_t)*state);
 }
 
 /* The number of entries in dir, "." and ".." not counted. */
@@ -606,6 +606,20 @@ static int entries(const char *dir)
 	return n;
 }
 
+/* Logs records *i, *i + 1, ... in runs of 100, each run flushed, until the
+ * file at path has at least size bytes. */
+static void log_until_size(const char *path, long *i, off_t size)
+{
+	struct stat st;
+
+	do {
+		log_range(*i, 100);
+		*i += 100;
+		llog_flush();
+		assert_int_equal(stat(path, &st), 0);
+	} while (st.st_size < size);
+}
+
 /*
  * A truncation under the sink (copytruncate's, done here with truncate(2)):
  * the size rotation counts from the real size, so two halves of max_bytes
@@ -615,53 +629,29 @@ static void truncated_case(enum llog_file_compression comp)
 {
 	struct llog_file_options o = {.compression = comp, .max_bytes = 200000};
 	struct tdir t;
-	struct stat st;
 	long i = 0;
 
 	tdir_make(&t, comp == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
 	o.path = t.path;
 	assert_int_equal(start_file_sink(&o), 0);
-	do {
-		log_range(i, 100);
-		i += 100;
-		llog_flush();
-		assert_int_equal(stat(t.path, &st), 0);
-	} while (st.st_size < 120000);
+	log_until_size(t.path, &i, 120000);
 	assert_int_equal(truncate(t.path, 0), 0);
 	long first = i;
-	do {
-		log_range(i, 100);
-		i += 100;
-		llog_flush();
-		assert_int_equal(stat(t.path, &st), 0);
-	} while (st.st_size < 120000);
+	log_until_size(t.path, &i, 120000);
 	llog_shutdown();
 	assert_int_equal(entries(t.dir), 1); /* no rotation */
 	if (comp == LLOG_FILE_PLAIN) {
 		expect_records(t.path, first, i - first);
 	} else {
-		unsigned char magic[4];
-		int fd = open(t.path, O_RDONLY);
-
-		assert_int_equal(read(fd, magic, 4), 4);
-		close(fd);
-		assert_int_equal((uint32_t)magic[0] | (uint32_t)magic[1] << 8 |
-					 (uint32_t)magic[2] << 16 | (uint32_t)magic[3] << 24,
-				 LLOG_META_MAGIC);
+		expect_meta_frame(t.path);
 	}
 	tdir_remove(&t);
 }
 
-static void test_truncated_size_plain(void **state)
+/* *state: the compression */
+static void test_truncated_size(void **state)
 {
-	(void)state;
-	truncated_case(LLOG_FILE_PLAIN);
-}
-
-static void test_truncated_size_zstd(void **state)
-{
-	(void)state;
-	truncated_case(LLOG_FILE_ZSTD);
+	truncated_case((enum llog_file_compression)(uintptr_t)*state);
 }
 
 /* ---- retention ------------------------------------------------------------------- */
@@ -817,24 +807,19 @@ static void test_retention_age(void **state)
 	retention_case(&o, 2, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reopen_request),
-		cmocka_unit_test(test_reopen_path_check),
-		cmocka_unit_test(test_reopen_path_vanished),
-		cmocka_unit_test(test_truncated_size_plain),
-		cmocka_unit_test(test_truncated_size_zstd),
-		cmocka_unit_test(test_copytruncate_idle_text),
-		cmocka_unit_test(test_copytruncate_idle_json),
-		cmocka_unit_test(test_copytruncate_idle_zstd),
-		cmocka_unit_test(test_copytruncate_busy_text),
-		cmocka_unit_test(test_copytruncate_busy_zstd),
-		cmocka_unit_test(test_logrotate_create),
-		cmocka_unit_test(test_retention_count),
-		cmocka_unit_test(test_retention_bytes),
-		cmocka_unit_test(test_retention_age),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	TEST_CASE_ARG(test_reopen_request, test_reopen, &reopen_request),
+	TEST_CASE_ARG(test_reopen_path_check, test_reopen, &reopen_path_check),
+	TEST_CASE_ARG(test_reopen_path_vanished, test_reopen, &reopen_path_vanished),
+	TEST_CASE_ARG(test_truncated_size_plain, test_truncated_size, LLOG_FILE_PLAIN),
+	TEST_CASE_ARG(test_truncated_size_zstd, test_truncated_size, LLOG_FILE_ZSTD),
+	TEST_CASE_ARG(test_copytruncate_idle_text, test_copytruncate_idle, &idle_text),
+	TEST_CASE_ARG(test_copytruncate_idle_json, test_copytruncate_idle, &idle_json),
+	TEST_CASE_ARG(test_copytruncate_idle_zstd, test_copytruncate_idle, &idle_zstd),
+	TEST_CASE_ARG(test_copytruncate_busy_text, test_copytruncate_busy, LLOG_FILE_PLAIN),
+	TEST_CASE_ARG(test_copytruncate_busy_zstd, test_copytruncate_busy, LLOG_FILE_ZSTD),
+	cmocka_unit_test(test_logrotate_create),
+	cmocka_unit_test(test_retention_count),
+	cmocka_unit_test(test_retention_bytes),
+	cmocka_unit_test(test_retention_age),
+)

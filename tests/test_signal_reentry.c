@@ -25,6 +25,7 @@
 #include "childproc.h"
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 static struct llog_stats stats_now(void)
 {
@@ -163,11 +164,6 @@ static void test_signal_reentry_notice(void **state)
 	memsink_free(m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signal_reentry_notice),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_signal_reentry_notice),
+)

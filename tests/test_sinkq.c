@@ -128,6 +128,17 @@ static struct llog_sink *cb_sink(struct seen *s)
 	return llog_callback_sink(&o);
 }
 
+/* Starts llog with s's callback sink, on a queue of qo, as its only sink;
+ * returns that sink. */
+static struct llog_sink *start_queued(struct seen *s, const struct llog_sink_options *qo)
+{
+	struct llog_sink *sk = cb_sink(s);
+
+	assert_int_equal(llog_add_sink_opts(sk, qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	return sk;
+}
+
 static void *producer(void *arg)
 {
 	int t = (int)(intptr_t)arg;
@@ -232,9 +243,7 @@ static void test_block_policy_loses_nothing(void **state)
 	(void)state;
 	seen_init(&slow);
 	slow.slow = 2000;
-	s = cb_sink(&slow);
-	assert_int_equal(llog_add_sink_opts(s, &qo), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	s = start_queued(&slow, &qo);
 	run_producers();
 	llog_flush();
 	assert_complete(&slow);
@@ -274,8 +283,7 @@ static void test_sink_thread_logs(void **state)
 	(void)state;
 	seen_init(&s);
 	s.log_inside = 1;
-	assert_int_equal(llog_add_sink_opts(cb_sink(&s), &qo), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	start_queued(&s, &qo);
 	llog_get_stats(&before);
 	for (int i = 0; i < 100; i++)
 		LOG_INFO("q t=0 i=%d", i);
@@ -392,9 +400,7 @@ static void test_flush_waits_its_own_timeout(void **state)
 	(void)state;
 	seen_init(&gated);
 	gated.gate_closed = 1;
-	gs = cb_sink(&gated);
-	assert_int_equal(llog_add_sink_opts(gs, &qo), 0);
-	assert_int_equal(llog_init(NULL), 0);
+	gs = start_queued(&gated, &qo);
 	LOG_INFO("q t=0 i=0");
 	gate_wait_held(&gated);
 	LOG_INFO("q t=0 i=1");
@@ -531,19 +537,14 @@ static void test_failed_commit_retried_when_idle(void **state)
 	llog_shutdown();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blocked_sink_stalls_nothing),
-		cmocka_unit_test(test_block_policy_loses_nothing),
-		cmocka_unit_test(test_added_while_running),
-		cmocka_unit_test(test_sink_thread_logs),
-		cmocka_unit_test(test_bad_options),
-		cmocka_unit_test(test_stuck_sink_at_shutdown),
-		cmocka_unit_test(test_flush_waits_its_own_timeout),
-		cmocka_unit_test(test_fork_with_stuck_sink_thread),
-		cmocka_unit_test(test_failed_commit_retried_when_idle),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_blocked_sink_stalls_nothing),
+	cmocka_unit_test(test_block_policy_loses_nothing),
+	cmocka_unit_test(test_added_while_running),
+	cmocka_unit_test(test_sink_thread_logs),
+	cmocka_unit_test(test_bad_options),
+	cmocka_unit_test(test_stuck_sink_at_shutdown),
+	cmocka_unit_test(test_flush_waits_its_own_timeout),
+	cmocka_unit_test(test_fork_with_stuck_sink_thread),
+	cmocka_unit_test(test_failed_commit_retried_when_idle),
+)

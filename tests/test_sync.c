@@ -28,6 +28,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "sync.h"
+#include "testutil.h"
 
 #define MARKER " [truncated]"
 #define LONG_ARG 6000 /* more than the 4096-byte default record bound */
@@ -209,11 +210,12 @@ struct text_rec {
 	char text[64];
 };
 
-/* Writes a TEXT record through the synchronous path; returns its message. */
-static char *sync_text(const char *text, int truncated, struct llog_stats *delta)
+/* Writes a TEXT record through the synchronous path; its message must be
+ * want. Returns the change of the counters it wrote. */
+static struct llog_stats sync_text(const char *text, int truncated, const char *want)
 {
 	struct text_rec tr;
-	struct llog_stats a, b;
+	struct llog_stats a, b, delta = {0};
 	char *out, *msg;
 
 	_Static_assert(offsetof(struct text_rec, text) == LLOG__REC_HDR, "payload layout");
@@ -231,62 +233,50 @@ static char *sync_text(const char *text, int truncated, struct llog_stats *delta
 	llog_get_stats(&b);
 	assert_non_null(strstr(out, " WARN  [4242] test_sync.c:99 "));
 	msg = line_message(out, "test_sync.c:99");
-	delta->truncated = b.truncated - a.truncated;
-	delta->written = b.written - a.written;
-	delta->logged = b.logged - a.logged;
+	assert_string_equal(msg, want);
+	delta.truncated = b.truncated - a.truncated;
+	delta.written = b.written - a.written;
+	delta.logged = b.logged - a.logged;
+	free(msg);
 	free(out);
-	return msg;
+	return delta;
 }
 
 /* The drift this file guards against: an eager-text record flagged
  * truncated. */
 static void test_sync_record_text_truncated(void **state)
 {
-	struct llog_stats d;
-	char *msg = sync_text("cut at the call", 1, &d);
+	struct llog_stats d = sync_text("cut at the call", 1, "cut at the call" MARKER);
 
 	(void)state;
-	assert_string_equal(msg, "cut at the call" MARKER);
 	assert_int_equal(d.truncated, 1);
 	assert_int_equal(d.written, 1);
 	assert_int_equal(d.logged, 1);
-	free(msg);
 }
 
 static void test_sync_record_text_whole(void **state)
 {
-	struct llog_stats d;
-	char *msg = sync_text("whole message", 0, &d);
+	struct llog_stats d = sync_text("whole message", 0, "whole message");
 
 	(void)state;
-	assert_string_equal(msg, "whole message");
 	assert_int_equal(d.truncated, 0);
 	assert_int_equal(d.written, 1);
-	free(msg);
 }
 
 /* Arguments too large even to capture: the format itself, marked. */
 static void test_sync_record_shows_format(void **state)
 {
-	struct llog_stats d;
-	char *msg = sync_text("", 1, &d);
+	struct llog_stats d = sync_text("", 1, "format of the site %s" MARKER);
 
 	(void)state;
-	assert_string_equal(msg, "format of the site %s" MARKER);
 	assert_int_equal(d.truncated, 1);
-	free(msg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync_truncated_like_flusher),
-		cmocka_unit_test(test_sync_long_string),
-		cmocka_unit_test(test_sync_eager_truncated),
-		cmocka_unit_test(test_sync_record_text_truncated),
-		cmocka_unit_test(test_sync_record_text_whole),
-		cmocka_unit_test(test_sync_record_shows_format),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_sync_truncated_like_flusher),
+	cmocka_unit_test(test_sync_long_string),
+	cmocka_unit_test(test_sync_eager_truncated),
+	cmocka_unit_test(test_sync_record_text_truncated),
+	cmocka_unit_test(test_sync_record_text_whole),
+	cmocka_unit_test(test_sync_record_shows_format),
+)

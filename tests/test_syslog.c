@@ -218,8 +218,22 @@ static long check_file(long n, int exact, long *notices, long tail_from, long *t
 	return seen;
 }
 
-static void roundtrip(const char *scheme, long n, long every)
+/* A round trip's scheme, records and their notices' spacing. */
+struct roundtrip_params {
+	const char *scheme;
+	long n, every;
+};
+
+static const struct roundtrip_params over_tcp = {"tcp", 20000, 1000},
+				      over_udp = {"udp", 2000, 100},
+				      over_unix = {"unix", 5000, 500},
+				      over_relp = {"relp", 20000, 1000};
+
+static void test_roundtrip(void **state)
 {
+	const struct roundtrip_params *p = *state;
+	const char *scheme = p->scheme;
+	long n = p->n, every = p->every;
 	char url[160];
 	long notices, tail;
 
@@ -236,30 +250,6 @@ static void roundtrip(const char *scheme, long n, long every)
 	wait_lines(n);
 	check_file(n, 1, &notices, 0, &tail);
 	assert_int_equal(notices, 0);
-}
-
-static void test_tcp(void **state)
-{
-	(void)state;
-	roundtrip("tcp", 20000, 1000);
-}
-
-static void test_udp(void **state)
-{
-	(void)state;
-	roundtrip("udp", 2000, 100);
-}
-
-static void test_unix(void **state)
-{
-	(void)state;
-	roundtrip("unix", 5000, 500);
-}
-
-static void test_relp(void **state)
-{
-	(void)state;
-	roundtrip("relp", 20000, 1000);
 }
 
 static void test_framing(void **state)
@@ -1099,23 +1089,26 @@ static void test_udp_refused_counted(void **state)
 	assert_int_equal(now.written - before.written, n);
 }
 
+/* Each case with an rsyslogd directory of its own (setup, teardown). */
+#define WITH_RSYSLOGD(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_bad_urls, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tcp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_relp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_framing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_collector_never_there, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_collector_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tcp_restart_accounting, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_relp_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fork_reconnect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_relp_stalled_collector, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stalled_collector_stalls_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_messages_cut_marked_counted, setup, teardown),
+		WITH_RSYSLOGD(test_bad_urls),
+		TEST_CASE_ARG_SETUP_TEARDOWN(test_tcp, test_roundtrip, setup, teardown, &over_tcp),
+		TEST_CASE_ARG_SETUP_TEARDOWN(test_udp, test_roundtrip, setup, teardown, &over_udp),
+		TEST_CASE_ARG_SETUP_TEARDOWN(test_unix, test_roundtrip, setup, teardown, &over_unix),
+		TEST_CASE_ARG_SETUP_TEARDOWN(test_relp, test_roundtrip, setup, teardown, &over_relp),
+		WITH_RSYSLOGD(test_framing),
+		WITH_RSYSLOGD(test_collector_never_there),
+		WITH_RSYSLOGD(test_collector_restart),
+		WITH_RSYSLOGD(test_tcp_restart_accounting),
+		WITH_RSYSLOGD(test_relp_restart),
+		WITH_RSYSLOGD(test_fork_reconnect),
+		WITH_RSYSLOGD(test_relp_stalled_collector),
+		WITH_RSYSLOGD(test_stalled_collector_stalls_nothing),
+		WITH_RSYSLOGD(test_long_messages_cut_marked_counted),
 		cmocka_unit_test(test_udp_refused_counted),
 	};
 

@@ -37,6 +37,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "testutil.h"
 
 /* %m and a NULL %s are cases here on purpose: the pedantic build's
  * format warnings about them are off around those calls only (everywhere
@@ -273,13 +274,8 @@ static void test_closed_list_goes_to_llog__log(void **state)
 	assert_non_null(strstr(buf, "before init, no argument\n"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_closed_list_goes_to_llog__log),
-		cmocka_unit_test(test_llog__log_t_returns),
-		cmocka_unit_test(test_messages_equal_snprintf),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_closed_list_goes_to_llog__log),
+	cmocka_unit_test(test_llog__log_t_returns),
+	cmocka_unit_test(test_messages_equal_snprintf),
+)

@@ -98,6 +98,20 @@ static struct result read_all(const unsigned char *buf, size_t n, size_t step)
 	return res;
 }
 
+/* buf[0..n) cut at every offset after the start of its second frame (at
+ * `second`), each fed in pieces of `step`: the first frame is read, the
+ * torn one reported damaged, and the good end is where it starts. */
+static void expect_torn_second(const unsigned char *buf, size_t n, size_t step)
+{
+	for (size_t cut = second + 1; cut < n; cut++) {
+		struct result r = read_all(buf, cut, step);
+
+		assert_int_equal(r.data, 1);
+		assert_int_equal(r.damaged, 1);
+		assert_int_equal(r.good, second);
+	}
+}
+
 static void test_whole_and_bytewise(void **state)
 {
 	struct result whole = read_all(file, file_n, file_n), bytes = read_all(file, file_n, 1);
@@ -113,13 +127,7 @@ static void test_whole_and_bytewise(void **state)
 static void test_torn_every_offset(void **state)
 {
 	(void)state;
-	for (size_t cut = second + 1; cut < file_n; cut++) {
-		struct result r = read_all(file, cut, 3);
-
-		assert_int_equal(r.data, 1);
-		assert_int_equal(r.damaged, 1);
-		assert_int_equal(r.good, second);
-	}
+	expect_torn_second(file, file_n, 3);
 }
 
 static void test_corrupt_middle(void **state)
@@ -197,13 +205,7 @@ static void test_raw_block_frame(void **state)
 		assert_int_equal(r.damaged, 0);
 		assert_int_equal(r.good, n);
 	}
-	for (size_t cut = second + 1; cut < n; cut++) {
-		struct result r = read_all(buf, cut, 5);
-
-		assert_int_equal(r.data, 1);
-		assert_int_equal(r.damaged, 1);
-		assert_int_equal(r.good, second);
-	}
+	expect_torn_second(buf, n, 5);
 }
 
 static void test_record_parse(void **state)

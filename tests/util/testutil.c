@@ -192,3 +192,12 @@ int sh(const char *fmt, ...)
 	free(cmd);
 	return rc;
 }
+
+const char *test_arg(int argc, char **argv, const char *what)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s <%s>\n", argv[0], what);
+		exit(2);
+	}
+	return argv[1];
+}

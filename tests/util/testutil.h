@@ -3,10 +3,12 @@
  * sleep, read a whole file, replace one atomically, count its lines, cut
  * a record's message into a C string, find a free loopback port, see
  * whether a TCP port accepts, run a shell command, draw pseudo-random
- * numbers, run n threads, wait for a child's exit code. Plain C (no
- * cmocka): the cmocka tests and the stand-alone test programs
- * (tests/fields/) both use it; a caller asserts on what it returns (slurp
- * alone aborts by itself).
+ * numbers, run n threads, wait for a child's exit code, read a test
+ * program's argument. Plain C (no cmocka): the cmocka tests and the
+ * stand-alone test programs (tests/fields/) both use it; a caller asserts
+ * on what it returns (slurp and test_arg alone end the program by
+ * themselves). The macros at the end are for the cmocka tests: they name
+ * cmocka's types and are expanded after <cmocka.h>.
  *
  * Every function may be called from any thread; none is async-signal-safe.
  */
@@ -82,5 +84,33 @@ int child_exit_code(pid_t pid);
 /* system(3) of the formatted command; returns what system returns (-1
  * when the command cannot be formatted). */
 int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* argv[1] of a test program that takes one argument (what names it in
+ * the usage line); without it, prints the usage line to stderr and exits
+ * with 2. */
+const char *test_arg(int argc, char **argv, const char *what);
+
+/* A cmocka test program's main(): runs the cases listed (cmocka_unit_test
+ * and the like, each followed by a comma) in order as one group, and
+ * returns the number that failed. */
+#define TEST_MAIN(...)                                                          \
+	int main(void)                                                          \
+	{                                                                       \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};                \
+                                                                                \
+		return cmocka_run_group_tests(tests, NULL, NULL);               \
+	}
+
+/* A cmocka case named name (a bare identifier, shown as the case's name
+ * and matched by cmocka's test filter) that runs fn with *state == arg:
+ * the cases of one parameterised test function, each under a name of its
+ * own. arg is a pointer (a const one is fine: fn reads it back as const)
+ * or a small integer (fn reads (uintptr_t)*state). */
+#define TEST_CASE_ARG(name, fn, arg) TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, NULL, NULL, arg)
+
+/* The same with a setup and a teardown run around fn (they see *state ==
+ * arg too). */
+#define TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, setup, teardown, arg)                    \
+	{#name, fn, setup, teardown, (void *)(uintptr_t)(arg)}
 
 #endif
