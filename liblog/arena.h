@@ -224,7 +224,7 @@ void llog__arena_free(struct llog__arena *a);
  * and counted (its arena is a header whose in_log guard is always set). */
 void llog__arena_mark_flusher(void);
 int llog__arena_thread_is_flusher(void);
-/* A sink's own thread (sinkq.c): its LOG calls are dropped and counted as
+/* A sink's own thread (sinkq_worker.c): its LOG calls are dropped and counted as
  * the flusher's are; llog__arena_thread_is_internal is true on it and on
  * the flusher (llog_flush and llog_shutdown return at once there). */
 void llog__arena_mark_worker(void);

@@ -5,7 +5,7 @@
  * DESIGN
  * The owner keeps its context as a field list (kv.h) in its arena
  * (arena.h: ctx) and, after every change, pushes the whole list as a CTX
- * record in its own record stream (producer.c: llog__ctx_push); the
+ * record in its own record stream (producer_thread.c: llog__ctx_push); the
  * flusher copies it into the arena's fl_ctx when it reaches it and renders
  * every later record of the thread with it. So the records a thread
  * logged before a change carry the old context and those after it the
@@ -16,7 +16,7 @@
  *
  *   order of the list = order in which the keys were first set
  *   a change that could not be pushed (DROP) => ctx_dirty, pushed again
- *   before the thread's next record (producer.c)
+ *   before the thread's next record (producer.c, producer_thread.c)
  */
 #include <errno.h>
 #include <stdatomic.h>

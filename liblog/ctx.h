@@ -9,7 +9,7 @@ struct llog__arena;
 
 /*
  * Pushes the owner's context (a->ctx) as a CTX record in a's stream
- * (producer.c: the reserve and push of a LOG). Under DROP a full ring
+ * (producer_thread.c: the reserve and push of a LOG). Under DROP a full ring
  * leaves a->ctx_dirty set: llog__log sends it again before the thread's
  * next record. With no flusher (closed list) the flusher's copy is set
  * once the last round has released a's records. Owner only, with

@@ -102,9 +102,10 @@ unsigned llog__flusher_release_waiting(struct llog__flusher *f, int final)
 			if (final)
 				(void)llog__sinkq_drain(q, deadline);
 			/* Until one stays pending: want, then reached, the
-			 * flusher's half of the want/done Dekker (sinkq.c
-			 * reached()): the oldest epoch still waited for is
-			 * either seen committed here or wakes the flusher. */
+			 * flusher's half of the want/done Dekker (reached()
+			 * in sinkq_worker.c): the oldest epoch still waited
+			 * for is either seen committed here or wakes the
+			 * flusher. */
 			if (want == 0)
 				llog__sinkq_want(q, g->need[i]);
 			if (llog__sinkq_reached(q, g->need[i])) {

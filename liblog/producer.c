@@ -13,14 +13,16 @@
  * No lock, no malloc (after the thread's first LOG), no system call unless
  * the flusher must be woken or the ring is full under BLOCK.
  *
- * Off the hot path, each in one cold function: a closed list (no flusher:
- * the record is written synchronously, sync.h; in a fork child the first
- * use restarts llog, control.h; from a sink callback on the flusher:
- * dropped), a record that cannot be logged (no arena, re-entry from a
- * signal handler, a LOG from a sink callback, a full ring under DROP:
- * counted; for DROP and re-entry also shown as a notice before the
- * thread's next record), and LOG_FATAL's tail (flush, then abort),
- * written once.
+ * Off the hot path, each in one cold function of producer_cold.c
+ * (producer_parts.h): a full ring under the overflow policy, a closed list
+ * (no flusher: the record is written synchronously, sync.h; in a fork
+ * child the first use restarts llog, control.h; from a sink callback on
+ * the flusher: dropped), a record that cannot be logged (no arena,
+ * re-entry from a signal handler, a LOG from a sink callback: counted; for
+ * re-entry also shown as a notice before the thread's next record), the
+ * list closed after capture, and LOG_FATAL's tail (flush, then abort),
+ * written once. A full ring under DROP is counted here and shown as a
+ * notice too.
  *
  * Re-entry: a signal handler that interrupts a LOG of its own thread finds
  * in_log set and drops its record; signal fences keep the arena's state
@@ -28,8 +30,8 @@
  * llog__log_rl, a rate-limited site's emitted call (ratelimit.c), is
  * llog__log with 8 more bytes after the payload for its count and, for
  * the interval kinds, the limiter's decision time as the record's time.
- * llog_set_thread_name is here too: a NAME record takes the same reserve
- * and push as a LOG (arena.h, "Thread name").
+ * A thread's NAME and CTX records take the same reserve and push as a LOG
+ * (producer_thread.c; arena.h, "Thread name").
  *
  * Backtrace (backtrace.h): a call below the output level passed the
  * macro's check only because the backtrace's capture threshold is lower;
@@ -37,56 +39,27 @@
  * LLOG__REC_BACKTRACE and it takes the same five steps. Such a record
  * never wakes the flusher for its level and never aborts (LOG_FATAL); one
  * that cannot be pushed (closed list, after the restart a fork child
- * makes at its first use, closed_list_bt; no arena, re-entry, a full ring
+ * makes at its first use, llog__producer_closed_list_bt; no arena, re-entry, a full ring
  * under DROP) is counted captured and discarded (llog__backtrace_count_lost),
  * with no drop notice and no synchronous line: it was never to be
  * written.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "atomic.h"
 #include "backtrace.h"
 #include "config.h"
-#include "control.h"
-#include "crash.h"
-#include "ctx.h"
 #include "fmt.h"
 #include "fmt_slots.h"
 #include "kv.h"
 #include "levels.h"
+#include "producer_parts.h"
 #include "queue.h"
 #include "site.h"
 #include "stats.h"
-#include "sync.h"
-
-/* Orders this thread's arena accesses against its own signal handlers
- * (a compiler barrier only: no instruction). */
-#define signal_fence() atomic_signal_fence(memory_order_seq_cst)
-
-static inline uint32_t align8(size_t n)
-{
-	return ((uint32_t)n + 7u) & ~7u;
-}
-
-/*
- * The thread's count of records dropped since its last pushed record,
- * which that record's drop notice reports. Changed only by read-modify-
- * writes of one instruction (a lock-prefixed add on x86; an LL/SC loop
- * that a signal restarts elsewhere), because a signal handler of this
- * thread adds to it (dropped re-entry) at any point of a LOG it
- * interrupted, including between that LOG's read of the count and its
- * subtraction after the push. Relaxed: only this thread and its own
- * handlers touch it; the record carries its copy to the flusher.
- */
-static inline _Atomic uint32_t *pending_drops(struct llog__arena *a)
-{
-	return &a->dropped_pending;
-}
 
 /*
  * Whether a call that passed its site's level check is kept for the
@@ -107,23 +80,6 @@ static inline int site_bt_kept(const struct llog_site *site, int lv)
 }
 
 /*
- * LOG_FATAL, after its record was pushed, written or dropped: everything
- * pushed so far (that record included) is committed, then abort(). The
- * crash handler sees llog__fatal_aborting and only chains. a (when not
- * NULL) is left outside its LOG call first.
- */
-static void __attribute__((noreturn, noinline, cold)) fatal_abort(struct llog__arena *a)
-{
-	if (a != NULL) {
-		signal_fence();
-		a->in_log = 0;
-	}
-	llog_flush();
-	llog__fatal_aborting = 1;
-	abort();
-}
-
-/*
  * The bound of one record in a's ring: the configured one, or a quarter of
  * the ring when the ring was made under an earlier configuration with a
  * smaller arena (llog_init validates the bound against the arena size it
@@ -141,43 +97,16 @@ static inline uint32_t record_bound(const struct llog__arena *a)
 /*
  * The bound of a call's fields: the record bound, but never so much that
  * the message (at most a quarter of the ring, record_bound), the fields
- * and a rate-limit count together exceed half the ring: reserve() waits
- * for twice a record's size, and a record over half the ring finds no
- * room at some ring offsets, so BLOCK would wait for ever there.
+ * and a rate-limit count together exceed half the ring: reserving waits
+ * (llog__producer_reserve_full) for twice a record's size, and a record
+ * over half the ring finds no room at some ring offsets, so BLOCK would
+ * wait for ever there.
  */
 static inline uint32_t kv_bound(const struct llog__arena *a)
 {
 	uint32_t b = record_bound(a), room = a->size / 4 - LLOG__REC_HDR - 16u;
 
 	return b < room ? b : room;
-}
-
-/* reserve() when the ring is full now: waits under BLOCK, gives up (NULL)
- * under DROP. */
-static struct llog__rec *__attribute__((noinline, cold))
-reserve_full(struct llog__arena *a, uint32_t bytes)
-{
-	struct llog__rec *r = NULL;
-
-	while (r == NULL) {
-		/* Relaxed: see config.h. */
-		if (llog__load_relaxed(&llog__cfg.overflow) == LLOG_OVERFLOW_DROP) {
-			llog__wake_flusher();
-			return NULL;
-		}
-		llog__arena_wait_space(a, bytes * 2);
-		r = llog__arena_reserve(a, bytes);
-	}
-	return r;
-}
-
-/* Reserves `bytes` under the overflow policy; NULL when dropped. */
-static inline __attribute__((always_inline)) struct llog__rec *reserve(struct llog__arena *a,
-								    uint32_t bytes)
-{
-	struct llog__rec *r = llog__arena_reserve(a, bytes);
-
-	return __builtin_expect(r != NULL, 1) ? r : reserve_full(a, bytes);
 }
 
 /*
@@ -202,7 +131,7 @@ static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_
 	size_t n = llog__fmt_format_va(text, budget < sizeof(text) ? budget : sizeof(text),
 				       site->fmt, plan, ap, trunc);
 
-	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
+	r = llog__producer_reserve(a, LLOG__REC_HDR + llog__producer_align8(n) + extra);
 	if (r == NULL)
 		return NULL;
 	memcpy(llog__rec_payload(r), text, n);
@@ -235,7 +164,7 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 	if (n == (size_t)-1) {
 		/* Even the fixed part exceeds the budget: the message
 		 * becomes the format text, marked truncated. */
-		r = reserve(a, LLOG__REC_HDR + extra);
+		r = llog__producer_reserve(a, LLOG__REC_HDR + extra);
 		if (r == NULL)
 			return NULL;
 		r->kind = LLOG__K_TEXT;
@@ -243,7 +172,7 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 		*trunc = 1;
 		return r;
 	}
-	r = reserve(a, LLOG__REC_HDR + align8(n) + extra);
+	r = llog__producer_reserve(a, LLOG__REC_HDR + llog__producer_align8(n) + extra);
 	if (r == NULL)
 		return NULL;
 	if (ca->v != NULL)
@@ -295,14 +224,16 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 			return NULL;
 		n = r->len;
 	} else if (!(plan->flags & LLOG__PLAN_HAS_STR)) {
-		r = reserve(a, LLOG__REC_HDR + align8(plan->fixed_bytes) + extra);
+		uint32_t bytes = LLOG__REC_HDR + llog__producer_align8(plan->fixed_bytes) + extra;
+
+		r = llog__producer_reserve(a, bytes);
 		if (r == NULL)
 			return NULL;
 		n = capture_once(plan, ca, typed, llog__rec_payload(r), plan->fixed_bytes, &trunc);
 		r->kind = LLOG__K_LOG;
 	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max + extra)) != NULL) {
 		n = capture_once(plan, ca, typed, llog__rec_payload(r), max, &trunc);
-		llog__arena_shrink(a, r, max - align8(n));
+		llog__arena_shrink(a, r, max - llog__producer_align8(n));
 		r->kind = LLOG__K_LOG;
 	} else {
 		r = capture_slow(a, site, plan, ca, extra, &trunc);
@@ -314,91 +245,8 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
 	r->site = site;
 	r->arena = a;
-	r->dropped = llog__load_relaxed(pending_drops(a));
+	r->dropped = llog__load_relaxed(llog__producer_pending_drops(a));
 	return r;
-}
-
-/* The calling thread's arena as the synchronous path shows it (sync.h):
- * NULL on llog's own threads. */
-static const struct llog__arena *sync_self(void)
-{
-	return llog__arena_thread_is_internal() ? NULL : llog__tls_arena;
-}
-
-/*
- * The list is closed (no flusher). In a fork child the first use starts
- * the inherited flusher; a thread that saw another one start it finds the
- * list open on the reload. Returns the head to push on, or LLOG__CLOSED
- * when the call is done: written synchronously, or dropped and counted
- * (a sink callback on the flusher).
- */
-static struct llist_node *__attribute__((noinline, cold))
-closed_list(struct llog_site *site, const struct llog__plan *plan, va_list ap,
-	    const struct llog__kv_site *ks, const union llog__kv_val *kv, struct llist_head **hp)
-{
-	struct llist_node *first;
-
-	if (llog__arena_thread_is_internal()) {
-		/* A sink callback in the final round (the list is closed
-		 * already): dropped and counted, as in every other round. */
-		llog__count_dropped();
-		return LLOG__CLOSED;
-	}
-	llog__control_resume_after_fork();
-	*hp = llog__queue_mine(); /* the restarted flusher's heads */
-	first = llog__queue_peek(*hp);
-	if (first != LLOG__CLOSED)
-		return first;
-	/* Records of ours still in a shutdown's final round: let it write
-	 * them first, so this thread's order is kept on a shared stream. */
-	if (llog__arena_in_flight(llog__tls_arena))
-		llog__control_wait_shutdown();
-	llog__sync_va(site, plan, ap, ks, kv, sync_self());
-	return LLOG__CLOSED;
-}
-
-/* closed_list for a record kept only for the backtrace: in a fork child
- * the first use restarts llog as for any record; otherwise (no flusher)
- * the record is captured and discarded, never written synchronously.
- * Returns the head to push on, or LLOG__CLOSED when the call is done. */
-static struct llist_node *__attribute__((noinline, cold)) closed_list_bt(struct llist_head **hp)
-{
-	struct llist_node *first = LLOG__CLOSED;
-
-	if (!llog__arena_thread_is_internal()) {
-		llog__control_resume_after_fork();
-		*hp = llog__queue_mine();
-		first = llog__queue_peek(*hp);
-	}
-	if (first == LLOG__CLOSED)
-		llog__backtrace_count_lost();
-	return first;
-}
-
-/* No arena (no memory), re-entry from a signal handler that interrupted a
- * LOG of this thread, or a LOG from a sink callback on the flusher (whose
- * arena is always in_log): dropped and counted. A re-entry also feeds the
- * thread's drop notice (before its next record, or at its exit); the
- * flusher's and the sink threads' shared header arena does not: they
- * never push records. */
-static void __attribute__((noinline, cold))
-not_logged(const struct llog_site *site, struct llog__arena *a)
-{
-	llog__count_dropped();
-	if (a != NULL && !llog__arena_thread_is_internal())
-		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
-	if (llog__site_level(site) >= LLOG_FATAL)
-		fatal_abort(NULL);
-}
-
-/* Step 5 failed: the list closed while we captured. Rendered here (after
- * the final round wrote our earlier records); the bytes go back. */
-static void __attribute__((noinline, cold))
-closed_after_capture(struct llog__arena *a, struct llog__rec *r, uint32_t old_reserve)
-{
-	llog__control_wait_shutdown();
-	llog__sync_record(r, sync_self());
-	llog__arena_unreserve(a, old_reserve);
 }
 
 /* levels.c parses and applies the spec; the change record is logged here,
@@ -417,16 +265,6 @@ int llog_set_levels(const char *spec)
 	llog__log(&site, LLOG__LEVELS_CHANGED, (unsigned long long)g, old, new);
 	return 0;
 }
-
-int llog_thread_prepare(void)
-{
-	return llog__arena_get() != NULL ? 0 : -ENOMEM;
-}
-
-/* A CTX record dropped under DROP, sent again before this record (the
- * caller holds in_log). Returns 0, or -1 when it still cannot be pushed:
- * then the record is dropped too (never written with a stale context). */
-static int __attribute__((noinline, cold)) ctx_resend(struct llog__arena *a);
 
 /*
  * The body of every LOG entry point. rl is NULL (constant: compiled out
@@ -477,11 +315,12 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 		if (typed)
 			return 1;
 		if (bt) {
-			if ((first = closed_list_bt(&h)) == LLOG__CLOSED)
+			if ((first = llog__producer_closed_list_bt(&h)) == LLOG__CLOSED)
 				return 0;
-		} else if ((first = closed_list(site, plan, *ca->ap, ks, kv, &h)) == LLOG__CLOSED) {
+		} else if ((first = llog__producer_closed_list(site, plan, *ca->ap, ks, kv, &h)) ==
+			   LLOG__CLOSED) {
 			if (lv >= LLOG_FATAL)
-				fatal_abort(NULL);
+				llog__producer_fatal_abort(NULL);
 			return 0;
 		}
 	}
@@ -491,7 +330,8 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 		/* The new arena gave the thread its head (arena.c): all its
 		 * records of this session go on one head, so the flusher sees
 		 * its exit marker after them whatever the clock (queue.h). A
-		 * CLOSED head now fails the push below (closed_after_capture). */
+		 * CLOSED head now fails the push below
+		 * (llog__producer_closed_after_capture). */
 		h = llog__queue_mine();
 		first = llog__queue_peek(h);
 	}
@@ -499,15 +339,15 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 		if (bt)
 			llog__backtrace_count_lost();
 		else
-			not_logged(site, a);
+			llog__producer_not_logged(site, a);
 		return 0;
 	}
 	a->in_log = 1;
 	/* A signal handler of this thread that sees in_log == 0 must find
 	 * the arena consistent: no arena access moves across the in_log
 	 * stores (a handler's record could then be overwritten). */
-	signal_fence();
-	if (__builtin_expect(a->ctx_dirty, 0) && ctx_resend(a) != 0) {
+	llog__producer_signal_fence();
+	if (__builtin_expect(a->ctx_dirty, 0) && llog__producer_ctx_resend(a) != 0) {
 		r = NULL;
 		goto dropped;
 	}
@@ -516,7 +356,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	old_reserve = a->reserve;
 	r = capture(a, site, plan, ca, typed, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
 	if (r != NULL && (rl != NULL || ks != NULL)) {
-		char *tail = (char *)llog__rec_payload(r) + align8(r->len);
+		char *tail = (char *)llog__rec_payload(r) + llog__producer_align8(r->len);
 
 		if (rl != NULL) {
 			memcpy(tail, &rl->suppressed, sizeof(rl->suppressed));
@@ -534,7 +374,7 @@ dropped:
 			llog__backtrace_count_lost();
 			goto out;
 		}
-		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), 1u);
 		llog__count_dropped();
 		goto out;
 	}
@@ -549,7 +389,8 @@ dropped:
 		/* Only what the record carries: a handler's drop counted
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
-			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
+			(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a),
+						      (uint32_t)0 - carried);
 		if (__builtin_expect(lv >= LLOG_ERROR, 0) && !bt)
 			llog__wake_flusher();
 		else
@@ -558,24 +399,35 @@ dropped:
 		llog__arena_unreserve(a, old_reserve);
 		llog__backtrace_count_lost();
 	} else {
-		closed_after_capture(a, r, old_reserve);
+		llog__producer_closed_after_capture(a, r, old_reserve);
 	}
 out:
 	if (__builtin_expect(lv >= LLOG_FATAL, 0) && !bt)
-		fatal_abort(a);
-	signal_fence();
+		llog__producer_fatal_abort(a);
+	llog__producer_signal_fence();
 	a->in_log = 0;
 	return 0;
 }
 
+/*
+ * The call of a variadic entry point: its va_list, started by the entry
+ * point (only the function with the `...` may) and ended by it after.
+ */
+static inline __attribute__((always_inline)) void
+log_va(struct llog_site *site, va_list *ap, const struct llog__rl_pass *rl,
+       const struct llog__kv_site *ks, const union llog__kv_val *kv)
+{
+	struct call_args ca = {ap, NULL};
+
+	(void)log_core(site, &ca, 0, 0, rl, ks, kv);
+}
+
 void llog__log(struct llog_site *site, const char *fmt, ...)
 {
-	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt); /* fmt: the site holds the same literal */
-	ca.ap = &ap;
-	(void)log_core(site, &ca, 0, 0, NULL, NULL, NULL);
+	log_va(site, &ap, NULL, NULL, NULL);
 	va_end(ap);
 }
 
@@ -590,12 +442,10 @@ int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 		  const union llog__kv_val *v, const char *fmt, ...)
 {
-	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt);
-	ca.ap = &ap;
-	(void)log_core(site, &ca, 0, 0, NULL, ks, v);
+	log_va(site, &ap, NULL, ks, v);
 	va_end(ap);
 }
 
@@ -613,124 +463,18 @@ int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 void llog__logv(struct llog_site *site, va_list ap);
 void llog__logv(struct llog_site *site, va_list ap)
 {
-	struct call_args ca = {NULL, NULL};
 	va_list aq;
 
 	va_copy(aq, ap); /* a parameter's va_list is a pointer: a local to point at */
-	ca.ap = &aq;
-	(void)log_core(site, &ca, 0, 0, NULL, NULL, NULL);
+	log_va(site, &aq, NULL, NULL, NULL);
 	va_end(aq);
 }
 
 void llog__log_rl(struct llog_site *site, const struct llog__rl_pass *rl, const char *fmt, ...)
 {
-	struct call_args ca = {NULL, NULL};
 	va_list ap;
 
 	va_start(ap, fmt);
-	ca.ap = &ap;
-	(void)log_core(site, &ca, 0, 0, rl, NULL, NULL);
+	log_va(site, &ap, rl, NULL, NULL);
 	va_end(ap);
-}
-
-/*
- * llog_set_thread_name: the name travels to the flusher as a NAME record
- * in this thread's own stream (arena.h, "Thread name"), so it takes effect
- * exactly between the records logged before and after the call. Under the
- * in_log guard, like a LOG: a handler's record cannot overwrite it.
- */
-int llog_set_thread_name(const char *name)
-{
-	char buf[LLOG__NAME_BYTES];
-	struct llog__arena *a;
-	struct llog__rec *r;
-	uint32_t old_reserve, carried;
-
-	if (name == NULL)
-		return -EINVAL;
-	llog__name_copy(buf, name);
-	(void)pthread_setname_np(pthread_self(), buf);
-	a = llog__tls_arena;
-	/* No arena yet: the first LOG reads the new system name. llog's own
-	 * threads never push records. */
-	if (a == NULL || llog__arena_thread_is_internal() || a->in_log ||
-	    memcmp(a->name, buf, sizeof(buf)) == 0)
-		return 0;
-	a->in_log = 1;
-	signal_fence();
-	old_reserve = a->reserve;
-	r = reserve(a, LLOG__REC_HDR + LLOG__NAME_BYTES);
-	if (r == NULL) {
-		(void)llog__fetch_add_relaxed(pending_drops(a), 1u);
-		llog__count_dropped();
-	} else {
-		memcpy(llog__rec_payload(r), buf, sizeof(buf));
-		r->kind = LLOG__K_NAME;
-		r->len = LLOG__NAME_BYTES;
-		r->flags = 0;
-		r->site = NULL;
-		r->arena = a;
-		carried = r->dropped = llog__load_relaxed(pending_drops(a));
-		if (llog__push(r) == 0) {
-			if (carried != 0)
-				(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-			memcpy(a->name, buf, sizeof(buf));
-		} else {
-			llog__arena_unreserve(a, old_reserve);
-			llog__arena_rename_closed(a, buf);
-		}
-	}
-	signal_fence();
-	a->in_log = 0;
-	return 0;
-}
-
-/* Reserves and pushes a CTX record of a's context; 0, 1 (reserve failed:
- * DROP) or -1 (list closed: given back, flusher's copy set). In_log held. */
-static int ctx_record(struct llog__arena *a)
-{
-	struct llog__kv_list h;
-	struct llog__rec *r;
-	uint32_t old_reserve = a->reserve, carried;
-
-	memcpy(&h, a->ctx, sizeof(h));
-	if (h.bytes < sizeof(h))
-		h.bytes = sizeof(h); /* never set: an empty list */
-	r = reserve(a, LLOG__REC_HDR + align8(h.bytes));
-	if (r == NULL) {
-		a->ctx_dirty = 1;
-		return 1;
-	}
-	memcpy(llog__rec_payload(r), a->ctx, h.bytes);
-	r->kind = LLOG__K_CTX;
-	r->len = h.bytes;
-	r->flags = 0;
-	r->site = NULL;
-	r->arena = a;
-	carried = r->dropped = llog__load_relaxed(pending_drops(a));
-	if (llog__push(r) == 0) {
-		if (carried != 0)
-			(void)llog__fetch_add_relaxed(pending_drops(a), (uint32_t)0 - carried);
-		a->ctx_dirty = 0;
-		return 0;
-	}
-	llog__arena_unreserve(a, old_reserve);
-	llog__arena_ctx_closed(a);
-	return -1;
-}
-
-static int ctx_resend(struct llog__arena *a)
-{
-	return ctx_record(a) == 1 ? -1 : 0;
-}
-
-/*
- * llog_ctx_set and friends (ctx.c): the context travels as a CTX record in
- * this thread's own stream, as a NAME record does (above), under the same
- * in_log guard.
- */
-int llog__ctx_push(struct llog__arena *a)
-{
-	(void)ctx_record(a); /* in_log held by the caller (ctx.c) */
-	return 0;
 }

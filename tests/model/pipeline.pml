@@ -187,7 +187,7 @@ inline sync_deliver(node)
 }
 
 /* one application thread: KP(p) LOG calls (llog__log) */
-/* C: liblog/producer.c log_core ord closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill closed_after_capture */
+/* C: liblog/producer.c log_core ord llog__producer_closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill llog__producer_closed_after_capture */
 proctype Producer(byte p)
 {
 	byte i = 0, rsv = 0, first = 0, old = 0, node = 0;
@@ -201,7 +201,7 @@ proctype Producer(byte p)
 		 * used; records of ours still in flight (released != reserve,
 		 * acquire load) -> wait_for_shutdown first */
 		:: head == CLOSED ->
-			/* C: liblog/producer.c closed_list ord llog__queue_peek llog__arena_in_flight llog__control_wait_shutdown llog__sync_va */
+			/* C: liblog/producer_cold.c llog__producer_closed_list ord llog__queue_peek llog__arena_in_flight llog__control_wait_shutdown llog__sync_va */
 			if
 			:: rsv != released[p] -> wait_for_shutdown()
 			:: else -> skip
@@ -255,7 +255,7 @@ proctype Producer(byte p)
 			:: first == CLOSED ->
 				/* closed while we captured: wait_for_shutdown,
 				 * llog__sync_record, unreserve */
-				/* C: liblog/producer.c closed_after_capture ord llog__control_wait_shutdown llog__sync_record llog__arena_unreserve */
+				/* C: liblog/producer_cold.c llog__producer_closed_after_capture ord llog__control_wait_shutdown llog__sync_record llog__arena_unreserve */
 				wait_for_shutdown();
 				sync_deliver(node);
 				rsv--;
