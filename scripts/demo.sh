@@ -19,6 +19,12 @@ only_demo=()
 if ! pkg-config --exists cmocka 2>/dev/null || ! command -v spin >/dev/null; then
 	only_demo=(-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_BENCH=OFF)
 fi
+# a build directory an older checkout made with another generator than the
+# presets' Ninja cannot be configured again: start it afresh
+if [[ -f build/release/CMakeCache.txt ]] &&
+	! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' build/release/CMakeCache.txt; then
+	rm -rf build/release
+fi
 cmake --preset release "${only_demo[@]}" >/dev/null
 cmake --build --preset release --parallel "$(nproc 2>/dev/null || echo 2)" --target service llogcat
 

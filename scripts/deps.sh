@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/deps.sh - install the Debian packages llog needs, when missing.
 #
-#   bash scripts/deps.sh build   compiler, cmake, pkg-config, libzstd-dev
+#   bash scripts/deps.sh build   compiler, cmake, ninja (the presets' generator),
+#                                pkg-config, libzstd-dev
 #   bash scripts/deps.sh test    the above plus zstd, cmocka, spin, clang and
 #                                clang's runtimes (libFuzzer for the fuzz tests: llogcat's
 #                                frame reader, the syslog sink's RELP client),
@@ -32,7 +33,7 @@
 set -euo pipefail
 
 profile=${1:-build}
-build_pkgs=(build-essential cmake pkg-config libzstd-dev)
+build_pkgs=(build-essential cmake ninja-build pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp
 	rsyslog-kafka rsyslog-elasticsearch python3
 	patch binutils perl logrotate systemd ccache)

@@ -97,6 +97,18 @@ kill_tree() {
 }
 trap finish EXIT
 
+# configure NAME: cmake --preset NAME. A build directory that an older
+# checkout configured with another generator (Unix Makefiles) cannot be
+# configured with the presets' Ninja: it is started afresh.
+configure() {
+	local cache=build/$1/CMakeCache.txt
+	if [[ -f $cache ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$cache"; then
+		echo "note: build/$1 was made with another generator; starting it afresh"
+		rm -rf "build/$1"
+	fi
+	cmake --preset "$1"
+}
+
 # build_preset NAME: configure and build one preset; when prebuild started
 # it in the background, waits for that build instead (and shows its log).
 build_preset() {
@@ -112,7 +124,7 @@ build_preset() {
 		echo "error: the background build of $1 failed (log above)" >&2
 		return 1
 	fi
-	cmake --preset "$1"
+	configure "$1"
 	cmake --build --preset "$1" --parallel "$jobs"
 }
 
@@ -123,7 +135,7 @@ build_preset() {
 # takes nothing the tests want). Its step waits for it (build_preset).
 prebuild() {
 	[[ " ${steps[*]} " == *" $1 "* && -z ${prebuilt[$1]:-} ]] || return 0
-	(cmake --preset "$1" && nice -n 19 cmake --build --preset "$1" --parallel "$jobs") \
+	(configure "$1" && nice -n 19 cmake --build --preset "$1" --parallel "$jobs") \
 		>"$tmp/build-$1.log" 2>&1 &
 	prebuilt[$1]=$!
 }
@@ -265,7 +277,7 @@ for s in "${steps[@]}"; do
 	deps)
 		begin "deps: the library's object-level layering (scripts/check_deps.sh)"
 		if [[ " ${steps[*]} " != *" release "* ]]; then
-			cmake --preset release
+			configure release
 			cmake --build --preset release --parallel "$jobs" --target llog
 		fi
 		bash scripts/check_deps.sh build/release
