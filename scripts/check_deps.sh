@@ -54,15 +54,24 @@ fi
 # One line per symbol: "D|U <object> <symbol>"; the object named by its
 # source path without ".c" (liblog/arena, liblog/format/line, backends/file).
 # An object whose source is gone (moved or removed since that build
-# directory last built it) is left out.
+# directory last built it) is left out. One nm and one awk for all the
+# objects (a process each per object cost seconds).
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+present=()
 for o in "${objs[@]}"; do
 	name=${o#*.dir/}
-	name=${name%.c.o}
-	[[ -f $src/$name.c ]] || continue
-	nm -P --defined-only "$o" | awk -v n="$name" '$1 ~ /^llog_/ && $2 != "U" { print "D", n, $1 }'
-	nm -P --undefined-only "$o" | awk -v n="$name" '$1 ~ /^llog_/ { print "U", n, $1 }'
-done | python3 -c '
+	[[ -f $src/${name%.o} ]] && present+=("$o")
+done
+symbols() { # KIND (D or U) NM-OPTION: "file.o: symbol type ..." -> "KIND object symbol"
+	nm -P -A "$2" "${present[@]}" | awk -v k="$1" '{
+		n = $1; sub(/:$/, "", n); sub(/^.*\.dir\//, "", n); sub(/\.c\.o$/, "", n)
+		if ($2 ~ /^llog_/ && (k == "U" || $3 != "U")) print k, n, $2
+	}'
+}
+{
+	symbols D --defined-only
+	symbols U --undefined-only
+} | python3 -c '
 import sys
 
 verbose = sys.argv[1] == "1"
