@@ -26,8 +26,10 @@
 #   tsan       the whole suite under ThreadSanitizer
 #   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and
 #              shutdown handshakes, each applied alone to a scratch copy
-#              (release and TSan builds of only what their tests need);
-#              each must be killed by its tests (a few minutes on 2 cores: the unmutated objects come from ccache)
+#              (release and TSan builds of only what their tests need; the
+#              release and the TSan mutants in two copies at once);
+#              each must be killed by its tests (about a minute on 2
+#              cores: the unmutated objects come from ccache)
 #   bench      bench/run.sh --quick: llog and spdlog side by side in seconds
 #              (installs scripts/deps.sh bench), on the release step's build
 #              when it ran; checks only that it completes and that llog's
@@ -252,7 +254,8 @@ end
 
 # Every build goes through ccache, its cache in build/ccache, paths hashed
 # relative to this tree (CCACHE_BASEDIR) and not by directory: the mutants'
-# scratch copy (build/mutants/src, configured with the same presets) then
+# scratch copies (build/mutants/{release,tsan}/src, configured with the
+# same presets) then
 # compiles only what a mutant changes, and a second run here only what
 # changed since the first. Objects are the same as without it.
 if command -v ccache >/dev/null 2>&1; then

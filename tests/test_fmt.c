@@ -1,6 +1,6 @@
 /*
  * test_fmt.c - plans, capture and rendering of printf formats (fmt_plan.c,
- * fmt_render.c).
+ * fmt_render*.c).
  *
  * DESIGN
  * The oracle is the C library: for every case,
@@ -72,7 +72,7 @@ static void fail_case(const char *what, const char *fmt, const char *exp,
 
 static unsigned long short_by_one;
 
-/* Does fmt start with a conversion that fmt_render.c hands to snprintf, and is
+/* Does fmt start with a conversion that fmt_render_snp.c hands to snprintf, and is
  * the output at least 512 bytes long? */
 static int long_snprintf_conv(const char *fmt, size_t n)
 {
@@ -81,7 +81,7 @@ static int long_snprintf_conv(const char *fmt, size_t n)
 }
 
 /* Checks a truncated render: a prefix of length cap (or cap - 1 when the
- * message starts with a conversion longer than fmt_render.c's 512-byte snprintf
+ * message starts with a conversion longer than fmt_render_snp.c's 512-byte snprintf
  * buffer that crosses cap). */
 static void check_prefix(const char *what, const char *fmt, size_t n,
 			 size_t len, int trunc, size_t cap)
