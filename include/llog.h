@@ -202,7 +202,13 @@ struct llog_config {
 	 * levels file is read at once: llog_init() installs a handler that
 	 * calls llog_levels_reload_request() (SA_RESTART), and
 	 * llog_shutdown() puts the previous action back. 0: none. Needs
-	 * levels_file (else llog_init() returns -EINVAL). */
+	 * levels_file (else llog_init() returns -EINVAL). llog never
+	 * replaces a handler the application installed: when the signal's
+	 * action is not the default or ignored, llog_init() returns -EBUSY
+	 * and says so on stderr. To reopen files and reload levels on one
+	 * signal (logrotate's SIGHUP), leave this 0 and install one handler
+	 * that calls llog_file_reopen() and llog_levels_reload_request()
+	 * (both async-signal-safe; docs/deploy.md). */
 	int levels_signal;
 	/* The backtrace (flight recorder), see "Backtrace" below. Off
 	 * while backtrace_records is 0 (the zero value). */
@@ -375,7 +381,9 @@ struct llog_config {
  * the thread in its start-up). Registers llog_shutdown() with atexit() on
  * the first call.
  * Returns 0, -EALREADY when llog is already running, -EINVAL for an invalid
- * configuration, or the negative errno of a failed thread creation.
+ * configuration, -EBUSY when levels_signal has a handler of the
+ * application's (see there), or the negative errno of a failed thread
+ * creation.
  * Records logged before llog_init() are written synchronously to stderr.
  */
 LLOG_EXPORT int llog_init(const struct llog_config *cfg);

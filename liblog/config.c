@@ -50,6 +50,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	struct llog_config c = {0};
 	struct llog__backtrace_config bt;
 	size_t arena, maxrec;
+	int rc;
 
 	if (cfg != NULL)
 		c = *cfg;
@@ -65,8 +66,10 @@ int llog__config_apply(const struct llog_config *cfg)
 		return -EINVAL;
 	if (c.queue_shards > LLOG__SHARDS_MAX)
 		return -EINVAL;
-	if (llog__reload_validate(c.levels_file, c.levels_signal) != 0 ||
-	    llog__backtrace_validate(&c, maxrec, &bt) != 0)
+	rc = llog__reload_validate(c.levels_file, c.levels_signal);
+	if (rc != 0)
+		return rc; /* -EINVAL, or -EBUSY: the signal has the application's handler */
+	if (llog__backtrace_validate(&c, maxrec, &bt) != 0)
 		return -EINVAL;
 	/* Relaxed: see config.h. */
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);

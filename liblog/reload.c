@@ -110,6 +110,21 @@ static void file_to_spec(char *s)
 	*out = '\0';
 }
 
+/* Whether sig's action is a handler of the application's: neither the
+ * default nor ignored, nor the one llog installed (a restart in a fork
+ * child, or llog_init again before llog_shutdown, finds its own). */
+static int taken_by_application(int sig)
+{
+	struct sigaction cur;
+
+	if (sigaction(sig, NULL, &cur) != 0)
+		return 0;
+	if (cur.sa_flags & SA_SIGINFO)
+		return 1; /* an sa_sigaction: never SIG_DFL, SIG_IGN or ours */
+	return cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN &&
+	       cur.sa_handler != on_signal;
+}
+
 int llog__reload_validate(const char *file, int sig)
 {
 	const char *env = getenv("LLOG_LEVEL_FILE");
@@ -119,6 +134,18 @@ int llog__reload_validate(const char *file, int sig)
 	if (sig < 0 || sig >= NSIG || (sig != 0 && (file == NULL || *file == '\0')) ||
 	    sig == SIGKILL || sig == SIGSTOP)
 		return -EINVAL;
+	if (sig != 0 && taken_by_application(sig)) {
+		char line[300];
+		int n = snprintf(line, sizeof(line),
+				 "llog: levels_signal %d (%s) already has the application's "
+				 "handler; llog_init refused (call llog_levels_reload_request() "
+				 "from that handler instead)\n",
+				 sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+
+		if (n > 0)
+			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		return -EBUSY;
+	}
 	return 0;
 }
 

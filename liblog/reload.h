@@ -36,7 +36,10 @@
 
 /* llog_init: the levels file (file: NULL: none; LLOG_LEVEL_FILE
  * overrides) and the signal (0: none). Validates first: -EINVAL (nothing
- * changed) for a signal without a file or out of range; then reads the
+ * changed) for a signal without a file or out of range, -EBUSY (and a line
+ * on stderr) for a signal whose action is a handler of the application's
+ * (llog never replaces one; its own, in a fork child's restart, is fine);
+ * then reads the
  * file and applies it (a malformed or missing file: a line on stderr, the
  * levels stay), installs the signal's handler. -ENOMEM. Under the control
  * lock, no flusher running. */

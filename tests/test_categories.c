@@ -593,7 +593,72 @@ static void test_levels_file_and_signal(void **state)
 		if (strstr(m->e[i].msg, "llog: levels") != NULL)
 			assert_string_equal(c.cat[i], "llog");
 	stop(m, &c);
-	/* the handler is gone with llog_shutdown: SIGUSR1 back to ours */
+	/* the handler is gone with llog_shutdown: SIGUSR1 back to the default */
+	unlink(path);
+	rmdir(dir);
+}
+
+static volatile sig_atomic_t app_signals;
+
+static void app_handler(int sig)
+{
+	(void)sig;
+	app_signals++;
+}
+
+static void app_action(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	app_signals++;
+}
+
+/* levels_signal never replaces the application's handler: llog_init
+ * refuses it (-EBUSY) and starts nothing, the handler stays and runs; a
+ * signal that is ignored or at its default gets llog's handler, and
+ * llog_shutdown puts the disposition back. */
+static void test_levels_signal_keeps_app_handler(void **state)
+{
+	struct sigaction sa = {.sa_handler = app_handler}, cur, old;
+	char path[128];
+	struct llog_config cfg = {.levels_signal = SIGUSR2};
+
+	(void)state;
+	strcpy(dir, "/tmp/llog_catXXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/levels", dir);
+	write_spec("info");
+	cfg.levels_file = path;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+
+	assert_int_equal(llog_init(&cfg), -EBUSY);
+	assert_int_equal(sigaction(SIGUSR2, NULL, &cur), 0);
+	assert_ptr_equal(cur.sa_handler, app_handler);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(app_signals, 1);
+
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = app_action;
+	sa.sa_flags = SA_SIGINFO;
+	assert_int_equal(sigaction(SIGUSR2, &sa, NULL), 0);
+	assert_int_equal(llog_init(&cfg), -EBUSY);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(app_signals, 2);
+
+	/* ignored: llog's handler while it runs (not -EALREADY: the refused
+	 * calls started nothing), SIG_IGN again after llog_shutdown */
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	assert_int_equal(sigaction(SIGUSR2, &sa, NULL), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	assert_int_equal(sigaction(SIGUSR2, NULL, &cur), 0);
+	assert_true(cur.sa_handler != SIG_IGN && cur.sa_handler != app_handler);
+	llog_shutdown();
+	assert_int_equal(sigaction(SIGUSR2, NULL, &cur), 0);
+	assert_ptr_equal(cur.sa_handler, SIG_IGN);
+	assert_int_equal(app_signals, 2);
+
+	assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
 	unlink(path);
 	rmdir(dir);
 }
@@ -608,6 +673,7 @@ static const struct CMUnitTest tests[] = {
 #endif
 	cmocka_unit_test(test_runtime_change_threads),
 	cmocka_unit_test(test_levels_file_and_signal),
+	cmocka_unit_test(test_levels_signal_keeps_app_handler),
 };
 
 int main(int argc, char **argv)

@@ -494,10 +494,17 @@ struct llog_file_options {
  *   }
  * with, in the application (SA_RESTART, so that no system call of the
  * application fails with EINTR):
- *   static void on_hup(int sig) { (void)sig; llog_file_reopen(); }
+ *   static void on_hup(int sig)
+ *   {
+ *       (void)sig;
+ *       llog_file_reopen();
+ *       llog_levels_reload_request(); // with a levels file: reread it too
+ *   }
  *   struct sigaction sa = {.sa_handler = on_hup, .sa_flags = SA_RESTART};
  *   sigemptyset(&sa.sa_mask);
  *   sigaction(SIGHUP, &sa, NULL);
+ * (and llog_config.levels_signal left 0: llog never replaces this handler,
+ * llog_init() would refuse SIGHUP with -EBUSY).
  * Every record is then in exactly one file, in order: those committed
  * before the sink reopens go to the renamed file, the others to the new
  * one; llogcat given all the files orders them by their metadata. Until
