@@ -19,7 +19,7 @@
 #include "queue.h"
 #include "reload.h"
 
-#define FILE_MAX (64u * 1024u)
+#define FILE_MAX (64u * 1024u) /* "larger than 64 KiB" in read_all */
 
 static char *path;             /* the levels file, NULL: none */
 static int sig_no;             /* installed signal, 0: none */
@@ -47,17 +47,49 @@ static void on_signal(int s)
 	errno = saved;
 }
 
-/* The file's content (NUL-terminated, malloc'd), NULL when unreadable,
- * or larger than FILE_MAX (errno EFBIG: never applied cut, which could
- * be another valid spec). */
-static char *read_all(const char *p)
+/* What a file that is not a regular one is, for the line that refuses it. */
+static const char *kind_of(mode_t m)
 {
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* The file's content (NUL-terminated, malloc'd), or NULL: missing or
+ * unreadable (*why NULL: nothing to say), larger than FILE_MAX (never
+ * applied cut, which could be another valid spec) or not a regular file
+ * (*why says which). Never blocks: opened O_NONBLOCK (a FIFO without a
+ * writer would block a plain open, and the flusher with it) and O_NOCTTY,
+ * and refused after fstat unless it is a regular file, whose reads
+ * O_NONBLOCK does not change. A path on a hung network filesystem can
+ * still block in open(): no flag prevents that. */
+static char *read_all(const char *p, const char **why)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
 	char *buf;
 	size_t n = 0;
 
+	*why = NULL;
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = kind_of(st.st_mode);
+		close(fd);
+		return NULL;
+	}
 	buf = malloc(FILE_MAX + 2);
 	while (buf != NULL && n <= FILE_MAX) {
 		ssize_t r = read(fd, buf + n, FILE_MAX + 1 - n);
@@ -77,7 +109,7 @@ static char *read_all(const char *p)
 	if (buf != NULL && n > FILE_MAX) {
 		free(buf);
 		buf = NULL;
-		errno = EFBIG;
+		*why = "larger than 64 KiB";
 	}
 	if (buf != NULL)
 		buf[n] = '\0';
@@ -156,13 +188,13 @@ static void apply_at_init(void)
 	/* stat before the read, as llog__reload_poll: a file replaced in
 	 * between is then seen as changed by the next check. */
 	int have = stat(path, &st) == 0;
-	char *c = read_all(path);
+	const char *why;
+	char *c = read_all(path, &why);
 
-	if (c == NULL && errno == EFBIG) {
+	if (c == NULL && why != NULL) {
 		char line[400];
-		int n = snprintf(line, sizeof(line),
-				 "llog: levels file %s: larger than %u bytes; ignored\n", path,
-				 FILE_MAX);
+		int n = snprintf(line, sizeof(line), "llog: levels file %s: %s; ignored\n", path,
+				 why);
 
 		if (n > 0)
 			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
@@ -248,6 +280,7 @@ unsigned llog__reload_poll(int flushing, unsigned interval_ms,
 			   void (*emit)(void *ctx, struct llog_entry *e), void *ctx)
 {
 	char old[512], new[512], msg[1400];
+	const char *why;
 	struct llog_entry e;
 	struct stat st;
 	int64_t now;
@@ -272,11 +305,10 @@ unsigned llog__reload_poll(int flushing, unsigned interval_ms,
 		return 0;
 	last_st = st;
 	have_st = 1;
-	c = read_all(path);
-	if (c == NULL && errno == EFBIG) {
+	c = read_all(path, &why);
+	if (c == NULL && why != NULL) {
 		(void)llog__levels_text(old, sizeof(old));
-		snprintf(msg, sizeof(msg), "llog: levels file %s: larger than %u bytes; keeping %s",
-			 path, FILE_MAX, old);
+		snprintf(msg, sizeof(msg), "llog: levels file %s: %s; keeping %s", path, why, old);
 		make_entry(&e, LLOG_ERROR, __LINE__, msg);
 		emit(ctx, &e);
 		return 1;
