@@ -149,7 +149,10 @@ struct llog_config {
 	 * zero value is LLOG_TRACE (everything). The LLOG_LEVEL environment
 	 * variable, a level spec ("debug", "info,net=debug": see
 	 * "Categories" below), overrides it at init; a malformed one is
-	 * ignored with a line on stderr. */
+	 * ignored with a line on stderr. The levels file (levels_file),
+	 * when it can be read, overrides both: precedence levels file >
+	 * LLOG_LEVEL > level; with LLOG_LEVEL and a levels file both given,
+	 * llog_init() says on stderr which one is in force. */
 	enum llog_level level;
 	/* Flusher period in milliseconds; 0 = 100. */
 	unsigned flush_interval_ms;

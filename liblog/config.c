@@ -30,19 +30,22 @@ struct llog__config llog__cfg = {
 /* LLOG_LEVEL, a level spec ("debug", "info,net=debug"), overrides the
  * configured level at init (its bare level, if any) and sets the category
  * levels; a malformed one is ignored with one line on stderr naming the
- * bad part. */
-static void env_levels(void)
+ * bad part. Returns the spec applied, or NULL. */
+static const char *env_levels(void)
 {
 	const char *env = getenv("LLOG_LEVEL");
 	char line[400];
 	int n;
 
-	if (env == NULL || *env == '\0' || llog__levels_apply(env, NULL, NULL, 0, NULL) == 0)
-		return;
+	if (env == NULL || *env == '\0')
+		return NULL;
+	if (llog__levels_apply(env, NULL, NULL, 0, NULL) == 0)
+		return env;
 	n = snprintf(line, sizeof(line), "llog: ignoring invalid LLOG_LEVEL: %s\n",
 		     llog_levels_error());
 	if (n > 0)
 		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	return NULL;
 }
 
 int llog__config_apply(const struct llog_config *cfg)
@@ -82,7 +85,6 @@ int llog__config_apply(const struct llog_config *cfg)
 		llog__cfg.queue_shards *= 2;
 	llog__backtrace_apply(&bt); /* before the levels: they compute the thresholds */
 	llog_set_level(c.level);
-	env_levels();
-	/* The levels file last: it wins over LLOG_LEVEL. */
-	return llog__reload_configure(c.levels_file, c.levels_signal);
+	/* The levels file last: it wins over LLOG_LEVEL (and says so). */
+	return llog__reload_configure(c.levels_file, c.levels_signal, env_levels());
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,20 @@ static void on_signal(int s)
 	(void)s;
 	llog_levels_reload_request();
 	errno = saved;
+}
+
+/* One line on stderr (at most 400 bytes): what llog_init has to say. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	char line[400];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /* What a file that is not a regular one is, for the line that refuses it. */
@@ -167,57 +182,41 @@ int llog__reload_validate(const char *file, int sig)
 	    sig == SIGKILL || sig == SIGSTOP)
 		return -EINVAL;
 	if (sig != 0 && taken_by_application(sig)) {
-		char line[300];
-		int n = snprintf(line, sizeof(line),
-				 "llog: levels_signal %d (%s) already has the application's "
-				 "handler; llog_init refused (call llog_levels_reload_request() "
-				 "from that handler instead)\n",
-				 sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-
-		if (n > 0)
-			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		say("llog: levels_signal %d (SIG%s) already has the application's handler; "
+		    "llog_init refused (call llog_levels_reload_request() from that handler "
+		    "instead)\n", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 		return -EBUSY;
 	}
 	return 0;
 }
 
 /* Applies the file's spec now (llog_init): 1 when applied. */
-static void apply_at_init(void)
+static int apply_at_init(void)
 {
 	struct stat st;
 	/* stat before the read, as llog__reload_poll: a file replaced in
 	 * between is then seen as changed by the next check. */
-	int have = stat(path, &st) == 0;
+	int have = stat(path, &st) == 0, rc;
 	const char *why;
 	char *c = read_all(path, &why);
 
-	if (c == NULL && why != NULL) {
-		char line[400];
-		int n = snprintf(line, sizeof(line), "llog: levels file %s: %s; ignored\n", path,
-				 why);
-
-		if (n > 0)
-			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-	}
+	if (c == NULL && why != NULL)
+		say("llog: levels file %s: %s; ignored\n", path, why);
 	if (c == NULL)
-		return;
+		return 0;
 	if (have)
 		last_st = st, have_st = 1;
 	free(last_content);
 	last_content = strdup(c);
 	file_to_spec(c);
-	if (llog__levels_apply(c, NULL, NULL, 0, NULL) != 0) {
-		char line[400];
-		int n = snprintf(line, sizeof(line), "llog: levels file %s: %s; ignored\n", path,
-				 llog_levels_error());
-
-		if (n > 0)
-			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-	}
+	rc = llog__levels_apply(c, NULL, NULL, 0, NULL);
+	if (rc != 0)
+		say("llog: levels file %s: %s; ignored\n", path, llog_levels_error());
 	free(c);
+	return rc == 0;
 }
 
-int llog__reload_configure(const char *file, int sig)
+int llog__reload_configure(const char *file, int sig, const char *env_spec)
 {
 	const char *env = getenv("LLOG_LEVEL_FILE");
 	int rc = llog__reload_validate(file, sig);
@@ -238,7 +237,13 @@ int llog__reload_configure(const char *file, int sig)
 	path = strdup(file);
 	if (path == NULL)
 		return -ENOMEM;
-	apply_at_init();
+	/* Both sources given: which one is in force, once. */
+	if (apply_at_init() && env_spec != NULL)
+		say("llog: levels from the levels file %s, which overrides LLOG_LEVEL=%.200s\n",
+		    path, env_spec);
+	else if (env_spec != NULL)
+		say("llog: levels from LLOG_LEVEL=%.200s until the levels file %s is read\n",
+		    env_spec, path);
 	if (sig != 0) {
 		struct sigaction sa;
 

@@ -40,11 +40,14 @@
  * on stderr) for a signal whose action is a handler of the application's
  * (llog never replaces one; its own, in a fork child's restart, is fine);
  * then reads the
- * file and applies it (a malformed or missing file: a line on stderr, the
- * levels stay), installs the signal's handler. -ENOMEM. Under the control
- * lock, no flusher running. */
+ * file and applies it (a malformed file or one that is not a regular file:
+ * a line on stderr, the levels stay; a missing one: nothing), installs the
+ * signal's handler. env_spec: the LLOG_LEVEL spec the caller applied, or
+ * NULL; with a file too, one line on stderr says which is in force (the
+ * file, when it was applied). -ENOMEM. Under the control lock, no flusher
+ * running. */
 int llog__reload_validate(const char *file, int sig);
-int llog__reload_configure(const char *file, int sig);
+int llog__reload_configure(const char *file, int sig, const char *env_spec);
 
 /* llog_shutdown, after the flusher stopped: puts the signal's previous
  * action back. */

@@ -272,8 +272,67 @@ static void test_odd_file_types(void **state)
 	rmdir(race_dir);
 }
 
+/* ---- LLOG_LEVEL and a levels file ----------------------------------------- */
+
+/* The file wins when it can be read, and llog_init says which source is
+ * in force when both are given; without LLOG_LEVEL it says nothing. */
+static void test_env_and_file_precedence(void **state)
+{
+	struct memsink *m;
+	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 60000};
+	const char *err;
+	char want[256];
+
+	(void)state;
+	fresh_levels_dir(race_dir, sizeof(race_dir), "/tmp/llog_precXXXXXX", race_path,
+			 sizeof(race_path));
+	cfg.levels_file = race_path;
+
+	/* both, the file readable: the file */
+	make_path("file", "warn,db=error");
+	setenv("LLOG_LEVEL", "debug,net=trace", 1);
+	m = memsink_new(LLOG_TRACE);
+	err = start_capturing_stderr(m, &cfg);
+	snprintf(want, sizeof(want),
+		 "llog: levels from the levels file %s, which overrides LLOG_LEVEL=debug,net=trace\n",
+		 race_path);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(llog_get_level(), LLOG_WARN);
+	assert_int_equal(llog_category_level("db"), LLOG_ERROR);
+	llog_shutdown();
+	memsink_free(m);
+
+	/* both, no file yet: LLOG_LEVEL, until the file can be read */
+	remove_path();
+	m = memsink_new(LLOG_TRACE);
+	err = start_capturing_stderr(m, &cfg);
+	snprintf(want, sizeof(want),
+		 "llog: levels from LLOG_LEVEL=debug,net=trace until the levels file %s is read\n",
+		 race_path);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(llog_get_level(), LLOG_DEBUG);
+	assert_int_equal(llog_category_level("net"), LLOG_TRACE);
+	llog_shutdown();
+	memsink_free(m);
+
+	/* the file alone: nothing said */
+	unsetenv("LLOG_LEVEL");
+	make_path("file", "error");
+	m = memsink_new(LLOG_TRACE);
+	err = start_capturing_stderr(m, &cfg);
+	assert_null(strstr(err, "levels from"));
+	assert_int_equal(llog_get_level(), LLOG_ERROR);
+	llog_shutdown();
+	memsink_free(m);
+
+	llog_set_levels("trace");
+	remove_path();
+	rmdir(race_dir);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_big_file_refused),
 	cmocka_unit_test(test_file_replaced_during_init),
 	cmocka_unit_test(test_odd_file_types),
+	cmocka_unit_test(test_env_and_file_precedence),
 )
