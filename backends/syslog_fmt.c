@@ -5,15 +5,17 @@
  * DESIGN
  * A message is
  *   <PRI>1 TIMESTAMP HOST APP PROCID MSGID [llog@32473 file="F" line="L" tid="T"
- *   func="FN"] MSG
+ *   func="FN" level="LEVEL"] MSG
  *   PRI == facility * 8 + severity   (TRACE, DEBUG 7; INFO 6; WARN 4;
  *                                     ERROR 3; FATAL 2)
  * with TIMESTAMP the entry's time in UTC with microseconds (RFC 3339, 'Z'),
  * PROCID the pid, MSGID the entry's category (llog.h, "Categories"), or
  * the level name for the default category, F the base name of the source file
  * and FN the function (__func__), both with '"', '\' and ']' escaped
- * (RFC 5424 6.3.3; func last, so that readers of the older header that
- * match file, line and tid in order keep working; after func, only when
+ * (RFC 5424 6.3.3; func after them, so that readers of the older header
+ * that match file, line and tid in order keep working), LEVEL the level's
+ * name (TRACE ... FATAL: PRI's severity is the same for TRACE and DEBUG,
+ * and MSGID is the category), then, only when
  * the entry has a count of calls its rate-limited site suppressed,
  * suppressed="N", llog.h; then, only for a category, category="C", the
  * whole name; then, for an entry of the backtrace, backtrace="1"; then,
@@ -259,6 +261,8 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 		 (unsigned long long)e->tid);
 	llog__buf_puts(&b, t);
 	put_sd_value(&b, e->func != NULL ? e->func : "");
+	llog__buf_puts(&b, "\" level=\"");
+	llog__buf_puts(&b, llog_level_name(e->level));
 	if (e->suppressed != 0) {
 		snprintf(t, sizeof(t), "\" suppressed=\"%llu",
 			 (unsigned long long)e->suppressed);

@@ -26,9 +26,12 @@
 #     once and in order; then the central server is: every record at least
 #     once and in order of first arrival (RELP resends what the central
 #     server queued but had not acknowledged; at most omrelp's windowSize
-#     duplicates). Every document keeps the app name, host, level,
-#     microsecond timestamp and llog's structured data element, and llog
-#     reports nothing lost (relp_logger's exit status).
+#     duplicates). Every document keeps the app name, host, microsecond
+#     timestamp and llog's structured data element, and has the level,
+#     category and fields record i was logged with (relp_logger: INFO,
+#     WARN in category db.pool, ERROR with fields, in turn), so the
+#     central configurations and the sink's format cannot drift apart; and
+#     llog reports nothing lost (relp_logger's exit status).
 # Exits 77 (skipped, with the reason on stderr) when rsyslogd, its RELP
 # modules or python3 are absent; a part whose modules are absent (omkafka,
 # omelasticsearch) is skipped with a message.
@@ -284,14 +287,24 @@ if not ok:
              % (mode, len(msgs), n, len(missing), missing[:3], len(dups), dups[:3],
                 first, firsts[first] if first < len(firsts) else None))
 ts = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+# what relp_logger logs as record i (its loop): level, category, fields
+kinds = [("INFO", "", None), ("WARN", "db.pool", None), ("ERROR", "", "alice")]
 for d in docs:
     sd = d.get("sd") or {}
     llog = sd.get("llog@32473") if isinstance(sd, dict) else None
-    if d.get("app") != "llog-deploy" or d.get("level") != "INFO" or \
+    if d.get("app") != "llog-deploy" or \
             d.get("host") != "deployhost" or not ts.fullmatch(d.get("timestamp", "")) or \
             not isinstance(llog, dict) or "file" not in llog or "line" not in llog:
         sys.exit("a record lost its header or structured data: %r" % d)
-print("ok: %s restarted: %d records through llog -> relay -> central, each %s, in order%s"
+    i = int(d["msg"].split("=")[1])
+    level, category, user = kinds[i % 3]
+    fields = sd.get("fields@32473")
+    want_fields = {"user": user, "n": str(i)} if user else None
+    if d.get("level") != level or d.get("category") != category or fields != want_fields:
+        sys.exit("record %d: level %r, category %r, fields %r; want %r, %r, %r"
+                 % (i, d.get("level"), d.get("category"), fields, level, category,
+                    want_fields))
+print("ok: %s restarted: %d records through llog -> relay -> central, each %s, in order, with its level, category and fields%s"
       % (mode, n, "once" if mode == "relay" else "at least once",
          "" if mode == "relay" else " (%d duplicates)" % (len(msgs) - n)))
 EOF

@@ -469,7 +469,8 @@ static void test_syslog_func_escaped(void **state)
 	got_msg[n] = '\0';
 	snprintf(want, sizeof(want),
 		 "<14>1 1970-01-01T00:00:01.123456Z host app %ld INFO [llog@32473 "
-		 "file=\"f\\\"\\]\\\\.c\" line=\"9\" tid=\"77\" func=\"a\\\"b\\\\c\\]d\"] hello",
+		 "file=\"f\\\"\\]\\\\.c\" line=\"9\" tid=\"77\" func=\"a\\\"b\\\\c\\]d\" "
+		 "level=\"INFO\"] hello",
 		 (long)getpid());
 	assert_string_equal(got_msg, want);
 	llog_sink_destroy(sk);

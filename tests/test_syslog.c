@@ -202,7 +202,7 @@ static long check_file(long n, int exact, long *notices, long tail_from, long *t
 		prev = i;
 		hdr = snprintf(want, sizeof(want),
 			       "158|" APP "|%ld|INFO|[llog@32473 file=\"test_syslog.c\" "
-			       "line=\"%d\" tid=\"%llu\" func=\"log_range\"]|rec i=%ld\n",
+			       "line=\"%d\" tid=\"%llu\" func=\"log_range\" level=\"INFO\"]|rec i=%ld\n",
 			       (long)getpid(), log_line, (unsigned long long)my_tid, i);
 		if (strncmp(line, want, (size_t)hdr) != 0)
 			fail_msg("got  %swant %s", line, want);

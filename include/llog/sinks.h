@@ -777,11 +777,17 @@ struct llog_syslog_options {
 /*
  * Creates a syslog sink: every entry becomes one RFC 5424 message
  *   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [llog@32473 file="..."
- *   line="42" tid="..." func="..."] MSG
+ *   line="42" tid="..." func="..." level="INFO"] MSG
  * with PRI = facility * 8 + severity, TIMESTAMP in RFC 3339 UTC with
  * microseconds ("2025-01-01T12:00:00.123456Z"), PROCID the pid, MSGID the
- * level name, file the source file name without directories, func the
- * function (__func__), and '"', '\' and ']' escaped with a backslash in the parameter values. Levels map to
+ * record's category (its first 32 bytes; the level name for the default
+ * category: llog.h, "Categories"), file the source file name without
+ * directories, func the function (__func__), level the level's name (the
+ * only place that tells TRACE from DEBUG), then when they apply
+ * suppressed="N", category="C" (the whole name), backtrace="1" and
+ * fields_truncated="N", and the fields in an element [fields@32473 ...]
+ * (docs/fields.md); '"', '\' and ']' escaped with a backslash in the parameter values. Read the
+ * parameters by name: later versions may add some. Levels map to
  * severities: TRACE 7 (debug), DEBUG 7, INFO 6 (informational), WARN 4
  * (warning), ERROR 3 (error), FATAL 2 (critical). Over TCP each message
  * is framed by octet counting (RFC 6587: "LEN SP MSG"), so a newline in a

@@ -55,8 +55,15 @@ int main(int argc, char **argv)
 	}
 	if (llog_add_sink(s) != 0 || llog_init(&cfg) != 0)
 		return 2;
+	/* Record i: i % 3 == 0 INFO, default category; 1 WARN, category
+	 * db.pool; 2 ERROR with the fields user=alice and n=i. */
 	while (n < min || !stop_asked) {
-		LOG_INFO("rec i=%ld", n);
+		if (n % 3 == 0)
+			LOG_INFO("rec i=%ld", n);
+		else if (n % 3 == 1)
+			LOG_WARN_CAT("db.pool", "rec i=%ld", n);
+		else
+			LOG_ERROR_KV(("user", "alice", "n", n), "rec i=%ld", n);
 		if (++n % 40 == 0) {
 			llog_flush();
 			nanosleep(&pause, NULL);
