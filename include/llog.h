@@ -48,10 +48,19 @@ extern "C" {
 #endif
 
 /* The version of this header. Everything it declares exists since 0.1.0,
- * the first release; what a later release adds says which. */
+ * the first release; what a later release adds says which. As one
+ * number: MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), comparable
+ * with llog_version(). */
 #define LLOG_VERSION_MAJOR 0
 #define LLOG_VERSION_MINOR 1
 #define LLOG_VERSION_PATCH 0
+#define LLOG_VERSION_NUMBER \
+	(LLOG_VERSION_MAJOR * 10000 + LLOG_VERSION_MINOR * 100 + LLOG_VERSION_PATCH)
+
+/* The version of the library linked (LLOG_VERSION_NUMBER's form): with a
+ * shared library, it may differ from the header the caller was compiled
+ * with. Thread-safe, async-signal-safe. */
+LLOG_EXPORT unsigned llog_version(void);
 
 /*-*********************************************************************
  *  Levels

@@ -3,7 +3,9 @@
  * sink, which runs on the flusher, reads its own affinity); CPUs that do
  * not exist leave it unpinned without an error; llog_thread_prepare()
  * makes the calling thread's buffer ahead of its first LOG, idempotently,
- * and the records logged afterwards arrive.
+ * and the records logged afterwards arrive; llog_version() and the
+ * header's LLOG_VERSION_NUMBER are the project's version (CMake's,
+ * PROJECT_VERSION_NUMBER here).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,8 +98,16 @@ static void test_thread_prepare(void **state)
 	assert_int_equal(records, 1000);
 }
 
+static void test_version(void **state)
+{
+	(void)state;
+	assert_int_equal(llog_version(), PROJECT_VERSION_NUMBER);
+	assert_int_equal(LLOG_VERSION_NUMBER, PROJECT_VERSION_NUMBER);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_flusher_pinned),
 	cmocka_unit_test(test_flusher_cpus_absent),
 	cmocka_unit_test(test_thread_prepare),
+	cmocka_unit_test(test_version),
 )

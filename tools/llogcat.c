@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "llog.h" /* LLOG_VERSION_* */
 #include "binrec.h"
 #include "fields.h"
 #include "fileformat.h"
@@ -892,11 +893,11 @@ static const char help[] =
 	"    -g, --grep REGEX    only records whose message matches the POSIX\n"
 	"                        extended regular expression (a plain substring works)\n"
 	"    --func NAME         only records of the function NAME, a shell glob\n"
-	"    --category NAME     only records of category NAME and its children\n"
-	"                        (NAME.x); \"-\": the default category\n"
 	"                        ('conn_*'); compressed text files carry the function\n"
 	"                        since llog wrote \"line=func\" in their metadata; in\n"
 	"                        plain text, a message starting \"NAME() \" counts\n"
+	"    --category NAME     only records of category NAME and its children\n"
+	"                        (NAME.x); \"-\": the default category\n"
 	"    --where EXPR        only records whose fields pass EXPR; repeatable (all\n"
 	"                        must pass): KEY (present), KEY=VALUE, KEY!=VALUE\n"
 	"                        (absent or another value), KEY>N, KEY>=N, KEY<N,\n"
@@ -915,6 +916,8 @@ static const char help[] =
 	"    --repair            like --verify, then cut each file back to the end of\n"
 	"                        its last good frame (only a damaged tail is removed)\n"
 	"    -h, --help          print this help\n"
+	"    --version           print llogcat's version (llog's) and the newest file\n"
+	"                        format version it reads\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0  no damage found\n"
@@ -975,7 +978,10 @@ static _Noreturn void usage(const char *what, const char *arg)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL, O_CATEGORY, O_WHERE };
+	enum {
+		O_SINCE = 256, O_UNTIL, O_VERIFY, O_REPAIR, O_FUNC, O_LOCAL, O_CATEGORY, O_WHERE,
+		O_VERSION
+	};
 	static const struct option longs[] = {
 		{"follow", no_argument, NULL, 'f'},   {"level", required_argument, NULL, 'l'},
 		{"since", required_argument, NULL, O_SINCE},
@@ -986,6 +992,7 @@ static int parse_args(int argc, char **argv)
 		{"func", required_argument, NULL, O_FUNC}, {"local", no_argument, NULL, O_LOCAL},
 		{"category", required_argument, NULL, O_CATEGORY},
 		{"where", required_argument, NULL, O_WHERE},
+		{"version", no_argument, NULL, O_VERSION},
 		{NULL, 0, NULL, 0}};
 	int c, err;
 
@@ -1035,6 +1042,10 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(help, stdout);
+			exit(0);
+		case O_VERSION:
+			printf("llogcat %d.%d.%d (file format version %u)\n", LLOG_VERSION_MAJOR,
+			       LLOG_VERSION_MINOR, LLOG_VERSION_PATCH, LLOG_META_VERSION);
 			exit(0);
 		default:
 			usage("invalid option", NULL);

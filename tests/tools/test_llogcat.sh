@@ -281,6 +281,13 @@ case_help() {
 	for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES; do
 		grep -qx "$s" "$T/out" || die "help lacks $s"
 	done
+	# each option's text under it: --func's continues with its glob
+	grep -A1 -- '^    --func NAME' "$T/out" | grep -q "^ *('conn_\*')" ||
+		die "--func's text is not under --func"
+	run "$LLOGCAT" --version
+	expect_rc 0 "version"
+	grep -qx "llogcat ${LLOG_PROJECT_VERSION:?} (file format version [0-9]*)" "$T/out" ||
+		die "--version printed $(cat "$T/out"), want llogcat $LLOG_PROJECT_VERSION"
 }
 
 # Files with the line options (llog_line_options): metadata line=func,
