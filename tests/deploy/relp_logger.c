@@ -1,7 +1,7 @@
 /*
  * relp_logger.c - the service of tests/test_deploy.sh: logs "rec i=N" for
  * N = 0, 1, 2, ... through a syslog sink over RELP, paced (a flush and a
- * 2 ms pause every 40 records, about 20,000 records a second), until it
+ * 2 ms pause every 20 records, about 10,000 records a second), until it
  * has logged at least MIN records and got SIGUSR1. Then it shuts llog
  * down (which waits, up to the sink's timeout, for every message to be
  * acknowledged), prints the number of records logged on stdout and exits
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 			LOG_WARN_CAT("db.pool", "rec i=%ld", n);
 		else
 			LOG_ERROR_KV(("user", "alice", "n", n), "rec i=%ld", n);
-		if (++n % 40 == 0) {
+		if (++n % 20 == 0) {
 			llog_flush();
 			nanosleep(&pause, NULL);
 		}
