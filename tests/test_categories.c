@@ -542,6 +542,15 @@ static void write_spec(const char *text)
 	assert_int_equal(replace_file(path, text), 0);
 }
 
+/* A fresh directory (dir) with path = dir/levels holding spec. */
+static void levels_dir_with(char *path, size_t cap, const char *spec)
+{
+	strcpy(dir, "/tmp/llog_catXXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, cap, "%s/levels", dir);
+	write_spec(spec);
+}
+
 static void test_levels_file_and_signal(void **state)
 {
 	struct cats c;
@@ -550,10 +559,7 @@ static void test_levels_file_and_signal(void **state)
 	struct llog_config cfg = {.flush_interval_ms = 60000, .levels_signal = SIGUSR1};
 
 	(void)state;
-	strcpy(dir, "/tmp/llog_catXXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/levels", dir);
-	write_spec("# levels\ninfo\n\nnet=debug\n");
+	levels_dir_with(path, sizeof(path), "# levels\ninfo\n\nnet=debug\n");
 	cfg.levels_file = path;
 	assert_int_equal(llog_init(&(struct llog_config){.levels_signal = SIGUSR1}), -EINVAL);
 	m = start(&c, &cfg);
@@ -623,10 +629,7 @@ static void test_levels_signal_keeps_app_handler(void **state)
 	struct llog_config cfg = {.levels_signal = SIGUSR2};
 
 	(void)state;
-	strcpy(dir, "/tmp/llog_catXXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/levels", dir);
-	write_spec("info");
+	levels_dir_with(path, sizeof(path), "info");
 	cfg.levels_file = path;
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);

@@ -119,7 +119,9 @@ static void test_big_file_refused(void **state)
 static char race_dir[64], race_path[128];
 /* != 0: the next read() of the file with this inode first renames the new
  * file ("error") over race_path. Set before llog_init, which reads the
- * file on the calling thread before it starts the flusher. */
+ * file on the calling thread before it starts the flusher; relaxed is
+ * enough: the flusher's and other threads' reads of it come after
+ * pthread_create, which orders the store before them. */
 static _Atomic ino_t replace_ino;
 static _Atomic int replace_failed;
 
