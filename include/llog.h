@@ -232,8 +232,9 @@ struct llog_config {
 	/* At most this many records kept. */
 	size_t backtrace_records;
 	/* Bytes of the ring that keeps them (allocated once, by llog_init);
-	 * 0 = 512 per record. Raised to at least twice the largest record
-	 * (about 2 * max_record_bytes + 2.2 KiB); at most 1 GiB. */
+	 * 0 = 512 per record. Raised to at least twice the largest entry, a
+	 * record of max_record_bytes with the most fields and context (about
+	 * 4 * max_record_bytes + 14 KiB); at most 1 GiB. */
 	size_t backtrace_bytes;
 	/* The lowest level kept (the zero value: LLOG_TRACE). Calls at
 	 * levels from it up to, not including, `level` are captured. */
@@ -279,6 +280,10 @@ struct llog_config {
  *   - each keeps the time of its call (llog_entry.ts_ns, earlier than the
  *     records written before them) and gets the next seq numbers, just
  *     before the triggering record's;
+ *   - each carries the fields it was logged with: the thread's context as
+ *     it was at the call (not at the trigger) and the call's own fields
+ *     (LOG_DEBUG_KV...), in every output that shows fields, as if it had
+ *     been written at once;
  *   - they are marked: llog_entry.backtrace = 1 for sinks, "[backtrace] "
  *     before the message in text lines, "backtrace":true in JSON, the
  *     SD-PARAM backtrace="1" in RFC 5424 syslog, LLOG_BACKTRACE=1 in
@@ -289,8 +294,8 @@ struct llog_config {
  * The crash handler writes the ring too, before the crash record
  * (docs/crash-handling.md). At llog_shutdown() what the ring still holds
  * is discarded. A kept record is rendered by the flusher when it arrives
- * (the ring holds text, not arguments: nothing of the call site, the
- * thread or the arena is read later); LOG_FATAL below the output level is
+ * (the ring holds text and copied fields, not arguments: nothing of the
+ * call site, the thread or the arena is read later); LOG_FATAL below the output level is
  * kept and does not abort (as it is not called without the backtrace).
  * Memory: the ring, fixed; each record's bytes in its thread's arena are
  * released as for any record. Counted in llog_stats.backtrace_* only,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backtrace.h"
+#include "kv.h"
 #include "render.h"
 #include "stats.h"
 
@@ -32,7 +33,9 @@ static struct llog__backtrace_config bt_cfg = {0, 0, LLOG_OFF, LLOG_ERROR};
 
 enum { ITEM_PAD = 1, ITEM_ENTRY = 2 };
 
-/* An item; an entry is followed by file NUL func NUL msg. */
+/* An item; an entry is followed by file NUL func NUL category NUL msg,
+ * then, at fields_off (8-aligned; 0: none), its fields as a list
+ * (llog__kv_list_write: keys and string values copied, as the rest). */
 struct item {
 	uint32_t size; /* the whole item, a multiple of 8 */
 	uint16_t kind;
@@ -40,6 +43,7 @@ struct item {
 	int32_t line;
 	uint32_t file_len, func_len, msg_len;
 	uint32_t cat_len; /* 0: the default category */
+	uint32_t fields_off;
 	uint64_t tid;
 	int64_t ts_ns;
 	uint64_t suppressed;
@@ -52,6 +56,7 @@ struct llog__backtrace_ring {
 	size_t n, max;
 	int trigger;
 	int64_t last_ts; /* entries' times never decrease within the ring */
+	struct llog_field fields[LLOG_FIELDS_MAX]; /* the entry emit hands out */
 };
 
 static inline uint64_t align8(uint64_t n)
@@ -59,10 +64,15 @@ static inline uint64_t align8(uint64_t n)
 	return (n + 7u) & ~(uint64_t)7u;
 }
 
-/* The largest entry a record of maxrec bytes can make. */
+/* The largest entry a record of maxrec bytes can make: its names and
+ * message, and its fields: the largest context list and LLOG_FIELDS_MAX
+ * call fields of the longest keys, whose values are in the record (at
+ * most maxrec bytes). */
 static uint64_t max_item(size_t maxrec)
 {
-	return align8(sizeof(struct item) + 3 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN);
+	return align8(sizeof(struct item) + 3 * (NAME_MAX_BYTES + 1) + maxrec + LLOG__MARKER_LEN) +
+	       LLOG__CTX_LIST_MAX + sizeof(struct llog__kv_list) +
+	       LLOG_FIELDS_MAX * (sizeof(struct llog__kv_ent) + LLOG_FIELD_KEY_MAX + 2 + 7) + maxrec;
 }
 
 int llog__backtrace_validate(const struct llog_config *c, size_t maxrec,
@@ -176,7 +186,7 @@ void llog__backtrace_keep(struct llog__backtrace_ring *r, const struct llog_entr
 	size_t fl = strlen(e->file), fn = e->func != NULL ? strlen(e->func) : 0;
 	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
 	const char *file = e->file;
-	uint64_t need;
+	uint64_t base, need;
 	struct item *it;
 	char *p;
 
@@ -186,7 +196,10 @@ void llog__backtrace_keep(struct llog__backtrace_ring *r, const struct llog_entr
 	}
 	fn = fn < NAME_MAX_BYTES ? fn : NAME_MAX_BYTES;
 	cl = cl < NAME_MAX_BYTES ? cl : NAME_MAX_BYTES; /* copied: the site may be unloaded */
-	need = align8(sizeof(*it) + fl + 1 + fn + 1 + cl + 1 + e->msg_len);
+	base = align8(sizeof(*it) + fl + 1 + fn + 1 + cl + 1 + e->msg_len);
+	need = base;
+	if (e->nfields != 0 || e->fields_truncated != 0)
+		need += llog__kv_list_size(e->fields, e->nfields);
 	llog__count(bt_captured, 1);
 	if (need > r->cap / 2) { /* never, given the minimum size */
 		llog__count(bt_discarded, 1);
@@ -230,6 +243,11 @@ void llog__backtrace_keep(struct llog__backtrace_ring *r, const struct llog_entr
 	p = put(p, e->func != NULL ? e->func : "", fn);
 	p = put(p, cl != 0 ? e->category : "", cl);
 	memcpy(p, e->msg, e->msg_len);
+	it->fields_off = 0;
+	if (need != base) {
+		it->fields_off = (uint32_t)base;
+		llog__kv_list_write(e->fields, e->nfields, e->fields_truncated, (char *)it + base);
+	}
 	r->wr += need;
 	r->n++;
 }
@@ -263,6 +281,8 @@ void llog__backtrace_emit(struct llog__backtrace_ring *r,
 		e.thread_name_len = strlen(it->tname);
 		e.suppressed = it->suppressed;
 		e.backtrace = 1;
+		if (it->fields_off != 0)
+			llog__kv_list_entry((const char *)it + it->fields_off, r->fields, &e);
 		llog__count(bt_written, 1);
 		fn(ctx, &e);
 	}

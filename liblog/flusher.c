@@ -183,12 +183,16 @@ static void bt_out(void *ctx, struct llog_entry *e)
 	sink_write(f, e);
 }
 
-/* Copies e, rendered from r, into the ring. llog_stats.suppressed counts
- * what the sinks were handed: the renderer's addition of a kept record's
- * count waits for llog__flusher_bt_entry_out. */
+/* Copies e, rendered from r, into the ring, with the fields the record
+ * would have been written with (its thread's context as of the record,
+ * and the call's). llog_stats.suppressed counts what the sinks were
+ * handed: the renderer's addition of a kept record's count waits for
+ * llog__flusher_bt_entry_out. */
 void llog__flusher_keep_entry(struct llog__flusher *f, const struct llog__rec *r,
 			      struct llog_entry *e)
 {
+	llog__fields_entry(r->arena->fl_ctx, llog__rec_fields(r),
+			   e->msg == f->crash_msg ? f->crash_fields : f->fields, e);
 	e->ts_ns = llog__clock_conv_ns(&f->clock, r->ts);
 	if (__builtin_expect(e->suppressed != 0, 0))
 		llog__count(suppressed, (uint64_t)0 - e->suppressed);

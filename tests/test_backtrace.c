@@ -666,6 +666,48 @@ static void test_crash_writes_backtrace(void **state)
 	crash_case(app_crash_child, NULL);
 }
 
+/* Records with context and fields, half kept by the flusher before the
+ * crash, half by the crash drain: the file has the last 64 with their
+ * fields. */
+static void fields_crash_child(const struct tdir *t)
+{
+	child_init(t, NULL);
+	if (llog_ctx_set("req", 7) != 0)
+		_exit(95);
+	for (int i = 0; i < 100; i++) {
+		LOG_DEBUG_KV(("i", i), "kv debug");
+		if (i == 49)
+			llog_flush();
+	}
+	store_null();
+}
+
+static void test_crash_backtrace_fields(void **state)
+{
+	struct tdir t;
+	char want[64];
+	char *s;
+	const char *p;
+
+	(void)state;
+	tdir_make(&t, "llog_bt_");
+	run_crashing_child(&t, fields_crash_child, CHILD_LIMIT_S);
+	s = read_zstdcat(&t);
+	assert_non_null(s);
+	assert_null(strstr(s, " i=35\n"));
+	p = s;
+	for (int i = 100 - 64; i < 100; i++) {
+		snprintf(want, sizeof(want), " [backtrace] kv debug\treq=7 i=%d\n", i);
+		p = strstr(p, want);
+		if (p == NULL)
+			fprintf(stderr, "missing or out of order: %s", want + 1);
+		assert_non_null(p);
+	}
+	assert_non_null(strstr(p, "SIGSEGV"));
+	free(s);
+	tdir_remove(&t);
+}
+
 /* A callback sink that faults on the entry "boom" (on the flusher). */
 static void faulting_entry(void *user, const struct llog_entry *e)
 {
@@ -773,12 +815,94 @@ static void test_categories_and_backtrace(void **state)
 	stop();
 }
 
+/* ---- fields and context ------------------------------------------------------ */
+
+/* The same call sites in both rounds of test_fields_and_context: context
+ * "req" and "user" (set by the caller), call fields, a call field that
+ * overrides the context's "user", and a record with no fields of its own. */
+static void field_steps(void)
+{
+	for (int i = 0; i < 3; i++)
+		LOG_DEBUG_KV(("n", i, "path", "/a b"), "step %d", i);
+	LOG_DEBUG_KV(("user", "bob"), "as bob");
+	LOG_DEBUG("no fields of its own");
+}
+
+/* s after its timestamp (the first space), with "[backtrace] " and
+ * "\"backtrace\":true," taken out, and "seq" and "ts" dropped from JSON. */
+static void strip_bt(const char *s, char *out, size_t cap)
+{
+	const char *p = strchr(s, ' ');
+	size_t n = 0;
+
+	if (s[0] == '{') /* JSON: from "level" on */
+		p = strstr(s, "\"level\"");
+	assert_non_null(p);
+	while (*p != '\0' && n + 1 < cap) {
+		if (strncmp(p, "[backtrace] ", 12) == 0) {
+			p += 12;
+			continue;
+		}
+		if (strncmp(p, "\"backtrace\":true,", 17) == 0) {
+			p += 17;
+			continue;
+		}
+		out[n++] = *p++;
+	}
+	out[n] = '\0';
+}
+
+/* A kept record carries the fields and context it was logged with: its
+ * text and JSON lines are those of the same record written at once (but
+ * for the time and the backtrace marks), the context as it was at the
+ * call, not as it is when the trigger comes. */
+static void test_fields_and_context(void **state)
+{
+	char a[640], b[640];
+
+	(void)state;
+	start(64, 0, LLOG_ERROR);
+	assert_int_equal(llog_ctx_set("req", (int64_t)42), 0);
+	assert_int_equal(llog_ctx_set("user", "alice"), 0);
+	field_steps();
+	assert_int_equal(llog_ctx_clear(), 0);
+	LOG_ERROR("trigger");
+	llog_flush();
+	assert_int_equal(nseen, 5 + 1);
+	for (size_t k = 0; k < 5; k++)
+		assert_int_equal(seen[k].bt, 1);
+	assert_non_null(strstr(seen[0].text, "step 0\treq=42 user=\"alice\" n=0 path=\"/a b\"\n"));
+	assert_non_null(strstr(seen[3].text, "as bob\treq=42 user=\"bob\"\n"));
+	assert_non_null(strstr(seen[4].text, "no fields of its own\treq=42 user=\"alice\"\n"));
+	assert_null(strstr(seen[5].text, "req="));
+
+	/* The same calls written at once, with the same context. */
+	llog_set_level(LLOG_DEBUG);
+	assert_int_equal(llog_ctx_set("req", (int64_t)42), 0);
+	assert_int_equal(llog_ctx_set("user", "alice"), 0);
+	field_steps();
+	assert_int_equal(llog_ctx_clear(), 0);
+	llog_flush();
+	assert_int_equal(nseen, 6 + 5);
+	for (size_t k = 0; k < 5; k++) {
+		assert_int_equal(seen[6 + k].bt, 0);
+		strip_bt(seen[k].text, a, sizeof(a));
+		strip_bt(seen[6 + k].text, b, sizeof(b));
+		assert_string_equal(a, b);
+		strip_bt(seen[k].json, a, sizeof(a));
+		strip_bt(seen[6 + k].json, b, sizeof(b));
+		assert_string_equal(a, b);
+	}
+	stop();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_last_64_before_error, teardown),
 		cmocka_unit_test_teardown(test_trigger_and_runtime_level, teardown),
 		cmocka_unit_test_teardown(test_categories_and_backtrace, teardown),
+		cmocka_unit_test_teardown(test_fields_and_context, teardown),
 		cmocka_unit_test_teardown(test_arguments_evaluated, teardown),
 		cmocka_unit_test_teardown(test_threads_last_64, teardown),
 		cmocka_unit_test_teardown(test_bytes_bound, teardown),
@@ -787,6 +911,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fork_child_drops_parent_ring, teardown),
 		cmocka_unit_test_teardown(test_crash_writes_backtrace, teardown),
 		cmocka_unit_test_teardown(test_flusher_crash_writes_backtrace, teardown),
+		cmocka_unit_test_teardown(test_crash_backtrace_fields, teardown),
 	};
 
 	unsetenv("LLOG_LEVEL");
