@@ -21,6 +21,10 @@
  * The macros expand to machinery in llog/detail.h, which this header
  * includes at its end: it is not API (its names may change in any
  * release); use only what this header documents.
+ *
+ * The documents named docs/NAME.md here and in llog/sinks.h are in the
+ * source tree's docs/ and, installed (cmake --install), in
+ * PREFIX/share/doc/llog/NAME.md, PREFIX being /usr/local by default.
  */
 #ifndef LLOG_H
 #define LLOG_H

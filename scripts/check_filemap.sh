@@ -7,8 +7,8 @@
 # backends/README.md and tools/README.md each list their folder's source
 # files, one entry a file: a line "- `path`: its job", the path from the
 # repository root. Every C source or header under liblog/, include/,
-# backends/ and tools/ must be listed exactly once, and every listed path
-# must exist. Exits 1 and names each file otherwise. Needs no build.
+# backends/ and tools/ (and tools/' manual page, *.1) must be listed
+# exactly once, and every listed path must exist. Exits 1 and names each file otherwise. Needs no build.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,7 +26,7 @@ for m in "${maps[@]}"; do
 	}
 	sed -n 's/^- `\([^`]*\)`.*/\1/p' "$m"
 done | sort >"$listed"
-find "${dirs[@]}" -type f \( -name '*.c' -o -name '*.h' \) | sort >"$present"
+find "${dirs[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.1' \) | sort >"$present"
 
 status=0
 while read -r f; do

@@ -15,9 +15,11 @@
 #              link-level cycle but the designed one, the format unit calls
 #              nothing of the core, the core no backend but the designed
 #              edge (builds the library alone when release did not run)
-#   consumers  install the release build to a temporary prefix; build and run
-#              programs that use it through find_package(llog) and through
-#              pkg-config, and one that uses add_subdirectory() on the sources
+#   consumers  install the release build to a temporary prefix; check that
+#              the documentation (share/doc/llog) and llogcat's manual page
+#              are there; build and run programs that use it through
+#              find_package(llog) and through pkg-config, and one that uses
+#              add_subdirectory() on the sources
 #   asan       the whole suite built with clang (-Werror) under
 #              AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer
 #              runs of llogcat's frame reader and binary record decoder and the
@@ -210,8 +212,20 @@ expect_line() {
 }
 
 consumers() {
-	local prefix=$tmp/prefix out pcfile
+	local prefix=$tmp/prefix out pcfile f
 	cmake --install build/release --prefix "$prefix"
+
+	# 0. the documentation and llogcat's manual page under the prefix
+	for f in share/doc/llog/README.md share/doc/llog/ARCHITECTURE.md \
+		share/doc/llog/architecture/queue.md share/doc/llog/deploy.md \
+		share/doc/llog/fields.md share/doc/llog/crash-handling.md \
+		share/doc/llog/file-format.md share/doc/llog/examples/deploy/myservice.service \
+		share/man/man1/llogcat.1; do
+		[[ -s $prefix/$f ]] || {
+			echo "error: cmake --install did not put $f under $prefix (install rules: CMakeLists.txt, tools/CMakeLists.txt)" >&2
+			return 1
+		}
+	done
 
 	# 1. find_package(llog CONFIG REQUIRED) + llog::llog
 	out=$tmp/find_package

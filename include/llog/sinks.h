@@ -24,6 +24,9 @@
  *                   its queue (or its buffer) with exact counts in
  *                   llog_get_sink_stats and llog_stats and a notice in its
  *                   own stream.
+ *
+ * docs/NAME.md below: the source tree's docs/, installed as
+ * PREFIX/share/doc/llog/NAME.md (see llog.h).
  */
 #ifndef LLOG_SINKS_H
 #define LLOG_SINKS_H

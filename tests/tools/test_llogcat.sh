@@ -290,6 +290,33 @@ case_help() {
 		die "--version printed $(cat "$T/out"), want llogcat $LLOG_PROJECT_VERSION"
 }
 
+# The manual page (tools/llogcat.1, $LLOGCAT_MAN) says what --help says:
+# the same options with the same short forms and arguments ("-l --level
+# LEVEL"), each once, the project's version in .TH, and groff renders it
+# without a warning.
+case_manpage() {
+	local man=${LLOGCAT_MAN:?}
+	run "$LLOGCAT" --help
+	expect_rc 0 "help"
+	# help: "    -l, --level LEVEL   only records ...": the first column
+	sed -n '/^OPTIONS$/,/^[A-Z]/s/^    \(-[^ ].*\)/\1/p' "$T/out" |
+		sed 's/  .*//; s/,//g' | sort >"$T/help.opts"
+	# man: the line after each .TP of OPTIONS, fonts, quotes and commas out
+	sed -n '/^\.SH OPTIONS/,/^\.SH [^O]/{/^\.TP/{n;p}}' "$man" |
+		sed 's/^\.[A-Z]* *//; s/\\f[BIRP]//g; s/\\//g; s/[",]//g; s/  */ /g; s/ $//' |
+		sort >"$T/man.opts"
+	[[ $(wc -l <"$T/help.opts") -ge 15 ]] || die "read only $(wc -l <"$T/help.opts") options from --help"
+	same "$T/man.opts" "$T/help.opts" "$man's OPTIONS (<) differ from --help's (>)"
+	grep -q "^\.TH LLOGCAT 1 [^ ]* \"llog ${LLOG_PROJECT_VERSION:?}\"" "$man" ||
+		die "$man's .TH is not of llog $LLOG_PROJECT_VERSION: $(grep '^\.TH' "$man")"
+	if command -v groff >/dev/null; then
+		groff -man -Tutf8 -ww -z "$man" 2>"$T/groff" || die "groff failed on $man"
+		[[ ! -s $T/groff ]] || die "groff warns on $man: $(cat "$T/groff")"
+	else
+		echo "manpage: no groff here, rendering not checked (scripts/deps.sh test installs groff-base)"
+	fi
+}
+
 # Files with the line options (llog_line_options): metadata line=func,
 # "[tid name]", "func() ", timestamps of other precisions and zones.
 case_fields() {
