@@ -13,6 +13,14 @@
  * returned to the flusher, which counts them; the buffer is then discarded
  * so a dead descriptor cannot stall logging.
  *
+ * Where it runs: a descriptor that is a pipe or a socket when the sink is
+ * made (a service's stderr to a supervisor, a journald stream, `| less`)
+ * is read by another process that may stop reading; its ops then declare
+ * LLOG_SINK_F_MAY_BLOCK, so llog_add_sink gives it a thread and a queue of
+ * its own (drops counted and announced: a stuck reader costs this sink's
+ * records, never the application's calls). A terminal, a regular file or
+ * anything else stays on the flusher (back-pressure, nothing lost).
+ *
  * Crash path (crash_write/crash_commit, only when the flusher thread
  * crashed; async-signal-safe): the lines still in buf go first (unless the
  * crash interrupted this sink), then the crash entries, formatted without
@@ -23,6 +31,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sink.h"
@@ -208,6 +217,27 @@ static const struct llog_sink_ops console_ops = {
 	.crash_commit = console_crash_commit,
 };
 
+/* The same on a pipe or socket: its reader may stop, so llog_add_sink
+ * gives it a thread of its own (LLOG_SINK_F_MAY_BLOCK). */
+static const struct llog_sink_ops console_pipe_ops = {
+	.version = LLOG__SINK_VERSION,
+	.write = console_write,
+	.commit = console_commit,
+	.close = console_close,
+	.after_fork = console_after_fork,
+	.crash_write = console_crash_write,
+	.crash_commit = console_crash_commit,
+	.flags = LLOG_SINK_F_MAY_BLOCK,
+};
+
+/* Whether fd is a pipe or a socket (what another process reads, or not). */
+static int is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 static int want_color(int fd, enum llog_color mode)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -242,10 +272,10 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 		free(c);
 		return NULL;
 	}
-	c->base.ops = &console_ops;
+	c->fd = o.fd == 0 ? 2 : o.fd;
+	c->base.ops = is_pipe(c->fd) ? &console_pipe_ops : &console_ops;
 	c->base.level = o.level;
 	c->base.format = o.format;
-	c->fd = o.fd == 0 ? 2 : o.fd;
 	c->color = want_color(c->fd, o.color);
 	c->line = o.line;
 	c->used = 0;

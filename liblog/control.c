@@ -258,6 +258,14 @@ static void atfork_child(void)
 
 /* ---- the public calls -------------------------------------------------------- */
 
+/* Whether a sink with these options runs on a thread of its own. */
+static int wants_thread(const struct llog_sink *sink, const struct llog_sink_options *opt)
+{
+	if (opt->thread != LLOG_SINK_THREAD_AUTO)
+		return opt->thread == LLOG_SINK_THREAD_OWN;
+	return sink->ops->version >= 3 && (sink->ops->flags & LLOG_SINK_F_MAY_BLOCK) != 0;
+}
+
 /* Under ctl_lock: a new flusher with the pending sinks (a console sink on
  * stderr when none was added: the fallback, replaced by the first sink
  * added while it runs). */
@@ -268,11 +276,20 @@ static int make_flusher(struct llog__flusher **out)
 	if (f == NULL)
 		return -ENOMEM;
 	if (pending.n == 0) {
+		static const struct llog_sink_options fb_opt = {.name = "console"};
 		struct llog_sink *s = llog_console_sink(NULL);
+		struct llog__sinkq *q = NULL;
 
-		if (s != NULL && llog__flusher_sinktab_add(&pending, s, NULL) == 0) {
-			(void)llog__flusher_sinktab_add(&owned, s, NULL);
+		/* On a pipe or socket, a queue and thread of its own, as
+		 * llog_add_sink would give it (console.c); without the
+		 * memory for one, on the flusher. */
+		if (s != NULL && wants_thread(s, &fb_opt))
+			q = llog__sinkq_new(s, &fb_opt, 0);
+		if (s != NULL && llog__flusher_sinktab_add(&pending, s, q) == 0) {
+			(void)llog__flusher_sinktab_add(&owned, s, q);
 			pending.fallback = 1;
+		} else {
+			llog__sinkq_free(q);
 		}
 	}
 	take_pending(llog__flusher_sinks(f));
@@ -356,14 +373,6 @@ static int accepted_sinks(void)
 	if (llog__load_relaxed(&fork_restart) && the_flusher != NULL)
 		return pending.n + llog__flusher_sinks(the_flusher)->n;
 	return pending.n;
-}
-
-/* Whether a sink with these options runs on a thread of its own. */
-static int wants_thread(const struct llog_sink *sink, const struct llog_sink_options *opt)
-{
-	if (opt->thread != LLOG_SINK_THREAD_AUTO)
-		return opt->thread == LLOG_SINK_THREAD_OWN;
-	return sink->ops->version >= 3 && (sink->ops->flags & LLOG_SINK_F_MAY_BLOCK) != 0;
 }
 
 static int check_options(const struct llog_sink_options *opt)

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "llog.h"
 #include "llog/sinks.h"
 
 static struct llog_entry entry(enum llog_level level, const char *msg)
@@ -167,6 +170,170 @@ static void test_line_options(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* ---- a pipe whose reader stopped ------------------------------------------ */
+
+struct reader {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+/* Reads fd to its end into r->buf (NUL-ended). */
+static void *read_all(void *arg)
+{
+	struct reader *r = arg;
+	ssize_t n;
+
+	for (;;) {
+		if (r->cap - r->len < 65536) {
+			r->cap = r->cap * 2 + 65536;
+			r->buf = realloc(r->buf, r->cap);
+			if (r->buf == NULL)
+				abort();
+		}
+		n = read(r->fd, r->buf + r->len, r->cap - r->len - 1);
+		if (n <= 0)
+			break;
+		r->len += (size_t)n;
+	}
+	r->buf[r->len] = '\0';
+	return NULL;
+}
+
+#define STALL_N 100000
+
+/* The output of STALL_N records "record I ..." through a sink whose reader
+ * stalled: every record not dropped once and in order, each gap announced
+ * by a notice of its exact size, some dropped (the reader really stalled
+ * the sink); *dropped: how many. */
+static void check_stalled_output(char *buf, uint64_t *dropped)
+{
+	uint64_t records = 0, announced = 0, notices = 0, gap = 0;
+	long next = 0;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		const char *q;
+		unsigned long long n;
+
+		if ((q = strstr(line, "llog: ")) != NULL && strstr(q, " records dropped: ") != NULL) {
+			assert_int_equal(sscanf(q, "llog: %llu records dropped", &n), 1);
+			assert_true(n > 0);
+			assert_int_equal(gap, 0);
+			gap = n;
+			announced += n;
+			notices++;
+			continue;
+		}
+		q = strstr(line, " record ");
+		assert_non_null(q);
+		n = strtoull(q + 8, NULL, 10);
+		/* in order, once; a gap only where a notice said so, of
+		 * its size */
+		assert_int_equal(n, (unsigned long long)next + gap);
+		gap = 0;
+		next = (long)n + 1;
+		records++;
+	}
+	fprintf(stderr, "stalled pipe: %llu of %d records written, %llu dropped in %llu notices\n",
+		(unsigned long long)records, STALL_N, (unsigned long long)announced,
+		(unsigned long long)notices);
+	assert_true(announced > 0); /* the reader really stalled the sink */
+	assert_int_equal(records + announced, STALL_N);
+	*dropped = announced;
+}
+
+
+/* A console on a pipe whose reader stopped: the application's calls all
+ * return while nothing is read (on the flusher they would wait for the
+ * reader for good: the alarm ends the test); once the reader is back the
+ * sink's output has every record not dropped, once and in order, each
+ * gap announced by a notice with its exact size, and the sink's
+ * counters say the same. */
+static void test_stalled_pipe_reader(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 5};
+	struct llog_console_options o = {.color = LLOG_COLOR_NEVER};
+	struct reader r = {0};
+	struct llog_sink_stats st;
+	struct llog_sink *s;
+	uint64_t announced;
+	pthread_t th;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	o.fd = p[1];
+	s = llog_console_sink(&o);
+	assert_non_null(s);
+	assert_int_equal(llog_add_sink(s), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	alarm(60);
+	for (long i = 0; i < STALL_N; i++)
+		LOG_INFO("record %ld of a stalled pipe, padded to about a hundred bytes", i);
+	/* Every call returned with nobody reading. Now read. */
+	r.fd = p[0];
+	assert_int_equal(pthread_create(&th, NULL, read_all, &r), 0);
+	llog_flush();
+	assert_int_equal(llog_get_sink_stats(s, &st), 0);
+	llog_shutdown();
+	close(p[1]);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(p[0]);
+	alarm(0);
+
+	check_stalled_output(r.buf, &announced);
+	free(r.buf);
+	assert_int_equal(st.dropped, announced);
+}
+
+/* The same with the default configuration: no sink added, llog's stderr
+ * fallback on a stderr that is a pipe nobody reads (in a child, whose
+ * stderr it is). The child says when its calls returned; only then is its
+ * stderr read. */
+static void test_stalled_stderr_fallback(void **state)
+{
+	struct reader r = {0};
+	uint64_t announced;
+	int err[2], sync[2], status;
+	char c;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(err), 0);
+	assert_int_equal(pipe(sync), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(60);
+		if (dup2(err[1], 2) != 2)
+			_exit(90);
+		close(err[0]);
+		close(err[1]);
+		close(sync[0]);
+		if (llog_init(NULL) != 0)
+			_exit(91);
+		for (long i = 0; i < STALL_N; i++)
+			LOG_INFO("record %ld of a stalled pipe, padded to about a hundred bytes", i);
+		if (write(sync[1], "x", 1) != 1)
+			_exit(92);
+		llog_shutdown();
+		_exit(0);
+	}
+	close(err[1]);
+	close(sync[1]);
+	assert_int_equal(read(sync[0], &c, 1), 1); /* every call returned */
+	close(sync[0]);
+	r.fd = err[0];
+	(void)read_all(&r);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	check_stalled_output(r.buf, &announced);
+	free(r.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_line_options),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_write_error_reported),
+		cmocka_unit_test(test_stalled_pipe_reader),
+		cmocka_unit_test(test_stalled_stderr_fallback),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

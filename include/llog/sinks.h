@@ -15,7 +15,10 @@
  * The guarantee per sink, in short:
  *   file, console   on the flusher: every record, or the application waits
  *                   (a slow disk or terminal is back-pressure); losses only
- *                   on write errors, counted and said.
+ *                   on write errors, counted and said. A console on a pipe
+ *                   or socket (a supervisor's or journald's stream) is on
+ *                   its own thread instead, as syslog below: a reader that
+ *                   stops costs only its records.
  *   callback        on the flusher unless added with LLOG_SINK_THREAD_OWN:
  *                   a slow callback is back-pressure; on its own thread it
  *                   gets a queue with drops counted and announced.
@@ -367,6 +370,21 @@ struct llog_console_options {
 
 /*
  * Creates a console sink. opt may be NULL (stderr, colour auto, all levels).
+ * Where it runs (llog_add_sink, LLOG_SINK_THREAD_AUTO) depends on what the
+ * descriptor is when the sink is made (fstat):
+ *   - a pipe or a socket (stderr to a supervisor, a journald stream, a
+ *     `| tee`): its reader may stop reading, so the sink declares
+ *     LLOG_SINK_F_MAY_BLOCK and gets a thread and a queue of its own with
+ *     LLOG_QUEUE_DROP: the application's calls and the other sinks never
+ *     wait for the reader; records dropped meanwhile are counted
+ *     (llog_get_sink_stats, llog_stats.queue_dropped) and announced by a
+ *     notice in this sink's output. llog's stderr fallback (no sink
+ *     added) does the same, named "console";
+ *   - anything else (a terminal, a regular file, /dev/null): on the
+ *     flusher, every record written, a slow terminal is back-pressure.
+ * llog_add_sink_opts chooses otherwise (LLOG_SINK_THREAD_FLUSHER keeps a
+ * pipe's console on the flusher: nothing dropped, and a stopped reader
+ * then stops the application).
  * When the flusher thread crashes, its crash entry points write the lines
  * it still held (unless the crash happened inside this sink), then the
  * drained records, without colour, with write(2).
