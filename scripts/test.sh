@@ -23,7 +23,7 @@
 #   asan       the whole suite built with clang (-Werror) under
 #              AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer
 #              runs of llogcat's frame reader and binary record decoder and the
-#              syslog sink's RELP client (10 s each): gcc builds release and
+#              syslog sink's RELP client (5 s each): gcc builds release and
 #              tsan, clang this one, so both compilers build everything
 #   tsan       the whole suite under ThreadSanitizer
 #   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and

@@ -2,7 +2,7 @@
 # run_fuzz_relp.sh FUZZER CORPUS_DIR - seeds the corpus with what a RELP
 # collector sends (acknowledgements, the answer to "open", a refusal,
 # serverclose, a frame cut short), then runs the libFuzzer target for a
-# bounded time (FUZZ_SECONDS, 10 by default).
+# bounded time (FUZZ_SECONDS, 10 when unset; ctest sets LLOG_FUZZ_SECONDS).
 set -euo pipefail
 fuzzer=$1 corpus=$2
 mkdir -p "$corpus"
