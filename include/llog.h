@@ -309,6 +309,19 @@ struct llog_config {
  * evaluated.
  */
 
+/*
+ * Writes the backtrace now, as a record at the trigger level would, without
+ * one: every record kept so far (those logged before the call included),
+ * oldest first, marked as above, then the ring is emptied. Returns once
+ * the sinks committed them (as llog_flush()). For an operator's request
+ * (a signal handled by a thread of the application, an admin endpoint) or
+ * before a planned restart. Returns 0; -ENOENT when the backtrace is off
+ * (backtrace_records 0); -ESRCH when llog is not running; -EDEADLK on the
+ * flusher thread or a sink's thread (a callback sink): nothing is done.
+ * Not async-signal-safe (it waits for a commit).
+ */
+LLOG_EXPORT int llog_backtrace_dump(void);
+
 /*-*********************************************************************
  *  Process life
  ***********************************************************************/

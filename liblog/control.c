@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "backtrace.h"
 #include "config.h"
 #include "control.h"
 #include "crash.h"
@@ -464,6 +465,27 @@ void llog_flush(void)
 	 * before this call is committed. */
 	if (llog__flusher_barrier_run(&b, NULL, -1) < 0)
 		llog__control_wait_shutdown();
+}
+
+int llog_backtrace_dump(void)
+{
+	struct llog__barrier b = {0};
+
+	/* Relaxed: as the call sites' loads (backtrace.h); only whether the
+	 * configuration in force has a ring. */
+	if (llog__load_relaxed((_Atomic int *)&llog__backtrace_level) == LLOG_OFF)
+		return -ENOENT;
+	if (llog__arena_thread_is_internal())
+		return -EDEADLK;
+	if (!llog__control_resume_after_fork())
+		return -ESRCH;
+	b.rec.flags = LLOG__BARRIER_BT_DUMP;
+	if (llog__flusher_barrier_run(&b, NULL, -1) < 0) {
+		/* Closed: a shutdown discards the ring (or already did). */
+		llog__control_wait_shutdown();
+		return -ESRCH;
+	}
+	return 0;
 }
 
 /*

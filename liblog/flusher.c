@@ -316,6 +316,10 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			process_owned(f, r, next, hold, rd);
 			break;
 		case LLOG__K_BARRIER:
+			/* f->bt NULL: a dump asked of an earlier configuration
+			 * with the backtrace, pushed to this one without */
+			if ((r->flags & LLOG__BARRIER_BT_DUMP) && f->bt != NULL)
+				llog__backtrace_emit(f->bt, bt_out, f);
 			if (r->flags & LLOG__BARRIER_RENDERED) {
 				/* llog__dso_fini: everything before it was
 				 * handed to the sinks, no commit needed. */

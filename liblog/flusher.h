@@ -92,6 +92,11 @@ struct llog__sink_rec {
  * the sinks, which copy what they keep: nothing in a record's call site is
  * read after that; llog__dso_fini). */
 #define LLOG__BARRIER_RENDERED 0x80u
+/* With LLOG__BARRIER_BT_DUMP, the flusher first writes the backtrace's ring
+ * where it reaches the barrier (after every record pushed before it), as a
+ * trigger would (llog_backtrace_dump); then the barrier is an ordinary one,
+ * signalled after the commit that has those entries. */
+#define LLOG__BARRIER_BT_DUMP 0x40u
 struct llog__barrier {
 	struct llog__rec rec;
 	_Atomic uint32_t done;

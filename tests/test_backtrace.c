@@ -21,6 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +58,8 @@ static uint64_t evaluated; /* arguments evaluated (atomic) */
 
 /* Flusher thread only; read after llog_flush or llog_shutdown (their
  * barrier or join orders it). */
+static int dump_in_sink = 1; /* llog_backtrace_dump's result in the sink */
+
 static void on_entry(void *user, const struct llog_entry *e)
 {
 	struct llog_line_options lo = {0, LLOG_TS_NS};
@@ -61,6 +67,8 @@ static void on_entry(void *user, const struct llog_entry *e)
 	size_t n;
 
 	(void)user;
+	if (e->msg_len == 17 && memcmp(e->msg, "dump from a sink!", 17) == 0)
+		dump_in_sink = llog_backtrace_dump();
 	if (nseen == MAXE)
 		abort();
 	g = &seen[nseen++];
@@ -896,6 +904,114 @@ static void test_fields_and_context(void **state)
 	stop();
 }
 
+/* ---- the backtrace on demand ------------------------------------------------- */
+
+/* llog_backtrace_dump writes what the ring holds now, marked and in order,
+ * in every sink (a callback's text and JSON lines, a zstd file, RFC 5424
+ * over UDP), before it returns; the ring is then empty. Refused where it
+ * cannot be done. */
+static void test_dump_on_demand(void **state)
+{
+	struct llog_callback_options o = {.on_entry = on_entry, .level = LLOG_TRACE};
+	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 10,
+				  .backtrace_records = 64, .backtrace_level = LLOG_DEBUG};
+	struct llog_syslog_options so = {.app_name = "bt"};
+	struct sockaddr_in ua = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct timeval tv = {5, 0};
+	socklen_t l = sizeof(ua);
+	char url[64], want[64], dg[4096];
+	struct llog_file_options fo;
+	struct delta d;
+	struct tdir t;
+	const char *p;
+	char *file;
+	int ufd;
+
+	(void)state;
+	tdir_make(&t, "llog_bt_dump_");
+	fo = (struct llog_file_options){.path = t.log};
+	ufd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(ufd >= 0);
+	assert_int_equal(bind(ufd, (struct sockaddr *)&ua, sizeof(ua)), 0);
+	assert_int_equal(getsockname(ufd, (struct sockaddr *)&ua, &l), 0);
+	setsockopt(ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", ntohs(ua.sin_port));
+	so.url = url;
+	seen = calloc(MAXE, sizeof(*seen));
+	assert_non_null(seen);
+	nseen = 0;
+	assert_int_equal(llog_add_sink(llog_callback_sink(&o)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&fo)), 0);
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&so)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&stats0);
+
+	for (int i = 0; i < 5; i++)
+		LOG_DEBUG("dump i=%d", i);
+	LOG_INFO("info");
+	assert_int_equal(llog_backtrace_dump(), 0);
+	/* written before it returned: no llog_flush */
+	assert_int_equal(nseen, 1 + 5);
+	assert_string_equal(seen[0].msg, "info");
+	assert_int_equal(seen[0].bt, 0);
+	for (int k = 0; k < 5; k++) {
+		snprintf(want, sizeof(want), " [backtrace] dump i=%d\n", k);
+		assert_int_equal(seen[1 + k].bt, 1);
+		assert_true(ends_with(seen[1 + k].text, want));
+		assert_non_null(strstr(seen[1 + k].json, ",\"backtrace\":true,\"msg\":\"dump i="));
+	}
+	d = deltas();
+	assert_int_equal(d.captured, 5);
+	assert_int_equal(d.bt_written, 5);
+	assert_int_equal(d.discarded, 0);
+	/* The ring is empty: a second dump writes nothing, an ERROR comes
+	 * alone. */
+	assert_int_equal(llog_backtrace_dump(), 0);
+	LOG_ERROR("error");
+	llog_flush();
+	assert_int_equal(nseen, 7);
+	assert_string_equal(seen[6].msg, "error");
+	/* From a sink's callback (the flusher thread): refused. */
+	LOG_WARN("dump from a sink!");
+	llog_flush();
+	assert_int_equal(dump_in_sink, -EDEADLK);
+	llog_shutdown();
+	assert_int_equal(llog_backtrace_dump(), -ESRCH);
+
+	/* The file: info, the five marked in order, error. */
+	file = read_zstdcat(&t);
+	assert_non_null(file);
+	p = strstr(file, " info\n");
+	assert_non_null(p);
+	for (int k = 0; k < 5; k++) {
+		snprintf(want, sizeof(want), " [backtrace] dump i=%d\n", k);
+		p = strstr(p, want);
+		assert_non_null(p);
+	}
+	assert_non_null(strstr(p, " error\n"));
+	free(file);
+	/* Over UDP: info, then the five with backtrace="1". */
+	assert_true(recv(ufd, dg, sizeof(dg) - 1, 0) > 0);
+	for (int k = 0; k < 5; k++) {
+		ssize_t n = recv(ufd, dg, sizeof(dg) - 1, 0);
+
+		assert_true(n > 0);
+		dg[n] = '\0';
+		snprintf(want, sizeof(want), "] dump i=%d", k);
+		assert_non_null(strstr(dg, want));
+		assert_non_null(strstr(dg, " backtrace=\"1\""));
+	}
+	close(ufd);
+	tdir_remove(&t);
+	free(seen);
+	seen = NULL;
+
+	/* With the backtrace off: -ENOENT. */
+	start(0, 0, LLOG_TRACE);
+	assert_int_equal(llog_backtrace_dump(), -ENOENT);
+	stop();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -903,6 +1019,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_trigger_and_runtime_level, teardown),
 		cmocka_unit_test_teardown(test_categories_and_backtrace, teardown),
 		cmocka_unit_test_teardown(test_fields_and_context, teardown),
+		cmocka_unit_test_teardown(test_dump_on_demand, teardown),
 		cmocka_unit_test_teardown(test_arguments_evaluated, teardown),
 		cmocka_unit_test_teardown(test_threads_last_64, teardown),
 		cmocka_unit_test_teardown(test_bytes_bound, teardown),
