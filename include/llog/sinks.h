@@ -666,8 +666,19 @@ struct llog_journald_options {
  *   LLOG_TIMESTAMP_NS  the record's own time, ns since 1970 UTC (journald
  *                      stamps its entries with the time it received them:
  *                      __REALTIME_TIMESTAMP; this is when LOG was called)
+ *   LLOG_CATEGORY      the record's category (llog.h, "Categories"), absent
+ *                      for the default category
  *   LLOG_SUPPRESSED    calls of a rate-limited site suppressed since its
  *                      previous record (llog_entry.suppressed), when not 0
+ *   LLOG_BACKTRACE     1 for an entry of the backtrace (llog.h,
+ *                      "Backtrace"), absent otherwise
+ *   LLOG_F_<KEY>       each of the record's fields (context and call:
+ *                      llog.h, "Logging with fields"), a key of a-z, 0-9
+ *                      and '_' upper-cased (latency_ms: LLOG_F_LATENCY_MS),
+ *                      the value as text; any other key as
+ *                      LLOG_FX_<index>=<key>=<value> (docs/fields.md 5)
+ *   LLOG_FIELDS_TRUNCATED  fields left out or cut (llog_entry.
+ *                      fields_truncated), when not 0
  * plus options.fields. An entry too large for one datagram goes through a
  * sealed memfd passed over the socket.
  *
