@@ -42,6 +42,54 @@ static void test_text_layout(void **state)
 	assert_memory_equal(buf, want, n);
 }
 
+/* A message that looks like one of the line's markers is written so that
+ * it cannot be read as one: its own leading "[backtrace] " with the '['
+ * as \x5b, its own trailing " [N suppressed]" with the ']' as \x5d; the
+ * writer's markers stay literal; look-alikes that are no marker are left
+ * as they are. */
+static void test_marker_lookalikes_escaped(void **state)
+{
+	static const struct {
+		const char *msg;
+		int backtrace;
+		uint64_t suppressed;
+		const char *tail;
+	} cases[] = {
+		{"[backtrace] x", 0, 0, "] server.c:42 \\x5bbacktrace] x\n"},
+		{"[backtrace] x", 1, 0, "] server.c:42 [backtrace] \\x5bbacktrace] x\n"},
+		{"done [5 suppressed]", 0, 0, "] server.c:42 done [5 suppressed\\x5d\n"},
+		{"done [5 suppressed]", 0, 3, "] server.c:42 done [5 suppressed\\x5d [3 suppressed]\n"},
+		{"x [12 suppressed]", 0, 0, "] server.c:42 x [12 suppressed\\x5d\n"},
+		{"[backtrace] [1 suppressed]", 0, 0,
+		 "] server.c:42 \\x5bbacktrace] [1 suppressed\\x5d\n"},
+		/* not markers: as they are */
+		{"[backtrace]x", 0, 0, "] server.c:42 [backtrace]x\n"},
+		{"x [backtrace] ", 0, 0, "] server.c:42 x [backtrace] \n"},
+		{"done [x suppressed]", 0, 0, "] server.c:42 done [x suppressed]\n"},
+		{"done [ suppressed]", 0, 0, "] server.c:42 done [ suppressed]\n"},
+		{"done[5 suppressed]", 0, 0, "] server.c:42 done[5 suppressed]\n"},
+		{"done [5 suppressed] ", 0, 0, "] server.c:42 done [5 suppressed] \n"},
+		{"[5 suppressed]", 0, 0, "] server.c:42 [5 suppressed]\n"}, /* no space */
+	};
+	struct llog_line_options lo = {0, LLOG_TS_NS};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct llog_entry e = line_entry(cases[i].msg, strlen(cases[i].msg));
+		size_t n, tl = strlen(cases[i].tail);
+
+		e.backtrace = cases[i].backtrace;
+		e.suppressed = cases[i].suppressed;
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, buf, sizeof(buf) - 1);
+		buf[n] = '\0';
+		if (n < tl || memcmp(buf + n - tl, cases[i].tail, tl) != 0)
+			fprintf(stderr, "case %zu: got %s", i, buf);
+		assert_true(n >= tl);
+		assert_memory_equal(buf + n - tl, cases[i].tail, tl);
+	}
+}
+
 static void test_text_escapes_controls(void **state)
 {
 	char buf[256];
@@ -169,7 +217,7 @@ static void test_json_escaping(void **state)
 	size_t n = llog_format_entry(&e, LLOG_FORMAT_JSON, buf, sizeof(buf));
 	const char *want =
 		"{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
-		"\"thread\":1234,\"file\":\"/src/app/server.c\",\"line\":42,\"func\":\"handle\","
+		"\"thread\":1234,\"file\":\"server.c\",\"line\":42,\"func\":\"handle\","
 		"\"msg\":\"q\\\"b\\\\n\\nc\\u0001 \xc3\xa9 bad\xef\xbf\xbd\xef\xbf\xbd end\"}\n";
 
 	(void)state;
@@ -351,12 +399,12 @@ static void test_json_func_and_thread_name(void **state)
 	e.thread_name_len = 3;
 	n = fmt_opts(&e, LLOG_FORMAT_JSON, 0, LLOG_TS_NS, buf, sizeof(buf));
 	expect_line(buf, n, "{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
-			    "\"thread\":1234,\"thread_name\":\"w\\\"1\",\"file\":\"/src/app/server.c\","
+			    "\"thread\":1234,\"thread_name\":\"w\\\"1\",\"file\":\"server.c\","
 			    "\"line\":42,\"func\":\"handle\",\"msg\":\"hi\"}\n");
 	/* llog_format_entry reads no field past msg_len: no thread_name */
 	n = llog_format_entry(&e, LLOG_FORMAT_JSON, buf, sizeof(buf));
 	expect_line(buf, n, "{\"seq\":7,\"ts\":\"2025-12-03T08:20:00.123456789Z\",\"level\":\"WARN\","
-			    "\"thread\":1234,\"file\":\"/src/app/server.c\","
+			    "\"thread\":1234,\"file\":\"server.c\","
 			    "\"line\":42,\"func\":\"handle\",\"msg\":\"hi\"}\n");
 	/* precision applies to JSON too */
 	n = fmt_opts(&e, LLOG_FORMAT_JSON, 0, LLOG_TS_MS, buf, sizeof(buf));
@@ -620,6 +668,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_utc_precisions),
 	cmocka_unit_test(test_local_time),
 	cmocka_unit_test(test_text_escapes_controls),
+	cmocka_unit_test(test_marker_lookalikes_escaped),
 	cmocka_unit_test(test_text_escaping_random),
 	cmocka_unit_test(test_timestamps_match_gmtime),
 	cmocka_unit_test(test_json_escaping),

@@ -106,6 +106,10 @@ static void fail(int s)
 
 /* ---- output ---- */
 
+/* A JSON string as the library writes one (line_escape.c): '"' and '\\'
+ * escaped, \\n \\r \\t, other controls and the C1 controls (U+0080..U+009F)
+ * as \\u00XX, a byte that is not UTF-8 as U+FFFD, everything else as it is;
+ * so that a text file's record reads back as the JSON sink wrote it. */
 static void put_json_string(const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -117,7 +121,10 @@ static void put_json_string(const char *s, size_t n)
 		if (c == '"' || c == '\\') {
 			putchar('\\');
 			putchar(c);
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			putchar('\\');
+			putchar(c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		} else if (c < 0x20) {
 			printf("\\u00%c%c", hex[c >> 4], hex[c & 15]);
 		} else if (c < 0x80) {
 			putchar(c);
@@ -133,7 +140,10 @@ static void put_json_string(const char *s, size_t n)
 			}
 			ok = ok && !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000) &&
 			     cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-			if (ok) {
+			if (ok && cp < 0xa0) { /* a C1 control */
+				printf("\\u00%c%c", hex[cp >> 4], hex[cp & 15]);
+				i += len - 1;
+			} else if (ok) {
 				fwrite(s + i, 1, len, stdout);
 				i += len - 1;
 			} else {
@@ -244,10 +254,43 @@ static size_t local_ts(const struct lcr_record *r, char buf[36])
 	return lcr_format_local(r->ts_ns, frac, buf);
 }
 
-/* A text record as one JSON line; unparsed parts fall back to "msg". */
+/* The markers of a text line around its message (docs/file-format.md,
+ * "Text lines"), as the line has them (a message's own look-alikes are
+ * escaped, so these are the writer's): "[backtrace] " before it (*bt) and
+ * " [N suppressed]" after it (*supp = N; 0: none), taken off r's message. */
+static void take_markers(struct lcr_record *r, bool *bt, unsigned long long *supp)
+{
+	static const char tail[] = " suppressed]";
+	const size_t tn = sizeof(tail) - 1;
+	size_t n = r->msg_len, d = 0;
+
+	*bt = n >= 12 && memcmp(r->msg, "[backtrace] ", 12) == 0;
+	if (*bt) {
+		r->msg += 12;
+		r->msg_len -= 12;
+		n -= 12;
+	}
+	*supp = 0;
+	if (n < tn + 3 || memcmp(r->msg + n - tn, tail, tn) != 0)
+		return;
+	while (d < n - tn && d < 20 && r->msg[n - tn - 1 - d] >= '0' && r->msg[n - tn - 1 - d] <= '9')
+		d++;
+	if (d == 0 || n - tn - d < 2 || r->msg[n - tn - d - 1] != '[' ||
+	    r->msg[n - tn - d - 2] != ' ')
+		return;
+	*supp = strtoull(r->msg + n - tn - d, NULL, 10);
+	r->msg_len = n - tn - d - 2;
+}
+
+/* A text record as one JSON line, with the members and in the order of
+ * the JSON sink (docs/file-format.md, "JSON lines"); unparsed parts fall
+ * back to "msg". */
 static void put_as_json(const char *line, size_t len, const struct lcr_record *r)
 {
+	struct lcr_record m = *r;
+	unsigned long long supp;
 	char lt[36];
+	bool bt;
 
 	if (!r->parsed) {
 		fputs("{\"msg\":", stdout);
@@ -270,7 +313,12 @@ static void put_as_json(const char *line, size_t len, const struct lcr_record *r
 	put_json_field("line", r->lineno, r->lineno_len, false);
 	if (r->func != NULL)
 		put_json_field("func", r->func, r->func_len, true);
-	put_json_msg(r);
+	take_markers(&m, &bt, &supp);
+	if (supp > 0)
+		printf(",\"suppressed\":%llu", supp);
+	if (bt)
+		fputs(",\"backtrace\":true", stdout);
+	put_json_msg(&m);
 	put_json_fields();
 	fputs("}\n", stdout);
 }

@@ -45,7 +45,12 @@ extern "C" {
 enum llog_format {
 	LLOG_FORMAT_TEXT = 0, /* one line: timestamp level [tid] file:line msg
 			       * (struct llog_line_options adds fields) */
-	LLOG_FORMAT_JSON = 1  /* one JSON object per line */
+	/* one JSON object per line: seq, ts, level, thread, thread_name,
+	 * category, file (the base name), line, func, suppressed, backtrace,
+	 * msg, fields, fields_truncated, in this order (docs/fields.md 4:
+	 * each member, and which are left out when they do not apply); the
+	 * same layout as `llogcat --json` of a text or binary file */
+	LLOG_FORMAT_JSON = 1
 };
 
 /*

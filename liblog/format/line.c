@@ -235,6 +235,42 @@ static void put_location(struct llog__buf *o, const struct llog_entry *e,
 	c.valid = 1;
 }
 
+/* Whether the message ends as a rate limit's marker does: " [N suppressed]". */
+static int ends_like_suppressed(const char *m, size_t n)
+{
+	static const char tail[] = " suppressed]";
+	size_t tn = sizeof(tail) - 1, d = 0;
+
+	if (n < tn + 3 || memcmp(m + n - tn, tail, tn) != 0)
+		return 0;
+	n -= tn;
+	while (d < n && m[n - 1 - d] >= '0' && m[n - 1 - d] <= '9')
+		d++;
+	return d > 0 && n - d >= 2 && m[n - d - 2] == ' ' && m[n - d - 1] == '[';
+}
+
+/*
+ * The message of a text line, escaped (line_escape.c), and so that it is
+ * never read as one of the line's markers (llogcat reads them back into
+ * JSON members): a message that itself begins with "[backtrace] " has
+ * that '[' written \x5b, one that ends like " [N suppressed]" that ']'
+ * \x5d (docs/file-format.md, "Text lines"). Within llog__line_bound's 4
+ * bytes a byte.
+ */
+static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
+{
+	int last = ends_like_suppressed(m, n);
+
+	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
+		llog__buf_put(o, "\\x5b", 4);
+		m++;
+		n--;
+	}
+	llog__line_put_text_escaped(o, m, n - (size_t)last);
+	if (last)
+		llog__buf_put(o, "\\x5d", 4);
+}
+
 static void format_text(struct llog__buf *o, const struct llog_entry *e,
 			const struct llog__lopt *lo, const char *tail, size_t tl)
 {
@@ -287,7 +323,7 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 	if (o->cap - o->n < tl + sl)
 		return;
 	o->cap -= tl + sl + fr;
-	llog__line_put_text_escaped(o, e->msg, e->msg_len);
+	put_text_msg(o, e->msg, e->msg_len);
 	o->cap += tl + sl;
 	if (o->cut)
 		llog__buf_put(o, tail, tl);
@@ -325,8 +361,14 @@ static void format_json(struct llog__buf *o, const struct llog_entry *e,
 			llog__line_put_json_string(o, c, cl, "", 0);
 		}
 	}
-	llog__buf_put(o, ",\"file\":", 8);
-	llog__line_put_json_string(o, e->file, strlen(e->file), "", 0);
+	{
+		/* The base name, as in text lines (and llogcat's JSON of them) */
+		size_t bn;
+		const char *b = base_name(e->file, strlen(e->file), &bn);
+
+		llog__buf_put(o, ",\"file\":", 8);
+		llog__line_put_json_string(o, b, bn, "", 0);
+	}
 	llog__buf_put(o, ",\"line\":", 8);
 	llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10);
 	llog__buf_put(o, ",\"func\":", 8);

@@ -109,7 +109,7 @@ ts_json = check_json("v1-json.llog.zst", "tests/fixtures/gen_v1.c", [r[3] for r 
 # are those of the current text format (version 2 escapes a backslash;
 # version 1's form is accepted too); --json is exact.
 ts_bin = check_text("v1-binary.llog", "gen_v1.c", lambda m: [v1_text(m), v2_text(m)])
-ts_bj = check_json("v1-binary.llog", "tests/fixtures/gen_v1.c", [r[3] for r in RECS], True)
+ts_bj = check_json("v1-binary.llog", "gen_v1.c", [r[3] for r in RECS], True)
 # One process wrote the three files: the same records at the same times.
 if not (ts_text == ts_tj == ts_json == ts_bin == ts_bj):
     fail("timestamps differ between the files")
