@@ -13,7 +13,9 @@
  * test_binfile.c) builds the differential corpus
  * over every conversion, flag, width, precision ('*' included), length
  * modifier and edge value; named cases cover %n, NULL and unterminated
- * strings, truncation, clipping at capture and the EAGER plans.
+ * strings, truncation, clipping at capture and the EAGER plans; POSIX
+ * positional formats have named and random cases of their own
+ * (fmt_pos_cases.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -342,6 +344,7 @@ static void check_with(const char *given, const char *fmt, ...)
 }
 
 #include "fmt_corpus.h"
+#include "fmt_pos_cases.h"
 
 /* ---- tests --------------------------------------------------------------- */
 
@@ -355,6 +358,19 @@ static void test_differential_corpus(void **state)
 	print_message("differential corpus: %lu cases (%lu truncated renders "
 		      "one byte short; %lu also from slots)\n", ncases, short_by_one,
 		      nslot_cases);
+}
+
+/* POSIX positional formats (fmt_pos_cases.h): snprintf's output, and the
+ * documented one where POSIX leaves it undefined. */
+static void test_positional(void **state)
+{
+	unsigned long before = ncases;
+
+	(void)state;
+	fmt_pos_named();
+	fmt_pos_undefined();
+	fmt_pos_random(3000);
+	assert_true(ncases - before >= 3000);
 }
 
 static void test_edge_formats(void **state)
@@ -689,11 +705,7 @@ static void test_eager_plans(void **state)
 	check("%.240s|%.300s", longstr, "short");
 	check("%m");
 
-	/* positional: rendered as the literal format, safely */
-	trunc = 0;
-	len = format(out, sizeof(out), "a %2$s %1$d", &trunc, 1, "b");
-	assert_int_equal(len, strlen("a %2$s %1$d"));
-	assert_memory_equal(out, "a %2$s %1$d", len);
+	/* positional: test_positional */
 
 	/* a format that ends inside a conversion stops there, like glibc */
 	n = snprintf(out, sizeof(out), "%s", "abc");
@@ -798,6 +810,7 @@ static void test_compiled_early_ends(void **state)
 TEST_MAIN(
 	cmocka_unit_test(test_differential_corpus),
 	cmocka_unit_test(test_edge_formats),
+	cmocka_unit_test(test_positional),
 	cmocka_unit_test(test_percent_n_not_executed),
 	cmocka_unit_test(test_null_string),
 	cmocka_unit_test(test_precision_unterminated),

@@ -22,6 +22,19 @@
  * than LLOG__PLAN_MAX_ARGS, an unknown conversion) are marked EAGER: the
  * producer renders them at the call with llog__fmt_format_va().
  *
+ * POSIX positional formats ("%2$s %1$d", "%1$*2$d": arguments in any
+ * order, used any number of times, indices 1 to LLOG__PLAN_MAX_ARGS)
+ * render as snprintf does too (fmt_render_pos.c). Where POSIX leaves the
+ * output undefined, the message is the format rendered up to the first
+ * conversion whose arguments are not all known, then the rest of the
+ * format as text from that conversion's '%': a conversion without "n$"
+ * in a positional format (or one with "n$" in a format whose first
+ * conversion has none), an index of 0 or above LLOG__PLAN_MAX_ARGS, an
+ * index used with two types ("%1$d %1$s"), and an index above a skipped
+ * one ("%1$d %3$d": argument 2's type is unknown, so neither 2 nor 3 is
+ * read; logs "<1> %3$d"). No argument is read beyond the last index
+ * before the first skipped one.
+ *
  * A format may also be compiled once (llog__fmt_compile: the literal
  * segments and the parsed conversion specifications, in order), so that
  * rendering does not parse it again for every record:

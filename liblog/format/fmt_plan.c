@@ -61,18 +61,25 @@ static const char *parse_num(const char *p, int *v)
 	return p;
 }
 
-/* After a '*': a "n$" argument index makes the spec positional. */
-static const char *parse_star_index(const char *p, struct spec *sp)
+/* A POSIX argument index "n$" at p: returns the character after the '$'
+ * and sets *n (POS_BAD for 0 or above 254), or returns p and sets *n to 0
+ * when there is none. */
+static const char *parse_index(const char *p, uint8_t *n)
 {
 	const char *q = p;
+	unsigned v = 0;
 
-	while (*q >= '0' && *q <= '9')
+	while (*q >= '0' && *q <= '9') {
+		if (v < POS_BAD)
+			v = v * 10 + (unsigned)(*q - '0');
 		q++;
-	if (q != p && *q == '$') {
-		sp->positional = 1;
-		return q + 1;
 	}
-	return p;
+	if (q == p || *q != '$') {
+		*n = 0;
+		return p;
+	}
+	*n = v == 0 || v >= POS_BAD ? POS_BAD : (uint8_t)v;
+	return q + 1;
 }
 
 static uint8_t spec_kind(const struct spec *sp)
@@ -114,20 +121,14 @@ static uint8_t spec_kind(const struct spec *sp)
  */
 const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
 {
-	const char *q;
-
 	sp->start = p - 1;
 	sp->flags = 0;
-	sp->width_star = sp->prec_star = sp->positional = 0;
+	sp->width_star = sp->prec_star = 0;
+	sp->widthn = sp->precn = 0;
 	sp->width = 0;
 	sp->prec = -1;
 
-	for (q = p; *q >= '0' && *q <= '9'; q++)
-		;
-	if (q != p && *q == '$') {
-		sp->positional = 1;
-		p = q + 1;
-	}
+	p = parse_index(p, &sp->argn);
 	for (;; p++) {
 		switch (*p) {
 		case '-': sp->flags |= F_MINUS; continue;
@@ -143,7 +144,7 @@ const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
 	}
 	if (*p == '*') {
 		sp->width_star = 1;
-		p = parse_star_index(p + 1, sp);
+		p = parse_index(p + 1, &sp->widthn);
 	} else {
 		p = parse_num(p, &sp->width);
 	}
@@ -151,11 +152,12 @@ const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
 		p++;
 		if (*p == '*') {
 			sp->prec_star = 1;
-			p = parse_star_index(p + 1, sp);
+			p = parse_index(p + 1, &sp->precn);
 		} else {
 			p = parse_num(p, &sp->prec);
 		}
 	}
+	sp->positional = sp->argn != 0 || sp->widthn != 0 || sp->precn != 0;
 	sp->len_at = p;
 	switch (*p) {
 	case 'h':

@@ -23,6 +23,13 @@
  * and Z is z; ll and L both select long double for floating conversions and
  * long long for integers; %c/%s pad with spaces even with the '0' flag.
  *
+ * A POSIX positional format ("%2$s %1$d") has its arguments fetched
+ * first, in index order (fmt_render_pos.c); the walk is the same, each
+ * conversion taking its arguments by index. The first conversion that
+ * cannot take them (fmt.h: the undefined cases), like any conversion
+ * with "n$" in a sequential walk, ends the walk with the rest of the
+ * format as text.
+ *
  * A compiled format (llog__fmt_compile) is the walk of run() done once:
  * render_prog makes the same conversions in the same order from it.
  *
@@ -61,8 +68,8 @@ static void run(struct llog__buf *o, const char *fmt, struct src *s)
 		p = llog__fmt_parse_spec(q + 1, &sp);
 		if (p == NULL)
 			return; /* format ends inside a conversion */
-		if (sp.positional) {
-			/* not supported: the rest of the format, as text */
+		if (!llog__fmt_pos_conv_ok(&sp, s)) {
+			/* the rest of the format, as text (fmt.h) */
 			llog__buf_put(o, q, strlen(q));
 			return;
 		}
@@ -84,7 +91,7 @@ enum {
 	OP_END,  /* the format (or a conversion cut short by it) ends here */
 	OP_PCT,  /* "%%" */
 	OP_CONV, /* a conversion, sp */
-	OP_TEXT, /* a positional conversion: the rest of the format as text */
+	OP_TEXT, /* a conversion with "n$": the rest of the format as text */
 	OP_D,    /* OP_CONV that is a plain "%d" or "%i" (no flag, width, ...) */
 	OP_S,    /* OP_CONV that is a plain "%s" */
 };
@@ -216,7 +223,7 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 			llog__buf_put(o, "%", 1);
 			break;
 		case OP_TEXT:
-			/* not supported: the rest of the format, as text */
+			/* as run()'s sequential walk: the rest, as text */
 			llog__buf_put(o, op->sp.start, strlen(op->sp.start));
 			return;
 		case OP_D:
@@ -240,7 +247,7 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 /* The arguments a call captured by its plan. */
 static inline struct src captured(const struct llog__plan *plan, const void *args)
 {
-	return (struct src){ args, plan->type, 0, plan->nargs, NULL };
+	return (struct src){ args, plan->type, 0, plan->nargs, NULL, NULL };
 }
 
 /* What every entry point returns: the bytes written, *truncated set when
@@ -278,12 +285,17 @@ size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
 			   int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
-	struct src s = { NULL, NULL, 0, 0, NULL };
+	struct src s = { NULL, NULL, 0, 0, NULL, NULL };
+	struct pos_args pa;
 	va_list aq;
 
 	(void)plan; /* arguments are fetched by the format itself */
 	va_copy(aq, ap);
 	s.ap = &aq;
+	if (llog__fmt_pos_scan(fmt, &pa)) {
+		llog__fmt_pos_load(&pa, &s);
+		s.pos = &pa;
+	}
 	run(&o, fmt, &s);
 	va_end(aq);
 	return rendered(&o, truncated);

@@ -35,6 +35,7 @@ enum {
 #define STR_NULL 0xffffffffu   /* captured length of a NULL string */
 #define STR_LEN_MAX 0xfffffff0u
 #define LDBL_STORE 16
+#define POS_BAD 255    /* an "n$" index of 0, or above 254 */
 
 /* Flags. */
 enum {
@@ -60,6 +61,9 @@ struct spec {
 	uint8_t width_star;
 	uint8_t prec_star;
 	uint8_t positional; /* POSIX "%n$" or "*n$" seen */
+	uint8_t argn;       /* the value's "n$": n (1..254), 0 for none, POS_BAD */
+	uint8_t widthn;     /* the same for a '*' width ("*n$") */
+	uint8_t precn;      /* the same for a '*' precision (".*n$") */
 	uint8_t snp;        /* render this one with snprintf */
 	char conv;
 	int width;          /* 0 if none */
