@@ -1,9 +1,11 @@
 /*
  * fmt_pos_cases.h - test_fmt.c's cases of POSIX positional formats
  * ("%2$s %1$d", "%2$*1$d"): named cases and a random differential corpus,
- * each compared with vsnprintf by test_fmt.c's check() (and check_with()
+ * each compared with vsnprintf by the includer's check() (and check_with()
  * where POSIX leaves the output undefined and llog documents its own,
- * fmt.h). Included by test_fmt.c after fmt_corpus.h (its generator).
+ * fmt.h). Included after fmt_corpus.h (its generator, and the includer's
+ * check()) by test_fmt.c (capture, rendering and slots against vsnprintf)
+ * and test_binfile.c (binary file == text file == vsnprintf).
  */
 #ifndef LLOG_TEST_FMT_POS_CASES_H
 #define LLOG_TEST_FMT_POS_CASES_H
@@ -68,7 +70,9 @@ static void fmt_pos_named(void)
 
 /* The cases POSIX leaves undefined: the format up to the first conversion
  * whose arguments are not all known, then the rest of it as text
- * (fmt.h, fmt_render_pos.c); nothing beyond the known indices is read. */
+ * (fmt.h, fmt_pos.c); nothing beyond the known indices is read. For an
+ * includer that has check_with(expected, fmt, ...). */
+#ifdef FMT_POS_CHECK_WITH
 static void fmt_pos_undefined(void)
 {
 	/* a skipped index: argument 2's type is unknown, so 3 is not read */
@@ -93,6 +97,7 @@ static void fmt_pos_undefined(void)
 	/* a format that ends inside a conversion stops there */
 	check_with("1 ", "%1$d %2$", 1);
 }
+#endif
 
 /* ---- random formats ------------------------------------------------------ */
 
@@ -191,8 +196,8 @@ static void fmt_pos_random(unsigned n)
 				p = pos_conv(p, k, used);
 			}
 		}
-		check_fn(fmt, i1, PICK(strs), d, ll, w, (void *)(uintptr_t)rnd(),
-			 'A' + (int)rndn(26), pr);
+		check(fmt, i1, PICK(strs), d, ll, w, (void *)(uintptr_t)rnd(), 'A' + (int)rndn(26),
+		      pr);
 	}
 }
 

@@ -344,6 +344,7 @@ static void check_with(const char *given, const char *fmt, ...)
 }
 
 #include "fmt_corpus.h"
+#define FMT_POS_CHECK_WITH 1
 #include "fmt_pos_cases.h"
 
 /* ---- tests --------------------------------------------------------------- */
@@ -656,11 +657,16 @@ static void test_measure_clipping(void **state)
 static void test_eager_plans(void **state)
 {
 	static const char *const eager[] = {
-		"%ls", "%lc", "%S", "%C", "%1$d", "%2$s %1$d", "%*1$d", "%.*2$d",
+		"%ls", "%lc", "%S", "%C", "%*1$d", "%.*2$d",
 		"%y", "%'d", "%Id", "%m", "%.240s", "x %llc", "%zs",
+		/* positional: what is eager anyway, a string with a '*'
+		 * precision, the undefined cases (fmt.h) */
+		"%2$ls %1$d", "%1$m", "%1$y", "%1$'d", "%1$.240s", "%2$.*1$s",
+		"%1$d %3$d", "%1$d %d", "%d %1$d", "%0$d", "%33$d", "%1$d %1$s", "%1$d %2$",
 	};
 	static const char *const lazy[] = {
 		"", "%d", "%.239s", "%.*s", "%s %n %p %Lf %hhd", "%'s",
+		"%1$d", "%2$s %1$d", "%2$*1$d %3$.*1$f %%", "%1$.239s %1$s", "%5% %1$d",
 	};
 	struct llog__plan plan;
 	char fmt[256], out[256];
@@ -728,6 +734,17 @@ static void test_plan_layout(void **state)
 	assert_int_equal(plan.nargs, 11);
 	/* 4 + 8 + 8 + 16 + 8 + 0 + 4 + (4 + 4 + 4) + 4 */
 	assert_int_equal(plan.fixed_bytes, 64);
+
+	/* positional: the arguments in index order; a string bounded by its
+	 * largest precision, unbounded when one use has none */
+	llog__fmt_plan_parse("%3$s %1$d %2$.4s %2$.7s %1$x %4$Lf %3$.2s", &plan);
+	assert_int_equal(plan.flags, LLOG__PLAN_POS | LLOG__PLAN_HAS_STR | LLOG__PLAN_LDBL);
+	assert_int_equal(plan.nargs, 4);
+	assert_int_equal(plan.type[0], 1);      /* A_INT */
+	assert_int_equal(plan.type[1], 16 + 7); /* A_STR_PREC0 + 7 */
+	assert_int_equal(plan.type[2], 7);      /* A_STR */
+	assert_int_equal(plan.type[3], 4);      /* A_LDBL */
+	assert_int_equal(plan.fixed_bytes, 4 + 4 + 4 + 16);
 }
 
 /*

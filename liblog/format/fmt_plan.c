@@ -3,7 +3,8 @@
  * a call's arguments raw by its plan (see fmt.h for the contract).
  *
  * DESIGN
- * Capture layout: the arguments are stored in order, packed, unaligned, in
+ * Capture layout: the arguments are stored in order (a POSIX positional
+ * format's in index order: plan_positional), packed, unaligned, in
  * native byte order, by plan type code:
  *
  *   A_INT  (1)  int, 4 bytes      d i o u x X b B c with no/hh/h, '*' values
@@ -218,6 +219,62 @@ static int plan_add(struct llog__plan *plan, uint8_t code)
 	return 1;
 }
 
+/*
+ * The plan of a positional format (fmt_pos.c): its arguments in index
+ * order, which is the order the call passes them in, so capture is the
+ * same. A string's type code is bounded by the largest precision of its
+ * conversions, or unbounded when one has none. EAGER for what a
+ * sequential plan would be EAGER for, for a string with a '*' precision
+ * (its int may come after it), and for the undefined cases (not whole:
+ * the renderer at the call logs them, fmt.h).
+ */
+static void plan_positional(const char *fmt, struct llog__plan *plan)
+{
+	int bound[LLOG__PLAN_MAX_ARGS]; /* a string's: -1 unbounded, else its largest */
+	struct pos_map m;
+	const char *p = fmt;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!llog__fmt_pos_scan(fmt, &m) || !m.whole) {
+		plan->flags = LLOG__PLAN_EAGER;
+		return;
+	}
+	memset(bound, 0, sizeof(bound));
+	while (*(p = strchrnul(p, '%')) != '\0') {
+		struct spec sp;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		p = llog__fmt_parse_spec(p + 1, &sp); /* not NULL: whole */
+		if (sp.snp || sp.kind == A_UNKNOWN ||
+		    (sp.kind == A_STR && (sp.prec_star || sp.prec > STR_PREC_MAX))) {
+			plan->flags = LLOG__PLAN_EAGER;
+			return;
+		}
+		if (sp.kind == A_STR) {
+			int *b = &bound[sp.argn - 1];
+
+			if (sp.prec < 0)
+				*b = -1;
+			else if (*b >= 0 && sp.prec > *b)
+				*b = sp.prec;
+		}
+	}
+	for (unsigned k = 0; k < m.n; k++) {
+		uint8_t code = m.kind[k];
+
+		if (code == A_STR) {
+			if (bound[k] >= 0)
+				code = (uint8_t)(A_STR_PREC0 + bound[k]);
+			plan->flags |= LLOG__PLAN_HAS_STR;
+		}
+		plan_add(plan, code);
+	}
+	plan->flags |= LLOG__PLAN_POS;
+}
+
 void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 {
 	const char *p = fmt;
@@ -234,6 +291,11 @@ void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 		p = llog__fmt_parse_spec(p + 1, &sp);
 		if (p == NULL)
 			return; /* rendering stops there, as glibc's does */
+		if (sp.positional && plan->nargs == 0) {
+			/* the first conversion that takes an argument */
+			plan_positional(fmt, plan);
+			return;
+		}
 		if (sp.positional || sp.snp || sp.kind == A_UNKNOWN) {
 			plan->flags |= LLOG__PLAN_EAGER;
 			return;

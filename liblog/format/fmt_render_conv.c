@@ -19,7 +19,7 @@
  * conversion asks for: a mismatch (or running out) stops the message
  * there, it never reads bytes as another type. In a positional walk a
  * conversion takes its arguments by their "n$" from those fetched before
- * (fmt_render_pos.c), checked the same way.
+ * (fmt_pos.c), checked the same way.
  */
 #include <limits.h>
 #include <string.h>
@@ -109,7 +109,7 @@ static inline int fetch_at(struct src *s, unsigned n, int kind, union val *v)
 {
 	if (s->pos == NULL)
 		return fetch(s, kind, v);
-	if (n == 0 || n > s->pos->n || s->pos->kind[n - 1] != kind)
+	if (n == 0 || n > s->pos->m.n || s->pos->m.kind[n - 1] != kind)
 		return 0;
 	*v = s->pos->v[n - 1];
 	return 1;

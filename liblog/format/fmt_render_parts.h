@@ -6,8 +6,8 @@
  * characters, strings and plain %f itself and hands the rest to
  * fmt_render_snp.c (snprintf of that one conversion). A positional format
  * ("%2$s %1$d") has its arguments fetched first, in index order, by
- * fmt_render_pos.c (through fmt_render_conv.c's fetch). They call one way,
- * never back: fmt_render.c -> fmt_render_pos.c -> fmt_render_conv.c ->
+ * fmt_pos.c (through fmt_render_conv.c's fetch). They call one way,
+ * never back: fmt_render.c -> fmt_pos.c -> fmt_render_conv.c ->
  * fmt_render_snp.c.
  *
  * The message is built in a struct llog__buf; output is a prefix of
@@ -40,11 +40,10 @@ union val {
 };
 
 /* The arguments of a positional format, fetched in index order before
- * rendering (fmt_render_pos.c): argument k + 1 has class kind[k] and value
- * v[k], for k < n. Indices 1..n are each used by the format. */
+ * rendering (fmt_pos.c): argument k + 1 has class m.kind[k] and value
+ * v[k], for k < m.n. */
 struct pos_args {
-	unsigned n;
-	uint8_t kind[LLOG__PLAN_MAX_ARGS];
+	struct pos_map m;
 	union val v[LLOG__PLAN_MAX_ARGS];
 };
 
@@ -59,31 +58,6 @@ struct src {
 	va_list *ap;
 	const struct pos_args *pos;
 };
-
-/* The arguments conversion sp takes, in the order it takes them (a '*'
- * width, a '*' precision, the value): their "n$" indices in idx (0 where
- * none) and classes in kind; returns how many (0 to 3). An unknown
- * conversion takes none, not even its '*' (fmt_render_conv.c). */
-static inline unsigned llog__fmt_spec_uses(const struct spec *sp, uint8_t idx[3], uint8_t kind[3])
-{
-	unsigned k = 0;
-
-	if (sp->kind == A_UNKNOWN)
-		return 0;
-	if (sp->width_star) {
-		idx[k] = sp->widthn;
-		kind[k++] = A_INT;
-	}
-	if (sp->prec_star) {
-		idx[k] = sp->precn;
-		kind[k++] = A_INT;
-	}
-	if (sp->kind != A_NONE) {
-		idx[k] = sp->argn;
-		kind[k++] = sp->kind;
-	}
-	return k;
-}
 
 /* v in decimal, at least min digits (zeros in front), written backwards
  * so that it ends just before end; returns its first byte. Two digits per
@@ -116,23 +90,18 @@ static inline char *llog__fmt_render_dec_back(char *end, uint64_t v, int min)
 	return d;
 }
 
-/* ---- fmt_render_pos.c ---- */
+/* ---- fmt_pos.c ---- */
 
-/* Whether fmt is a positional format: its first conversion that takes an
- * argument has an "n$". If so, fills pa's n and kind (not v): the classes
- * its conversions give indices 1, 2, ..., up to the first index that none
- * of them uses, read up to the first conversion that breaks the rules
- * (fmt.h: a conversion without "n$", an index of 0 or above
- * LLOG__PLAN_MAX_ARGS, an index used with two classes). */
-int llog__fmt_pos_scan(const char *fmt, struct pos_args *pa);
+/* (llog__fmt_pos_scan: fmt_spec.h.) */
 
-/* Fetches pa's n arguments, in index order, from the sequential source
- * seq (fmt_render_conv.c's llog__fmt_render_fetch); pa->n becomes the
- * number fetched (fewer when seq runs out or does not match). */
+/* Fetches the m.n arguments of pa (m set by llog__fmt_pos_scan), in index
+ * order, from the sequential source seq (fmt_render_conv.c's
+ * llog__fmt_render_fetch); m.n becomes the number fetched (fewer when seq
+ * runs out or does not match). */
 void llog__fmt_pos_load(struct pos_args *pa, struct src *seq);
 
-/* Whether every argument of conversion sp is in pa: an "n$" in 1..pa->n
- * of the class pa records for it. */
+/* Whether every argument of conversion sp is in pa: an "n$" in 1..m.n of
+ * the class pa records for it. */
 int llog__fmt_pos_fits(const struct spec *sp, const struct pos_args *pa);
 
 /* Whether the walk may render conversion sp (else the rest of the format
