@@ -4,11 +4,13 @@
  * fmt_render*.c, fmt_slots.h, binpack.c and llogcat's binrec.c).
  *
  * DESIGN
- * One parser (llog__fmt_parse_spec) reads a conversion specification; the
- * plan, the renderer and the eager formatter all use it, so they agree on
- * which arguments a format consumes:
+ * One parser (llog__fmt_parse_spec, fmt_spec.c) reads a conversion
+ * specification; the plan, the renderer and the eager formatter all use
+ * it, so they agree on which arguments a format consumes:
  *
  *   plan.type[k] == class of the k-th argument consumed by render(fmt)
+ *
+ * (the argument of index k + 1 for a POSIX positional format, fmt_pos.c).
  */
 #ifndef LLOG_FMT_SPEC_H
 #define LLOG_FMT_SPEC_H
