@@ -120,7 +120,8 @@ struct call_args {
 	const uint64_t *v; /* typed */
 };
 
-/* An EAGER plan (wide strings, positional arguments...): rendered now.
+/* An EAGER plan (wide strings, %m, undefined positional formats...):
+ * rendered now.
  * Never typed (llog__log_t sends such calls to llog__log). */
 static struct llog__rec *capture_eager(struct llog__arena *a, const struct llog_site *site,
 				       const struct llog__plan *plan, va_list ap, uint32_t budget,

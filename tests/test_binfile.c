@@ -9,8 +9,8 @@
  *   llogcat(binary file) == llogcat(text file)              (bytes)
  *   message of each line == escaped vsnprintf(fmt, args)    (unless cut)
  *
- * for the whole printf corpus of test_fmt.c (fmt_corpus.h), each format
- * its own call site (made at run time, logged with llog__logv). Then: JSON
+ * for the whole printf corpus of test_fmt.c (fmt_corpus.h) and its POSIX
+ * positional formats (fmt_pos_cases.h), each format its own call site (made at run time, logged with llog__logv). Then: JSON
  * and filters against a JSON file; a torn tail cut at every byte of the
  * last write, repaired by llogcat --repair (everything before the cut
  * renders); bit flips in that write (a clear error, never a crash or a
@@ -152,8 +152,12 @@ static void check(const char *fmt, ...)
  * release build runs it all here. */
 #define FMT_CORPUS_SINGLE 3000
 #define FMT_CORPUS_MULTI 1000
+#define FMT_POS_RANDOM 250
+#else
+#define FMT_POS_RANDOM 1000
 #endif
 #include "fmt_corpus.h"
+#include "fmt_pos_cases.h"
 
 /* The message as a text line shows it (escaped), from llog's formatter. */
 static char *escaped(const char *msg, size_t len, size_t *out_len)
@@ -188,9 +192,12 @@ static void test_corpus_differential(void **state)
 	tdir_make(&t, "x");
 	two_sinks(&t, text, bin, LLOG_FORMAT_TEXT, &cfg);
 	fmt_corpus_run();
+	fmt_pos_named();
+	fmt_pos_random(FMT_POS_RANDOM);
 	/* Strings clipped at the capture (the record bound, 4 KiB): the
 	 * marker comes from the record's flag, not from rendering. */
 	check("%s|%s|%s|%d", longstr, longstr, longstr, 1);
+	check("%1$s|%1$s|%2$d|%1$.10s", longstr, 1);
 	check("a %s b %.1500s c %5d", longstr, longstr, 2);
 	check("%s%s%c", longstr, longstr, 'z');
 	llog_shutdown();

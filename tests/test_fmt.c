@@ -13,7 +13,9 @@
  * test_binfile.c) builds the differential corpus
  * over every conversion, flag, width, precision ('*' included), length
  * modifier and edge value; named cases cover %n, NULL and unterminated
- * strings, truncation, clipping at capture and the EAGER plans.
+ * strings, truncation, clipping at capture and the EAGER plans; POSIX
+ * positional formats have named and random cases of their own
+ * (fmt_pos_cases.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -342,6 +344,8 @@ static void check_with(const char *given, const char *fmt, ...)
 }
 
 #include "fmt_corpus.h"
+#define FMT_POS_CHECK_WITH 1
+#include "fmt_pos_cases.h"
 
 /* ---- tests --------------------------------------------------------------- */
 
@@ -355,6 +359,19 @@ static void test_differential_corpus(void **state)
 	print_message("differential corpus: %lu cases (%lu truncated renders "
 		      "one byte short; %lu also from slots)\n", ncases, short_by_one,
 		      nslot_cases);
+}
+
+/* POSIX positional formats (fmt_pos_cases.h): snprintf's output, and the
+ * documented one where POSIX leaves it undefined. */
+static void test_positional(void **state)
+{
+	unsigned long before = ncases;
+
+	(void)state;
+	fmt_pos_named();
+	fmt_pos_undefined();
+	fmt_pos_random(3000);
+	assert_true(ncases - before >= 3000);
 }
 
 static void test_edge_formats(void **state)
@@ -640,11 +657,16 @@ static void test_measure_clipping(void **state)
 static void test_eager_plans(void **state)
 {
 	static const char *const eager[] = {
-		"%ls", "%lc", "%S", "%C", "%1$d", "%2$s %1$d", "%*1$d", "%.*2$d",
+		"%ls", "%lc", "%S", "%C", "%*1$d", "%.*2$d",
 		"%y", "%'d", "%Id", "%m", "%.240s", "x %llc", "%zs",
+		/* positional: what is eager anyway, a string with a '*'
+		 * precision, the undefined cases (fmt.h) */
+		"%2$ls %1$d", "%1$m", "%1$y", "%1$'d", "%1$.240s", "%2$.*1$s",
+		"%1$d %3$d", "%1$d %d", "%d %1$d", "%0$d", "%33$d", "%1$d %1$s", "%1$d %2$",
 	};
 	static const char *const lazy[] = {
 		"", "%d", "%.239s", "%.*s", "%s %n %p %Lf %hhd", "%'s",
+		"%1$d", "%2$s %1$d", "%2$*1$d %3$.*1$f %%", "%1$.239s %1$s", "%5% %1$d",
 	};
 	struct llog__plan plan;
 	char fmt[256], out[256];
@@ -689,11 +711,7 @@ static void test_eager_plans(void **state)
 	check("%.240s|%.300s", longstr, "short");
 	check("%m");
 
-	/* positional: rendered as the literal format, safely */
-	trunc = 0;
-	len = format(out, sizeof(out), "a %2$s %1$d", &trunc, 1, "b");
-	assert_int_equal(len, strlen("a %2$s %1$d"));
-	assert_memory_equal(out, "a %2$s %1$d", len);
+	/* positional: test_positional */
 
 	/* a format that ends inside a conversion stops there, like glibc */
 	n = snprintf(out, sizeof(out), "%s", "abc");
@@ -716,6 +734,17 @@ static void test_plan_layout(void **state)
 	assert_int_equal(plan.nargs, 11);
 	/* 4 + 8 + 8 + 16 + 8 + 0 + 4 + (4 + 4 + 4) + 4 */
 	assert_int_equal(plan.fixed_bytes, 64);
+
+	/* positional: the arguments in index order; a string bounded by its
+	 * largest precision, unbounded when one use has none */
+	llog__fmt_plan_parse("%3$s %1$d %2$.4s %2$.7s %1$x %4$Lf %3$.2s", &plan);
+	assert_int_equal(plan.flags, LLOG__PLAN_POS | LLOG__PLAN_HAS_STR | LLOG__PLAN_LDBL);
+	assert_int_equal(plan.nargs, 4);
+	assert_int_equal(plan.type[0], 1);      /* A_INT */
+	assert_int_equal(plan.type[1], 16 + 7); /* A_STR_PREC0 + 7 */
+	assert_int_equal(plan.type[2], 7);      /* A_STR */
+	assert_int_equal(plan.type[3], 4);      /* A_LDBL */
+	assert_int_equal(plan.fixed_bytes, 4 + 4 + 4 + 16);
 }
 
 /*
@@ -798,6 +827,7 @@ static void test_compiled_early_ends(void **state)
 TEST_MAIN(
 	cmocka_unit_test(test_differential_corpus),
 	cmocka_unit_test(test_edge_formats),
+	cmocka_unit_test(test_positional),
 	cmocka_unit_test(test_percent_n_not_executed),
 	cmocka_unit_test(test_null_string),
 	cmocka_unit_test(test_precision_unterminated),

@@ -475,8 +475,53 @@ static void test_fields_without_malloc(void **state)
 	assert_int_equal(child_exit_code(pid), 0);
 }
 
+/* POSIX positional formats: neither the call (a capture in index order,
+ * or a message rendered at the call) nor the flusher's rendering
+ * allocates (glibc's own positional printf may), as above. */
+static long pos_seen;
+
+static void pos_on_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if ((e->msg_len == 10 && memcmp(e->msg, "x 7 x 0.50", 10) == 0) ||
+	    (e->msg_len == 13 && memcmp(e->msg, "eager ab|0.25", 13) == 0))
+		pos_seen++;
+}
+
+static void test_positional_without_malloc(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+#ifdef TEST_SANITIZER
+	skip(); /* the sanitizer owns malloc: nothing to interpose */
+#endif
+	pid = fork_child();
+	if (pid == 0) {
+		struct llog_callback_options o = {.on_entry = pos_on_entry};
+
+		if (llog_add_sink(llog_callback_sink(&o)) != 0 || llog_init(NULL) != 0)
+			_exit(2);
+		LOG_INFO("warm-up"); /* the arena */
+		llog_flush();
+		__atomic_store_n(&forbidden, 1, __ATOMIC_RELEASE);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat" /* -Wpedantic: ISO C has no "n$" */
+		for (int i = 0; i < 50; i++) {
+			LOG_INFO("%2$s %1$d %2$s %3$.2f", 7, "x", 0.5);
+			LOG_INFO("eager %2$.*1$s|%3$g", 2, "abc", 0.25); /* at the call */
+		}
+#pragma GCC diagnostic pop
+		llog_flush();
+		__atomic_store_n(&forbidden, 0, __ATOMIC_RELEASE);
+		_exit(pos_seen == 100 ? 0 : 3);
+	}
+	assert_int_equal(child_exit_code(pid), 0);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_fields_without_malloc),
+	cmocka_unit_test(test_positional_without_malloc),
 	TEST_CASE_ARG(test_crash_without_malloc, test_crash, &without_malloc),
 	TEST_CASE_ARG(test_crash_after_small_commits, test_crash, &after_small_commits),
 	TEST_CASE_ARG(test_crash_batch_larger_than_any, test_crash, &batch_larger_than_any),

@@ -9,10 +9,10 @@
  * must equal it byte for byte, in order. The cases cover every argument
  * type the macro sorts (promoted small integers, bit-fields, enums, signed
  * and unsigned of each width, float and double, char arrays, string
- * literals, NULL and other pointers), the arities 0 to 9, and the calls
- * that must leave the typed path (long double at compile time; %ls, %m,
- * positional arguments and fewer arguments than conversions at run time;
- * no flusher running). Arguments with side effects are evaluated once.
+ * literals, NULL and other pointers), the arities 0 to 9, POSIX positional
+ * formats (their slots are in index order), and the calls that must leave
+ * the typed path (long double at compile time; %ls, %m and fewer
+ * arguments than conversions at run time; no flusher running). Arguments with side effects are evaluated once.
  * The direct tests call llog__log_t and check what it returns: 0 (the
  * record was taken) or 1 (nothing done, nothing counted).
  *
@@ -150,6 +150,19 @@ static void test_messages_equal_snprintf(void **state)
 	errno = EACCES;
 	expect("errno says %m (%d)", 6);
 	QUIET_END
+	/* POSIX positional formats: reordered, reused, '*n$' (gcc's
+	 * -Wpedantic says ISO C has no "n$") */
+	QUIET_BEGIN
+	CASE("A %1$d %2$s", 42, "pos");
+	CASE("%2$s %1$d %2$.1s %1$x", 42, "pos");
+	CASE("[%2$*1$d] [%3$.*1$f] %% [%4$-*1$s]", 7, -3, 2.5, "str");
+	CASE("%3$p %2$c %1$lld %4$u %5$g", -5LL, 'c', (void *)arr, 8u, 0.125);
+	CASE("%9$d %8$d %7$d %6$d %5$d %4$d %3$d %2$d %1$d", 1, 2, 3, 4, 5, 6, 7, 8, 9);
+	CASE("%2$.*1$s|%3$ls|%4$Lf", 3, "precision", ws, ld); /* at the call */
+	/* undefined: a skipped index; the rest of the format as text */
+	LOG_INFO("skip %1$d %3$d", 1, 2, 3);
+	QUIET_END
+	expect("skip 1 %%3$d");
 	/* With fields: the message's arguments go the same ways. */
 	LOG_INFO_KV(("k", 1), "kv %d %s %.1f", 5, "x", 0.5);
 	expect("kv %d %s %.1f", 5, "x", 0.5);
@@ -209,7 +222,8 @@ static void test_llog__log_t_returns(void **state)
 	assert_int_equal(SITE_T("short %d %d", v, 1), 1);
 	assert_int_equal(SITE_T("wide %ls", v, 1), 1);
 	assert_int_equal(SITE_T("errno %m", v, 0), 1);
-	assert_int_equal(SITE_T("positional %1$d", v, 1), 1);
+	assert_int_equal(SITE_T("positional %1$d %1$u", v, 1), 0); /* slots by index */
+	assert_int_equal(SITE_T("positional %1$.*2$s", v, 2), 1); /* at the call */
 	assert_int_equal(SITE_T("long double %Lf", v, 1), 1);
 	/* With fields: the same rules. */
 	{
@@ -235,12 +249,66 @@ static void test_llog__log_t_returns(void **state)
 	}
 	llog_flush();
 	llog_get_stats(&st);
-	assert_int_equal(m->n, 4);
+	assert_int_equal(m->n, 5);
 	assert_string_equal(m->e[0].msg, "taken -3 0.5 str");
 	assert_string_equal(m->e[1].msg, "extra slots are ignored -3");
 	assert_string_equal(m->e[2].msg, "no argument");
-	assert_string_equal(m->e[3].msg, "kv taken -3");
+	assert_string_equal(m->e[3].msg, "positional -3 4294967293");
+	assert_string_equal(m->e[4].msg, "kv taken -3");
 	assert_int_equal(st.dropped, 0);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* The whole messages of the entries (the flusher's, memsink's hook). */
+static char whole[4][8192];
+static size_t whole_len[4], nwhole;
+
+static void keep_whole(struct memsink *m, const struct llog_entry *e)
+{
+	(void)m;
+	if (nwhole < 4 && e->msg_len <= sizeof(whole[0])) {
+		memcpy(whole[nwhole], e->msg, e->msg_len);
+		whole_len[nwhole++] = e->msg_len;
+	}
+}
+
+/* A positional string longer than the record bound (4 KiB) is clipped at
+ * the call as a sequential one is: the same message, marked; a typed call
+ * and one through llog__log (9 arguments) alike. */
+static void test_positional_long_string(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	static char big[10001];
+	static const char marker[] = " [truncated]";
+	struct llog_stats st;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	m->hook = keep_whole;
+	nwhole = 0;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	LOG_INFO("%s|%d", big, 7);
+	QUIET_BEGIN
+	LOG_INFO("%1$s|%2$d", big, 7);
+	LOG_INFO("%2$s|%1$d", 7, big);
+	LOG_INFO("%1$s|%2$d%3$.0s%4$.0s%5$.0s%6$.0s%7$.0s%8$.0s%9$.0s", big, 7, "", "", "", "",
+		 "", "", "");
+	QUIET_END
+	llog_flush();
+	llog_get_stats(&st);
+	assert_int_equal(nwhole, 4);
+	assert_int_equal(st.truncated, 4);
+	assert_true(whole_len[0] > 4000 && whole_len[0] <= 4096 + sizeof(marker) - 1);
+	assert_memory_equal(whole[0] + whole_len[0] - (sizeof(marker) - 1), marker,
+			    sizeof(marker) - 1);
+	assert_int_equal(whole_len[1], whole_len[0]);
+	assert_memory_equal(whole[1], whole[0], whole_len[0]);
+	/* the clipped string is what the room left: the same for "%2$s" */
+	assert_int_equal(whole_len[2], whole_len[0]);
+	assert_memory_equal(whole[2], whole[0], whole_len[0]);
+	/* seven more (empty) strings: 28 more bytes of lengths */
+	assert_int_equal(whole_len[3], whole_len[0] - 28);
 	llog_shutdown();
 	memsink_free(m);
 }
@@ -278,4 +346,5 @@ TEST_MAIN(
 	cmocka_unit_test(test_closed_list_goes_to_llog__log),
 	cmocka_unit_test(test_llog__log_t_returns),
 	cmocka_unit_test(test_messages_equal_snprintf),
+	cmocka_unit_test(test_positional_long_string),
 )

@@ -162,9 +162,11 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * argument is evaluated once, into a temporary of its own type (arrays
  * decayed; LLOG__TMP for the one exception).
  * llog__log_t returns nonzero, having done nothing, when it cannot take
- * the call (a format rendered at the call: %ls %lc %m positional
- * arguments, a long double, more conversions than arguments, no flusher
- * running): the macro then calls llog__log with the same temporaries. A
+ * the call (a format rendered at the call: %ls %lc %m, a positional
+ * "%2$.*1$s" or one POSIX leaves undefined; a long double, more
+ * conversions than arguments, no flusher running): the macro then calls
+ * llog__log with the same temporaries. A positional format's slots are
+ * its arguments in index order, which is the order they are passed. A
  * long double argument, or 9 and more, go to llog__log at compile time;
  * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before
  * llog.h, and C before C11. The format is still checked by the compiler

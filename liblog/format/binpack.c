@@ -17,6 +17,8 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 	unsigned k = 0;
 
 	memset(ps, 0, sizeof(*ps));
+	if (plan->flags & LLOG__PLAN_POS)
+		return; /* arguments by index, not by this walk: no decimals */
 	/* The walk of llog__fmt_plan_parse: the same specifications consume the
 	 * same arguments, so argument k is plan->type[k]'s. */
 	while (k < plan->nargs && *(p = strchrnul(p, '%')) != '\0') {

@@ -18,9 +18,26 @@
  * at the call (NULL renders as "(null)", as glibc does); with a precision only
  * that many bytes are read, as C requires. %n consumes its pointer and is
  * never executed (nothing is stored through it). Plans that cannot be
- * deferred (wide conversions %lc %ls, POSIX positional "%1$d", more arguments
- * than LLOG__PLAN_MAX_ARGS, an unknown conversion) are marked EAGER: the
- * producer renders them at the call with llog__fmt_format_va().
+ * deferred (wide conversions %lc %ls, %m, more arguments than
+ * LLOG__PLAN_MAX_ARGS, an unknown conversion, the undefined positional
+ * formats below and a positional string with a '*' precision) are marked
+ * EAGER: the producer renders them at the call with llog__fmt_format_va().
+ *
+ * POSIX positional formats ("%2$s %1$d", "%1$*2$d": arguments in any
+ * order, used any number of times, indices 1 to LLOG__PLAN_MAX_ARGS) keep
+ * the invariant too (fmt_pos.c): their plan (LLOG__PLAN_POS) lists the
+ * arguments in index order, which is the order of the call's, so capture
+ * is the same; the renderer fetches them once in that order and renders
+ * each conversion by its index. Where POSIX leaves the output undefined,
+ * the message is the format rendered up to the first conversion whose
+ * arguments are not all known, then the rest of the format as text from
+ * that conversion's '%': a conversion without "n$" in a positional format
+ * (or one with "n$" in a format whose first conversion has none), an
+ * index of 0 or above LLOG__PLAN_MAX_ARGS, an index used with two types
+ * ("%1$d %1$s"), and an index above a skipped one ("%1$d %3$d", 1, 2, 3
+ * logs "1 %3$d": argument 2's type is unknown, so neither 2 nor 3 is
+ * read). No argument is read beyond the last index before the first
+ * skipped one.
  *
  * A format may also be compiled once (llog__fmt_compile: the literal
  * segments and the parsed conversion specifications, in order), so that
@@ -54,6 +71,7 @@
 #define LLOG__PLAN_EAGER 0x01u   /* format at the call, see above */
 #define LLOG__PLAN_HAS_STR 0x02u /* some argument is a %s string */
 #define LLOG__PLAN_LDBL 0x04u    /* some argument is a long double: no slots */
+#define LLOG__PLAN_POS 0x08u     /* POSIX positional: arguments in index order */
 /* The flags a binary file's sites frame stores (docs/file-format.md 3):
  * the others are this build's own, never written. */
 #define LLOG__PLAN_FILE_FLAGS (LLOG__PLAN_EAGER | LLOG__PLAN_HAS_STR)

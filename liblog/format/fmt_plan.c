@@ -3,7 +3,8 @@
  * a call's arguments raw by its plan (see fmt.h for the contract).
  *
  * DESIGN
- * Capture layout: the arguments are stored in order, packed, unaligned, in
+ * Capture layout: the arguments are stored in order (a POSIX positional
+ * format's in index order: plan_positional), packed, unaligned, in
  * native byte order, by plan type code:
  *
  *   A_INT  (1)  int, 4 bytes      d i o u x X b B c with no/hh/h, '*' values
@@ -29,7 +30,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* GNU extension used on purpose: strchrnul */
 #endif
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -47,148 +47,6 @@ _Static_assert(sizeof(long) == 8 && sizeof(long long) == 8 &&
 	       "capture layout assumes LP64");
 _Static_assert(sizeof(int) == 4, "capture layout assumes 32-bit int");
 _Static_assert(sizeof(long double) <= 16, "long double is stored in 16 bytes");
-
-static const char *parse_num(const char *p, int *v)
-{
-	unsigned long n = 0;
-
-	while (*p >= '0' && *p <= '9') {
-		if (n <= INT_MAX)
-			n = n * 10 + (unsigned long)(*p - '0');
-		p++;
-	}
-	*v = n > INT_MAX ? INT_MAX : (int)n;
-	return p;
-}
-
-/* After a '*': a "n$" argument index makes the spec positional. */
-static const char *parse_star_index(const char *p, struct spec *sp)
-{
-	const char *q = p;
-
-	while (*q >= '0' && *q <= '9')
-		q++;
-	if (q != p && *q == '$') {
-		sp->positional = 1;
-		return q + 1;
-	}
-	return p;
-}
-
-static uint8_t spec_kind(const struct spec *sp)
-{
-	int small = sp->mod == M_NONE || sp->mod == M_HH || sp->mod == M_H;
-
-	switch (sp->conv) {
-	case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
-	case 'b': case 'B':
-		return small ? A_INT : A_I64;
-	case 'c':
-		return small ? A_INT : A_WINT;
-	case 's':
-		return small ? A_STR : A_WSTR;
-	case 'C':
-		return A_WINT;
-	case 'S':
-		return A_WSTR;
-	case 'p':
-		return A_PTR;
-	case 'n':
-		return A_NPTR;
-	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
-	case 'a': case 'A':
-		return sp->mod == M_LL || sp->mod == M_BIGL ? A_LDBL : A_DBL;
-	case '%': case 'm':
-		return A_NONE;
-	default:
-		return A_UNKNOWN;
-	}
-}
-
-/*
- * Parses one conversion specification; p points just after its '%'.
- * Returns the character after the conversion, or NULL when the format ends
- * inside the specification. One function on purpose (about 80 lines): it
- * reads the specification left to right, flags, width, precision, length,
- * conversion, in the order C11 7.21.6.1 gives them.
- */
-const char *llog__fmt_parse_spec(const char *p, struct spec *sp)
-{
-	const char *q;
-
-	sp->start = p - 1;
-	sp->flags = 0;
-	sp->width_star = sp->prec_star = sp->positional = 0;
-	sp->width = 0;
-	sp->prec = -1;
-
-	for (q = p; *q >= '0' && *q <= '9'; q++)
-		;
-	if (q != p && *q == '$') {
-		sp->positional = 1;
-		p = q + 1;
-	}
-	for (;; p++) {
-		switch (*p) {
-		case '-': sp->flags |= F_MINUS; continue;
-		case '+': sp->flags |= F_PLUS; continue;
-		case ' ': sp->flags |= F_SPACE; continue;
-		case '#': sp->flags |= F_HASH; continue;
-		case '0': sp->flags |= F_ZERO; continue;
-		case '\'': sp->flags |= F_QUOTE; continue;
-		case 'I': sp->flags |= F_I18N; continue;
-		default: break;
-		}
-		break;
-	}
-	if (*p == '*') {
-		sp->width_star = 1;
-		p = parse_star_index(p + 1, sp);
-	} else {
-		p = parse_num(p, &sp->width);
-	}
-	if (*p == '.') {
-		p++;
-		if (*p == '*') {
-			sp->prec_star = 1;
-			p = parse_star_index(p + 1, sp);
-		} else {
-			p = parse_num(p, &sp->prec);
-		}
-	}
-	sp->len_at = p;
-	switch (*p) {
-	case 'h':
-	case 'l': {
-		int twice = p[1] == p[0]; /* hh, ll */
-
-		if (p[0] == 'h')
-			sp->mod = twice ? M_HH : M_H;
-		else
-			sp->mod = twice ? M_LL : M_L;
-		p += 1 + twice;
-		break;
-	}
-	case 'q': p++; sp->mod = M_LL; break;
-	case 'L': p++; sp->mod = M_BIGL; break;
-	case 'j': p++; sp->mod = M_J; break;
-	case 'z': case 'Z': p++; sp->mod = M_Z; break;
-	case 't': p++; sp->mod = M_T; break;
-	default: sp->mod = M_NONE; break;
-	}
-	sp->len_n = (uint8_t)(p - sp->len_at);
-	sp->conv = *p;
-	if (sp->conv == '\0')
-		return NULL;
-	sp->kind = spec_kind(sp);
-	/* ' and I depend on the locale: only the numeric conversions are
-	 * affected, and those are rendered at the call by snprintf. */
-	sp->snp = sp->kind == A_WINT || sp->kind == A_WSTR || sp->conv == 'm' ||
-		  ((sp->flags & (F_QUOTE | F_I18N)) &&
-		   (sp->kind == A_INT || sp->kind == A_I64 ||
-		    sp->kind == A_DBL || sp->kind == A_LDBL));
-	return p + 1;
-}
 
 /* ---- plan ---------------------------------------------------------------- */
 
@@ -216,6 +74,62 @@ static int plan_add(struct llog__plan *plan, uint8_t code)
 	return 1;
 }
 
+/*
+ * The plan of a positional format (fmt_pos.c): its arguments in index
+ * order, which is the order the call passes them in, so capture is the
+ * same. A string's type code is bounded by the largest precision of its
+ * conversions, or unbounded when one has none. EAGER for what a
+ * sequential plan would be EAGER for, for a string with a '*' precision
+ * (its int may come after it), and for the undefined cases (not whole:
+ * the renderer at the call logs them, fmt.h).
+ */
+static void plan_positional(const char *fmt, struct llog__plan *plan)
+{
+	int bound[LLOG__PLAN_MAX_ARGS]; /* a string's: -1 unbounded, else its largest */
+	struct pos_map m;
+	const char *p = fmt;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!llog__fmt_pos_scan(fmt, &m) || !m.whole) {
+		plan->flags = LLOG__PLAN_EAGER;
+		return;
+	}
+	memset(bound, 0, sizeof(bound));
+	while (*(p = strchrnul(p, '%')) != '\0') {
+		struct spec sp;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		p = llog__fmt_parse_spec(p + 1, &sp); /* not NULL: whole */
+		if (sp.snp || sp.kind == A_UNKNOWN ||
+		    (sp.kind == A_STR && (sp.prec_star || sp.prec > STR_PREC_MAX))) {
+			plan->flags = LLOG__PLAN_EAGER;
+			return;
+		}
+		if (sp.kind == A_STR) {
+			int *b = &bound[sp.argn - 1];
+
+			if (sp.prec < 0)
+				*b = -1;
+			else if (*b >= 0 && sp.prec > *b)
+				*b = sp.prec;
+		}
+	}
+	for (unsigned k = 0; k < m.n; k++) {
+		uint8_t code = m.kind[k];
+
+		if (code == A_STR) {
+			if (bound[k] >= 0)
+				code = (uint8_t)(A_STR_PREC0 + bound[k]);
+			plan->flags |= LLOG__PLAN_HAS_STR;
+		}
+		plan_add(plan, code);
+	}
+	plan->flags |= LLOG__PLAN_POS;
+}
+
 void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 {
 	const char *p = fmt;
@@ -232,6 +146,11 @@ void llog__fmt_plan_parse(const char *fmt, struct llog__plan *plan)
 		p = llog__fmt_parse_spec(p + 1, &sp);
 		if (p == NULL)
 			return; /* rendering stops there, as glibc's does */
+		if (sp.positional && plan->nargs == 0) {
+			/* the first conversion that takes an argument */
+			plan_positional(fmt, plan);
+			return;
+		}
 		if (sp.positional || sp.snp || sp.kind == A_UNKNOWN) {
 			plan->flags |= LLOG__PLAN_EAGER;
 			return;

@@ -23,6 +23,13 @@
  * and Z is z; ll and L both select long double for floating conversions and
  * long long for integers; %c/%s pad with spaces even with the '0' flag.
  *
+ * A POSIX positional format ("%2$s %1$d") has its arguments fetched
+ * first, in index order (fmt_pos.c); the walk is the same, each
+ * conversion taking its arguments by index. The first conversion that
+ * cannot take them (fmt.h: the undefined cases), like any conversion
+ * with "n$" in a sequential walk, ends the walk with the rest of the
+ * format as text.
+ *
  * A compiled format (llog__fmt_compile) is the walk of run() done once:
  * render_prog makes the same conversions in the same order from it.
  *
@@ -61,8 +68,8 @@ static void run(struct llog__buf *o, const char *fmt, struct src *s)
 		p = llog__fmt_parse_spec(q + 1, &sp);
 		if (p == NULL)
 			return; /* format ends inside a conversion */
-		if (sp.positional) {
-			/* not supported: the rest of the format, as text */
+		if (!llog__fmt_pos_conv_ok(&sp, s)) {
+			/* the rest of the format, as text (fmt.h) */
 			llog__buf_put(o, q, strlen(q));
 			return;
 		}
@@ -84,7 +91,6 @@ enum {
 	OP_END,  /* the format (or a conversion cut short by it) ends here */
 	OP_PCT,  /* "%%" */
 	OP_CONV, /* a conversion, sp */
-	OP_TEXT, /* a positional conversion: the rest of the format as text */
 	OP_D,    /* OP_CONV that is a plain "%d" or "%i" (no flag, width, ...) */
 	OP_S,    /* OP_CONV that is a plain "%s" */
 };
@@ -93,10 +99,11 @@ struct rop {
 	const char *lit; /* literal text before the '%', lit_len bytes */
 	size_t lit_len;
 	unsigned op;     /* OP_* */
-	struct spec sp;  /* OP_CONV; for OP_TEXT, sp.start is the '%' */
+	struct spec sp;  /* OP_CONV, OP_D, OP_S */
 };
 
 struct llog__fmt_prog {
+	const char *fmt; /* for a positional format's arguments (fmt_pos.c) */
 	unsigned n;
 	struct rop op[];
 };
@@ -125,6 +132,7 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 	struct llog__fmt_prog *prog = mem;
 	const char *p;
 
+	prog->fmt = fmt;
 	prog->n = 0;
 	for (p = fmt;;) {
 		const char *q = strchrnul(p, '%');
@@ -143,13 +151,8 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 		p = llog__fmt_parse_spec(q + 1, &op->sp);
 		if (p == NULL)
 			break; /* format ends inside a conversion */
-		if (op->sp.positional) {
-			op->op = OP_TEXT;
-			op->sp.start = q;
-			break;
-		}
 		op->op = OP_CONV;
-		if (op->sp.flags == 0 && op->sp.width == 0 && op->sp.prec < 0 &&
+		if (!op->sp.positional && op->sp.flags == 0 && op->sp.width == 0 && op->sp.prec < 0 &&
 		    !op->sp.width_star && !op->sp.prec_star && !op->sp.snp &&
 		    op->sp.mod == M_NONE) {
 			if ((op->sp.conv == 'd' || op->sp.conv == 'i') && op->sp.kind == A_INT)
@@ -208,17 +211,19 @@ static inline int plain_s(struct llog__buf *o, struct src *s)
 static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
 {
 	for (const struct rop *op = prog->op; !o->cut; op++) {
+		unsigned kind = op->op;
+
+		/* a positional walk checks every conversion (none is a plain
+		 * one: those have no "n$") */
+		if (s->pos != NULL && (kind == OP_D || kind == OP_S))
+			kind = OP_CONV;
 		llog__buf_put(o, op->lit, op->lit_len);
-		switch (op->op) {
+		switch (kind) {
 		case OP_END:
 			return;
 		case OP_PCT:
 			llog__buf_put(o, "%", 1);
 			break;
-		case OP_TEXT:
-			/* not supported: the rest of the format, as text */
-			llog__buf_put(o, op->sp.start, strlen(op->sp.start));
-			return;
 		case OP_D:
 			if (!plain_d(o, s))
 				return;
@@ -228,6 +233,11 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 				return;
 			break;
 		default:
+			if (!llog__fmt_pos_conv_ok(&op->sp, s)) {
+				/* as run(): the rest of the format, as text */
+				llog__buf_put(o, op->sp.start, strlen(op->sp.start));
+				return;
+			}
 			if (!llog__fmt_render_conv(o, &op->sp, s))
 				return;
 			break;
@@ -240,7 +250,18 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 /* The arguments a call captured by its plan. */
 static inline struct src captured(const struct llog__plan *plan, const void *args)
 {
-	return (struct src){ args, plan->type, 0, plan->nargs, NULL };
+	return (struct src){ args, plan->type, 0, plan->nargs, NULL, NULL };
+}
+
+/* A positional format's arguments, fetched from s (the captured bytes or
+ * the va_list) into *pa in index order: s reads from pa from then on.
+ * Nothing is done for a format that is not positional. */
+static void positional(const char *fmt, struct src *s, struct pos_args *pa)
+{
+	if (llog__fmt_pos_scan(fmt, &pa->m)) {
+		llog__fmt_pos_load(pa, s);
+		s->pos = pa;
+	}
 }
 
 /* What every entry point returns: the bytes written, *truncated set when
@@ -257,7 +278,10 @@ size_t llog__fmt_render_prog(char *out, size_t cap, const struct llog__fmt_prog 
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = captured(plan, args);
+	struct pos_args pa;
 
+	if (plan->flags & LLOG__PLAN_POS)
+		positional(prog->fmt, &s, &pa);
 	run_prog(&o, prog, &s);
 	return rendered(&o, truncated);
 }
@@ -268,7 +292,10 @@ size_t llog__fmt_render(char *out, size_t cap, const char *fmt,
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
 	struct src s = captured(plan, args);
+	struct pos_args pa;
 
+	if (plan->flags & LLOG__PLAN_POS)
+		positional(fmt, &s, &pa);
 	run(&o, fmt, &s);
 	return rendered(&o, truncated);
 }
@@ -278,12 +305,14 @@ size_t llog__fmt_format_va(char *out, size_t cap, const char *fmt,
 			   int *truncated)
 {
 	struct llog__buf o = LLOG__BUF(out, cap);
-	struct src s = { NULL, NULL, 0, 0, NULL };
+	struct src s = { NULL, NULL, 0, 0, NULL, NULL };
+	struct pos_args pa;
 	va_list aq;
 
 	(void)plan; /* arguments are fetched by the format itself */
 	va_copy(aq, ap);
 	s.ap = &aq;
+	positional(fmt, &s, &pa);
 	run(&o, fmt, &s);
 	va_end(aq);
 	return rendered(&o, truncated);

@@ -17,7 +17,9 @@
  *
  * A captured argument is used only when its type code is the one the
  * conversion asks for: a mismatch (or running out) stops the message
- * there, it never reads bytes as another type.
+ * there, it never reads bytes as another type. In a positional walk a
+ * conversion takes its arguments by their "n$" from those fetched before
+ * (fmt_pos.c), checked the same way.
  */
 #include <limits.h>
 #include <string.h>
@@ -92,6 +94,24 @@ static inline int fetch(struct src *s, int kind, union val *v)
 		break;
 	}
 	}
+	return 1;
+}
+
+int llog__fmt_render_fetch(struct src *s, int kind, union val *v)
+{
+	return fetch(s, kind, v);
+}
+
+/* The argument of class kind that a conversion takes with index n ("n$",
+ * 0 for none): from the positional arguments when the walk has them,
+ * else the next one. */
+static inline int fetch_at(struct src *s, unsigned n, int kind, union val *v)
+{
+	if (s->pos == NULL)
+		return fetch(s, kind, v);
+	if (n == 0 || n > s->pos->m.n || s->pos->m.kind[n - 1] != kind)
+		return 0;
+	*v = s->pos->v[n - 1];
 	return 1;
 }
 
@@ -318,33 +338,47 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 int llog__fmt_render_conv(struct llog__buf *o, const struct spec *sp, struct src *s)
 {
 	unsigned fl = sp->flags;
-	int width = sp->width, prec = sp->prec;
+	int width = sp->width, prec = sp->prec, left0 = 0;
 	union val v;
 
 	if (sp->kind == A_UNKNOWN) {
-		/* glibc prints the specification and consumes nothing */
-		llog__buf_put(o, sp->start, (size_t)(sp->len_at + sp->len_n + 1 -
-					   sp->start));
+		/* glibc prints the specification and consumes nothing; its
+		 * "n$" left out */
+		const char *t = sp->start, *end = sp->len_at + sp->len_n + 1;
+
+		if (sp->argn != 0) {
+			llog__buf_put(o, "%", 1);
+			t = (const char *)memchr(t, '$', (size_t)(end - t)) + 1;
+		}
+		llog__buf_put(o, t, (size_t)(end - t));
 		return 1;
 	}
 	if (sp->width_star) {
-		if (!fetch(s, A_INT, &v))
+		if (!fetch_at(s, sp->widthn, A_INT, &v))
 			return 0;
 		width = v.i;
 		if (width < 0) {
-			fl |= F_MINUS;
 			width = width == INT_MIN ? INT_MAX : -width;
+			/* a '0' flag (without '-') that glibc keeps when
+			 * the width is "*n$" (below) */
+			left0 = sp->widthn != 0 && (fl & (F_ZERO | F_MINUS)) == F_ZERO;
+			fl |= F_MINUS;
 		}
 	}
 	if (sp->prec_star) {
-		if (!fetch(s, A_INT, &v))
+		if (!fetch_at(s, sp->precn, A_INT, &v))
 			return 0;
 		prec = v.i < 0 ? -1 : v.i;
 	}
-	if (sp->kind != A_NONE && !fetch(s, sp->kind, &v))
+	if (sp->kind != A_NONE && !fetch_at(s, sp->argn, sp->kind, &v))
 		return 0;
 	if (sp->snp) {
 		llog__fmt_render_snp(o, sp, fl, width, prec, sp->kind, &v);
+		return 1;
+	}
+	if (left0 && (sp->kind == A_DBL || sp->kind == A_LDBL)) {
+		/* glibc's quirk, fmt_render_snp.c */
+		llog__fmt_render_snp_left0(o, sp, fl, width, prec, sp->kind, &v);
 		return 1;
 	}
 	switch (sp->conv) {

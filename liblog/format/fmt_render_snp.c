@@ -18,6 +18,7 @@
  *
  * Not async-signal-safe: snprintf (fmt.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -119,4 +120,17 @@ void llog__fmt_render_snp(struct llog__buf *o, const struct spec *sp, unsigned f
 		o->n += room - 1; /* snprintf's NUL took the last byte */
 		o->cut = 1;
 	}
+}
+
+void llog__fmt_render_snp_left0(struct llog__buf *o, const struct spec *sp, unsigned fl,
+				int width, int prec, int kind, const union val *v)
+{
+	size_t start = o->n, len;
+	int finite = kind == A_LDBL ? isfinite(v->ld) : isfinite(v->d);
+
+	llog__fmt_render_snp(o, sp, fl & ~(unsigned)(F_MINUS | F_ZERO), 0, prec, kind, v);
+	len = o->n - start;
+	if (sp->conv == 'a' || sp->conv == 'A' || (size_t)width <= len)
+		return;
+	llog__buf_fill(o, finite ? '0' : ' ', (size_t)width - len);
 }
