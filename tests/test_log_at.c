@@ -38,7 +38,7 @@
 
 static const char *const names[NLEVELS] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
 
-/* ---- the wrappers ---------------------------------------------------------- */
+/* ---- the wrappers -------------------------------------------------------- */
 
 static uint64_t evaluated;   /* arguments evaluated (atomic) */
 static uint64_t lv_evaluated; /* level expressions evaluated (atomic) */
@@ -67,7 +67,7 @@ static void log_at_net(enum llog_level lv, const char *what)
 	LLOG_LOG_AT_CAT(lv_once(lv), "net", "x %s", arg(what));
 }
 
-/* ---- a callback sink kept in memory ------------------------------------------ */
+/* ---- a callback sink kept in memory -------------------------------------- */
 
 #define MAXE 256
 
@@ -121,7 +121,7 @@ static void expect_seen(size_t i, int lv, const char *cat, const char *what)
 			 seen[i].cat, seen[i].msg, names[lv], cat, what);
 }
 
-/* ---- each level, enabled or not, through memory -------------------------------- */
+/* ---- each level, enabled or not, through memory -------------------------- */
 
 static void test_levels_and_arguments(void **state)
 {
@@ -147,7 +147,7 @@ static void test_levels_and_arguments(void **state)
 	llog_shutdown();
 }
 
-/* ---- levels changed at run time, per category ------------------------------------ */
+/* ---- levels changed at run time, per category ---------------------------- */
 
 /* Logs "<tag>-<LEVEL>" at every level but FATAL through both wrappers. */
 static void both_wrappers(const char *tag)
@@ -205,7 +205,7 @@ static void test_set_levels_at_run_time(void **state)
 	llog_shutdown();
 }
 
-/* ---- the backtrace keeps what is below the level, per level ---------------------- */
+/* ---- the backtrace keeps what is below the level, per level -------------- */
 
 static void test_backtrace(void **state)
 {
@@ -233,7 +233,7 @@ static void test_backtrace(void **state)
 	llog_shutdown();
 }
 
-/* ---- levels that are not a record's ------------------------------------------------ */
+/* ---- levels that are not a record's -------------------------------------- */
 
 static const int not_levels[] = {LLOG_OFF, LLOG_OFF + 1, -1, 1000, INT_MAX, INT_MIN};
 #define NOT_LEVELS (sizeof(not_levels) / sizeof(not_levels[0]))
@@ -264,69 +264,7 @@ static void test_out_of_range(void **state)
 	llog_shutdown();
 }
 
-/* ---- LOG_AT(LLOG_FATAL, ...) is LOG_FATAL ---------------------------------------- */
-
-static int fatal_direct; /* the child calls LOG_FATAL instead of LOG_AT */
-
-static void fatal_child(const struct tdir *t)
-{
-	struct llog_config cfg = {.flush_interval_ms = 50};
-	struct llog_file_options fo = {.path = t->log};
-
-	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
-		_exit(92);
-	log_at(LLOG_INFO, "before");
-	if (fatal_direct)
-		LOG_FATAL("x %s", "fatal");
-	else
-		log_at(LLOG_FATAL, "fatal");
-	log_at(LLOG_INFO, "after");
-	_exit(0);
-}
-
-/* The FATAL record is written, the child aborts (SIGABRT), and the
- * statement after it never runs: with LOG_AT as with LOG_FATAL. */
-static void test_fatal_aborts(void **state)
-{
-	(void)state;
-	for (fatal_direct = 0; fatal_direct < 2; fatal_direct++) {
-		struct tdir t;
-		const char *fatal;
-		char *out;
-		int st;
-
-		tdir_make(&t, "llog_log_at_");
-		st = run_child_status(&t, fatal_child, 30);
-		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT)
-			fail_msg("%s: child status %#x, want SIGABRT",
-				 fatal_direct ? "LOG_FATAL" : "LOG_AT", st);
-		out = read_zstdcat(&t);
-		assert_non_null(strstr(out, "x before"));
-		fatal = strstr(out, "x fatal");
-		if (fatal == NULL)
-			fail_msg("no FATAL record in:\n%s", out);
-		/* the line's level */
-		while (fatal > out && fatal[-1] != '\n')
-			fatal--;
-		assert_non_null(strstr(fatal, " FATAL "));
-		assert_true(strstr(fatal, " FATAL ") < strstr(fatal, "x fatal"));
-		assert_null(strstr(out, "x after"));
-		free(out);
-		tdir_remove(&t);
-	}
-}
-
-/* ---- through a text file, a JSON file and syslog ------------------------------------ */
-
-/* What test_outputs logs: phase p at level lv is "<p>-<LEVEL>" and is
- * logged iff want[p][lv]. */
-#define NPHASES 3
-static const char phase_tag[NPHASES] = {'a', 'b', 'c'};
-static const int want[NPHASES][NLEVELS] = {
-	{0, 0, 1, 1, 1, 0}, /* the level INFO (llog_config.level) */
-	{1, 1, 1, 1, 1, 0}, /* llog_set_level(LLOG_TRACE) */
-	{0, 0, 0, 0, 1, 0}, /* llog_set_levels("error") */
-};
+/* ---- reading the outputs back -------------------------------------------- */
 
 /* The lines of text holding needle: their count, the last one in line. */
 static int lines_with(const char *text, const char *needle, char *line, size_t cap)
@@ -348,7 +286,7 @@ static int lines_with(const char *text, const char *needle, char *line, size_t c
 	return n;
 }
 
-/* Each output: `ok` says whether line (the one record of tag) has level lv. */
+/* An output's reading of a record's level: whether line is at level lv. */
 typedef int (*level_check)(const char *line, int lv);
 
 /* Text: "TIMESTAMP LEVEL [tid] ...": the second word. */
@@ -378,6 +316,92 @@ static int syslog_level(const char *line, int lv)
 	snprintf(m, sizeof(m), "level=\"%s\"", names[lv]);
 	return atoi(line) == 19 * 8 + sev[lv] && strstr(line, m) != NULL;
 }
+
+/* ---- LOG_AT(LLOG_FATAL, ...) is LOG_FATAL -------------------------------- */
+
+static int fatal_direct; /* the child calls LOG_FATAL instead of LOG_AT */
+
+static void json_path_of(const struct tdir *t, char *path, size_t cap)
+{
+	snprintf(path, cap, "%s/app.json", t->dir);
+}
+
+/* The child: a zstd text file and a plain JSON file, then the FATAL. */
+static void fatal_child(const struct tdir *t)
+{
+	struct llog_config cfg = {.flush_interval_ms = 50};
+	struct llog_file_options fo = {.path = t->log};
+	struct llog_file_options jo = {.format = LLOG_FORMAT_JSON, .compression = LLOG_FILE_PLAIN};
+	char json[160];
+
+	json_path_of(t, json, sizeof(json));
+	jo.path = json;
+	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_file_sink(&jo)) != 0 ||
+	    llog_init(&cfg) != 0)
+		_exit(92);
+	log_at(LLOG_INFO, "before");
+	if (fatal_direct)
+		LOG_FATAL("x %s", "fatal");
+	else
+		log_at(LLOG_FATAL, "fatal");
+	log_at(LLOG_INFO, "after");
+	_exit(0);
+}
+
+/* One output of a child: "x before" at INFO, "x fatal" at FATAL, no
+ * "x after". */
+static void check_fatal_output(const char *what, const char *out, const char *quote,
+			       level_check ok)
+{
+	char needle[32], line[1024];
+
+	snprintf(needle, sizeof(needle), "x before%s", quote);
+	if (lines_with(out, needle, line, sizeof(line)) != 1 || !ok(line, LLOG_INFO))
+		fail_msg("%s: no INFO record 'x before' in:\n%s", what, out);
+	snprintf(needle, sizeof(needle), "x fatal%s", quote);
+	if (lines_with(out, needle, line, sizeof(line)) != 1 || !ok(line, LLOG_FATAL))
+		fail_msg("%s: no FATAL record 'x fatal' in:\n%s", what, out);
+	if (strstr(out, "x after") != NULL)
+		fail_msg("%s: the call after the FATAL ran:\n%s", what, out);
+}
+
+/* The FATAL record is written, the child aborts (SIGABRT), and the
+ * statement after it never runs: with LOG_AT as with LOG_FATAL. */
+static void test_fatal_aborts(void **state)
+{
+	(void)state;
+	for (fatal_direct = 0; fatal_direct < 2; fatal_direct++) {
+		struct tdir t;
+		char json[160], *out;
+		int st;
+
+		tdir_make(&t, "llog_log_at_");
+		json_path_of(&t, json, sizeof(json));
+		st = run_child_status(&t, fatal_child, 30);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT)
+			fail_msg("%s: child status %#x, want SIGABRT",
+				 fatal_direct ? "LOG_FATAL" : "LOG_AT", st);
+		out = read_zstdcat(&t);
+		check_fatal_output("text file", out, "\n", text_level);
+		free(out);
+		out = slurp(json, NULL);
+		check_fatal_output("JSON file", out, "\"", json_level);
+		free(out);
+		tdir_remove(&t);
+	}
+}
+
+/* ---- through a text file, a JSON file and syslog ------------------------- */
+
+/* What test_outputs logs: phase p at level lv is "<p>-<LEVEL>" and is
+ * logged iff want[p][lv]. */
+#define NPHASES 3
+static const char phase_tag[NPHASES] = {'a', 'b', 'c'};
+static const int want[NPHASES][NLEVELS] = {
+	{0, 0, 1, 1, 1, 0}, /* the level INFO (llog_config.level) */
+	{1, 1, 1, 1, 1, 0}, /* llog_set_level(LLOG_TRACE) */
+	{0, 0, 0, 0, 1, 0}, /* llog_set_levels("error") */
+};
 
 /* Every record of want[][] once in text, at its level, and no other. */
 static void check_output(const char *what, const char *text, const char *quote, level_check ok)
@@ -428,7 +452,7 @@ static void test_outputs(void **state)
 	if (rsyslogd_configure(&rs, tpl, APP) != 0 || rsyslogd_start(&rs) != 0)
 		fail_msg("%s", rs.why);
 	tdir_make(&t, "llog_log_at_");
-	snprintf(json_path, sizeof(json_path), "%s/app.json", t.dir);
+	json_path_of(&t, json_path, sizeof(json_path));
 	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
 	snprintf(out_path, sizeof(out_path), "%s/out.log", rs.dir);
 	text.path = t.log;
