@@ -80,6 +80,8 @@ LLOG_EXPORT unsigned llog_version(void);
  * arguments unevaluated; a call site whose level is known only at run
  * time (C++, where a static may be initialised from a variable) is
  * ignored at run time: nothing is written or counted, and it returns.
+ * LOG_AT(level, ...) takes a level held in a variable (see "Logging"), with
+ * the same rule for values outside TRACE..FATAL.
  */
 enum llog_level {
 	LLOG_TRACE = 0,
@@ -522,11 +524,13 @@ LLOG_EXPORT int llog_thread_prepare(void);
  *     #include <llog.h>
  * and one call can name its own: LLOG_LOG_CAT(level, "net", fmt, ...)
  * (short LOG_CAT), LLOG_LOG_INFO_CAT("net", fmt, ...) (LOG_INFO_CAT) and
- * the other levels alike. Sites with neither are in the default category.
- * The rate-limited forms (LOG_EVERY_N and friends) take the file's
- * category. Names are words of [A-Za-z0-9_-] joined by dots; a dotted
- * name is a child: a level set for "db" applies to "db.pool" and
- * "db.pool.x" unless they have their own (the nearest ancestor wins).
+ * the other levels alike, LLOG_LOG_AT_CAT(level, "net", fmt, ...)
+ * (LOG_AT_CAT) for a level held in a variable. Sites with neither are in
+ * the default category. The rate-limited forms (LOG_EVERY_N and friends)
+ * take the file's category. Names are words of [A-Za-z0-9_-] joined by
+ * dots; a dotted name is a child: a level set for "db" applies to
+ * "db.pool" and "db.pool.x" unless they have their own (the nearest
+ * ancestor wins).
  * The category shows in every output: text lines after the level
  * ("INFO  db.pool [tid] ..."), JSON "category", RFC 5424 MSGID, journald
  * LLOG_CATEGORY, struct llog_entry.category, llogcat --category; records
@@ -712,6 +716,41 @@ LLOG_EXPORT const char *llog_strerror(int err);
 /* LLOG_LOG in category cat (a string literal), whatever the file's. */
 #define LLOG_LOG_CAT(level, cat, ...) LLOG__LOG(cat, level, __VA_ARGS__)
 
+/*
+ * LLOG_LOG_AT(level, fmt, ...) (short name LOG_AT): LLOG_LOG with a level
+ * known only at run time (a variable, a parameter), where LLOG_LOG needs a
+ * constant; so a wrapper of one's own can take the level:
+ *     static void log_at(enum llog_level lv, const char *what)
+ *     {
+ *         LOG_AT(lv, "request %s", what);
+ *     }
+ * level is evaluated once, before the arguments. A call is what
+ * LLOG_LOG(level, ...) would be with that level written as a constant:
+ * when the level is disabled, the arguments are not evaluated and nothing
+ * is logged; the record has that level; level changes at run time
+ * (llog_set_level, llog_set_levels), the category's level and the
+ * backtrace apply to it; the format is checked by the compiler and the
+ * arguments are passed as by LLOG_LOG (typed calls, each evaluated once).
+ * At LLOG_FATAL it is LOG_FATAL: it writes its record, waits until the
+ * sinks have committed, and aborts ("Process life"). A level outside
+ * LLOG_TRACE..LLOG_FATAL (LLOG_OFF, a negative value, a value past
+ * LLOG_OFF) is never logged, never counted and never fatal, its arguments
+ * unevaluated: LLOG_OFF is a way to say "not this time". Below
+ * LLOG_ACTIVE_LEVEL a call is not logged either, but, its level being
+ * unknown to the compiler, it is checked at run time (one compare)
+ * rather than compiled out.
+ * Cost: the statement holds six call sites, one per record level (six
+ * struct llog_site statics, 88 bytes each on x86-64); a call costs what a
+ * LLOG_LOG of its level costs, plus a compare of the level with the range.
+ * (In C++, LLOG_LOG compiles with a variable level too, as its site is
+ * a static initialised at its first pass; but then every record of that
+ * site has the level of its first call: use LLOG_LOG_AT.)
+ */
+#define LLOG_LOG_AT(level, ...) LLOG__LOG_AT(LLOG__CAT_FILE, level, __VA_ARGS__)
+
+/* LLOG_LOG_AT in category cat (a string literal), whatever the file's. */
+#define LLOG_LOG_AT_CAT(level, cat, ...) LLOG__LOG_AT(cat, level, __VA_ARGS__)
+
 /*-*********************************************************************
  *  Logging with fields
  ***********************************************************************/
@@ -896,7 +935,9 @@ LLOG_EXPORT int llog_ctx_clear(void);
  *   LLOG_LOG_WARN(fmt, ...)      LOG_WARN(fmt, ...)
  *   LLOG_LOG_ERROR(fmt, ...)     LOG_ERROR(fmt, ...)
  *   LLOG_LOG_FATAL(fmt, ...)     LOG_FATAL(fmt, ...)
+ *   LLOG_LOG_AT(level, fmt, ...)                LOG_AT(...), level a variable
  *   LLOG_LOG_CAT(level, cat, fmt, ...)          LOG_CAT(...)
+ *   LLOG_LOG_AT_CAT(level, cat, fmt, ...)       LOG_AT_CAT(...)
  *   LLOG_LOG_INFO_CAT(cat, fmt, ...)            LOG_INFO_CAT(...)
  *   and LLOG_LOG_<LEVEL>_CAT for the six levels (LOG_<LEVEL>_CAT)
  *   LLOG_LOG_KV(level, pairs, fmt, ...)         LOG_KV(...)
@@ -1019,6 +1060,12 @@ LLOG_EXPORT int llog_ctx_clear(void);
 #endif
 #ifndef LOG_CAT
 #define LOG_CAT(level, cat, ...) LLOG_LOG_CAT(level, cat, __VA_ARGS__)
+#endif
+#ifndef LOG_AT
+#define LOG_AT(level, ...) LLOG_LOG_AT(level, __VA_ARGS__)
+#endif
+#ifndef LOG_AT_CAT
+#define LOG_AT_CAT(level, cat, ...) LLOG_LOG_AT_CAT(level, cat, __VA_ARGS__)
 #endif
 #ifndef LOG_TRACE_CAT
 #define LOG_TRACE_CAT(cat, ...) LLOG_LOG_TRACE_CAT(cat, __VA_ARGS__)

@@ -7,7 +7,8 @@
 #include "llog.h"
 
 #if defined(LOG) || defined(LOG_TRACE) || defined(LOG_DEBUG) || defined(LOG_INFO) || \
-	defined(LOG_WARN) || defined(LOG_ERROR) || defined(LOG_FATAL)
+	defined(LOG_WARN) || defined(LOG_ERROR) || defined(LOG_FATAL) || defined(LOG_AT) || \
+	defined(LOG_AT_CAT)
 #error "LLOG_NO_SHORT_NAMES: a short name is defined"
 #endif
 

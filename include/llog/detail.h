@@ -127,12 +127,16 @@ static inline int llog__site_on(struct llog_site *s, int level)
 	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
 	 (int)(level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
 
+/* A call site's initializer: level a constant (a static's initializer
+ * must be one), in category cat. */
+#define LLOG__SITE_INIT(cat, level, ...)                                      \
+	{LLOG__FMT(__VA_ARGS__, 0), __FILE__, __func__, __LINE__,             \
+	 (level) | LLOG__SITE_V2, 0, {0}, (cat), 0}
+
 /* The call site, a static of the calling function (its plan is parsed at
  * its first call, its level cached per generation), in category cat. */
 #define LLOG__SITE_CAT(cat, level, ...)                                       \
-	static struct llog_site llog__site_ = {LLOG__FMT(__VA_ARGS__, 0), __FILE__, \
-					       __func__, __LINE__, (level) | LLOG__SITE_V2, \
-					       0, {0}, (cat), 0}
+	static struct llog_site llog__site_ = LLOG__SITE_INIT(cat, level, __VA_ARGS__)
 #define LLOG__SITE(level, ...) LLOG__SITE_CAT(LLOG__CAT_FILE, level, __VA_ARGS__)
 
 /* LLOG_LOG and LLOG_LOG_CAT: one call at `level` in category cat. */
@@ -141,6 +145,29 @@ static inline int llog__site_on(struct llog_site *s, int level)
 		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
 		if (LLOG__ON(level, &llog__site_))                            \
 			LLOG__CALL(&llog__site_, __VA_ARGS__);                \
+	} while (0)
+
+/* LLOG_LOG_AT and LLOG_LOG_AT_CAT: one call at a level known at run time.
+ * A site's level is a constant, so the statement has six, one per record
+ * level (llog__at_[L].level == L | LLOG__SITE_V2), and a call goes through
+ * the one of its level: each is an ordinary site (its own plan, its own
+ * cached level for its category, so level changes, categories and the
+ * backtrace apply to it as to a LOG_<LEVEL> of that line; no registry
+ * holds sites). level is evaluated once, before anything else; a value
+ * outside TRACE..FATAL picks no site (the range check comes before the
+ * index) and is not logged, as LLOG_LOG's. */
+#define LLOG__LOG_AT(cat, level, ...)                                         \
+	do {                                                                  \
+		static struct llog_site llog__at_[LLOG_FATAL + 1] = {         \
+			LLOG__SITE_INIT(cat, LLOG_TRACE, __VA_ARGS__),        \
+			LLOG__SITE_INIT(cat, LLOG_DEBUG, __VA_ARGS__),        \
+			LLOG__SITE_INIT(cat, LLOG_INFO, __VA_ARGS__),         \
+			LLOG__SITE_INIT(cat, LLOG_WARN, __VA_ARGS__),         \
+			LLOG__SITE_INIT(cat, LLOG_ERROR, __VA_ARGS__),        \
+			LLOG__SITE_INIT(cat, LLOG_FATAL, __VA_ARGS__)};       \
+		const int llog__at_lv_ = (int)(level);                        \
+		if (LLOG__ON(llog__at_lv_, &llog__at_[llog__at_lv_]))         \
+			LLOG__CALL(&llog__at_[llog__at_lv_], __VA_ARGS__);    \
 	} while (0)
 
 /*-*********************************************************************
