@@ -219,8 +219,9 @@ static void check_stalled_output(char *buf, uint64_t *dropped)
 		if ((q = strstr(line, "llog: ")) != NULL && strstr(q, " records dropped: ") != NULL) {
 			assert_int_equal(sscanf(q, "llog: %llu records dropped", &n), 1);
 			assert_true(n > 0);
-			assert_int_equal(gap, 0);
-			gap = n;
+			/* two in a row: an episode began again with the
+			 * record after the first one's notice */
+			gap += n;
 			announced += n;
 			notices++;
 			continue;
