@@ -317,9 +317,10 @@ struct llog_config {
  * oldest first, marked as above, then the ring is emptied. Returns once
  * the sinks committed them (as llog_flush()). For an operator's request
  * (a signal handled by a thread of the application, an admin endpoint) or
- * before a planned restart. Returns 0; -ENOENT when the backtrace is off
- * (backtrace_records 0); -ESRCH when llog is not running; -EDEADLK on the
- * flusher thread or a sink's thread (a callback sink): nothing is done.
+ * before a planned restart. Returns 0; -EDEADLK on the flusher thread or
+ * a sink's thread (a callback sink); else -ESRCH when llog is not
+ * running; else -ENOENT when the backtrace is off (backtrace_records 0):
+ * nothing is done.
  * Not async-signal-safe (it waits for a commit).
  */
 LLOG_EXPORT int llog_backtrace_dump(void);

@@ -119,7 +119,7 @@ static void drop_fallback(struct llog__sinktab *t)
 {
 	struct llog_sink *fb = t->s[0];
 
-	if (!t->fallback)
+	if (!t->fallback || t->n == 0)
 		return;
 	disown(fb);
 	llog__sinkq_free(t->q[0]);
@@ -277,7 +277,11 @@ static int make_flusher(struct llog__flusher **out)
 	if (f == NULL)
 		return -ENOMEM;
 	if (pending.n == 0) {
-		static const struct llog_sink_options fb_opt = {.name = "console"};
+		/* 1 s for a flush, and for the replacement by the first
+		 * sink added (in a flusher round: a reader that stopped
+		 * holds it up at most twice that, once) */
+		static const struct llog_sink_options fb_opt = {.drain_timeout_ms = 1000,
+								.name = "console"};
 		struct llog_sink *s = llog_console_sink(NULL);
 		struct llog__sinkq *q = NULL;
 
@@ -471,14 +475,14 @@ int llog_backtrace_dump(void)
 {
 	struct llog__barrier b = {0};
 
-	/* Relaxed: as the call sites' loads (backtrace.h); only whether the
-	 * configuration in force has a ring. */
-	if (llog__load_relaxed((_Atomic int *)&llog__backtrace_level) == LLOG_OFF)
-		return -ENOENT;
 	if (llog__arena_thread_is_internal())
 		return -EDEADLK;
 	if (!llog__control_resume_after_fork())
 		return -ESRCH;
+	/* Relaxed: as the call sites' loads (backtrace.h); only whether the
+	 * configuration in force has a ring. */
+	if (llog__load_relaxed((_Atomic int *)&llog__backtrace_level) == LLOG_OFF)
+		return -ENOENT;
 	b.rec.flags = LLOG__BARRIER_BT_DUMP;
 	if (llog__flusher_barrier_run(&b, NULL, -1) < 0) {
 		/* Closed: a shutdown discards the ring (or already did). */

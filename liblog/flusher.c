@@ -579,6 +579,8 @@ void llog__flusher_run_final(struct llog__flusher *f)
 				f->sinks.q[j - 1] = f->sinks.q[j];
 				f->sinks.s[j - 1] = f->sinks.s[j];
 			}
+			if (i == 0)
+				f->sinks.fallback = 0; /* the fallback is s[0] or gone */
 			f->sinks.n--;
 			i--;
 		}
@@ -621,6 +623,8 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 			ops->after_fork(f->sinks.s[i]);
 			f->sinks.q[n] = f->sinks.q[i];
 			f->sinks.s[n++] = f->sinks.s[i];
+		} else if (i == 0) {
+			f->sinks.fallback = 0; /* the fallback is s[0] or gone */
 		}
 	}
 	f->sinks.n = n;

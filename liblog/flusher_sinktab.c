@@ -90,9 +90,17 @@ void llog__flusher_sinktab_install(struct llog__sinktab *t, struct llog__sink_re
 	if (t->fallback && where != LLOG__SINKTAB_IN_CRASH) {
 		struct llog_sink *fb = t->s[0];
 
-		if (where == LLOG__SINKTAB_IN_FORK && fb->ops->after_fork != NULL)
-			fb->ops->after_fork(fb);
-		close_one(fb, t->q[0]);
+		if (where != LLOG__SINKTAB_IN_FORK) {
+			close_one(fb, t->q[0]);
+		} else if (t->q[0] == NULL || llog__sinkq_fork_child(t->q[0])) {
+			/* A queue (a console on a pipe) is the parent's until
+			 * fork_child makes it the child's: empty, no thread. */
+			if (fb->ops->after_fork != NULL)
+				fb->ops->after_fork(fb);
+			close_one(fb, t->q[0]);
+		}
+		/* else the parent's thread was inside it: forgotten, not
+		 * closed, as llog__flusher_after_fork does */
 		t->s[0] = sr->sink;
 		t->q[0] = sr->q;
 		t->fallback = 0;

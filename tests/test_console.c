@@ -15,12 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "llog.h"
 #include "llog/sinks.h"
+
+#include "sanitizer.h"
 
 static struct llog_entry entry(enum llog_level level, const char *msg)
 {
@@ -335,6 +338,84 @@ static void test_stalled_stderr_fallback(void **state)
 	free(r.buf);
 }
 
+/* fork() while the stderr fallback, on a pipe (a queue of its own), is
+ * about to be replaced by a sink added just before (installed in the
+ * child, from the list): the child takes the fallback's queue over as its
+ * own (empty, no thread) and closes it, at once; no wait for the parent's
+ * thread, no "still inside a call"; the child's record reaches the new
+ * sink. */
+static void test_fork_replaces_pipe_fallback(void **state)
+{
+	struct reader r = {0};
+	char path[64], cmd[160], *got;
+	int err[2], status;
+	pid_t pid;
+
+	(void)state;
+#if defined(TEST_TSAN)
+	skip(); /* threads after a multi-threaded fork: see test_process's test_fork */
+#endif
+	snprintf(path, sizeof(path), "/tmp/llog_console_fork_%d.log", (int)getpid());
+	assert_int_equal(pipe(err), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct llog_file_options fo = {.path = path, .compression = LLOG_FILE_PLAIN};
+		struct llog_config cfg = {.flush_interval_ms = 60000};
+		struct timespec t0, t1;
+		pid_t g;
+
+		alarm(60);
+		if (dup2(err[1], 2) != 2)
+			_exit(90);
+		close(err[0]);
+		close(err[1]);
+		if (llog_init(&cfg) != 0)
+			_exit(91);
+		/* no round before the fork: the sink is still a record */
+		if (llog_add_sink(llog_file_sink(&fo)) != 0)
+			_exit(92);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		g = fork();
+		if (g == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (t1.tv_sec - t0.tv_sec >= 1)
+				_exit(93); /* waited for the parent's queue */
+			LOG_INFO("from the grandchild");
+			llog_shutdown();
+			_exit(0);
+		}
+		if (g < 0 || waitpid(g, &status, 0) != g)
+			_exit(94);
+		llog_shutdown();
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 95);
+	}
+	close(err[1]);
+	r.fd = err[0];
+	(void)read_all(&r);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) != 0 || strstr(r.buf, "still inside") != NULL)
+		fprintf(stderr, "child's stderr:\n%s", r.buf);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_null(strstr(r.buf, "still inside"));
+	snprintf(cmd, sizeof(cmd), "grep -c 'from the grandchild' %s", path);
+	got = NULL;
+	{
+		FILE *f = popen(cmd, "r");
+		char line[32] = "";
+
+		assert_non_null(f);
+		got = fgets(line, sizeof(line), f);
+		pclose(f);
+		assert_non_null(got);
+		assert_int_equal(atoi(line), 1);
+	}
+	unlink(path);
+	free(r.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_write_error_reported),
 		cmocka_unit_test(test_stalled_pipe_reader),
 		cmocka_unit_test(test_stalled_stderr_fallback),
+		cmocka_unit_test(test_fork_replaces_pipe_fallback),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

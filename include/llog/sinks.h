@@ -384,7 +384,13 @@ struct llog_console_options {
  *     wait for the reader; records dropped meanwhile are counted
  *     (llog_get_sink_stats, llog_stats.queue_dropped) and announced by a
  *     notice in this sink's output. llog's stderr fallback (no sink
- *     added) does the same, named "console";
+ *     added) does the same, named "console" (drain_timeout_ms 1000).
+ *     For that fallback, llog_flush() waits at most 1 s for a reader that
+ *     stopped, and its replacement by the first sink added at most 2 s,
+ *     once (its queue drained, then its thread stopped). When the
+ *     flusher crashes, such a console gets the drained records and the
+ *     crash record through its queue (llog_add_sink_opts): written by its
+ *     thread if the reader reads, not by the crash entry points below;
  *   - anything else (a terminal, a regular file, /dev/null): on the
  *     flusher, every record written, a slow terminal is back-pressure.
  * llog_add_sink_opts chooses otherwise (LLOG_SINK_THREAD_FLUSHER keeps a
@@ -679,9 +685,11 @@ struct llog_journald_options {
  *                      "Backtrace"), absent otherwise
  *   LLOG_F_<KEY>       each of the record's fields (context and call:
  *                      llog.h, "Logging with fields"), a key of a-z, 0-9
- *                      and '_' upper-cased (latency_ms: LLOG_F_LATENCY_MS),
- *                      the value as text; any other key as
- *                      LLOG_FX_<index>=<key>=<value> (docs/fields.md 5)
+ *                      and '_' of at most 57 bytes upper-cased
+ *                      (latency_ms: LLOG_F_LATENCY_MS), the value as text;
+ *                      any other key as LLOG_FX_<index>=<key>=<value>,
+ *                      '%' and '=' in the key as %25 and %3D
+ *                      (docs/fields.md 5)
  *   LLOG_FIELDS_TRUNCATED  fields left out or cut (llog_entry.
  *                      fields_truncated), when not 0
  * plus options.fields. An entry too large for one datagram goes through a

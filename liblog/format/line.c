@@ -262,13 +262,13 @@ static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 	int last = ends_like_suppressed(m, n);
 
 	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
-		llog__buf_put(o, "\\x5b", 4);
+		llog__line_put_whole(o, "\\x5b", 4);
 		m++;
 		n--;
 	}
 	llog__line_put_text_escaped(o, m, n - (size_t)last);
 	if (last)
-		llog__buf_put(o, "\\x5d", 4);
+		llog__line_put_whole(o, "\\x5d", 4);
 }
 
 static void format_text(struct llog__buf *o, const struct llog_entry *e,

@@ -12,14 +12,15 @@ trap 'rm -rf "$T"' EXIT
 
 # positions FROM TO: the byte offsets of FROM..TO-1 that the damage cases
 # try: the first 16 (magic, frame header), the last 8 (block end,
-# checksum) and every 8th between. These check the command (its report,
+# checksum) and every LLOGCAT_TEST_STRIDE-th between (8; 32 in the
+# sanitizer builds: tools/CMakeLists.txt). These check the command (its report,
 # exit code, --repair, --verify); the reader itself is given every offset
 # in-process by test_reader (test_torn_every_offset,
 # test_corrupt_middle_every_byte) and is fuzzed under ASan (fuzz_reader).
 positions() {
-	local from=$1 to=$2 p
+	local from=$1 to=$2 p stride=${LLOGCAT_TEST_STRIDE:-8}
 	for ((p = from; p < to; p++)); do
-		if ((p < from + 16 || p >= to - 8 || (p - from) % 8 == 0)); then
+		if ((p < from + 16 || p >= to - 8 || (p - from) % stride == 0)); then
 			echo "$p"
 		fi
 	done
