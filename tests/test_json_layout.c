@@ -44,7 +44,7 @@ static void log_everything(void)
 	LOG_WARN_CAT("db.pool", "in a category");
 	LOG_INFO("[backtrace] not a backtrace entry");
 	LOG_INFO("ends [7 suppressed]");
-	LOG_INFO("escapes: tab\there, newline\nthere, quote \" backslash \\ \xc3\xa9");
+	LOG_INFO("escapes: tab\there, newline\nthere, quote \" backslash \\ \xc3\xa9, C1 \xc2\x85, DEL \x7f");
 	for (int i = 0; i < 6; i++)
 		LOG_INFO_EVERY_N(5, "limited %d", i); /* i=5 carries 4 suppressed */
 	LOG_DEBUG("kept %d", 1);
