@@ -1,7 +1,10 @@
 /*
- * runtime_level.c - changing the level while the service runs (for example
- * from a SIGHUP handler or an admin endpoint), and the LLOG_LEVEL environment
- * variable, which overrides the configured level at init:
+ * runtime_level.c - changing the level while the service runs (from an admin
+ * endpoint or a control thread: llog_set_level is not async-signal-safe, so
+ * not from a signal handler; for a signal, keep the levels in a file and
+ * set llog_config.levels_signal, or call llog_levels_reload_request() from
+ * your own handler: llog.h, "Categories and levels"), and the LLOG_LEVEL
+ * environment variable, which overrides the configured level at init:
  *
  *   LLOG_LEVEL=debug ./runtime_level
  *
@@ -31,7 +34,7 @@ int main(void)
 	LOG_DEBUG("hidden unless LLOG_LEVEL=debug: %d", expensive());
 	LOG_INFO("service up");
 
-	llog_set_level(LLOG_DEBUG); /* e.g. on SIGHUP */
+	llog_set_level(LLOG_DEBUG); /* e.g. asked by an admin endpoint */
 	LOG_DEBUG("now visible: cache size %d", 4096);
 
 	llog_set_level(LLOG_WARN);
