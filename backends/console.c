@@ -43,6 +43,7 @@
 
 struct console {
 	struct llog_sink base; /* first */
+	struct llog_sink_ops ops; /* console_ops, flags by the descriptor */
 	int fd;
 	int color;
 	struct llog_line_options line;
@@ -217,19 +218,6 @@ static const struct llog_sink_ops console_ops = {
 	.crash_commit = console_crash_commit,
 };
 
-/* The same on a pipe or socket: its reader may stop, so llog_add_sink
- * gives it a thread of its own (LLOG_SINK_F_MAY_BLOCK). */
-static const struct llog_sink_ops console_pipe_ops = {
-	.version = LLOG__SINK_VERSION,
-	.write = console_write,
-	.commit = console_commit,
-	.close = console_close,
-	.after_fork = console_after_fork,
-	.crash_write = console_crash_write,
-	.crash_commit = console_crash_commit,
-	.flags = LLOG_SINK_F_MAY_BLOCK,
-};
-
 /* Whether fd is a pipe or a socket (what another process reads, or not). */
 static int is_pipe(int fd)
 {
@@ -273,7 +261,12 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 		return NULL;
 	}
 	c->fd = o.fd == 0 ? 2 : o.fd;
-	c->base.ops = is_pipe(c->fd) ? &console_pipe_ops : &console_ops;
+	/* On a pipe or socket its reader may stop: llog_add_sink gives
+	 * it a thread of its own (LLOG_SINK_F_MAY_BLOCK). */
+	c->ops = console_ops;
+	if (is_pipe(c->fd))
+		c->ops.flags = LLOG_SINK_F_MAY_BLOCK;
+	c->base.ops = &c->ops;
 	c->base.level = o.level;
 	c->base.format = o.format;
 	c->color = want_color(c->fd, o.color);
