@@ -73,7 +73,7 @@ static uint64_t queue_notices(struct llog__flusher *f)
 		struct llog__sinkq *q = llog__flusher_queue_of(f, i);
 
 		if (q != NULL)
-			n += (uint64_t)llog__sinkq_retry_notice(q);
+			n += (uint64_t)llog__sinkq_retry_notice(q, f->final);
 	}
 	return n;
 }

@@ -209,6 +209,15 @@ static int try_put(struct llog__sinkq *q, const struct llog_entry *e)
 	return 1;
 }
 
+/* The final round's bound: one deadline for the whole round, from the
+ * first wait of it. */
+static int64_t final_deadline(struct llog__sinkq *q)
+{
+	if (q->final_deadline == 0)
+		q->final_deadline = llog__mono_ms() + q->timeout_ms;
+	return q->final_deadline;
+}
+
 /* The flusher waits for room (or until deadline_ms; < 0: none). Returns
  * whether e fits now. */
 static int wait_room(struct llog__sinkq *q, uint64_t size, int64_t deadline_ms)
@@ -223,11 +232,8 @@ static int wait_room(struct llog__sinkq *q, uint64_t size, int64_t deadline_ms)
 		/* Relaxed: a hint (the final round follows). Shutdown asked:
 		 * BLOCK's wait becomes the final round's bounded one, so a
 		 * stuck sink cannot keep the flusher from its final round. */
-		if (deadline_ms < 0 && llog__load_relaxed(&llog__q.stop) != 0) {
-			if (q->final_deadline == 0)
-				q->final_deadline = llog__mono_ms() + q->timeout_ms;
-			deadline_ms = q->final_deadline;
-		}
+		if (deadline_ms < 0 && llog__load_relaxed(&llog__q.stop) != 0)
+			deadline_ms = final_deadline(q);
 		if (deadline_ms >= 0) {
 			int64_t left = deadline_ms - llog__mono_ms();
 
@@ -279,9 +285,15 @@ static int put_notice(struct llog__sinkq *q)
 	return 1;
 }
 
-int llog__sinkq_retry_notice(struct llog__sinkq *q)
+int llog__sinkq_retry_notice(struct llog__sinkq *q, int final)
 {
-	return q->drops != 0 && put_notice(q);
+	if (q->drops == 0)
+		return 0;
+	/* The last chance to announce drops: the final round waits for room
+	 * as its entries do (nothing after it would put the notice). */
+	if (final)
+		(void)wait_room(q, notice_size(), final_deadline(q));
+	return put_notice(q);
 }
 
 static void drop(struct llog__sinkq *q, const struct llog_entry *e)
@@ -303,11 +315,8 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 		uint64_t size = item_size(e, e->file ? strlen(e->file) : 0,
 					  e->func ? strlen(e->func) : 0);
 
-		if (final) { /* one bound for the whole final round */
-			if (q->final_deadline == 0)
-				q->final_deadline = llog__mono_ms() + q->timeout_ms;
-			deadline = q->final_deadline;
-		}
+		if (final) /* one bound for the whole final round */
+			deadline = final_deadline(q);
 		if (q->drops != 0)
 			(void)wait_room(q, size + notice_size(), deadline);
 		else

@@ -91,8 +91,10 @@ int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked);
 int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final);
 /* The flusher, each round: puts the notice of earlier drops if it fits
  * now (the worker asks for a round when its queue ran empty with drops
- * unannounced). Returns 1 when it put it (the round then needs a commit). */
-int llog__sinkq_retry_notice(struct llog__sinkq *q);
+ * unannounced); final: the last round, which waits for room for it up to
+ * the drain timeout as its entries do. Returns 1 when it put it (the round
+ * then needs a commit). */
+int llog__sinkq_retry_notice(struct llog__sinkq *q, int final);
 /* The flusher: ends the round `epoch` in q when entries were put since the
  * last marker, and wakes the worker. Returns the epoch a barrier must wait
  * for in q (the last marker's; 0 when none was ever put). */
