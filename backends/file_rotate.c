@@ -115,7 +115,7 @@ static void repair_tail(struct llog__file_sink *fs, const struct stat *st)
 	size_t n = (size_t)st->st_size, end = 0, k;
 	struct stat rst;
 	unsigned char *p;
-	int rfd = open(fs->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int rfd = open(fs->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
 	if (rfd < 0)
 		return;
@@ -157,7 +157,8 @@ static int64_t period_of(const struct llog__file_sink *fs, time_t t)
 int llog__file_open(struct llog__file_sink *fs)
 {
 	struct stat st;
-	int e, fd = open(fs->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+	int e, fd = open(fs->path,
+			 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
 			 0640);
 
 	if (fd < 0) {

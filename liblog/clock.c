@@ -65,7 +65,7 @@ int llog__clock_tsc_synced(void)
 	if (!llog__clock_tsc)
 		return synced = 0;
 	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		  O_RDONLY | O_CLOEXEC);
+		  O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return synced = 0;
 	n = read(fd, buf, sizeof(buf) - 1);

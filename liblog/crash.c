@@ -39,8 +39,13 @@
  *        the crash record, and calls their crash_commit. A sink whose
  *        callback was interrupted is told so and must not touch its normal
  *        buffers: what it had accepted and not committed (the file sink's
- *        partial frame) is lost for that sink only. Sinks without crash entry points
- *        (callback, syslog, version 1) get nothing of it;
+ *        partial frame) is lost for that sink only. Sinks without crash
+ *        entry points (callback, syslog, version 1) get nothing of it.
+ *        Each crash entry point runs guarded (llog__crash_guarded: the
+ *        crash signals unblocked, a sigsetjmp point; a fault in it enters
+ *        this handler again on the same thread, which siglongjmps back):
+ *        a sink that faults there is skipped for the rest of the drain,
+ *        named on stderr, and the others go on;
  *      - the flusher faulting during an application thread's report (a
  *        second crashing thread, but the one the report waits for) drains
  *        the same way, once, from its own handler, without a record of its
@@ -48,9 +53,10 @@
  *        reporter's barrier is signalled when a sink committed it. It then
  *        waits for the report to end and a while more, so that the
  *        reporter's signal ends the process;
- *   3. writes to stderr with write(2) only: the crash line when no sink
- *      committed it in step 2, then the symbolised backtrace
- *      (backtrace_symbols_fd);
+ *   3. writes to stderr with write(2) only: the crash line (already
+ *      before step 2, when stderr took it at once: the one report that
+ *      depends on no sink; otherwise now, when no sink committed it), then
+ *      the symbolised backtrace (backtrace_symbols_fd);
  *   4. disarms the watchdog (its timer deleted, the application's
  *      SIGALRM action back), restores the previous actions of all five
  *      signals and lets the signal happen again: a fault re-executes the
@@ -62,10 +68,16 @@
  * point outside llog's own %f; see docs/crash-handling.md), bounded by the
  * watchdog. After a LOG_FATAL (which already flushed and wrote its record)
  * the SIGABRT it raises goes straight to step 4 (without a watchdog).
+ * The time bound, shared: an application thread's report waits
+ * CRASH_WAIT_MS (2 s) for the flusher's round, whatever the sinks; in the
+ * flusher's own drain the sinks on threads of their own have CRASH_QUEUE_MS
+ * (1 s, all together, flusher_drain.c) to write what was queued for them,
+ * and the synchronous sinks' crash entry points run one after another,
+ * in the order the sinks were added, with no bound each but the watchdog's
+ * (5 s for the whole report): one that blocks costs the sinks after it.
  * Not covered: a flusher or sink that does not finish within CRASH_WAIT_MS
  * (the handler goes on; what was not committed by then may be lost); a
- * sink's crash path that faults (the signal is blocked in the handler: the
- * kernel ends the process there) or does not finish before the watchdog; a
+ * sink's crash path that does not finish before the watchdog; a
  * crash inside llog's own push (that record); a stack overflow in a thread
  * that never logged and has no alternate stack of its own.
  *
@@ -81,6 +93,7 @@
 #include <execinfo.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -165,15 +178,57 @@ static void write_str(const char *s, size_t n)
 	}
 }
 
+int llog__crash_stderr(const char *s, size_t n)
+{
+	struct pollfd err = {.fd = 2, .events = POLLOUT};
+
+	if (poll(&err, 1, 0) != 1 || !(err.revents & POLLOUT))
+		return 0;
+	write_str(s, n);
+	return 1;
+}
+
+/*
+ * The guard around a sink's crash entry point (llog__crash_guarded): a
+ * fault in it enters crash_handler again on this thread, which jumps back
+ * to guard_env (sigsetjmp saved the signal mask of the report, the crash
+ * signal blocked; siglongjmp puts it back). guard_tid: the thread inside a
+ * guarded call, or 0. Relaxed: written and read by the same thread (the
+ * nested handler runs on it, after the store in program order); another
+ * thread's fault reads 0 or a tid that is not its own.
+ */
+static sigjmp_buf guard_env;
+static _Atomic long guard_tid;
+
+long llog__crash_guarded(long (*fn)(void *), void *arg)
+{
+	sigset_t unblock, saved;
+	long rc;
+
+	sigemptyset(&unblock);
+	for (int i = 0; i < NSIGS; i++)
+		sigaddset(&unblock, crash_sigs[i]);
+	if (sigsetjmp(guard_env, 1) != 0) {
+		llog__store_relaxed(&guard_tid, 0);
+		return LLOG__CRASH_FAULTED;
+	}
+	llog__store_relaxed(&guard_tid, (long)syscall(SYS_gettid));
+	pthread_sigmask(SIG_UNBLOCK, &unblock, &saved);
+	rc = fn(arg);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	llog__store_relaxed(&guard_tid, 0);
+	return rc;
+}
+
 /* Steps 1..3 (see DESIGN). */
 static void report(int sig, const siginfo_t *si)
 {
 	void *bt[CRASH_FRAMES];
 	int nbt = backtrace(bt, CRASH_FRAMES);
 	struct llog__rec *r = &crash_rec.rec;
-	struct llog__buf b = LLOG__BUF(crash_rec.text, CRASH_TEXT);
+	struct llog__buf b = LLOG__BUF(crash_rec.text, CRASH_TEXT - 1); /* room for its newline */
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);
-	int committed;
+	int committed, on_stderr;
 
 	llog__buf_puts(&b, "llog: caught ");
 	llog__buf_puts(&b, sig_name(sig));
@@ -202,6 +257,11 @@ static void report(int sig, const siginfo_t *si)
 	r->flags = 0;
 	r->dropped = 0;
 	r->end = 0;
+	/* The crash line reaches stderr first, before any sink is tried (a
+	 * sink's crash path may fault, or wedge until the watchdog): it is
+	 * the one report the operator always gets. */
+	b.p[b.n] = '\n';
+	on_stderr = llog__crash_stderr(b.p, b.n + 1);
 	if (llog__arena_thread_is_flusher()) {
 		committed = llog__flusher_crash_drain_self(r);
 	} else {
@@ -213,8 +273,8 @@ static void report(int sig, const siginfo_t *si)
 	if (!committed) {
 		static const char late[] = "llog: records not committed by now may be lost\n";
 
-		write_str(b.p, b.n);
-		write_str("\n", 1);
+		if (!on_stderr)
+			write_str(b.p, b.n + 1);
 		if (!llog__arena_thread_is_flusher())
 			write_str(late, sizeof(late) - 1);
 	}
@@ -349,6 +409,11 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	int expected = 0;
 
 	(void)uc;
+	/* A fault inside a guarded sink call of this thread's report: back
+	 * to its guard (llog__crash_guarded), which skips that sink. */
+	if (llog__load_relaxed(&guard_tid) != 0 &&
+	    llog__load_relaxed(&guard_tid) == (long)syscall(SYS_gettid))
+		siglongjmp(guard_env, 1);
 	/* Relaxed: the CAS only elects one reporting thread; nothing the
 	 * others read is published by it (the release store of 2 below,
 	 * paired with their acquire loads, is what they wait for). */

@@ -6,6 +6,7 @@
 #define LLOG_CRASH_H
 
 #include <signal.h>
+#include <stddef.h>
 
 /* Set by LOG_FATAL just before abort(): the crash handler then only chains. */
 extern volatile sig_atomic_t llog__fatal_aborting;
@@ -18,6 +19,17 @@ void llog__crash_uninstall(void);
 void llog__crash_after_fork(void);
 /* Whether a crash is being reported right now. */
 int llog__crash_in_progress(void);
+/* In a crash report (a signal handler): calls fn(arg) with the crash
+ * signals unblocked, so that a fault inside it comes back here instead of
+ * ending the process. Returns fn's result, or LLOG__CRASH_FAULTED when fn
+ * faulted (SIGSEGV, SIGBUS, SIGILL, SIGFPE, or SIGABRT raised in it): what
+ * fn was doing is abandoned. One call at a time per process (the drain
+ * runs once). */
+#define LLOG__CRASH_FAULTED (-1000L)
+long llog__crash_guarded(long (*fn)(void *), void *arg);
+/* Writes s (n bytes) to stderr only when stderr takes it at once (poll):
+ * a stderr that blocks must not wedge a report. Returns whether it did. */
+int llog__crash_stderr(const char *s, size_t n);
 /* Removes the crash signals from *set (the flusher's blocked mask). */
 void llog__crash_block_mask(sigset_t *set);
 

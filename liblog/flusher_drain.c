@@ -14,8 +14,10 @@
 #include "arena.h"
 #include "atomic.h"
 #include "backtrace.h"
+#include "buf.h"
 #include "capture.h"
 #include "clock.h"
+#include "crash.h"
 #include "flusher.h"
 #include "flusher_state.h"
 #include "levels.h"
@@ -33,6 +35,51 @@ static int has_crash_ops(const struct llog_sink *s)
 	       s->ops->crash_commit != NULL;
 }
 
+/*
+ * Sinks isolated from each other: each crash entry point runs guarded
+ * (llog__crash_guarded); a sink whose entry point faulted is skipped for
+ * the rest of the drain (bit i of crash_faulted; the drain runs once per
+ * process, on one thread) and named on stderr, and the other sinks go on.
+ */
+static uint32_t crash_faulted;
+_Static_assert(LLOG__MAX_SINKS <= 32, "crash_faulted has a bit per sink");
+
+struct crash_call {
+	struct llog_sink *s;
+	const struct llog_entry *e; /* NULL: crash_commit */
+	int interrupted;
+};
+
+static long crash_call_fn(void *arg)
+{
+	struct crash_call *c = arg;
+
+	if (c->e != NULL)
+		return c->s->ops->crash_write(c->s, c->e, c->interrupted);
+	return c->s->ops->crash_commit(c->s, c->interrupted);
+}
+
+/* Sink i's crash_write (e) or crash_commit (e NULL), guarded. */
+static long crash_call(struct llog__flusher *f, int i, const struct llog_entry *e, int at)
+{
+	struct crash_call c = {f->sinks.s[i], e, i == at};
+	long rc = llog__crash_guarded(crash_call_fn, &c);
+
+	if (rc == LLOG__CRASH_FAULTED) {
+		static const char msg[] = "llog: a sink faulted in its crash path; "
+					  "skipped, the other sinks go on: sink ";
+		char line[sizeof(msg) + 4];
+		struct llog__buf b = LLOG__BUF(line, sizeof(line) - 1);
+
+		crash_faulted |= 1u << i;
+		llog__buf_puts(&b, msg);
+		llog__buf_num(&b, (uint64_t)i, 10);
+		line[b.n] = '\n';
+		(void)llog__crash_stderr(line, b.n + 1);
+	}
+	return rc;
+}
+
 /* Hands e to the sinks from index `from` on, through their crash entry
  * points; `at` is the interrupted sink (or -1). Returns how many took it. */
 static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry *e, int at)
@@ -44,10 +91,11 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 		struct llog__sinkq *q = llog__flusher_queue_of(f, i);
 		long rc;
 
-		if (e->level < s->level || (q == NULL && !has_crash_ops(s)))
+		if (e->level < s->level || (q == NULL && !has_crash_ops(s)) ||
+		    (crash_faulted >> i & 1))
 			continue;
 		/* A sink on a thread of its own: its thread writes it. */
-		rc = q != NULL ? llog__sinkq_crash_put(q, e) : s->ops->crash_write(s, e, i == at);
+		rc = q != NULL ? llog__sinkq_crash_put(q, e) : crash_call(f, i, e, at);
 		if (rc < 0)
 			llog__count(write_errors, 1);
 		else
@@ -163,9 +211,9 @@ static int crash_commit_all(struct llog__flusher *f, int at)
 			committed |= llog__sinkq_crash_commit(q, f->epoch, deadline);
 			continue;
 		}
-		if (!has_crash_ops(s))
+		if (!has_crash_ops(s) || (crash_faulted >> i & 1))
 			continue;
-		rc = s->ops->crash_commit(s, i == at);
+		rc = crash_call(f, i, NULL, at);
 		llog__count_commit(rc);
 		committed |= rc >= 0;
 	}
@@ -197,6 +245,7 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec)
 
 	if (f == NULL)
 		return 0;
+	crash_faulted = 0; /* this drain's (a fork child's is its own) */
 	at = d.at = f->crash_sink;
 	cur = f->crash_entry;
 	if (cur != NULL)

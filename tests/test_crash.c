@@ -616,6 +616,15 @@ static void test_recovered_crash_keeps_itimer(void **state)
 
 /* ---- 7. the flusher faults while an application thread reports ------------- */
 
+/* A callback sink that faults on the flusher (SIGSEGV at 0x0) on the
+ * marked record. */
+static void crashing_mark(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	if (strstr(e->msg, "MARK") != NULL)
+		store_null();
+}
+
 #define BEFORE_MARK 200
 
 /* A callback sink (after the file and console sinks) that faults on the
@@ -661,6 +670,102 @@ static void test_flusher_fault_during_report(void **state)
 	e = check_fault_outputs(&t, BEFORE_MARK + 1);
 	/* The drain signalled the reporting thread: no 2-second timeout. */
 	assert_null(strstr(e, "not committed"));
+	free(e);
+	tdir_remove(&t);
+}
+
+/* ---- 8. a sink whose crash path faults ------------------------------------ */
+
+/* A sink with crash entry points, of which one faults: crash_write
+ * (fault_in = 'w') or crash_commit ('c'). Its normal path works. */
+struct faulty {
+	struct llog_sink base;
+	char fault_in;
+};
+
+static long faulty_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	(void)s;
+	(void)e;
+	return 0;
+}
+
+static long faulty_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
+{
+	(void)e;
+	(void)interrupted;
+	if (((struct faulty *)s)->fault_in == 'w')
+		store_null();
+	return 0;
+}
+
+static long faulty_crash_commit(struct llog_sink *s, int interrupted)
+{
+	(void)interrupted;
+	if (((struct faulty *)s)->fault_in == 'c')
+		store_null();
+	return 0;
+}
+
+static const struct llog_sink_ops faulty_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = faulty_write,
+	.commit = wedged_commit,
+	.close = wedged_close,
+	.crash_write = faulty_crash_write,
+	.crash_commit = faulty_crash_commit,
+};
+
+static struct llog_sink *faulty_sink(char fault_in)
+{
+	struct faulty *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		_exit(95);
+	f->base.ops = &faulty_ops;
+	f->fault_in = fault_in;
+	return &f->base;
+}
+
+#define BEFORE_FAULT 100
+
+/* A callback sink that faults on the flusher (SIGSEGV at 0x0) on the
+ * marked record, and, added before the file and console sinks, a sink
+ * whose crash_write faults and one whose crash_commit faults. */
+static void faulty_crash_path_child(const struct tdir *t)
+{
+	struct llog_file_options fo = {.path = t->log, .compression = LLOG_FILE_ZSTD};
+	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
+	struct llog_callback_options cb = {.on_entry = crashing_mark};
+
+	if (llog_add_sink(faulty_sink('w')) != 0 || llog_add_sink(faulty_sink('c')) != 0 ||
+	    llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0 ||
+	    llog_add_sink(llog_callback_sink(&cb)) != 0 ||
+	    llog_init(&(struct llog_config){.flush_interval_ms = 60000}) != 0)
+		_exit(94);
+	for (int i = 0; i < BEFORE_FAULT; i++)
+		LOG_INFO("rec i=%d before the fault", i);
+	LOG_ERROR("rec i=%d MARK", BEFORE_FAULT); /* ERROR: a round now */
+	for (;;)
+		pause();
+}
+
+/* Each sink's crash path is isolated from the others': the two faulting
+ * ones are skipped (and named on stderr), and the file and console sinks,
+ * after them, commit every record and the crash record; the crash line
+ * reaches stderr before any sink is tried. */
+static void test_faulty_crash_path_isolated(void **state)
+{
+	struct tdir t;
+	char *e;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	run_child(&t, faulty_crash_path_child);
+	e = check_fault_outputs(&t, BEFORE_FAULT + 1);
+	assert_true(strstr(e, "llog: caught SIGSEGV") < strstr(e, "rec i=0 "));
+	assert_non_null(strstr(e, "a sink faulted in its crash path; skipped, the other sinks go on: sink 0\n"));
+	assert_non_null(strstr(e, "a sink faulted in its crash path; skipped, the other sinks go on: sink 1\n"));
 	free(e);
 	tdir_remove(&t);
 }
@@ -720,6 +825,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_fork_during_crash_report),
 	cmocka_unit_test(test_recovered_crash_keeps_itimer),
 	cmocka_unit_test(test_flusher_fault_during_report),
+	cmocka_unit_test(test_faulty_crash_path_isolated),
 	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),
 	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
 	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),

@@ -191,7 +191,10 @@ struct llog_line_options {
  * been left inconsistent. So they must be async-signal-safe: no malloc, no
  * lock, no stdio, only write(2)-like system calls, on memory allocated when
  * the sink was created; they must not call back into llog and should not
- * block (a watchdog ends the process after a few seconds).
+ * block (a watchdog ends the process after a few seconds). A fault in one
+ * of them (SIGSEGV, SIGBUS, SIGILL, SIGFPE, or abort()) ends that sink's
+ * part of the drain only: it gets no further call, a line on stderr names
+ * it (by the order sinks were added, from 0), and the other sinks go on.
  *   crash_write  gets, in output order, each entry at or above the sink's
  *                level that the sink had not yet received when the flusher
  *                crashed (the rest of the batch in progress, everything
