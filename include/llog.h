@@ -172,7 +172,10 @@ struct llog_config {
 	/* Flusher period in milliseconds; 0 = 100. */
 	unsigned flush_interval_ms;
 	/* Size of each logging thread's ring; rounded up to a power of two,
-	 * at least 16 KiB; 0 = 256 KiB. */
+	 * at least 16 KiB; 0 = 256 KiB. Memory is committed as the ring is
+	 * used: its first 16 KiB when the thread first logs, the rest (in one
+	 * step) when it first needs more, or all of it at
+	 * llog_thread_prepare(). */
 	size_t arena_bytes;
 	/* Upper bound of one record (captured arguments and rendered message);
 	 * longer messages are truncated with a visible " [truncated]" marker.
@@ -501,9 +504,10 @@ LLOG_EXPORT int llog_set_thread_name(const char *name);
 
 /*
  * Prepares the calling thread for logging ahead of its first LOG: makes its
- * buffer (arena_bytes of the configuration in force) with its pages
+ * buffer (arena_bytes of the configuration in force) with all its pages
  * already faulted in, so that the first LOG calls pay for neither (the
- * peers call this preallocate). Optional: a thread's first LOG does the
+ * peers call this preallocate). Without it a thread's first LOG faults in
+ * the first 16 KiB, and the call that first needs more the rest. Optional: a thread's first LOG does the
  * same. Idempotent, thread-safe; allocates (once per thread). Returns 0, or
  * -ENOMEM (then LOG calls of this thread are dropped and counted, as
  * without it).

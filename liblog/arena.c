@@ -54,27 +54,60 @@ static uint32_t round_pow2(uint32_t v)
 }
 
 /*
- * Faults in the ring's pages now, with one system call where the kernel
- * has MADV_POPULATE_WRITE (5.14), else by touching each page: the pages of
- * a fresh allocation are otherwise faulted in one by one by later LOG
+ * Faults in the pages of the ring's bytes [from, to) now, with one system
+ * call where the kernel has MADV_POPULATE_WRITE (5.14), else by touching
+ * each page: they would otherwise be faulted in one by one by later LOG
  * calls, each fault costing the caller 1-40 us (measured: the slowest
- * bursts of a run were the first lap of the arena). Best effort.
+ * bursts of a run were the first lap of the arena). The pages that hold
+ * the range's ends are included: the one below `from` is the header's or
+ * the previous step's, the one at `to` is the next step's or past the ring
+ * (madvise fails there: the loop then touches only the ring). Best effort.
  */
-static void prefault(void *p, size_t n)
+static void prefault(struct llog__arena *a, uint32_t from, uint32_t to)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t lo, hi;
 
 	if (page <= 0)
 		page = 4096;
-	lo = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-	hi = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+	lo = (uintptr_t)(a->ring + from) & ~((uintptr_t)page - 1);
+	hi = ((uintptr_t)(a->ring + to) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 #ifdef MADV_POPULATE_WRITE
-	if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+	if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
 		return;
 #endif
-	for (volatile char *c = p; c < (volatile char *)p + n; c += page)
+	for (volatile unsigned char *c = a->ring + from; c < a->ring + to; c += page)
 		*c = 0;
+	if (to > from)
+		a->ring[to - 1] = 0;
+}
+
+
+void llog__arena_fault_all(struct llog__arena *a)
+{
+	if (a->faulted == a->size)
+		return;
+	prefault(a, a->faulted, a->size);
+	a->faulted = a->size;
+	/* In the first lap cached_released + size is past every position. */
+	a->limit = a->cached_released + a->size;
+}
+
+int llog__arena_room(struct llog__arena *a, uint32_t total)
+{
+	/* Acquire: pairs with the flusher's store-release of released in
+	 * llog__arena_release, issued after it finished reading the records
+	 * before that position; so our writes to those bytes cannot race
+	 * with its reads. */
+	a->cached_released = llog__load_acquire(&a->released);
+	if (total > a->size - (a->reserve - a->cached_released))
+		return 0;
+	/* In the first lap reserve is an offset from the ring's start: a
+	 * span that fits and is not yet faulted in ends below size. */
+	if (a->faulted < a->size && a->reserve + total > a->faulted)
+		llog__arena_fault_all(a); /* the rest (arena.h) */
+	a->limit = a->faulted < a->size ? a->faulted : a->cached_released + a->size;
+	return 1;
 }
 
 static struct llog__arena *arena_create(void)
@@ -94,7 +127,9 @@ static struct llog__arena *arena_create(void)
 	}
 	a->size = size;
 	a->mask = size - 1;
-	prefault(a->ring, size);
+	a->faulted = size < LLOG__ARENA_FIRST_FAULT ? size : LLOG__ARENA_FIRST_FAULT;
+	prefault(a, 0, a->faulted);
+	a->limit = a->faulted < size ? a->faulted : size;
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	/* The name as the thread has it now (read once: arena.h). */
 	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)
@@ -312,6 +347,8 @@ void llog__arena_after_fork(void)
 	llog__store_relaxed(&a->dropped_pending, 0); /* one thread in the child */
 	a->in_log = 0;
 	a->cached_released = a->reserve;
+	if (a->faulted == a->size)
+		a->limit = a->reserve + a->size;
 	llog__store_relaxed(&a->released, a->reserve);
 	/* A NAME record of ours still in the parent's list is dropped with
 	 * it: the owner's copy is the current name. */

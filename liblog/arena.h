@@ -14,10 +14,22 @@
  *
  *   used = reserve - released <= size
  *
- * Only the owner writes reserve, cached_released, dropped_pending and
- * in_log; only the flusher writes released (store-release after it has
- * finished reading a record, paired with the owner's load-acquire before it
- * reuses the bytes).
+ * Only the owner writes reserve, limit, cached_released, faulted,
+ * dropped_pending and in_log; only the flusher writes released
+ * (store-release after it has finished reading a record, paired with the
+ * owner's load-acquire before it reuses the bytes).
+ *
+ * Faulting in: the ring is faulted in ahead of use, in steps, not all at
+ * creation (a thread that logs a few records and exits, one per request,
+ * would otherwise commit the whole ring; thousands of them waiting for the
+ * flusher's next round are hundreds of MB). The first LLOG__ARENA_FIRST_FAULT
+ * bytes at creation (a thread that logs less never commits more), the rest
+ * of the ring in one step when a reservation first reaches past them: one
+ * madvise(MADV_POPULATE_WRITE) each, two system calls in a thread's life
+ * instead of one page fault per page of its first lap in the caller (and
+ * one more than faulting the whole ring at creation). The hot path's one
+ * comparison covers both the free space and the faulted part (limit); the
+ * slow side is llog__arena_room.
  *
  * Waiting for space (the BLOCK policy): a full owner announces itself in a
  * waiter count and sleeps on a sequence word; the flusher, after each
@@ -54,6 +66,9 @@
 #include "compiler.h"
 #include "queue.h"
 
+/* The bytes of a new ring faulted in at its creation (arena.h, "Faulting
+ * in"). */
+#define LLOG__ARENA_FIRST_FAULT (16u * 1024)
 /* A thread name with its NUL (the kernel's TASK_COMM_LEN). */
 #define LLOG__NAME_BYTES 16
 /* A context's field list, at most (kv.h: LLOG__CTX_LIST_MAX, rounded). */
@@ -62,9 +77,15 @@
 struct llog__arena {
 	/* owner side */
 	uint32_t reserve;
+	/* The position reserve may reach without a look at released:
+	 * cached_released + size once the whole ring is faulted in, faulted
+	 * before (the first lap). */
+	uint32_t limit;
 	uint32_t cached_released;
 	uint32_t size;
 	uint32_t mask;
+	/* Bytes of the ring faulted in, from its start (size: all of it). */
+	uint32_t faulted;
 	/* Records of this thread dropped since its last pushed record (the
 	 * next one's notice). Atomic: a signal handler of the owner adds to
 	 * it in the middle of a LOG (producer.c); only the owner and its
@@ -112,6 +133,13 @@ static inline struct llog__arena *llog__arena_get(void)
  * room right now. A span that would cross the end of the ring starts at
  * offset 0; the skipped tail belongs to this record (r->end).
  */
+/* Faults in the whole ring now (llog_thread_prepare); owner only. */
+void llog__arena_fault_all(struct llog__arena *a);
+/* The slow side of llog__arena_reserve: total bytes from reserve on are
+ * past limit. Refreshes the view of released and, in the first lap, faults
+ * in more of the ring; returns whether they fit now. */
+int llog__arena_room(struct llog__arena *a, uint32_t total);
+
 static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
 {
 	uint32_t off = a->reserve & a->mask;
@@ -119,15 +147,8 @@ static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint3
 	uint32_t total = bytes > tail ? bytes + tail : bytes;
 	struct llog__rec *r;
 
-	if (__builtin_expect(total > a->size - (a->reserve - a->cached_released), 0)) {
-		/* Acquire: pairs with the flusher's store-release of released
-		 * in llog__arena_release, issued after it finished reading the
-		 * records before that position; so our writes to those bytes
-		 * cannot race with its reads. */
-		a->cached_released = llog__load_acquire(&a->released);
-		if (total > a->size - (a->reserve - a->cached_released))
-			return NULL;
-	}
+	if (__builtin_expect(total > a->limit - a->reserve, 0) && !llog__arena_room(a, total))
+		return NULL;
 	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
 	a->reserve += total;
 	r->end = a->reserve;
@@ -156,6 +177,8 @@ static inline void llog__arena_check_fill(struct llog__arena *a)
 		/* Acquire: pairs with the flusher's store-release of
 		 * released (a fresher view of the free space). */
 		a->cached_released = llog__load_acquire(&a->released);
+		if (a->faulted == a->size)
+			a->limit = a->cached_released + a->size;
 		if (a->reserve - a->cached_released > a->size / 2)
 			llog__wake_flusher();
 	}

@@ -48,7 +48,12 @@ static int push_own(struct llog__arena *a, struct llog__rec *r, uint8_t kind, ui
 
 int llog_thread_prepare(void)
 {
-	return llog__arena_get() != NULL ? 0 : -ENOMEM;
+	struct llog__arena *a = llog__arena_get();
+
+	if (a == NULL)
+		return -ENOMEM;
+	llog__arena_fault_all(a); /* asked for ahead of use: all of it now */
+	return 0;
 }
 
 /*

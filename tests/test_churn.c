@@ -2,7 +2,8 @@
  * test_churn.c - 10,000 short-lived threads (2,560 under TSan), each
  * logging a few records: every record arrives once and in order, and
  * every arena is freed (the flusher frees it at the thread's exit record;
- * LeakSanitizer checks the ASan build at exit).
+ * LeakSanitizer checks the ASan build at exit); and such a thread commits
+ * only a small part of its ring.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -90,6 +92,74 @@ static void test_thread_churn(void **state)
 	memsink_free(m);
 }
 
+/* ---- what a short-lived thread commits ----------------------------------- */
+
+#define ALIVE 64
+#define RING (256 * 1024)
+
+static pthread_barrier_t all_logged, may_exit;
+
+/* The resident size in KiB (/proc/self/statm). */
+static long rss_kib(void)
+{
+	long pages = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", &pages, &res), 2);
+	fclose(f);
+	return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void *few_then_wait(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < PER; r++)
+		LOG_INFO("a short-lived thread's record %d", r);
+	pthread_barrier_wait(&all_logged);
+	pthread_barrier_wait(&may_exit);
+	return NULL;
+}
+
+/* ALIVE threads that each logged PER records, all alive at once (their
+ * arenas not freed): each adds far less to the resident size than its
+ * ring (256 KiB). A thread per request must not commit a whole ring each
+ * (thousands between two rounds of the flusher would be hundreds of MB). */
+static void test_short_thread_commits_little(void **state)
+{
+	struct llog_config cfg = {.arena_bytes = RING};
+	struct memsink *m;
+	pthread_t th[ALIVE];
+	long before, during, per;
+
+	(void)state;
+#if defined(TEST_ASAN) || defined(TEST_TSAN)
+	skip(); /* their shadow memory grows with every allocation and access */
+#endif
+	m = memsink_new(LLOG_TRACE);
+	m->nostore = 1;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(pthread_barrier_init(&all_logged, NULL, ALIVE + 1), 0);
+	assert_int_equal(pthread_barrier_init(&may_exit, NULL, ALIVE + 1), 0);
+	before = rss_kib();
+	for (int i = 0; i < ALIVE; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, few_then_wait, NULL), 0);
+	pthread_barrier_wait(&all_logged);
+	during = rss_kib();
+	pthread_barrier_wait(&may_exit);
+	for (int i = 0; i < ALIVE; i++)
+		pthread_join(th[i], NULL);
+	llog_shutdown();
+	per = (during - before) / ALIVE;
+	fprintf(stderr, "resident: %ld KiB more with %d threads alive: %ld KiB each\n",
+		during - before, ALIVE, per);
+	assert_true(per < RING / 1024 / 4);
+	pthread_barrier_destroy(&all_logged);
+	pthread_barrier_destroy(&may_exit);
+	memsink_free(m);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_thread_churn),
+	cmocka_unit_test(test_short_thread_commits_little),
 )

@@ -208,8 +208,8 @@ proctype Producer(byte p)
 			fi;
 			sync_deliver(node)
 		:: else ->
-			/* reserve() -> llog__arena_reserve; full -> BLOCK policy */
-			/* C: liblog/arena.h llog__arena_reserve ord cached_released llog__load_acquire */
+			/* reserve() -> llog__arena_reserve (its slow side llog__arena_room); full -> BLOCK policy */
+			/* C: liblog/arena.c llog__arena_room ord cached_released llog__load_acquire */
 			do
 			:: rsv - released[p] < CAP(p) -> rsv++; break
 			:: else ->
