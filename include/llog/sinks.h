@@ -914,7 +914,7 @@ struct llog_syslog_options {
  * (rsyslog's default limit; a longer frame makes imrelp drop the session).
  * Every message is at most 16 KiB (header included); a cut message, on any
  * transport, ends in "...[truncated]" (at a UTF-8 character boundary for
- * the 16 KiB bound) and is counted once in llog_stats.truncated.
+ * the 16 KiB bound) and is counted once in llog_stats.sink_truncated.
  * No crash entry points: a crash of the flusher thread hands the rest to
  * the sink's thread, which sends what it can within about a second; what
  * is not sent by then (and, over RELP, not yet acknowledged) is lost.
