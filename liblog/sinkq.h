@@ -67,7 +67,8 @@
  *
  * Thread roles: put, commit, drain, stop and the fork calls are the
  * flusher's (or, with the flusher stopped, the control thread's); the
- * worker only reads items and writes tail, done_epoch and its counters.
+ * worker only reads items and writes tail, done_epoch, in_call and its
+ * counters.
  * A worker holds call_lock around each sink callback; fork() takes it (for
  * at most the drain timeout) so a
  * child never copies a sink in the middle of a call.
