@@ -467,6 +467,78 @@ static void test_hung_sink_counts_add_up(void **state)
 	assert_int_equal(sk.closed, 0);
 }
 
+/* The same sink hung in its commit instead (its writes return at once). */
+static long hung_commit_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	(void)sk;
+	(void)e;
+	return 0;
+}
+
+static long hung_commit(struct llog_sink *sk)
+{
+	struct stuck *st = (struct stuck *)sk;
+
+	atomic_store(&st->tid, (int)syscall(SYS_gettid));
+	gate_pass(st->s);
+	return st->ret;
+}
+
+static const struct llog_sink_ops hung_commit_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = hung_commit_write,
+	.commit = hung_commit,
+	.close = stuck_close,
+	.flags = LLOG_SINK_F_MAY_BLOCK,
+};
+
+/*
+ * A sink hung in its commit at shutdown: the entry written before it is
+ * delivered, every one behind it undelivered, nothing counted twice; the
+ * commit that fails after shutdown gave up counts nowhere.
+ */
+static void test_hung_commit_counts_add_up(void **state)
+{
+	enum { N = 100 };
+	static struct seen s;
+	static struct stuck sk = {.base = {.ops = &hung_commit_ops}, .s = &s, .ret = -EIO};
+	struct llog_sink_options qo = {.drain_timeout_ms = 100, .name = "hung_commit"};
+	struct llog_stats before, after, later;
+	struct llog_sink_stats st, again;
+	int64_t deadline;
+
+	(void)state;
+	seen_init(&s);
+	s.gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&s); /* written, and its round's commit hangs */
+	for (int i = 1; i < N; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
+	assert_int_equal(st.queued + st.dropped, N);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(st.undelivered, N - 1);
+	assert_int_equal(after.sink_lost - before.sink_lost, N - 1);
+
+	gate_open(&s); /* the commit returns -EIO after shutdown gave up */
+	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
+	while (!thread_gone(atomic_load(&sk.tid)) && now_ms() < deadline)
+		sched_yield();
+	assert_true(thread_gone(atomic_load(&sk.tid)));
+	llog_get_stats(&later);
+	assert_int_equal(later.write_errors, after.write_errors);
+	assert_int_equal(later.sink_lost, after.sink_lost);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &again), 0);
+	assert_memory_equal(&again, &st, sizeof(st));
+	assert_int_equal(sk.closed, 0);
+}
+
 static void *flush_timed(void *arg)
 {
 	int64_t *took = arg, t0 = now_ms();
@@ -641,6 +713,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_bad_options),
 	cmocka_unit_test(test_stuck_sink_at_shutdown),
 	cmocka_unit_test(test_hung_sink_counts_add_up),
+	cmocka_unit_test(test_hung_commit_counts_add_up),
 	cmocka_unit_test(test_flush_waits_its_own_timeout),
 	cmocka_unit_test(test_fork_with_stuck_sink_thread),
 	cmocka_unit_test(test_failed_commit_retried_when_idle),
