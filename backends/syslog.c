@@ -401,12 +401,14 @@ static long syslog_write(struct llog_sink *base, const struct llog_entry *e)
 {
 	struct llog__syslog_sink *s = (struct llog__syslog_sink *)base;
 	char m[MSG_MAX];
-	size_t n = llog__syslog_format(s, e, m, sizeof(m));
+	int cut;
+	size_t n = llog__syslog_format(s, e, m, sizeof(m), &cut);
 
-	/* Cut by the transport when sent (UDP's max_udp_bytes, RELP's 8000):
-	 * counted once here, not at each attempt. */
-	if (s->max_msg != 0 && n > s->max_msg)
-		llog__stats_count_truncated();
+	/* Cut by the formatter (16 KiB) or by the transport when sent (UDP's
+	 * max_udp_bytes, RELP's 8000), or both: counted once here, not at
+	 * each attempt. */
+	if (cut || (s->max_msg != 0 && n > s->max_msg))
+		llog__stats_count_sink_truncated();
 	enqueue(s, m, n);
 	/* A batch larger than the buffer: send as we go (connecting first
 	 * when due) rather than drop; but once such a drain ran out of time

@@ -231,7 +231,7 @@ static void put_header(const struct llog__syslog_sink *s, struct llog__buf *b, i
 }
 
 size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_entry *e,
-			   char *out, size_t cap)
+			   char *out, size_t cap, int *cut)
 {
 	struct llog__buf b = LLOG__BUF(out, cap);
 	const char *base = strrchr(e->file, '/');
@@ -314,8 +314,8 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 	llog__buf_putc(&b, ' ');
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8
-		 * character starts, marked and counted (the transport's own
-		 * cut, for UDP and RELP, comes later and is counted there). */
+		 * character starts and marked; the caller counts it, once with
+		 * the transport's own cut (UDP, RELP) that may come later. */
 		static const char mark[] = "...[truncated]";
 		size_t keep = b.cap - b.n > sizeof(mark) - 1 ? b.cap - b.n - (sizeof(mark) - 1) : 0;
 
@@ -323,10 +323,11 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 			keep--;
 		llog__buf_put(&b, e->msg, keep);
 		llog__buf_puts(&b, mark);
-		llog__stats_count_truncated();
+		*cut = 1;
 		return b.n;
 	}
 	llog__buf_put(&b, e->msg, e->msg_len);
+	*cut = 0;
 	return b.n;
 }
 

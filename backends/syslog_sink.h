@@ -103,10 +103,11 @@ uint64_t llog__syslog_refusals(const struct llog__syslog_sink *s, int fd);
 
 /* ---- syslog_fmt.c ---------------------------------------------------------- */
 
-/* The entry as one RFC 5424 message into out[0..cap), cut at cap. Returns
- * its length. */
+/* The entry as one RFC 5424 message into out[0..cap), its message cut
+ * (and marked) where the whole would pass cap; *cut says whether it was.
+ * Counts nothing. Returns its length. */
 size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_entry *e,
-			   char *out, size_t cap);
+			   char *out, size_t cap, int *cut);
 
 /* The notice reporting s->dropped and s->broke into m[0..cap), cut at
  * cap. Returns its length; the caller resets what it reports. */

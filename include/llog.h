@@ -638,31 +638,68 @@ LLOG_EXPORT enum llog_level llog_get_level(void);
  *  Statistics
  ***********************************************************************/
 
-/* Counters since the process started. After llog_flush() returns, and with no
- * concurrent logging, logged == written + dropped. */
+/*
+ * Counters since the process started (llog_init and llog_shutdown do not
+ * reset them). A record is what a LOG call that passes the level check
+ * makes; an entry is what the sinks get: records, and llog's own entries
+ * (notices of a thread's drops, of rate-limited calls, of a sink queue's
+ * drops; backtrace entries), which no record counter includes.
+ *
+ * Identities, exact after llog_flush() returned with no concurrent
+ * logging, after llog_shutdown(), and in a handler chained after llog's
+ * crash report (docs/crash-handling.md):
+ *   logged == written + dropped
+ *   backtrace_captured == backtrace_written + backtrace_discarded
+ *                         + (records the backtrace ring holds)
+ *   queue_dropped == the sum of llog_sink_stats.dropped over the sinks
+ *   sink_lost >= the sum of llog_sink_stats.undelivered (sinks' own
+ *                losses are in it too)
+ * Records on their way (pushed, not yet handed out by the flusher) are in
+ * none of logged, written, dropped. Each counter is a relaxed atomic: a
+ * reader concurrent with logging may see a pair one apart.
+ */
 struct llog_stats {
-	uint64_t logged;        /* records received by the flusher + dropped */
-	uint64_t written;       /* records formatted and handed to the sinks */
-	uint64_t dropped;       /* records discarded (DROP policy, re-entry) */
-	uint64_t truncated;     /* records whose message was truncated */
-	uint64_t batches;       /* flusher rounds that carried records */
-	uint64_t bytes_written; /* bytes the sinks wrote */
-	uint64_t write_errors;  /* failed sink writes */
-	uint64_t blocked;       /* times a thread waited for arena space */
-	uint64_t sink_lost;     /* records a sink gave up on after write errors */
-	uint64_t repaired;      /* torn file tails cut back by a file sink */
-	uint64_t queue_dropped; /* entries dropped by full sink queues (all sinks;
-				   llog_get_sink_stats) */
+	/* Records: written + dropped (both counted in the same step). */
+	uint64_t logged;
+	/* Records handed to the sinks (by the flusher, its crash drain, or
+	 * synchronously to stderr while llog does not run), whatever each
+	 * sink then made of them (sink_lost, write_errors). */
+	uint64_t written;
+	/* Records that never reached the sinks: a full arena under
+	 * LLOG_OVERFLOW_DROP, a LOG re-entered from a signal handler, from
+	 * a sink's callback or llog's own threads, no memory for an arena;
+	 * the output announces those of application threads. */
+	uint64_t dropped;
+	/* Records (and backtrace entries) whose message llog itself cut to
+	 * max_record_bytes, with the " [truncated]" marker: once each, as
+	 * every sink gets it; a sink's own further cut is sink_truncated. */
+	uint64_t truncated;
+	/* Flusher rounds that carried records. */
+	uint64_t batches;
+	/* Bytes the sinks' commits reported written. */
+	uint64_t bytes_written;
+	/* Sink calls that failed: writes, commits (a commit retried by a
+	 * sink's thread counts once until one succeeds), crash writes. */
+	uint64_t write_errors;
+	/* Times a thread waited for room in its arena (LLOG_OVERFLOW_BLOCK). */
+	uint64_t blocked;
+	/* Entries a sink took and gave up on: its own losses (retry bounds,
+	 * buffer bounds, unsent at close) and the undelivered entries of the
+	 * sinks on threads of their own (llog_sink_stats). */
+	uint64_t sink_lost;
+	/* Torn file tails cut back by a file sink when it opened them. */
+	uint64_t repaired;
+	/* Entries dropped by full sink queues: the sum of
+	 * llog_sink_stats.dropped over all sinks. */
+	uint64_t queue_dropped;
 	/* Calls of rate-limited sites (LLOG_LOG_EVERY_N and
 	 * friends) suppressed and reported so far: the sum of the counts the
 	 * flusher has handed to the sinks (llog_entry.suppressed), shutdown
 	 * lines included. Calls suppressed since a site's last report are
 	 * not in it yet (they cost no counter on the hot path). */
 	uint64_t suppressed;
-	/* The backtrace ("Backtrace" above). After
-	 * llog_flush(), with no concurrent logging,
-	 *   backtrace_captured == backtrace_written + backtrace_discarded
-	 *                         + (records the ring holds, <= backtrace_records)
+	/* The backtrace ("Backtrace" above), counted in none of the record
+	 * counters:
 	 * captured: calls kept for the backtrace (below the output level);
 	 * written: handed to the sinks before a trigger or in a crash;
 	 * discarded: evicted by newer ones, left at shutdown, or lost on the
@@ -676,9 +713,16 @@ struct llog_stats {
 	 * context keys refused: docs/fields.md 1, 2), plus 1 for each
 	 * llog_ctx_set refused for the limits (-ENOSPC). */
 	uint64_t fields_truncated;
+	/* Entries a sink cut to a limit of its own (a syslog message's
+	 * 16 KiB or its transport's bound, a file frame's content, the
+	 * synchronous stderr line): once per sink and entry, also when llog
+	 * had cut the message before (truncated). */
+	uint64_t sink_truncated;
 };
 
-/* Fills *out with relaxed snapshots of the counters. */
+/* Fills *out with relaxed snapshots of the counters. Lock-free, no
+ * allocation, async-signal-safe (a handler chained after llog's crash
+ * report may read them). */
 LLOG_EXPORT void llog_get_stats(struct llog_stats *out);
 
 /* Name of a level ("INFO"), or "?" for an invalid value. */

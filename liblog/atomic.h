@@ -38,6 +38,16 @@
 	atomic_compare_exchange_strong_explicit((p), (expp), (v),             \
 						memory_order_acq_rel,         \
 						memory_order_acquire)
+/* Strong CAS, for a word whose owner changes hands once (no retry loop):
+ * release or relaxed on success as named, relaxed on failure. */
+#define llog__cas_strong_release(p, expp, v)                                  \
+	atomic_compare_exchange_strong_explicit((p), (expp), (v),             \
+						memory_order_release,         \
+						memory_order_relaxed)
+#define llog__cas_strong_relaxed(p, expp, v)                                  \
+	atomic_compare_exchange_strong_explicit((p), (expp), (v),             \
+						memory_order_relaxed,         \
+						memory_order_relaxed)
 #define llog__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
 
 #endif /* LLOG_ATOMIC_H */

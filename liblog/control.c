@@ -52,6 +52,14 @@ static int registered; /* atexit and pthread_atfork */
  * llog_get_sink_stats; and how many sinks were ever added (for names). */
 static struct llog__sinktab owned;
 static int n_added;
+/* The sinks the last llog_shutdown closed (or left behind, stuck) and
+ * their final statistics, for llog_get_sink_stats until the next
+ * llog_init. The pointers are compared, never dereferenced (freed). */
+static struct {
+	const struct llog_sink *s[LLOG__MAX_SINKS];
+	struct llog_sink_stats st[LLOG__MAX_SINKS];
+	int n;
+} closed;
 /* In a fork child: 1 while the inherited flusher (the_flusher, sinks
  * included) waits to be started by the first use. Written under ctl_lock:
  * cleared (release) only after the list was opened or closed for good, so
@@ -102,6 +110,31 @@ static void disown(const struct llog_sink *s)
 		if (owned.s[i] == s) {
 			owned.s[i] = owned.s[--owned.n];
 			owned.q[i] = owned.q[owned.n];
+			return;
+		}
+	}
+}
+
+/* Under ctl_lock, before t's sinks are closed (llog__flusher_sinktab_close
+ * with closed.st): they move from `owned` to `closed`, replacing the
+ * previous shutdown's. */
+static void keep_closing(const struct llog__sinktab *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		closed.s[i] = t->s[i];
+		disown(t->s[i]);
+	}
+	closed.n = t->n;
+}
+
+/* Under ctl_lock: a sink added at the address of one in `closed` is a
+ * new sink; the old one's statistics go. */
+static void forget_closed(const struct llog_sink *s)
+{
+	for (int i = 0; i < closed.n; i++) {
+		if (closed.s[i] == s) {
+			closed.s[i] = closed.s[--closed.n];
+			closed.st[i] = closed.st[closed.n];
 			return;
 		}
 	}
@@ -164,10 +197,9 @@ static int fork_resume(int stop)
 		take_pending(llog__flusher_sinks(f));
 		rc = start_flusher(f);
 	} else {
-		for (int i = 0; i < llog__flusher_sinks(f)->n; i++)
-			disown(llog__flusher_sinks(f)->s[i]);
 		in_ctl = 1;
-		llog__flusher_sinktab_close(llog__flusher_sinks(f));
+		keep_closing(llog__flusher_sinks(f));
+		llog__flusher_sinktab_close(llog__flusher_sinks(f), closed.st);
 		in_ctl = 0;
 		llog__flusher_free(f);
 	}
@@ -318,6 +350,7 @@ int llog_init(const struct llog_config *cfg)
 	if (llog__load_relaxed(&fork_restart))
 		(void)fork_resume(1);
 	rc = llog__config_apply(cfg);
+	closed.n = 0; /* the last shutdown's statistics go */
 	if (rc == 0)
 		rc = make_flusher(&f);
 	if (rc == 0)
@@ -397,8 +430,10 @@ static int accept_sink(struct llog_sink *s, struct llog__sinkq *q)
 		drop_fallback(&pending); /* kept from a failed start */
 	rc = running ? push_sink(s, q) : llog__flusher_sinktab_add(&pending, s, q);
 
-	if (rc == 0)
+	if (rc == 0) {
 		(void)llog__flusher_sinktab_add(&owned, s, q);
+		forget_closed(s);
+	}
 	return rc;
 }
 
@@ -453,6 +488,12 @@ int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *ou
 			llog__sinkq_stats(owned.q[i], out);
 		rc = 0;
 		break;
+	}
+	for (int i = 0; rc != 0 && i < closed.n; i++) {
+		if (closed.s[i] == sink) {
+			*out = closed.st[i];
+			rc = 0;
+		}
 	}
 	pthread_mutex_unlock(&ctl_lock);
 	return rc;
@@ -554,7 +595,8 @@ void llog_shutdown(void)
 	the_flusher = NULL;
 	llog__flusher_stop(f);
 	llog__reload_stop();
-	llog__flusher_sinktab_close(llog__flusher_sinks(f));
+	keep_closing(llog__flusher_sinks(f));
+	llog__flusher_sinktab_close(llog__flusher_sinks(f), closed.st);
 	llog__flusher_free(f);
 	owned.n = 0;
 	n_running_sinks = 0;

@@ -76,8 +76,11 @@ int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, stru
  * blocked; a sink whose thread cannot start runs on the flusher. Returns 0. */
 int llog__flusher_sinktab_start(struct llog__sinktab *t);
 /* Closes every sink of t and empties it: a queued sink's thread first
- * commits what is queued (within the sink's drain timeout) and stops. */
-void llog__flusher_sinktab_close(struct llog__sinktab *t);
+ * commits what is queued (within the sink's drain timeout) and stops.
+ * final (NULL, or t->n of them): each sink's statistics once its thread
+ * stopped or was left behind (zero for a sink on the flusher), in t's
+ * order. */
+void llog__flusher_sinktab_close(struct llog__sinktab *t, struct llog_sink_stats *final);
 
 /* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
 struct llog__sink_rec {

@@ -30,23 +30,33 @@ int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, stru
 }
 
 /* Closes one sink (its thread first: drained within its timeout, then
- * stopped; a thread stuck inside the sink leaves it unclosed). */
-static void close_one(struct llog_sink *s, struct llog__sinkq *q)
+ * stopped; a thread stuck inside the sink leaves it unclosed); *final
+ * (when not NULL) gets its queue's last statistics. */
+static void close_one(struct llog_sink *s, struct llog__sinkq *q, struct llog_sink_stats *final)
 {
+	if (final != NULL)
+		memset(final, 0, sizeof(*final));
 	if (q != NULL) {
+		int stopped;
+
 		if (llog__sinkq_running(q))
 			(void)llog__sinkq_drain(q, llog__mono_ms() + llog__sinkq_timeout_ms(q));
-		if (!llog__sinkq_stop(q))
+		stopped = llog__sinkq_stop(q);
+		/* Final either way: a worker left behind counts nothing more
+		 * (sinkq_worker.c, call_end). */
+		if (final != NULL)
+			llog__sinkq_stats(q, final);
+		if (!stopped)
 			return; /* leaked, with its queue: still in use */
 		llog__sinkq_free(q);
 	}
 	s->ops->close(s);
 }
 
-void llog__flusher_sinktab_close(struct llog__sinktab *t)
+void llog__flusher_sinktab_close(struct llog__sinktab *t, struct llog_sink_stats *final)
 {
 	for (int i = 0; i < t->n; i++)
-		close_one(t->s[i], t->q[i]);
+		close_one(t->s[i], t->q[i], final != NULL ? &final[i] : NULL);
 	t->n = 0;
 }
 
@@ -91,13 +101,13 @@ void llog__flusher_sinktab_install(struct llog__sinktab *t, struct llog__sink_re
 		struct llog_sink *fb = t->s[0];
 
 		if (where != LLOG__SINKTAB_IN_FORK) {
-			close_one(fb, t->q[0]);
+			close_one(fb, t->q[0], NULL);
 		} else if (t->q[0] == NULL || llog__sinkq_fork_child(t->q[0])) {
 			/* A queue (a console on a pipe) is the parent's until
 			 * fork_child makes it the child's: empty, no thread. */
 			if (fb->ops->after_fork != NULL)
 				fb->ops->after_fork(fb);
-			close_one(fb, t->q[0]);
+			close_one(fb, t->q[0], NULL);
 		}
 		/* else the parent's thread was inside it: forgotten, not
 		 * closed, as llog__flusher_after_fork does */
@@ -106,7 +116,7 @@ void llog__flusher_sinktab_install(struct llog__sinktab *t, struct llog__sink_re
 		t->fallback = 0;
 	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q) != 0) {
 		if (where == LLOG__SINKTAB_IN_ROUND)
-			close_one(sr->sink, sr->q);
+			close_one(sr->sink, sr->q, NULL);
 		return;
 	}
 	/* Not in a fork child or the crash drain: nothing starts threads

@@ -100,6 +100,6 @@ size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format forma
 	size_t n = llog__line_format(e, format, lo, buf, cap, &cut);
 
 	if (cut)
-		llog__count(truncated, 1);
+		llog__count(sink_truncated, 1);
 	return n;
 }

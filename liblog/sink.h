@@ -26,7 +26,9 @@ long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms);
 /* Statistics a backend reports (stats.c; relaxed counters, any thread). */
 void llog__stats_count_sink_lost(uint64_t records);
 void llog__stats_count_repaired(void);
-void llog__stats_count_truncated(void); /* a record a sink had to cut */
+/* An entry this sink cut to a limit of its own: once per sink and entry
+ * (llog_stats.sink_truncated; never truncated, the renderer's). */
+void llog__stats_count_sink_truncated(void);
 
 /* Diagnostic line on stderr, rate-limited to one per second for the whole
  * library (the count of suppressed ones rides on the next); never through
@@ -35,7 +37,8 @@ void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* llog__line_format (line.h) for llog's own sinks (lo NULL: the default
  * line): a line that does not fit cap (a hard limit of the sink) is cut
- * with the marker " [truncated]" and counted once in stats.truncated.
+ * with the marker " [truncated]" and counted once in
+ * stats.sink_truncated.
  * Async-signal-safe as llog__line_format. Returns the line's length. */
 size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format format,
 			      const struct llog_line_options *lo, char *buf, size_t cap);

@@ -138,13 +138,13 @@ static void publish(struct llog__sinkq *q, uint64_t need)
 		llog__sinkq_wake(&q->work_word, &q->worker_sleeping);
 }
 
-static void write_entry(struct llog__sinkq_item *it, uint64_t size,
+static void write_entry(struct llog__sinkq_item *it, uint64_t size, uint16_t kind,
 			const struct llog_entry *e, size_t file_len, size_t func_len)
 {
 	char *p = (char *)(it + 1);
 
 	it->size = (uint32_t)size;
-	it->kind = LLOG__SINKQ_ITEM_ENTRY;
+	it->kind = kind;
 	it->level = (uint16_t)e->level;
 	it->line = e->line;
 	it->file_len = (uint32_t)file_len;
@@ -154,6 +154,7 @@ static void write_entry(struct llog__sinkq_item *it, uint64_t size,
 	it->ts_ns = e->ts_ns;
 	it->msg_len = e->msg_len;
 	it->epoch = 0;
+	it->reported = 0;
 	it->suppressed = e->suppressed;
 	it->backtrace = e->backtrace != 0;
 	{
@@ -183,9 +184,13 @@ static void write_entry(struct llog__sinkq_item *it, uint64_t size,
 	}
 }
 
-/* Queues e if it fits now; returns whether it did. */
-static int try_put(struct llog__sinkq *q, const struct llog_entry *e)
+/* Queues e if it fits now, as an item of kind (an entry; or the queue's
+ * drop notice, reporting `reported` drops); returns whether it did. Only
+ * an entry counts in queued. */
+static int try_put(struct llog__sinkq *q, const struct llog_entry *e, uint16_t kind,
+		   uint64_t reported)
 {
+	struct llog__sinkq_item *it;
 	size_t file_len = e->file != NULL ? strlen(e->file) : 0;
 	size_t func_len = e->func != NULL ? strlen(e->func) : 0;
 	uint64_t size, need;
@@ -202,10 +207,13 @@ static int try_put(struct llog__sinkq *q, const struct llog_entry *e)
 	size = item_size(e, file_len, func_len);
 	if (!fits(q, size, 1, &need))
 		return 0;
-	write_entry(place(q, size, need), size, e, file_len, func_len);
+	it = place(q, size, need);
+	write_entry(it, size, kind, e, file_len, func_len);
+	it->reported = reported;
 	publish(q, need);
 	q->dirty = 1;
-	llog__fetch_add_relaxed(&q->queued, 1);
+	if (kind == LLOG__SINKQ_ITEM_ENTRY)
+		llog__fetch_add_relaxed(&q->queued, 1);
 	return 1;
 }
 
@@ -277,7 +285,7 @@ static int put_notice(struct llog__sinkq *q)
 	n.line = __LINE__;
 	n.msg = text;
 	n.msg_len = b.n;
-	if (!try_put(q, &n))
+	if (!try_put(q, &n, LLOG__SINKQ_ITEM_NOTICE, q->drops))
 		return 0;
 	q->drops = 0;
 	/* Relaxed: a hint for the worker (a missed one costs a round). */
@@ -326,7 +334,7 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 		drop(q, e); /* still in the episode of overload (sinkq.h) */
 		return 0;
 	}
-	if ((q->drops == 0 || put_notice(q)) && try_put(q, e))
+	if ((q->drops == 0 || put_notice(q)) && try_put(q, e, LLOG__SINKQ_ITEM_ENTRY, 0))
 		return 1;
 	drop(q, e);
 	return 0;
@@ -402,8 +410,15 @@ int llog__sinkq_drain(struct llog__sinkq *q, int64_t deadline_ms)
 
 long llog__sinkq_crash_put(struct llog__sinkq *q, const struct llog_entry *e)
 {
-	if (!q->running || llog__load_relaxed(&q->dead) || !try_put(q, e))
+	if (!q->running || llog__load_relaxed(&q->dead))
 		return -1;
+	if (!try_put(q, e, LLOG__SINKQ_ITEM_ENTRY, 0)) {
+		/* No room, and no waiting for it here: dropped (counted, as
+		 * put's drops; no notice can follow). */
+		llog__fetch_add_relaxed(&q->dropped, 1);
+		llog__count(queue_dropped, 1);
+		return -1;
+	}
 	return (long)e->msg_len + 1;
 }
 

@@ -55,9 +55,20 @@
  * room that the flusher waits for, and (llog__wake_flusher) when it reached
  * an epoch a barrier waits for.
  *
+ * Counters (llog_sink_stats defines them): every entry offered is exactly
+ * one of delivered, dropped or undelivered:
+ *   offered == queued + dropped
+ *   queued == delivered + undelivered + (entries in the ring or in a call)
+ * with the last term 0 once stopped. An entry is delivered once the sink's
+ * write returned; one inside a call that stop gave up on is undelivered,
+ * counted by the stopper, and the worker, should the call return, counts
+ * nothing more (in_call: sinkq_worker.c). The queue's own drop notices are
+ * items of their own kind, counted apart (notices, announced).
+ *
  * Thread roles: put, commit, drain, stop and the fork calls are the
  * flusher's (or, with the flusher stopped, the control thread's); the
- * worker only reads items and writes tail, done_epoch and its counters.
+ * worker only reads items and writes tail, done_epoch, in_call and its
+ * counters.
  * A worker holds call_lock around each sink callback; fork() takes it (for
  * at most the drain timeout) so a
  * child never copies a sink in the middle of a call.
@@ -120,7 +131,9 @@ int llog__sinkq_drain(struct llog__sinkq *q, int64_t deadline_ms);
 /* Stops the worker: it finishes the item in hand (what remains queued is
  * counted in undelivered), and is joined, waiting at most the drain
  * timeout more. Returns 1 when joined; 0 when the worker is stuck inside
- * the sink: it is left running and the sink must not be closed (leaked). */
+ * the sink: the entry in its hands and all behind it are counted
+ * undelivered, it is left running and the sink must not be closed, nor q
+ * freed (leaked). q's statistics are final either way. */
 int llog__sinkq_stop(struct llog__sinkq *q);
 
 /* Async-signal-safe (the crash drain on the flusher): queues e without

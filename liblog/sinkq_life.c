@@ -104,9 +104,52 @@ int llog__sinkq_running(const struct llog__sinkq *q)
 
 /* ---- stop ---------------------------------------------------------------- */
 
+/* Queues left to a worker stuck inside its sink: its thread may use them
+ * whenever the call returns, so they are never freed; listed here so that
+ * they stay reachable (a leak checker then does not report them once the
+ * thread is gone). Written where queues stop: on the flusher (the fallback
+ * replaced) or, the flusher stopped, on the control thread; never both. */
+static struct llog__sinkq *abandoned;
+
+/*
+ * The stopper's half of in_call (sinkq_worker.c): the worker is still
+ * running after the drain timeout and the wait for it. Returns 1 when it
+ * is inside a sink call: then the item in its hands and every entry behind
+ * it are counted undelivered here, once (the worker, whenever its call
+ * returns, counts nothing more), and the worker is left running. Returns 0
+ * when it is between calls: it makes no call after this, counts what is
+ * left itself and exits.
+ */
+static int abandon(struct llog__sinkq *q)
+{
+	/* Acquire: pairs with the worker's release CAS in call_begin, so the
+	 * tail loaded below is the item in its hands (the worker stores tail
+	 * again only after a call_end that now fails). */
+	uint32_t was = llog__xchg_acquire(&q->in_call, LLOG__SINKQ_ABANDONED);
+	uint64_t t, h, lost;
+
+	if (was != LLOG__SINKQ_IN)
+		return 0;
+	/* Relaxed: tail is ordered by the exchange above; head is ours (the
+	 * flusher that wrote it was joined, or is this thread). */
+	t = llog__load_relaxed(&q->tail);
+	h = llog__load_relaxed(&q->head);
+	lost = llog__sinkq_count_entries(q, t, h);
+	llog__sinkq_count_undelivered(q, lost);
+	llog__diag("sink %s is still inside a call %u ms after shutdown: left running, "
+		   "not closed; %llu records not delivered (the one in its hands included)",
+		   q->name, q->timeout_ms, (unsigned long long)lost);
+	pthread_detach(q->thread);
+	q->running = 0;
+	q->abandoned_next = abandoned;
+	abandoned = q;
+	return 1;
+}
+
 int llog__sinkq_stop(struct llog__sinkq *q)
 {
 	int64_t deadline;
+	uint64_t before = llog__load_relaxed(&q->undelivered);
 
 	if (!q->running)
 		return 1;
@@ -115,40 +158,29 @@ int llog__sinkq_stop(struct llog__sinkq *q)
 	llog__store_release(&q->stop, llog__sinkq_reached(q, q->put_epoch) ? 1 : 2);
 	llog__sinkq_wake(&q->work_word, &q->worker_sleeping);
 	deadline = llog__mono_ms() + q->timeout_ms;
-	/* Acquire: pairs with the worker's release store of exited. */
+	/* Acquire: pairs with the worker's release store of exited (its
+	 * counts are final then). */
 	while (llog__load_acquire(&q->exited) == 0) {
 		int64_t left = deadline - llog__mono_ms();
 
 		if (left <= 0) {
-			/* Acquire: as the worker's loads; the item at tail is
-			 * the one it is stuck in. */
-			uint64_t t = llog__load_acquire(&q->tail);
-			uint64_t h = llog__load_relaxed(&q->head);
-			/* [t, h) holds whole items (the flusher's); t == h:
-			 * the worker is only late to exit, nothing behind. */
-			uint64_t lost = 0;
-
-			if (t < h)
-				lost = llog__sinkq_count_entries(q, t + llog__sinkq_item_at(q, t)->size,
-								 h);
-			llog__count(sink_lost, lost);
-			llog__diag("sink %s is still inside a call %u ms after shutdown: left running, "
-				   "not closed; %llu records behind it not delivered",
-				   q->name, q->timeout_ms, (unsigned long long)lost);
-			pthread_detach(q->thread);
-			q->running = 0;
-			return 0;
+			if (abandon(q))
+				return 0;
+			/* Between calls: it makes none again, so it exits
+			 * soon; no bound needed. */
+			deadline = INT64_MAX;
+			left = 100;
 		}
 		llog__futex_wait(&q->exited, 0, left < 100 ? (unsigned)left : 100);
 	}
 	pthread_join(q->thread, NULL);
 	q->running = 0;
-	if (llog__load_relaxed(&q->undelivered) != 0) {
-		llog__count(sink_lost, llog__load_relaxed(&q->undelivered));
+	/* Relaxed: the worker was joined. Counted by it, with sink_lost. */
+	if (llog__load_relaxed(&q->undelivered) != before)
 		llog__diag("sink %s: %llu records not delivered within %u ms at shutdown",
-			   q->name, (unsigned long long)llog__load_relaxed(&q->undelivered),
+			   q->name,
+			   (unsigned long long)(llog__load_relaxed(&q->undelivered) - before),
 			   q->timeout_ms);
-	}
 	return 1;
 }
 
@@ -194,6 +226,7 @@ int llog__sinkq_fork_child(struct llog__sinkq *q)
 	llog__store_relaxed(&q->notice_wanted, 0);
 	q->final_deadline = 0;
 	q->retry_ms = 0;
+	llog__store_relaxed(&q->in_call, LLOG__SINKQ_OUT);
 	q->running = 0;
 	return 1;
 }
@@ -212,4 +245,6 @@ void llog__sinkq_stats(const struct llog__sinkq *q, struct llog_sink_stats *out)
 	out->queue_bytes = h >= t ? h - t : 0;
 	out->queue_peak = llog__load_relaxed(&q->peak);
 	out->queue_cap = q->cap;
+	out->notices = llog__load_relaxed(&q->notices);
+	out->announced = llog__load_relaxed(&q->announced);
 }

@@ -31,13 +31,25 @@
 #include "atomic.h"
 #include "queue.h"
 #include "sinkq.h"
+#include "stats.h"
 
 #define LLOG__SINKQ_NAME_BYTES 32
 
 enum llog__sinkq_item_kind {
 	LLOG__SINKQ_ITEM_PAD = 1,
 	LLOG__SINKQ_ITEM_ENTRY = 2,
-	LLOG__SINKQ_ITEM_COMMIT = 3
+	LLOG__SINKQ_ITEM_COMMIT = 3,
+	/* The queue's own drop notice: written as an entry, counted apart
+	 * (notices, announced), never in queued, delivered, undelivered. */
+	LLOG__SINKQ_ITEM_NOTICE = 4
+};
+
+/* in_call: who accounts for the item at tail (sinkq_worker.c, the
+ * stopper in sinkq_life.c). */
+enum llog__sinkq_call {
+	LLOG__SINKQ_OUT = 0,      /* the worker is between sink calls */
+	LLOG__SINKQ_IN = 1,       /* the worker is inside a sink call */
+	LLOG__SINKQ_ABANDONED = 2 /* llog__sinkq_stop gave up on the worker */
 };
 
 /* An item in the ring; size and kind are its first 8 bytes, so a pad item
@@ -53,6 +65,7 @@ struct llog__sinkq_item {
 	uint16_t cat_len;   /* the category's bytes, after msg (0: default) */
 	uint16_t backtrace; /* the entry's (llog_entry.backtrace) */
 	uint64_t seq, tid, msg_len, epoch;
+	uint64_t reported; /* a notice's: the drops it reports */
 	int64_t ts_ns;
 	uint64_t suppressed; /* the entry's (rate limits) */
 	char tname[16]; /* the entry's thread name (at most 15 bytes), NUL-ended */
@@ -93,9 +106,21 @@ struct llog__sinkq {
 	pthread_mutex_t call_lock;
 	int fork_locked; /* fork_prepare got call_lock */
 	unsigned retry_ms; /* the worker's: 0, or when to retry a failed commit */
+	/* enum llog__sinkq_call: the one word on which the worker and a
+	 * stopper that timed out agree who counts the item in the sink's
+	 * hands (sinkq_worker.c's call_begin, call_end; sinkq_life.c's
+	 * abandon): never both, never neither. */
+	_Atomic uint32_t in_call;
+	/* The stopper's: the queues whose worker was left inside the sink
+	 * (sinkq_life.c), kept reachable, never freed. */
+	struct llog__sinkq *abandoned_next;
 	struct llog_field wfields[LLOG_FIELDS_MAX]; /* the worker's entry's */
-	/* Counters (relaxed: statistics only). */
+	/* Counters (relaxed: statistics only; llog_sink_stats defines them).
+	 * queued == delivered + undelivered + (entries in the ring, or in the
+	 * sink's call); notices and announced count the queue's own drop
+	 * notices, in none of the others. */
 	_Atomic uint64_t queued, delivered, dropped, undelivered, late, peak;
+	_Atomic uint64_t notices, announced;
 };
 
 static inline struct llog__sinkq_item *llog__sinkq_item_at(const struct llog__sinkq *q,
@@ -104,7 +129,8 @@ static inline struct llog__sinkq_item *llog__sinkq_item_at(const struct llog__si
 	return (struct llog__sinkq_item *)(void *)(q->ring + (pos & (q->cap - 1)));
 }
 
-/* Counts the entries in [t, h) (what a stopped worker leaves). */
+/* Counts the entries in [t, h) (what a stopped worker leaves); notices
+ * are not entries. */
 static inline uint64_t llog__sinkq_count_entries(const struct llog__sinkq *q, uint64_t t,
 						 uint64_t h)
 {
@@ -117,6 +143,15 @@ static inline uint64_t llog__sinkq_count_entries(const struct llog__sinkq *q, ui
 		t += it->size;
 	}
 	return n;
+}
+
+/* n entries queued that the sink will never get: the queue's undelivered
+ * and llog_stats.sink_lost, counted together, by whoever holds the
+ * accounting (the worker, or a stopper that abandoned it). */
+static inline void llog__sinkq_count_undelivered(struct llog__sinkq *q, uint64_t n)
+{
+	llog__fetch_add_relaxed(&q->undelivered, n);
+	llog__count(sink_lost, n);
 }
 
 /* ---- wake-ups (sinkq.h) -------------------------------------------------- */

@@ -65,25 +65,99 @@ static void item_entry(const struct llog__sinkq_item *it, struct llog_field *fie
 		llog__kv_list_entry((const char *)it + it->fields_off, fields, e);
 }
 
-/* Runs one item through the sink (under call_lock: see fork). */
-static void run_item(struct llog__sinkq *q, const struct llog__sinkq_item *it)
+/*
+ * The item in the sink's hands. The worker counts an entry delivered only
+ * after the sink's write returned; a stopper that gives up on a worker
+ * stuck inside a call (llog__sinkq_stop, sinkq_life.c: abandon) counts that
+ * entry, and every one behind it, undelivered instead. Which of the two
+ * counts is decided on one word, in_call, with one RMW each:
+ *
+ *   worker   CAS OUT -> IN   (call_begin; fails: ABANDONED, not in a call)
+ *            ... the sink's write or commit ...
+ *            CAS IN -> OUT   (call_end; fails: ABANDONED inside the call)
+ *            count the item, store tail
+ *   stopper  exchange(ABANDONED)   got IN: counts [tail, head) itself
+ *                                  got OUT: the worker counts (below)
+ *
+ * In in_call's modification order the stopper's exchange falls either
+ * inside a call (between the worker's two CASes: the worker's call_end
+ * fails, so it counts nothing, stores nothing more and exits; tail is
+ * still the item in hand, not yet counted: the stopper counts it) or
+ * outside one (its next call_begin fails: the worker counts what is left
+ * from its own tail and exits; the stopper waits for that, the worker
+ * never calls the sink again). So every entry queued is delivered or
+ * undelivered exactly once, even when the stuck call returns after
+ * shutdown gave up on it.
+ */
+
+/* Before a sink call: whether the worker may make it (it still holds the
+ * accounting). Release on success: the worker's counts and its store of
+ * tail before this are seen by a stopper's acquire exchange that reads
+ * IN (it then counts from that tail). Relaxed on failure: the worker
+ * reads nothing the stopper wrote but ABANDONED itself. */
+static int call_begin(struct llog__sinkq *q)
+{
+	uint32_t out = LLOG__SINKQ_OUT;
+
+	return llog__cas_strong_release(&q->in_call, &out, LLOG__SINKQ_IN);
+}
+
+/* After the call: whether the worker still accounts for the item (else
+ * the stopper counted it and all behind). Relaxed: nothing is published
+ * with OUT (a stopper that reads OUT counts nothing; the worker's counts
+ * reach it through exited, or the next call_begin's release). */
+static int call_end(struct llog__sinkq *q)
+{
+	uint32_t in = LLOG__SINKQ_IN;
+
+	return llog__cas_strong_relaxed(&q->in_call, &in, LLOG__SINKQ_OUT);
+}
+
+/* What running an item through the sink left the worker to do. */
+enum run { RUN_NEXT, RUN_QUIT, RUN_ABANDONED };
+
+/* Runs one item through the sink (under call_lock: see fork). RUN_QUIT:
+ * the stopper gave up on the worker between calls (it counts what is left
+ * itself, from this item on); RUN_ABANDONED: inside the call (the stopper
+ * counted this item and what is behind it). */
+static enum run run_item(struct llog__sinkq *q, const struct llog__sinkq_item *it)
 {
 	struct llog_sink *s = q->sink;
 	struct llog_entry e;
+	long rc;
 
+	if (it->kind == LLOG__SINKQ_ITEM_PAD)
+		return RUN_NEXT;
 	pthread_mutex_lock(&q->call_lock);
-	if (it->kind == LLOG__SINKQ_ITEM_ENTRY) {
+	if (!call_begin(q)) {
+		pthread_mutex_unlock(&q->call_lock);
+		return RUN_QUIT;
+	}
+	if (it->kind != LLOG__SINKQ_ITEM_COMMIT) {
 		item_entry(it, q->wfields, &e);
-		if (s->ops->write(s, &e) < 0)
+		rc = s->ops->write(s, &e);
+	} else {
+		rc = s->ops->commit(s);
+	}
+	if (!call_end(q)) {
+		pthread_mutex_unlock(&q->call_lock);
+		return RUN_ABANDONED;
+	}
+	if (it->kind == LLOG__SINKQ_ITEM_ENTRY) {
+		if (rc < 0)
 			llog__count(write_errors, 1);
 		llog__fetch_add_relaxed(&q->delivered, 1);
-	} else if (it->kind == LLOG__SINKQ_ITEM_COMMIT) {
-		long rc = s->ops->commit(s);
-
+	} else if (it->kind == LLOG__SINKQ_ITEM_NOTICE) {
+		if (rc < 0)
+			llog__count(write_errors, 1);
+		llog__fetch_add_relaxed(&q->notices, 1);
+		llog__fetch_add_relaxed(&q->announced, it->reported);
+	} else {
 		llog__count_commit(rc);
 		q->retry_ms = rc < 0 ? RETRY_MIN_MS : 0;
 	}
 	pthread_mutex_unlock(&q->call_lock);
+	return RUN_NEXT;
 }
 
 /*
@@ -93,14 +167,23 @@ static void run_item(struct llog__sinkq *q, const struct llog__sinkq_item *it)
  * entries: an idle program's held-back entries do not wait for its next
  * LOG. A retry that fails again is not counted again in write_errors (the
  * same failure); the sink's own back-off decides whether it reconnects.
+ * Returns as run_item.
  */
-static void retry_commit(struct llog__sinkq *q)
+static enum run retry_commit(struct llog__sinkq *q)
 {
 	struct llog_sink *s = q->sink;
 	long rc;
 
 	pthread_mutex_lock(&q->call_lock);
+	if (!call_begin(q)) {
+		pthread_mutex_unlock(&q->call_lock);
+		return RUN_QUIT;
+	}
 	rc = s->ops->commit(s);
+	if (!call_end(q)) {
+		pthread_mutex_unlock(&q->call_lock);
+		return RUN_ABANDONED;
+	}
 	pthread_mutex_unlock(&q->call_lock);
 	if (rc >= 0) {
 		llog__count_commit(rc);
@@ -108,6 +191,7 @@ static void retry_commit(struct llog__sinkq *q)
 	} else {
 		q->retry_ms = q->retry_ms * 2 < RETRY_MAX_MS ? q->retry_ms * 2 : RETRY_MAX_MS;
 	}
+	return RUN_NEXT;
 }
 
 /* After a commit: publishes the epoch and wakes a flusher that waits for
@@ -130,6 +214,7 @@ static void *worker_main(void *arg)
 {
 	struct llog__sinkq *q = arg;
 	uint64_t t = llog__load_relaxed(&q->tail);
+	enum run run = RUN_NEXT;
 
 	/* As the flusher (flusher_sinktab.c gave its mask): no application
 	 * signal handler runs here, the crash handler does. */
@@ -148,7 +233,9 @@ static void *worker_main(void *arg)
 			/* Acquire: pairs with the flusher's release store. */
 			if (llog__load_acquire(&q->stop) == 2)
 				break;
-			run_item(q, it);
+			run = run_item(q, it);
+			if (run != RUN_NEXT)
+				break;
 			t += it->size;
 			/* Release: the sink is done with the bytes before t
 			 * (the item is not read after this). */
@@ -156,6 +243,10 @@ static void *worker_main(void *arg)
 			if (epoch != 0)
 				reached(q, epoch);
 		}
+		/* Abandoned inside a call: the stopper counted [t, head) and
+		 * went on; nothing here may count, nor touch the ring again. */
+		if (run == RUN_ABANDONED)
+			break;
 		llog__sinkq_wake(&q->room_word, &q->flusher_sleeping);
 		/* Drops wait for their notice: now that the queue is empty the
 		 * flusher's next round can put it (llog__sinkq_retry_notice). */
@@ -164,10 +255,10 @@ static void *worker_main(void *arg)
 		/* Acquire: pairs with the flusher's release store of stop,
 		 * made after its last put. */
 		stop = llog__load_acquire(&q->stop);
-		if (stop == 2 || (stop == 1 && t == llog__load_acquire(&q->head))) {
+		if (run == RUN_QUIT || stop == 2 || (stop == 1 && t == llog__load_acquire(&q->head))) {
 			uint64_t end = llog__load_acquire(&q->head);
 
-			llog__fetch_add_relaxed(&q->undelivered, llog__sinkq_count_entries(q, t, end));
+			llog__sinkq_count_undelivered(q, llog__sinkq_count_entries(q, t, end));
 			break;
 		}
 		if (t == h) {
@@ -177,11 +268,15 @@ static void *worker_main(void *arg)
 						retry);
 			/* Acquire: as above. Nothing new came: try again. */
 			if (retry != 0 && t == llog__load_acquire(&q->head) &&
-			    llog__load_acquire(&q->stop) == 0)
-				retry_commit(q);
+			    llog__load_acquire(&q->stop) == 0) {
+				run = retry_commit(q);
+				if (run == RUN_ABANDONED)
+					break;
+			}
 		}
 	}
-	/* Release: pairs with the acquire load in llog__sinkq_stop. */
+	/* Release: pairs with the acquire load in llog__sinkq_stop (the
+	 * counts above are final when it reads 1). */
 	llog__store_release(&q->exited, 1);
 	llog__futex_wake(&q->exited, 1);
 	return NULL;
@@ -199,6 +294,7 @@ int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked)
 	llog__store_relaxed(&q->done_epoch, q->put_epoch);
 	llog__store_relaxed(&q->stop, 0);
 	llog__store_relaxed(&q->exited, 0);
+	llog__store_relaxed(&q->in_call, LLOG__SINKQ_OUT);
 	q->final_deadline = 0;
 	q->blocked = *blocked; /* read by the worker, after pthread_create */
 	rc = -pthread_create(&q->thread, NULL, worker_main, q);

@@ -25,6 +25,7 @@ void llog_get_stats(struct llog_stats *out)
 	out->backtrace_written = llog__load_relaxed(&llog__stats.bt_written);
 	out->backtrace_discarded = llog__load_relaxed(&llog__stats.bt_discarded);
 	out->fields_truncated = llog__load_relaxed(&llog__stats.fields_truncated);
+	out->sink_truncated = llog__load_relaxed(&llog__stats.sink_truncated);
 }
 
 void llog__stats_count_sink_lost(uint64_t records)
@@ -32,9 +33,9 @@ void llog__stats_count_sink_lost(uint64_t records)
 	llog__count(sink_lost, records);
 }
 
-void llog__stats_count_truncated(void)
+void llog__stats_count_sink_truncated(void)
 {
-	llog__count(truncated, 1);
+	llog__count(sink_truncated, 1);
 }
 
 void llog__stats_count_repaired(void)

@@ -24,12 +24,13 @@ static size_t fmt(const char *cat, char *out, size_t cap)
 			       .line = 7, .msg = "hello", .msg_len = 5, .thread_name = "",
 			       .category = cat, .category_len = cat != NULL ? strlen(cat) : 0};
 	size_t n;
+	int cut;
 
 	strcpy(s->host, "host");
 	strcpy(s->app, "app");
 	s->facility = 1;
 	s->pid = 42;
-	n = llog__syslog_format(s, &e, out, cap - 1);
+	n = llog__syslog_format(s, &e, out, cap - 1, &cut);
 	out[n] = '\0';
 	free(s);
 	return n;

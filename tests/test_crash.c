@@ -614,6 +614,87 @@ static void test_recovered_crash_keeps_itimer(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 6b. the counters after a crash report ---------------------------------- */
+
+#define COUNTED 300
+
+static struct llog_stats counted_s0;
+
+/* On the flusher: every entry it gets makes one LOG there, dropped and
+ * counted (arena.md 5): a known number of drops. */
+static void logging_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	(void)e;
+	LOG_INFO("from the flusher: dropped");
+}
+
+/* The application's SIGSEGV handler, chained after llog's report: the
+ * counters, read there (llog_get_stats is async-signal-safe), add up.
+ * Exit status 0, or the failed check's number. */
+static void stats_after_crash(int sig)
+{
+	struct llog_stats s;
+
+	(void)sig;
+	llog_get_stats(&s);
+	if (s.logged != s.written + s.dropped)
+		_exit(20);
+	/* The records and the crash record, all written by the drain. */
+	if (s.written - counted_s0.written != COUNTED + 1)
+		_exit(21);
+	/* The callback's LOG for each entry it got: the records and the
+	 * crash record (an application thread's crash: the flusher hands it
+	 * out in a round, to every sink). */
+	if (s.dropped - counted_s0.dropped != COUNTED + 1)
+		_exit(22);
+	_exit(0);
+}
+
+static void counted_crash_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = logging_entry};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = stats_after_crash;
+	sigaction(SIGSEGV, &sa, NULL); /* before llog_init: llog chains to it */
+	child_init(t, llog_callback_sink(&cb), 50);
+	llog_get_stats(&counted_s0);
+	for (int i = 0; i < COUNTED; i++)
+		LOG_INFO("rec i=%d", i);
+	llog_flush(); /* the callback got them all */
+	store_null();
+	_exit(12); /* not reached */
+}
+
+/*
+ * In a handler chained after llog's crash report, the counters add up:
+ * logged == written + dropped, the records and the crash record written,
+ * every drop counted; and the file holds every record once, then the
+ * crash record. (A sink's own statistics need the control lock: not readable
+ * from a signal handler, and the process ends there.)
+ */
+static void test_counters_after_crash(void **state)
+{
+	struct tdir t;
+	char *z;
+	int st;
+
+	(void)state;
+	tdir_make(&t, "llog_crash_");
+	st = run_child_status(&t, counted_crash_child, CHILD_LIMIT_S);
+	if (!WIFEXITED(st))
+		fprintf(stderr, "child status %#x\n", st);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	z = read_zstdcat(&t);
+	check_crash_last(z, check_records(z, COUNTED));
+	free(z);
+	tdir_remove(&t);
+}
+
 /* ---- 7. the flusher faults while an application thread reports ------------- */
 
 /* A callback sink that faults on the flusher (SIGSEGV at 0x0) on the
@@ -824,6 +905,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_stack_overflow_other_thread),
 	cmocka_unit_test(test_fork_during_crash_report),
 	cmocka_unit_test(test_recovered_crash_keeps_itimer),
+	cmocka_unit_test(test_counters_after_crash),
 	cmocka_unit_test(test_flusher_fault_during_report),
 	cmocka_unit_test(test_faulty_crash_path_isolated),
 	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),

@@ -594,6 +594,129 @@ static void test_full_disk(void **state)
 	tdir_remove(&t);
 }
 
+/* Occurrences of pat in text. */
+static long count_str(const char *text, const char *pat)
+{
+	long n = 0;
+
+	for (const char *p = text; (p = strstr(p, pat)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Records of tag in text: lines holding "tag=T i=" (in any order, gaps
+ * allowed). */
+static long count_tag(const char *text, char tag)
+{
+	char pat[16];
+
+	snprintf(pat, sizeof(pat), "tag=%c i=", tag);
+	return count_str(text, pat);
+}
+
+/*
+ * Child: a disk that stays full to the end (RLIMIT_FSIZE never lifted),
+ * two file sinks: "flusher.log.zst" on the flusher, "own.log.zst" on a
+ * thread of its own (a small queue, so it may drop). After llog_shutdown
+ * every counter adds up exactly:
+ *   logged == written + dropped                      (n records, none dropped)
+ *   own: n == queued + dropped, queued == delivered + undelivered,
+ *        its statistics readable after shutdown, announced <= dropped
+ *   both files: records and notices in the files + sink_lost
+ *        == n (flusher) + queued + notices (own): each entry a sink got is
+ *        in its file or lost (its own losses, the queue's undelivered,
+ *        unwritten at close), the own queue's drop notices included
+ * Returns 0, or the number of the failed check.
+ */
+static int full_disk_sums_child(const char *dir)
+{
+	struct llog_config cfg = {.flush_interval_ms = 10, .overflow = LLOG_OVERFLOW_BLOCK};
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .queue_bytes = 64 << 10,
+				       .name = "own"};
+	char pa[512], pb[512];
+	struct llog_file_options oa = {.path = pa, .zstd_level = 1};
+	struct llog_file_options ob = {.path = pb, .zstd_level = 1};
+	struct llog_sink *own;
+	struct llog_sink_stats st;
+	struct llog_stats s0, s1;
+	struct decoded da = {0}, db = {0};
+	struct rlimit rl;
+	long n = 0, in_files, notices;
+
+	alarm(120);
+	signal(SIGXFSZ, SIG_IGN);
+	snprintf(pa, sizeof(pa), "%s/flusher.log.zst", dir);
+	snprintf(pb, sizeof(pb), "%s/own.log.zst", dir);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = 16 * 1024;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 1;
+	s0 = stats_now();
+	own = llog_file_sink(&ob);
+	if (llog_add_sink(llog_file_sink(&oa)) != 0 || own == NULL ||
+	    llog_add_sink_opts(own, &qo) != 0 || llog_init(&cfg) != 0)
+		return 2;
+	while (stats_now().write_errors == s0.write_errors && n < 200000) {
+		log_range('f', n, 100, 100);
+		n += 100;
+	}
+	if (stats_now().write_errors == s0.write_errors)
+		return 3;
+	log_range('f', n, 2000, 0); /* still full: kept, then lost at close */
+	n += 2000;
+	llog_shutdown();
+	s1 = stats_now();
+	if (s1.logged - s0.logged != (uint64_t)n || s1.dropped != s0.dropped ||
+	    s1.logged != s1.written + s1.dropped)
+		return 4;
+	if (llog_get_sink_stats(own, &st) != 0)
+		return 5;
+	if (st.queued + st.dropped != (uint64_t)n || st.queued != st.delivered + st.undelivered ||
+	    st.announced > st.dropped)
+		return 6;
+	decode_file(pa, 0, &da);
+	decode_file(pb, 0, &db);
+	if (da.damaged || db.damaged)
+		return 7;
+	in_files = count_tag(da.text != NULL ? da.text : "", 'f') +
+		   count_tag(db.text != NULL ? db.text : "", 'f');
+	/* The own sink's file also got its queue's notices (or lost them). */
+	notices = count_str(db.text != NULL ? db.text : "",
+			    "records dropped: sink own's queue was full");
+	if ((uint64_t)(in_files + notices) + (s1.sink_lost - s0.sink_lost) !=
+	    (uint64_t)n + st.queued + st.notices) {
+		fprintf(stderr,
+			"n %ld, in files %ld (%ld notices), sink_lost %llu; own: queued %llu "
+			"delivered %llu undelivered %llu dropped %llu notices %llu\n",
+			n, in_files, notices, (unsigned long long)(s1.sink_lost - s0.sink_lost),
+			(unsigned long long)st.queued, (unsigned long long)st.delivered,
+			(unsigned long long)st.undelivered, (unsigned long long)st.dropped,
+			(unsigned long long)st.notices);
+		return 8;
+	}
+	if (s1.queue_dropped - s0.queue_dropped != st.dropped)
+		return 9;
+	free(da.text);
+	free(db.text);
+	return 0;
+}
+
+static void test_full_disk_sums(void **state)
+{
+	struct tdir t;
+	pid_t pid;
+
+	(void)state;
+	tdir_make(&t, "unused.log.zst");
+	fflush(NULL);
+	pid = fork(); /* no llog running here: the child starts its own */
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(full_disk_sums_child(t.dir));
+	assert_int_equal(child_exit_code(pid), 0);
+	tdir_remove(&t);
+}
+
 /* ---- two processes appending ---------------------------------------------------------- */
 
 #define APPEND_N 4000
@@ -645,5 +768,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_rotation_time),
 	cmocka_unit_test(test_refused_paths),
 	cmocka_unit_test(test_full_disk),
+	cmocka_unit_test(test_full_disk_sums),
 	cmocka_unit_test(test_two_processes),
 )

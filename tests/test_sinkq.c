@@ -4,7 +4,8 @@
  * its drops are exact and announced in its own output; back-pressure loses
  * nothing; a sink thread's LOG is dropped and counted, its llog_flush
  * returns at once; a sink stuck at shutdown does not hang it and is not
- * closed while in use.
+ * closed while in use, and its counters add up exactly and stay readable
+ * after shutdown.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,11 +226,28 @@ static void test_blocked_sink_stalls_nothing(void **state)
 	assert_int_equal(gated.notice_sum, (long)st.dropped);
 	assert_true(gated.notices >= 1);
 	assert_int_equal(gst.queue_dropped, st.dropped);
-	assert_int_equal(st.queued, (uint64_t)gated.records + (uint64_t)gated.notices);
+	/* The notices are counted apart: queued and delivered are records. */
+	assert_int_equal(st.queued, (uint64_t)gated.records);
 	assert_int_equal(st.delivered, st.queued);
+	assert_int_equal(st.notices, (uint64_t)gated.notices);
+	assert_int_equal(st.announced, (uint64_t)gated.notice_sum);
+	assert_int_equal(st.announced, st.dropped);
 	assert_int_equal(gated.next[0], PER_THREAD + 1); /* the last one arrived */
 	llog_shutdown();
-	assert_int_equal(llog_get_sink_stats(gs, &st), -ENOENT); /* closed */
+	{
+		struct llog_sink_stats fin;
+
+		/* Closed: its final statistics, until the next llog_init. */
+		assert_int_equal(llog_get_sink_stats(gs, &fin), 0);
+		assert_int_equal(fin.queued, st.queued);
+		assert_int_equal(fin.delivered, st.delivered);
+		assert_int_equal(fin.dropped, st.dropped);
+		assert_int_equal(fin.undelivered, 0);
+		assert_int_equal(fin.announced, st.announced);
+		assert_int_equal(llog_init(NULL), 0);
+		assert_int_equal(llog_get_sink_stats(gs, &fin), -ENOENT);
+		llog_shutdown();
+	}
 }
 
 /* LLOG_QUEUE_BLOCK: a slow sink behind a small queue gets everything. */
@@ -309,18 +328,24 @@ static void test_bad_options(void **state)
 	assert_int_equal(llog_get_sink_stats(NULL, &st), -EINVAL);
 }
 
-/* A sink for the shutdown test: blocks in write; records whether closed. */
+/* A sink for the shutdown tests: blocks in write; records whether closed,
+ * the thread that calls it, and returns ret once let through. */
 struct stuck {
 	struct llog_sink base;
 	struct seen *s;
 	int closed;
+	long ret;
+	_Atomic int tid;
 };
 
 static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
 {
+	struct stuck *st = (struct stuck *)sk;
+
 	(void)e;
-	gate_pass(((struct stuck *)sk)->s);
-	return 0;
+	atomic_store(&st->tid, (int)syscall(SYS_gettid));
+	gate_pass(st->s);
+	return st->ret;
 }
 
 static long stuck_commit(struct llog_sink *sk)
@@ -344,8 +369,8 @@ static const struct llog_sink_ops stuck_ops = {
 
 /*
  * A sink stuck for good: llog_shutdown returns (after its drain timeout
- * and the wait for its thread), counts what it could not deliver in
- * sink_lost, and does not close the sink its thread is still inside.
+ * and the wait for its thread), counts what it could not deliver (the
+ * entry in the sink's hands included) in sink_lost, and does not close the sink its thread is still inside.
  * Last: the stuck thread stays until the process exits.
  */
 static void test_stuck_sink_at_shutdown(void **state)
@@ -367,8 +392,151 @@ static void test_stuck_sink_at_shutdown(void **state)
 	llog_shutdown();
 	llog_get_stats(&after);
 	assert_int_equal(sk.closed, 0);
-	/* The first is inside the sink; the 9 behind it were never written. */
-	assert_int_equal(after.sink_lost - before.sink_lost, 9);
+	/* The first is inside the sink, the 9 behind it were never written:
+	 * all 10 undelivered. */
+	assert_int_equal(after.sink_lost - before.sink_lost, 10);
+}
+
+/* Whether thread tid of this process has exited (a detached thread's task
+ * is gone from /proc once it returned). */
+static int thread_gone(int tid)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d", tid);
+	return access(p, F_OK) != 0;
+}
+
+/*
+ * A sink hung inside its write at shutdown, its queue overflowing: after
+ * llog_shutdown gave up on it, its statistics are readable and add up
+ * exactly. Every entry offered is exactly one of delivered, dropped or
+ * undelivered, the one in the sink's hands counted undelivered; its
+ * undelivered are in sink_lost, its drops in queue_dropped, and no notice
+ * reached it. Then the write returns (failing): the late return counts
+ * nowhere, neither in the sink's counters nor in write_errors or
+ * sink_lost, once its thread is gone.
+ */
+static void test_hung_sink_counts_add_up(void **state)
+{
+	enum { N = 5000 };
+	static struct seen s;
+	static struct stuck sk = {.base = {.ops = &stuck_ops}, .s = &s, .ret = -EIO};
+	struct llog_sink_options qo = {.queue_bytes = 64 << 10, .drain_timeout_ms = 100,
+				       .name = "hung"};
+	struct llog_stats before, after, later;
+	struct llog_sink_stats st, again;
+	int64_t deadline;
+
+	(void)state;
+	seen_init(&s);
+	s.gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&s); /* the first entry is in the sink's hands */
+	for (int i = 1; i < N; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(sk.closed, 0); /* still in use: not closed */
+	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
+	assert_true(st.dropped > 0);
+	assert_int_equal(st.queued + st.dropped, N);
+	assert_int_equal(st.delivered, 0);
+	assert_int_equal(st.queued, st.delivered + st.undelivered);
+	assert_int_equal(st.notices, 0);
+	assert_int_equal(st.announced, 0);
+	assert_int_equal(after.sink_lost - before.sink_lost, st.undelivered);
+	assert_int_equal(after.queue_dropped - before.queue_dropped, st.dropped);
+	assert_int_equal(after.logged - before.logged, N);
+	assert_int_equal(after.written - before.written, N);
+	assert_int_equal(after.logged, after.written + after.dropped);
+
+	gate_open(&s); /* the write returns, -EIO, after shutdown gave up */
+	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
+	while (!thread_gone(atomic_load(&sk.tid)) && now_ms() < deadline)
+		sched_yield();
+	assert_true(thread_gone(atomic_load(&sk.tid)));
+	llog_get_stats(&later);
+	assert_int_equal(later.write_errors, after.write_errors);
+	assert_int_equal(later.sink_lost, after.sink_lost);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &again), 0);
+	assert_memory_equal(&again, &st, sizeof(st));
+	assert_int_equal(sk.closed, 0);
+}
+
+/* The same sink hung in its commit instead (its writes return at once). */
+static long hung_commit_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	(void)sk;
+	(void)e;
+	return 0;
+}
+
+static long hung_commit(struct llog_sink *sk)
+{
+	struct stuck *st = (struct stuck *)sk;
+
+	atomic_store(&st->tid, (int)syscall(SYS_gettid));
+	gate_pass(st->s);
+	return st->ret;
+}
+
+static const struct llog_sink_ops hung_commit_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = hung_commit_write,
+	.commit = hung_commit,
+	.close = stuck_close,
+	.flags = LLOG_SINK_F_MAY_BLOCK,
+};
+
+/*
+ * A sink hung in its commit at shutdown: the entry written before it is
+ * delivered, every one behind it undelivered, nothing counted twice; the
+ * commit that fails after shutdown gave up counts nowhere.
+ */
+static void test_hung_commit_counts_add_up(void **state)
+{
+	enum { N = 100 };
+	static struct seen s;
+	static struct stuck sk = {.base = {.ops = &hung_commit_ops}, .s = &s, .ret = -EIO};
+	struct llog_sink_options qo = {.drain_timeout_ms = 100, .name = "hung_commit"};
+	struct llog_stats before, after, later;
+	struct llog_sink_stats st, again;
+	int64_t deadline;
+
+	(void)state;
+	seen_init(&s);
+	s.gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(&s); /* written, and its round's commit hangs */
+	for (int i = 1; i < N; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
+	assert_int_equal(st.queued + st.dropped, N);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(st.undelivered, N - 1);
+	assert_int_equal(after.sink_lost - before.sink_lost, N - 1);
+
+	gate_open(&s); /* the commit returns -EIO after shutdown gave up */
+	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
+	while (!thread_gone(atomic_load(&sk.tid)) && now_ms() < deadline)
+		sched_yield();
+	assert_true(thread_gone(atomic_load(&sk.tid)));
+	llog_get_stats(&later);
+	assert_int_equal(later.write_errors, after.write_errors);
+	assert_int_equal(later.sink_lost, after.sink_lost);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &again), 0);
+	assert_memory_equal(&again, &st, sizeof(st));
+	assert_int_equal(sk.closed, 0);
 }
 
 static void *flush_timed(void *arg)
@@ -544,6 +712,8 @@ TEST_MAIN(
 	cmocka_unit_test(test_sink_thread_logs),
 	cmocka_unit_test(test_bad_options),
 	cmocka_unit_test(test_stuck_sink_at_shutdown),
+	cmocka_unit_test(test_hung_sink_counts_add_up),
+	cmocka_unit_test(test_hung_commit_counts_add_up),
 	cmocka_unit_test(test_flush_waits_its_own_timeout),
 	cmocka_unit_test(test_fork_with_stuck_sink_thread),
 	cmocka_unit_test(test_failed_commit_retried_when_idle),

@@ -1020,8 +1020,53 @@ static void test_long_messages_cut_marked_counted(void **state)
 		break;
 	}
 	assert_true(msg < rd.buf + rd.n);
-	assert_int_equal(after.truncated - before.truncated, 2);
+	/* Cut by the sinks, not by llog's renderer (max_record_bytes). */
+	assert_int_equal(after.truncated - before.truncated, 0);
+	assert_int_equal(after.sink_truncated - before.sink_truncated, 2);
 	free(rd.buf);
+}
+
+/*
+ * truncated counts a record llog cut once, whatever the sinks do after;
+ * sink_truncated counts each sink's cut of an entry once, even when the
+ * sink cuts it twice (its 16 KiB bound, then the datagram's). Two UDP
+ * sinks, max_udp_bytes 2048: a record past max_record_bytes (cut by llog,
+ * then by each sink) and one under it but past 16 KiB (cut by each sink
+ * at both bounds).
+ */
+static void test_truncated_counts_once(void **state)
+{
+	struct sockaddr_in ua = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t l = sizeof(ua);
+	int ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	char uurl[64];
+	struct llog_syslog_options uo = {.url = uurl, .app_name = APP, .hostname = "testhost",
+					 .max_udp_bytes = 2048};
+	struct llog_config cfg = {.max_record_bytes = 32768};
+	struct llog_stats before, after;
+	static char big[40001], mid[20001];
+
+	(void)state;
+	memset(big, 'b', sizeof(big) - 1);
+	memset(mid, 'm', sizeof(mid) - 1);
+	assert_true(ufd >= 0);
+	assert_int_equal(bind(ufd, (struct sockaddr *)&ua, sizeof(ua)), 0);
+	assert_int_equal(getsockname(ufd, (struct sockaddr *)&ua, &l), 0);
+	snprintf(uurl, sizeof(uurl), "udp://127.0.0.1:%d", ntohs(ua.sin_port));
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&uo)), 0);
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&uo)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_get_stats(&before);
+	LOG_INFO("%s", big); /* 40000 bytes: cut by llog to 32 KiB */
+	LOG_INFO("%s", mid); /* 20000 bytes: whole to the sinks */
+	LOG_INFO("short");
+	llog_shutdown();
+	llog_get_stats(&after);
+	close(ufd);
+	assert_int_equal(after.truncated - before.truncated, 1);
+	assert_int_equal(after.sink_truncated - before.sink_truncated, 4);
+	assert_int_equal(after.logged - before.logged, 3);
+	assert_int_equal(after.logged, after.written + after.dropped);
 }
 
 static void test_bad_urls(void **state)
@@ -1110,6 +1155,7 @@ int main(void)
 		WITH_RSYSLOGD(test_stalled_collector_stalls_nothing),
 		WITH_RSYSLOGD(test_long_messages_cut_marked_counted),
 		cmocka_unit_test(test_udp_refused_counted),
+		cmocka_unit_test(test_truncated_counts_once),
 	};
 
 	if (getenv("LLOG_TEST_FILTER") != NULL) /* e.g. "test_relp*" */

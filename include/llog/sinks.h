@@ -318,7 +318,9 @@ struct llog_sink_options {
  *     sink is closed after its thread returned from its last call. A
  *     thread stuck in the sink for another drain_timeout_ms is left
  *     running and its sink is never closed (leaked): shutdown does not
- *     hang;
+ *     hang; the entry in its hands counts as undelivered, as those behind
+ *     it; the sink's counters stay readable after shutdown
+ *     (llog_get_sink_stats);
  *   - a LOG from the sink's callbacks is dropped and counted, as on the
  *     flusher; llog_flush and llog_shutdown return at once there;
  *   - fork(): the parent waits until the sink's thread is between two
@@ -339,24 +341,66 @@ struct llog_sink_options {
  */
 LLOG_EXPORT int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *opt);
 
-/* Counters of one sink on a thread of its own (all zero for a sink that
- * runs on the flusher). */
+/*
+ * Counters of one sink on a thread of its own (all zero for a sink that
+ * runs on the flusher: its losses are in llog_stats.sink_lost and
+ * write_errors). They count entries: what the flusher hands every sink
+ * at or above its level (records, backtrace entries, llog's notices of a
+ * thread's drops and of rate-limited calls, the crash record). The drop
+ * notices of this sink's own queue are not entries: they are counted
+ * apart, in notices and announced, and in none of the four first.
+ *
+ * Identities, exact once llog_shutdown() returned (while llog runs, the
+ * entries in the queue or in the sink's hands are in queued alone):
+ *   entries offered == queued + dropped
+ *   queued == delivered + undelivered
+ *   announced == the sum of N over the notices "N records dropped" the
+ *                sink's write received (notices of them)
+ *   dropped == announced + (drops whose notice the sink never received:
+ *              still pending, or undelivered, at shutdown)
+ * so every entry offered is exactly one of delivered, dropped or
+ * undelivered, the one inside a sink call that shutdown gave up on
+ * included. undelivered is also in llog_stats.sink_lost, dropped in
+ * llog_stats.queue_dropped.
+ */
 struct llog_sink_stats {
-	uint64_t queued;       /* entries put in its queue */
-	uint64_t delivered;    /* entries its thread handed to the sink's write */
-	uint64_t dropped;      /* entries dropped because the queue was full */
-	uint64_t undelivered;  /* entries left queued at shutdown (timed out) */
-	uint64_t late_flushes; /* flushes that stopped waiting at the timeout */
+	/* Entries put in its queue. */
+	uint64_t queued;
+	/* Entries whose call of the sink's write returned (a failing write
+	 * too: it also counts in llog_stats.write_errors). */
+	uint64_t delivered;
+	/* Entries not put: the queue was full (LLOG_QUEUE_DROP, or no room
+	 * in a crash drain). */
+	uint64_t dropped;
+	/* Entries queued that the sink never got back from: left queued at
+	 * shutdown (its drain timed out), or inside a write that had not
+	 * returned when shutdown gave up on the sink's thread (counted here
+	 * then, never later in delivered, even if that write returns). */
+	uint64_t undelivered;
+	/* Flushes that stopped waiting for this sink at its drain timeout. */
+	uint64_t late_flushes;
 	uint64_t queue_bytes;  /* bytes queued now */
 	uint64_t queue_peak;   /* most bytes ever queued at once */
 	uint64_t queue_cap;    /* the queue's bound in bytes */
+	/* This queue's drop notices whose call of the sink's write
+	 * returned. */
+	uint64_t notices;
+	/* Entries dropped that those notices reported: the sum of their N. */
+	uint64_t announced;
 };
 
 /*
- * Fills *out for `sink`, a sink llog owns (added with llog_add_sink* and
- * not yet closed). Thread-safe; takes llog's control lock (not from a sink
- * callback). Returns 0, -EINVAL for NULL, or -ENOENT when llog does not
- * own that sink.
+ * Fills *out for `sink`: a sink llog owns (added with llog_add_sink* and
+ * not yet closed), or one that the last llog_shutdown() closed or left
+ * behind (its thread stuck inside it): then the final counters, as they
+ * were when shutdown was done with it (they no longer change: a stuck
+ * write that returns later is not counted again). Those stay readable
+ * until the next llog_init(), or until a sink at the same address is
+ * added; the pointer is only compared, never dereferenced, so it may be
+ * one that was freed. Thread-safe; takes llog's control lock (not from a
+ * sink callback or a signal handler; it waits while llog_shutdown runs).
+ * No allocation. Returns 0, -EINVAL for NULL, or -ENOENT for a sink llog
+ * does not own and did not close at the last shutdown.
  */
 LLOG_EXPORT int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *out);
 
@@ -873,7 +917,7 @@ struct llog_syslog_options {
  * (rsyslog's default limit; a longer frame makes imrelp drop the session).
  * Every message is at most 16 KiB (header included); a cut message, on any
  * transport, ends in "...[truncated]" (at a UTF-8 character boundary for
- * the 16 KiB bound) and is counted once in llog_stats.truncated.
+ * the 16 KiB bound) and is counted once in llog_stats.sink_truncated.
  * No crash entry points: a crash of the flusher thread hands the rest to
  * the sink's thread, which sends what it can within about a second; what
  * is not sent by then (and, over RELP, not yet acknowledged) is lost.

@@ -13,7 +13,7 @@
  * the line still ends with '\n'. llog's own sinks size their buffers with
  * llog__line_bound, so they cut only at a hard limit of theirs, through
  * llog__line_format, which tells the caller of the cut (llog's sinks count
- * it in stats.truncated: llog__sink_format_line, sink.c). Every record is
+ * it in stats.sink_truncated: llog__sink_format_line, sink.c). Every record is
  * exactly one line, and no message can forge another
  * record or drive a terminal: its strings are escaped (line_escape.c says
  * how, in text and in JSON), and a JSON line is always valid JSON.
