@@ -595,21 +595,22 @@ static void test_full_disk(void **state)
 	tdir_remove(&t);
 }
 
-/* Records tag/first .. tag/first+n-1 with 160 random characters each (6
+/* Records tag/first .. tag/first+n-1 with 600 random characters each (6
  * bits a byte: a frame of them compresses to about 3/4 of its lines),
  * committing every `every`. */
 static void log_random(char tag, long first, long n, long every)
 {
 	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	static uint64_t x = 88172645463325252ull;
-	char r[161];
+	char r[601];
 
 	for (long i = first; i < first + n; i++) {
-		for (int k = 0; k < 160; k++) {
+		for (int k = 0; k < 600; k += 10) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			r[k] = abc[x >> 58];
+			for (int j = 0; j < 10; j++)
+				r[k + j] = abc[(x >> (6 * j)) & 63];
 		}
-		r[160] = '\0';
+		r[600] = '\0';
 		LOG_INFO("tag=%c i=%ld %s", tag, i, r);
 		if (every > 0 && (i - first + 1) % every == 0)
 			llog_flush();
@@ -656,10 +657,10 @@ static uint64_t file_size(const char *path)
 
 /*
  * Child: less room than one pending frame. RLIMIT_FSIZE stops the file
- * at 64 KiB; 20,000 records (5.2 MB of lines: a full 4 MiB chunk, about
- * 3 MB compressed, and more) wait for room. Then the file may grow by
- * 256 KiB only, less than that chunk's frame, and 40,000 more records
- * come, more than the 8 MiB backlog holds; then the limit goes. Checks:
+ * at 64 KiB; 2,000 records (1.4 MB of lines, a frame of about 1 MB) wait
+ * for room. Then the file may grow by 256 KiB only, less than that frame,
+ * and 14,000 more records come (9.7 MB), more than the 8 MiB backlog
+ * holds; then the limit goes. Checks:
  * frames went out into the 256 KiB (the frame that does not fit is split
  * into frames of fewer lines) until less than a line's frame was left;
  * every record is in the file once and in order, or counted in sink_lost,
@@ -669,7 +670,7 @@ static uint64_t file_size(const char *path)
 static int small_room_child(const char *path, enum llog_file_compression comp)
 {
 	struct llog_file_options o = {.path = path, .compression = comp, .zstd_level = 1};
-	const long na = 20000, nb = 40000, nc = 500;
+	const long na = 2000, nb = 14000, nc = 500;
 	struct rlimit rl;
 	struct llog_stats s0, s2, s3;
 	struct decoded d = {0};
@@ -691,7 +692,7 @@ static int small_room_child(const char *path, enum llog_file_compression comp)
 	}
 	if (n >= na)
 		return 3;
-	log_random('a', n, na - n, 1000);
+	log_random('a', n, na - n, 500);
 	before = file_size(path);
 	limit = before + 256 * 1024;
 	rl.rlim_cur = limit;
