@@ -7,7 +7,7 @@
  * DESIGN
  * write() formats each entry into a pending input buffer split into chunks
  * of whole lines, each at most LLOG_FRAME_CONTENT_MAX bytes (one chunk is one
- * future frame). commit() turns every pending chunk into one zstd frame
+ * future frame, or several after a short write: "A full disk" below). commit() turns every pending chunk into one zstd frame
  * (ZSTD_compress2 with one CCtx made at creation: content size in the
  * header, content checksum on) and appends it with a single write(2), so a
  * commit leaves the file decodable up to its last record and appenders in
@@ -19,22 +19,47 @@
  *
  * No allocation after creation (the flusher commits the crash's last batch
  * with write()/commit(), and the crash handler promises no malloc): the
- * input buffer is allocated at its bound, LLOG__FILE_MAX_CHUNKS frames'
- * worth, whose pages the kernel backs only as they are first used; the CCtx
- * is a static one (ZSTD_initStaticCCtx) in a workspace sized at creation
- * for the sink's level and the largest input, LLOG_FRAME_CONTENT_MAX.
- * zstd never allocates for a static CCtx, nor frees or resizes its
- * workspace; it would fail with memory_allocation if the workspace were
- * short.
+ * input buffer is allocated at its bound, LLOG__FILE_PENDING_MAX (two
+ * frames' worth), whose pages the kernel backs only as they are first
+ * used; the CCtx is a static one (ZSTD_initStaticCCtx) in a workspace
+ * sized at creation for the sink's level and the largest input,
+ * LLOG_FRAME_CONTENT_MAX. zstd never allocates for a static CCtx, nor
+ * frees or resizes its workspace; it would fail with memory_allocation if
+ * the workspace were short.
+ *
+ * A full disk (ENOSPC, EDQUOT, EFBIG from RLIMIT_FSIZE). A frame that does
+ * not fit is cut back off the file (a short write: ftruncate) and stays
+ * pending; the commit stops there and the next one tries again, oldest
+ * first. When part of the frame did fit (the short write says how much
+ * room there was), a text, JSON or plain chunk is split at line
+ * boundaries (write_chunk): the first lines, as many as the room seen
+ * holds in proportion and at most half of those tried, go out as a frame
+ * of their own, then the next as many, down to one line, so a frame larger
+ * than the free space never holds back the lines behind it: they are
+ * written as soon as any room is back (less than one line's frame: they
+ * wait). A binary chunk is not split: its records depend on their frame
+ * (deltas from the previous record, the packing state, file_bin.c). Its
+ * short write bounds the chunks started after it (chunk_max, the room in
+ * proportion, at least LLOG__FILE_CHUNK_MIN: 32 KiB of records, or one
+ * record), and chunk_max doubles back with each binary frame written; the
+ * chunk that did not fit waits, as every chunk behind it, until room for
+ * it is back or the backlog bound drops it. The backlog bound: when a
+ * new chunk would take the pending input past LLOG__FILE_PENDING_MAX
+ * (8 MiB), or the chunks past LLOG__FILE_MAX_CHUNKS, the oldest chunks are
+ * dropped, what is left of them counted in sink_lost.
  *
  * Invariants, with records counted per sink:
  *   received == in the file + pending + lost (llog__stats_count_sink_lost)
- *   pending input <= LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX (8 MiB)
+ *   pending input <= LLOG__FILE_PENDING_MAX (8 MiB), in at most
+ *   LLOG__FILE_MAX_CHUNKS chunks, each at most LLOG_FRAME_CONTENT_MAX
  *   the file is a sequence of complete frames after every commit (a short
  *   write is cut back with ftruncate to where that write began; a failed
- *   write leaves its chunk pending for the next commit).
+ *   write leaves its chunk, or the lines of it not yet written, pending).
  * Order: records reach the file in the order write() received them; a frame
- * is written only after every older one, so a failed frame stops the commit.
+ * is written only after every older one, so a failed frame stops the
+ * commit. A chunk's metadata seq (seq_first of a file it starts) follows
+ * the lines written from it: exact while its records' sequence numbers
+ * are consecutive, else that of its first record.
  * Rotation (by size or wall-clock period) happens only between frames:
  * before each frame, llog__file_ready() (file_rotate.c) rotates when due.
  *
@@ -112,7 +137,7 @@
 
 /* The pieces in which the crash path copies pending lines. */
 #define LINE_MAX_BYTES (16 * 1024)
-#define IN_CAP ((size_t)LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX)
+#define IN_CAP LLOG__FILE_PENDING_MAX
 #define META_ROOM (8 + LLOG_META_MAX)
 #define CRASH_HDR 12                /* frame header (9) + block header (3) */
 #define CRASH_BLOCK (128u << 10)    /* zstd's block size limit */
@@ -176,7 +201,10 @@ static size_t build_meta(const struct llog__file_sink *fs, uint64_t seq_first, u
 	return 8 + (size_t)n;
 }
 
-/* One write(2) (writev) of iov; a short write is cut back off the file. */
+/* One write(2) (writev) of iov; a short write is cut back off the file.
+ * On failure fs->fit is what the write put out before it stopped (0 when
+ * it put out nothing) of fs->tried bytes: a short write, then -ENOSPC,
+ * means the file system had room for part of the frame. */
 static int write_once(struct llog__file_sink *fs, const struct iovec *iov, int cnt)
 {
 	size_t len = 0;
@@ -194,6 +222,8 @@ static int write_once(struct llog__file_sink *fs, const struct iovec *iov, int c
 		fs->need_meta = 0;
 		return 0;
 	}
+	fs->tried = len;
+	fs->fit = w > 0 ? (size_t)w : 0;
 	if (w < 0)
 		return errno == EAGAIN ? -EIO : -errno;
 	/* O_APPEND left the offset at the end of our partial write. */
@@ -225,12 +255,13 @@ static int write_bin(struct llog__file_sink *fs, const struct llog__file_chunk *
 	return rc;
 }
 
-/* Compresses chunk c (unless plain) and appends it, rotating first when
- * due. Returns 0 or a negative errno; the chunk stays pending on error. */
-static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk *c)
+/* Compresses the first len bytes of chunk c (whole lines; all of it in
+ * binary mode) unless plain, and appends them as one frame, rotating first
+ * when due. Returns 0 or a negative errno. */
+static int write_frame(struct llog__file_sink *fs, const struct llog__file_chunk *c, size_t len)
 {
 	char *buf = fs->in + c->start;
-	size_t len = c->len, m = 0;
+	size_t m = 0;
 	int rc;
 
 	if (!fs->plain) {
@@ -239,13 +270,16 @@ static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk
 
 		if (ZSTD_isError(z)) {
 			llog__diag("%s: zstd: %s", fs->path, ZSTD_getErrorName(z));
+			fs->fit = 0;
 			return -EIO;
 		}
 		buf = fs->out + META_ROOM;
 		len = z;
 	}
-	if ((rc = llog__file_ready(fs, len)) < 0)
+	if ((rc = llog__file_ready(fs, len)) < 0) {
+		fs->fit = 0;
 		return rc;
+	}
 	if (fs->need_meta) {
 		unsigned char meta[META_ROOM];
 
@@ -259,6 +293,87 @@ static int write_chunk(struct llog__file_sink *fs, const struct llog__file_chunk
 	return write_once(fs, &(struct iovec){buf, len}, 1);
 }
 
+/* The bytes of the first lines of p (len bytes of whole lines) that make
+ * at most max bytes; at least the first line. */
+static size_t lines_within(const char *p, size_t len, size_t max)
+{
+	const char *nl = NULL;
+
+	if (max >= len)
+		return len;
+	if (max > 0)
+		nl = memrchr(p, '\n', max);
+	if (nl == NULL)
+		nl = memchr(p, '\n', len);
+	return nl != NULL ? (size_t)(nl - p) + 1 : len;
+}
+
+static uint64_t count_lines(const char *p, size_t len)
+{
+	uint64_t k = 0;
+
+	for (const char *end = p + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+		k++;
+	return k;
+}
+
+/*
+ * Writes chunk c as one frame when it fits. When a frame does not fit but
+ * part of it did (a short write: fs->fit of fs->tried bytes; the file
+ * system, a quota or RLIMIT_FSIZE has some room), text and plain chunks are
+ * split at line boundaries: the longest run of the first lines expected to
+ * fit (the room seen in proportion, at most half the lines tried, at least
+ * one line) goes out as a frame of its own, and the rest follows in frames
+ * of that size, oldest first, until all of c is out or not even one line
+ * fits. What went out leaves c (start, len, records, seq). A binary chunk
+ * is not split (its records depend on their frame: deltas, packing state):
+ * its size after a short write bounds the chunks started after it
+ * (chunk_max), which grows back, doubling, with each binary frame written.
+ * Returns 0, or the error with c pending (whatever is left of it).
+ */
+static int write_chunk(struct llog__file_sink *fs, struct llog__file_chunk *c)
+{
+	size_t try = c->len;
+	int rc;
+
+	for (;;) {
+		const char *p = fs->in + c->start, *nl;
+		size_t n = fs->bin != NULL ? c->len : lines_within(p, c->len, try);
+		uint64_t k;
+
+		if ((rc = write_frame(fs, c, n)) == 0 && n == c->len) {
+			if (fs->bin != NULL && fs->chunk_max < LLOG_FRAME_CONTENT_MAX)
+				fs->chunk_max = fs->chunk_max < LLOG_FRAME_CONTENT_MAX / 2
+							? 2 * fs->chunk_max
+							: LLOG_FRAME_CONTENT_MAX;
+			return 0;
+		}
+		if (rc == 0) { /* the first lines are out: the rest, same size */
+			k = count_lines(p, n);
+			c->start += n;
+			c->len -= n;
+			c->records -= k;
+			if (!c->gaps)
+				c->seq += k;
+			continue;
+		}
+		if ((rc != -ENOSPC && rc != -EFBIG && rc != -EDQUOT) || fs->fit == 0)
+			return rc; /* not a lack of room, or no room at all */
+		try = (size_t)((uint64_t)n * fs->fit / fs->tried);
+		if (fs->bin != NULL) {
+			if (try < LLOG__FILE_CHUNK_MIN)
+				try = LLOG__FILE_CHUNK_MIN;
+			if (try < fs->chunk_max)
+				fs->chunk_max = try;
+			return rc;
+		}
+		if ((nl = memchr(p, '\n', n)) == NULL || nl + 1 == p + n)
+			return rc; /* one line, and it does not fit */
+		if (try > n / 2)
+			try = n / 2;
+	}
+}
+
 static void note_error(struct llog__file_sink *fs, int rc)
 {
 	if (fs->err == 0)
@@ -266,11 +381,13 @@ static void note_error(struct llog__file_sink *fs, int rc)
 	if (!fs->failing)
 		llog__diag("%s: write failed (%s); retrying with up to %u MiB pending",
 			   fs->path, strerror(-rc),
-			   (LLOG__FILE_MAX_CHUNKS * LLOG_FRAME_CONTENT_MAX) >> 20);
+			   (unsigned)(IN_CAP >> 20));
 	fs->failing = 1;
 }
 
-/* Forgets the k oldest chunks (written or dropped). */
+/* Forgets the k oldest chunks (written or dropped), and the lines before
+ * the next one's start (written by write_chunk): fs->in starts with the
+ * oldest pending line again, as the crash path reads it. */
 static void drop_chunks(struct llog__file_sink *fs, int k)
 {
 	size_t base = k < fs->nch ? fs->ch[k].start : fs->in_len;
@@ -297,8 +414,8 @@ static void flush_chunks(struct llog__file_sink *fs)
 		fs->failing = 0;
 		llog__diag("%s: writing resumed", fs->path);
 	}
-	if (done > 0)
-		drop_chunks(fs, done);
+	if (done > 0 || (fs->nch > 0 && fs->ch[0].start > 0))
+		drop_chunks(fs, done); /* and the lines of ch[done] written */
 }
 
 /* ---- the sink callbacks (flusher thread only) ---------------------------- */
@@ -324,23 +441,32 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		}
 		n = LLOG_FRAME_CONTENT_MAX;
 	}
-	if (fs->nch == 0 || fs->ch[fs->nch - 1].len + n > LLOG_FRAME_CONTENT_MAX) {
+	c = fs->nch > 0 ? &fs->ch[fs->nch - 1] : NULL;
+	if (c == NULL || fs->in_len + n > IN_CAP || (c->len > 0 && c->len + n > fs->chunk_max)) {
+		uint64_t lost = 0;
+
 		/* The last chunk is full: write what is pending early, and when
-		 * that fails with the backlog at its bound, drop the oldest. */
+		 * that fails with the backlog at its bound (chunks or bytes),
+		 * drop the oldest. */
 		if (fs->nch > 0)
 			flush_chunks(fs);
-		if (fs->nch == LLOG__FILE_MAX_CHUNKS) {
-			llog__stats_count_sink_lost(fs->ch[0].records);
-			llog__diag("%s: still failing; dropped %llu records", fs->path,
-				   (unsigned long long)fs->ch[0].records);
+		while (fs->nch == LLOG__FILE_MAX_CHUNKS || (fs->nch > 0 && fs->in_len + n > IN_CAP)) {
+			lost += fs->ch[0].records;
 			drop_chunks(fs, 1);
 		}
-		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0, 0};
+		if (lost > 0) {
+			llog__stats_count_sink_lost(lost);
+			llog__diag("%s: still failing; dropped %llu records", fs->path,
+				   (unsigned long long)lost);
+		}
+		fs->ch[fs->nch++] = (struct llog__file_chunk){fs->in_len, 0, e->seq, 0, 0, 0};
 		fs->bin_fr.started = 0; /* a chunk is a frame: it starts afresh */
 	}
-	/* in_len + n <= IN_CAP: at most LLOG__FILE_MAX_CHUNKS chunks of at most
-	 * LLOG_FRAME_CONTENT_MAX bytes each, the last one with room for n. */
+	/* in_len + n <= IN_CAP: made so above (n <= LLOG_FRAME_CONTENT_MAX <
+	 * IN_CAP, and an empty buffer holds it). */
 	c = &fs->ch[fs->nch - 1];
+	if (c->records > 0 && e->seq != c->seq + c->records)
+		c->gaps = 1;
 	if (fs->bin != NULL) {
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
@@ -579,6 +705,7 @@ static void file_after_fork(struct llog_sink *s)
 	fs->bytes = 0;
 	fs->err = 0;
 	fs->failing = 0;
+	fs->chunk_max = LLOG_FRAME_CONTENT_MAX;
 	if (fs->bin != NULL)
 		llog__bin_after_fork(fs);
 	if (fs->fd >= 0 && fstat(fs->fd, &st) == 0) {
@@ -678,6 +805,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->base.level = opt->level;
 	fs->base.format = opt->format;
 	fs->fd = -1;
+	fs->chunk_max = LLOG_FRAME_CONTENT_MAX;
 	fs->plain = opt->compression == LLOG_FILE_PLAIN;
 	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
 	fs->line = opt->line;

@@ -10,7 +10,8 @@
  *                  and retention of rotated files;
  *   file_bin.c     binary mode (LLOG_FILE_BINARY): entries into records,
  *                  call sites into their definitions.
- * Each group of fields below says which of them writes it. A sink is
+ * The pending chunks are file.c's (its DESIGN: a full disk, the backlog
+ * bound). Each group of fields below says which of them writes it. A sink is
  * used by one thread at a time, as every sink is (the constructor, then
  * the flusher, or the crash handler on the flusher's thread); the crash
  * path writes to fd as it is and never calls into file_rotate.c.
@@ -24,14 +25,23 @@
 
 #include "sink.h"
 
-#define LLOG__FILE_MAX_CHUNKS 2 /* retry bound: 2 frames' worth of lines, 8 MiB */
+/* The retry bound: bytes of pending lines or records (two full frames'
+ * worth), and pending chunks; a binary chunk started after a short write
+ * is at least LLOG__FILE_CHUNK_MIN bytes (file.c), so that the chunks
+ * bound leaves the bytes bound its 8 MiB. */
+#define LLOG__FILE_PENDING_MAX ((size_t)8 << 20)
+#define LLOG__FILE_MAX_CHUNKS 256
+#define LLOG__FILE_CHUNK_MIN (LLOG__FILE_PENDING_MAX / LLOG__FILE_MAX_CHUNKS) /* 32 KiB */
 
-/* One future frame: whole lines, at most LLOG_FRAME_CONTENT_MAX bytes. */
+/* One future frame (or, after a short write, several: file.c): whole
+ * lines, at most LLOG_FRAME_CONTENT_MAX bytes. */
 struct llog__file_chunk {
 	size_t start, len;  /* bytes of fs->in */
-	uint64_t seq;       /* sequence number of its first record */
+	uint64_t seq;       /* sequence number of its first record (a lower
+			       bound once its first lines went out: gaps) */
 	uint64_t records;
 	uint32_t sites;     /* binary: site ids allocated up to its end */
+	int gaps;           /* its records' sequence numbers are not consecutive */
 };
 
 /* Binary mode: the encoder's state within one frame (file_bin.c). */
@@ -75,6 +85,9 @@ struct llog__file_sink {
 	int nch;
 	char *out;              /* META_ROOM, then a frame */
 	size_t out_cap;
+	size_t chunk_max;       /* content bound of new chunks: LLOG_FRAME_CONTENT_MAX,
+				   less in binary mode after a short write */
+	size_t fit, tried;      /* a failed write: bytes it put out (0: none) of */
 	long bytes;             /* written since the last commit */
 	int err;                /* first error since the last commit */
 	int failing;            /* a write failed and none succeeded since */

@@ -6,7 +6,8 @@
  * size (with and without retention) and by time loses and duplicates
  * nothing; a symlink, a directory, a FIFO and an impossible path are
  * refused with a clear message; a full disk (RLIMIT_FSIZE) is survived and
- * writing resumes; two processes appending to one file keep both sets.
+ * writing resumes, also when the room given back is less than one pending
+ * frame (its lines go out in smaller frames, the rest is counted lost); two processes appending to one file keep both sets.
  * Every test works in its own mkdtemp directory and removes it.
  */
 #define _GNU_SOURCE
@@ -717,6 +718,191 @@ static void test_full_disk_sums(void **state)
 	tdir_remove(&t);
 }
 
+/* Records tag/first .. tag/first+n-1 with 600 random characters each (6
+ * bits a byte: a frame of them compresses to about 3/4 of its lines),
+ * committing every `every`. */
+static void log_random(char tag, long first, long n, long every)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static uint64_t x = 88172645463325252ull;
+	char r[601];
+
+	for (long i = first; i < first + n; i++) {
+		for (int k = 0; k < 600; k += 10) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			for (int j = 0; j < 10; j++)
+				r[k + j] = abc[(x >> (6 * j)) & 63];
+		}
+		r[600] = '\0';
+		LOG_INFO("tag=%c i=%ld %s", tag, i, r);
+		if (every > 0 && (i - first + 1) % every == 0)
+			llog_flush();
+	}
+}
+
+/* The records of tag in text: each of 0..logged-1 at most once, in
+ * increasing order (a record given up on leaves a gap). Returns how many,
+ * or -1 on a duplicate, a reordering or one never logged. */
+static long check_tag_gaps(const char *text, char tag, long logged)
+{
+	long last = -1, found = 0;
+	char pat[16];
+	size_t pl = (size_t)snprintf(pat, sizeof(pat), "tag=%c i=", tag);
+
+	for (const char *line = text; *line != '\0';) {
+		const char *eol = line, *q;
+		long i = 0;
+
+		while (*eol != '\0' && *eol != '\n')
+			eol++;
+		for (const char *p = line; p + pl <= eol; p++) {
+			if (*p != 't' || memcmp(p, pat, pl) != 0)
+				continue;
+			for (q = p + pl; q < eol && *q >= '0' && *q <= '9'; q++)
+				i = i * 10 + (*q - '0');
+			if (q == p + pl || i <= last || i >= logged)
+				return -1;
+			last = i;
+			found++;
+			break;
+		}
+		line = *eol == '\n' ? eol + 1 : eol;
+	}
+	return found;
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/*
+ * Child: less room than one pending frame. RLIMIT_FSIZE stops the file
+ * at 64 KiB; 2,000 records (1.4 MB of lines, a frame of about 1 MB) wait
+ * for room. Then the file may grow by 256 KiB only, less than that frame,
+ * and 14,000 more records come (9.7 MB), more than the 8 MiB backlog
+ * holds; then the limit goes. Checks:
+ * frames went out into the 256 KiB (the frame that does not fit is split
+ * into frames of fewer lines) until less than a line's frame was left;
+ * every record is in the file once and in order, or counted in sink_lost,
+ * exactly; after the limit every record is written; the file is whole.
+ * Returns 0, or the number of the failed check.
+ */
+static int small_room_child(const char *path, enum llog_file_compression comp)
+{
+	struct llog_file_options o = {.path = path, .compression = comp, .zstd_level = 1};
+	const long na = 2000, nb = 14000, nc = 500;
+	struct rlimit rl;
+	struct llog_stats s0, s2, s3;
+	struct decoded d = {0};
+	uint64_t before, limit;
+	long n = 0, fa, fb;
+
+	alarm(100);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = 64 * 1024;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 1;
+	s0 = stats_now();
+	if (start_file_sink(&o) != 0)
+		return 2;
+	while (stats_now().write_errors == s0.write_errors && n < na) {
+		log_random('a', n, 100, 100);
+		n += 100;
+	}
+	if (n >= na)
+		return 3;
+	log_random('a', n, na - n, 500);
+	before = file_size(path);
+	limit = before + 256 * 1024;
+	rl.rlim_cur = limit;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 4;
+	log_random('b', 0, nb, 1000);
+	s2 = stats_now();
+	/* Not stats.bytes_written: a commit that wrote frames and then
+	 * failed returns the error, not its bytes. */
+	if (file_size(path) <= before) /* stuck behind a frame too big */
+		return 5;
+	/* Room left unused: less than one line's frame, or in binary mode
+	 * one frame of at most LLOG__FILE_CHUNK_MIN (32 KiB) of records. */
+	if (file_size(path) > limit ||
+	    limit - file_size(path) > (comp == LLOG_FILE_BINARY ? 40960u : 4096u))
+		return 6;
+	if (s2.sink_lost == s0.sink_lost) /* the backlog bound was passed */
+		return 7;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		return 8;
+	log_random('c', 0, nc, 100);
+	s3 = stats_now();
+	llog_shutdown();
+	if (s3.sink_lost != s2.sink_lost || s3.dropped != s0.dropped)
+		return 9;
+	if (comp != LLOG_FILE_PLAIN && !zstd_test_ok(path))
+		return 10;
+	if (comp == LLOG_FILE_BINARY) { /* its records as llogcat prints them */
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "'%s' --verify '%s' >/dev/null 2>&1",
+			 getenv("LLOGCAT"), path);
+		if (system(cmd) != 0)
+			return 11;
+		snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), path);
+		d.text = run_output(cmd, &d.len);
+	} else {
+		decode_file(path, comp == LLOG_FILE_PLAIN, &d);
+		if (d.damaged)
+			return 11;
+	}
+	fa = check_tag_gaps(d.text, 'a', na);
+	fb = check_tag_gaps(d.text, 'b', nb);
+	if (fa < 0 || fb < 0 || (uint64_t)(fa + fb) + (s3.sink_lost - s0.sink_lost) !=
+					 (uint64_t)(na + nb))
+		return 12;
+	if (check_tag(d.text, 'c', 0) != nc)
+		return 13;
+	if (comp != LLOG_FILE_BINARY && getenv("LLOGCAT") != NULL) { /* llogcat reads every frame */
+		char cmd[600], *c;
+		size_t clen;
+
+		snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), path);
+		c = run_output(cmd, &clen);
+		if (clen != d.len || memcmp(c, d.text, clen) != 0)
+			return 14;
+		free(c);
+	}
+	free(d.text);
+	return 0;
+}
+
+static void small_room(enum llog_file_compression comp, const char *name)
+{
+	struct tdir t;
+	pid_t pid;
+
+	tdir_make(&t, name);
+	fflush(NULL);
+	pid = fork(); /* no llog running here: the child starts its own */
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(small_room_child(t.path, comp));
+	assert_int_equal(child_exit_code(pid), 0);
+	tdir_remove(&t);
+}
+
+static void test_full_disk_small_room(void **state)
+{
+	(void)state;
+	small_room(LLOG_FILE_ZSTD, "app.log.zst");
+	small_room(LLOG_FILE_PLAIN, "app.log");
+	if (getenv("LLOGCAT") != NULL) /* binary records are read with llogcat */
+		small_room(LLOG_FILE_BINARY, "app.log.zst");
+}
+
 /* ---- two processes appending ---------------------------------------------------------- */
 
 #define APPEND_N 4000
@@ -769,5 +955,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_refused_paths),
 	cmocka_unit_test(test_full_disk),
 	cmocka_unit_test(test_full_disk_sums),
+	cmocka_unit_test(test_full_disk_small_room),
 	cmocka_unit_test(test_two_processes),
 )

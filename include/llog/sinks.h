@@ -620,7 +620,15 @@ struct llog_file_options {
  * Write errors (ENOSPC, EIO, EFBIG) never block: a short write is cut back
  * off the file, the unwritten records (up to 8 MiB of lines) are retried at
  * the next commit, and beyond that the oldest are dropped and counted in
- * llog_stats.sink_lost; each failing commit counts in write_errors.
+ * llog_stats.sink_lost; each failing commit counts in write_errors (and
+ * the bytes it wrote before it failed are not in bytes_written). A full
+ * disk with some room left: a frame larger than the room is split into
+ * frames of fewer lines that fit (down to one line), oldest first, so the
+ * lines behind it go out as soon as some room is back; in binary mode,
+ * whose frames cannot be split, the frames made after such a write hold
+ * less (the room in proportion, at least 32 KiB of records or one record,
+ * back to 4 MiB as they are written), and the frame that did not fit waits
+ * for its room or is dropped at the 8 MiB bound.
  *
  * Memory: everything the sink uses is allocated here, and it allocates
  * nothing afterwards (so the flusher's last commit in a crash does not
