@@ -814,8 +814,9 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * compile time); a value's type picks the field's type (_Generic): signed
  * integers (char included) I64, unsigned U64, float/double F64, _Bool
  * BOOL, char * / const char * STR (a NULL one: NULL, at run time). Any
- * other type, an odd count or more than LLOG_FIELDS_MAX pairs does not
- * compile. Keys and types are the call site's static data; below the
+ * other type does not compile, with one error that names these types
+ * ("llog: a field's value must be ..."); nor does an odd count or more
+ * than LLOG_FIELDS_MAX pairs. Keys and types are the call site's static data; below the
  * level neither the arguments nor the values are evaluated. A call copies
  * the values into the thread's arena with its arguments (strings cut to
  * LLOG_FIELD_STR_MAX bytes at a UTF-8 boundary, flagged
@@ -885,7 +886,9 @@ LLOG_EXPORT int llog_ctx_clear(void);
 		unsigned long long: llog_ctx_set_u64,                         \
 		float: llog_ctx_set_f64, double: llog_ctx_set_f64,            \
 		_Bool: llog_ctx_set_bool,                                     \
-		char *: llog_ctx_set_str, const char *: llog_ctx_set_str)(key, v)
+		char *: llog_ctx_set_str, const char *: llog_ctx_set_str,    \
+		default: llog_ctx_set_i64)(                                   \
+		(LLOG__KV_TYPE_CHECK_EXPR(v), key), LLOG__KV_SAFE(v))
 #endif
 
 /*

@@ -30,6 +30,8 @@ void f(void)
 #if CASE == 0
 	LOG_INFO_KV(("i", i, "s", str, "d", 1.0, "n", (const char *)NULL), "ok %d", i);
 	LOG_KV(LLOG_WARN, ("k", 1u), "ok");
+	(void)llog_ctx_set("k", i);
+	(void)llog_ctx_set("s", str);
 #elif CASE == 1
 	LOG_INFO_KV(("st", st), "struct");
 #elif CASE == 2

@@ -396,6 +396,28 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 }
 
 #ifndef __cplusplus
+/* The value types a field takes: X(type, v) for each. */
+#define LLOG__KV_TYPES(X, v)                                                  \
+	X(char, v) X(signed char, v) X(short, v) X(int, v) X(long, v)         \
+	X(long long, v) X(unsigned char, v) X(unsigned short, v)              \
+	X(unsigned int, v) X(unsigned long, v) X(unsigned long long, v)       \
+	X(float, v) X(double, v) X(_Bool, v) X(char *, v) X(const char *, v)
+#define LLOG__KV_OK_(T, v) T : 1,
+#define LLOG__KV_SAFE_(T, v) T : (v),
+/* 1 when v's type is one of them. */
+#define LLOG__KV_OK(v) _Generic((v), LLOG__KV_TYPES(LLOG__KV_OK_, v) default: 0)
+/* v when its type is one of them, else 0: a value of another type is
+ * refused once, by LLOG__KV_TYPE_CHECK's message, not again by every
+ * _Generic it goes through. */
+#define LLOG__KV_SAFE(v) _Generic((v), LLOG__KV_TYPES(LLOG__KV_SAFE_, v) default: 0)
+#define LLOG__KV_TYPE_MSG                                                     \
+	"llog: a field's value must be an integer, _Bool, float, double, or a " \
+	"string (char * / const char *); convert it, e.g. (long)x or a string"
+/* A declaration (the statement macros). */
+#define LLOG__KV_TYPE_CHECK(v) _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG);
+/* An expression (llog_ctx_set): the check in a struct of a sizeof. */
+#define LLOG__KV_TYPE_CHECK_EXPR(v)                                           \
+	((void)sizeof(struct { _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG); char llog__c; }))
 /* The value's converter: a type without an entry does not compile. */
 #define LLOG__KV_FN(v)                                                        \
 	_Generic((v),                                                         \
@@ -422,10 +444,11 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 /* One pair's pieces (the map applies them to every pair). */
 #define LLOG__KV_CHECK(k, v)                                                  \
 	_Static_assert(sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX, \
-		       "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes");
+		       "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes"); \
+	LLOG__KV_TYPE_CHECK(v)
 #define LLOG__KV_KEY(k, v) "" k "",
-#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_TYPE(v),
-#define LLOG__KV_VAL(k, v) LLOG__KV_FN(v)(v),
+#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_TYPE(LLOG__KV_SAFE(v)),
+#define LLOG__KV_VAL(k, v) LLOG__KV_FN(LLOG__KV_SAFE(v))(LLOG__KV_SAFE(v)),
 
 /* The map over the pairs: M(key, value) for each, in order. */
 #define LLOG__KV_ID(...) __VA_ARGS__
