@@ -4,14 +4,14 @@
 # every record is accounted for.
 #
 #   bash tests/soak/soak.sh [--seconds N] [--threads T] [--build DIR]
-#                           [--rate R] [--seed S] [--keep]
+#                           [--rate R] [--seed S] [--overflow block|drop] [--keep]
 #
 # Needs root (a tmpfs mount, a journal namespace), rsyslogd and
 # systemd-journald; skips (exit 77) without them. Exits with the service's
 # status: 0 when every check passed, 1 on a violation or a hang.
 set -u
 
-seconds=60 threads=4 build="" rate=2000 seed=$$ keep=0
+seconds=60 threads=4 build="" rate=2000 seed=$$ keep=0 overflow=block
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift 2 ;;
@@ -19,8 +19,9 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--rate) rate=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--overflow) overflow=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
-	*) echo "usage: soak.sh [--seconds N] [--threads T] [--build DIR] [--rate R] [--seed S] [--keep]" >&2
+	*) echo "usage: soak.sh [--seconds N] [--threads T] [--build DIR] [--rate R] [--seed S] [--overflow block|drop] [--keep]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -174,9 +175,9 @@ cat "$work/console.fifo" > "$work/console.out" &
 cat_pid=$!
 "$svc" --dir "$work" --logdir "$fs" --threads "$threads" --rate "$rate" \
 	--syslog "relp://127.0.0.1:$rport" --journald "$jsock" --levels "$levels" \
-	--fork-ms 700 > "$work/service.out" 2> "$work/console.fifo" &
+	--fork-ms 700 --overflow "$overflow" > "$work/service.out" 2> "$work/console.fifo" &
 svc_pid=$!
-log "service $svc_pid started: $threads threads, $rate records/s each, $seconds s"
+log "service $svc_pid started: $threads threads, $rate records/s each, $seconds s, seed $seed"
 
 # ---- faults: each kind toggles at random times, so they overlap ----------
 n_rs=0 n_j=0 n_fill=0 n_levels=0 n_stall=0
