@@ -428,9 +428,9 @@ static void check_counters(const struct llog_stats *st, const struct sink_view *
 				  s->queue_bytes);
 	}
 	/* llog.h: queue_dropped is the sum over the sinks' queues. */
-	if (st->queue_dropped != qdropped)
-		violation("queue_dropped %" PRIu64 " != the sinks' dropped %" PRIu64,
-			  st->queue_dropped, qdropped);
+	if (exact ? st->queue_dropped != qdropped : st->queue_dropped < qdropped)
+		violation("queue_dropped %" PRIu64 " %s the sinks' dropped %" PRIu64,
+			  st->queue_dropped, exact ? "!=" : "<", qdropped);
 	/* llog.h: sink_lost is the sinks' own losses (each known here by its
 	 * wrapper, soak_tag.c) and their queues' undelivered entries. */
 	for (int t = 0; t < SOAK_NTAGS; t++)
@@ -441,9 +441,10 @@ static void check_counters(const struct llog_stats *st, const struct sink_view *
 			  st->sink_lost, exact ? "!=" : "<", attributed, undelivered);
 	if (!exact)
 		printf("note: sink counters not readable after llog_shutdown(): read after the "
-		       "last llog_flush(); sink_lost - (own + undelivered) = %" PRIu64
-		       " (entries left queued at shutdown)\n",
-		       st->sink_lost - attributed - undelivered);
+		       "last llog_flush(), the identities that need their final values checked "
+		       "as bounds; sink_lost - (own + undelivered) = %" PRIu64
+		       ", queue_dropped - dropped = %" PRIu64 " (counted at shutdown)\n",
+		       st->sink_lost - attributed - undelivered, st->queue_dropped - qdropped);
 }
 
 static int cmp_str(const void *a, const void *b)
