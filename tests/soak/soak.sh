@@ -43,7 +43,7 @@ command -v python3 >/dev/null || skip "python3 missing"
 work=$(mktemp -d /tmp/llog-soak.XXXXXX)
 fs=$work/fs
 mkdir -p "$fs" "$work/rsyslog"
-mount -t tmpfs -o size=4m,mode=0755 llog-soak "$fs" || skip "cannot mount a tmpfs"
+mount -t tmpfs -o size=4m,mode=0755 llog-soak "$fs" || { rm -rf "$work"; skip "cannot mount a tmpfs"; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 log() { printf '%s soak: %s\n' "$(date +%T.%3N)" "$*" >> "$work/faults.log"; }
@@ -241,7 +241,12 @@ for _ in $(seq 1200); do
 done
 if [ -z "$status" ]; then
 	echo "soak: HANG: the service did not exit within 60 s of SIGTERM" >&2
-	cat /proc/"$svc_pid"/task/*/stat 2>/dev/null | awk '{print $1, $2, $3}' >&2
+	if command -v gdb >/dev/null; then
+		gdb -p "$svc_pid" -batch -ex "thread apply all bt" > "$work/hang-stacks.txt" 2>&1
+		echo "soak: the service's stacks: $work/hang-stacks.txt" >&2
+	else
+		cat /proc/"$svc_pid"/task/*/stat 2>/dev/null | awk '{print $1, $2, $3}' >&2
+	fi
 	kill -ABRT "$svc_pid"
 	wait "$svc_pid"
 	status=1
