@@ -78,6 +78,8 @@ struct soak_found {
 	int64_t child_last;
 	uint64_t foreign;			/* "soak" records of another child */
 	uint64_t bad_lines;			/* a marker that does not parse */
+	uint64_t levels_changed;		/* "llog: levels changed" records */
+	uint64_t levels_refused;		/* "llog: levels file ..." errors */
 	char first_error[256];			/* the first problem, "" if none */
 };
 

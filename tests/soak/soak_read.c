@@ -69,6 +69,10 @@ static void count_line(struct soak_found *f, const char *path, long child, const
 	int64_t s;
 
 	f->lines++;
+	if (memmem(line, len, " llog: levels changed", 21) != NULL)
+		f->levels_changed++;
+	else if (memmem(line, len, " llog: levels file ", 18) != NULL)
+		f->levels_refused++;
 	if (m == NULL)
 		m = memmem(line, len, " soak c=", 8);
 	if (m == NULL)

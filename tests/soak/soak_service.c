@@ -77,6 +77,7 @@ static struct soak_seen file_seen;
 
 /* What the forker and the archiver did. */
 static _Atomic uint64_t forks, child_ok, child_skipped, child_failed, archived, archive_errors;
+static _Atomic int64_t fork_max_ms, fork_total_ms; /* time fork() took in the parent */
 
 static int64_t mono_ms(void)
 {
@@ -271,7 +272,7 @@ static void *forker(void *arg)
 {
 	(void)arg;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		int64_t until = mono_ms() + o.fork_ms, deadline;
+		int64_t until = mono_ms() + o.fork_ms, deadline, t;
 		pid_t pid;
 		int st = 0;
 
@@ -279,9 +280,14 @@ static void *forker(void *arg)
 			nap_ms(20);
 		if (atomic_load_explicit(&stop, memory_order_relaxed))
 			break;
+		t = mono_ms();
 		pid = fork();
 		if (pid == 0)
 			_exit(child_main());
+		t = mono_ms() - t;
+		atomic_fetch_add(&fork_total_ms, t);
+		if (t > atomic_load(&fork_max_ms))
+			atomic_store(&fork_max_ms, t);
 		if (pid < 0) {
 			atomic_fetch_add(&child_failed, 1);
 			printf("fork failed: %s\n", strerror(errno));
@@ -707,6 +713,9 @@ static void print_summary(const struct llog_stats *st, const struct sink_view *v
 	       " in the files, %" PRIu64 " missing (dropped %" PRIu64 " + lost by the sink %" PRIu64 ")\n",
 	       file_seen.entries, f->lines, (uint64_t)archived, soak_tag_lost(SOAK_TAG_FILE), found,
 	       missing, st->dropped, missing - st->dropped);
+	printf("levels file: %" PRIu64 " changes applied, %" PRIu64 " files refused (records in "
+	       "the file)\n",
+	       f->levels_changed, f->levels_refused);
 	for (int i = 0; i < nv; i++) {
 		const struct llog_sink_stats *s = v[i].has_post ? &v[i].post : &v[i].pre;
 
@@ -719,9 +728,10 @@ static void print_summary(const struct llog_stats *st, const struct sink_view *v
 	}
 	printf("sink_lost outside any sink call: %" PRIu64 "\n", soak_tag_lost(SOAK_TAG_NONE));
 	printf("children: %" PRIu64 " forked, %" PRIu64 " ok, %" PRIu64
-	       " without a sink (full file system), %" PRIu64 " failed\n",
+	       " without a sink (full file system), %" PRIu64 " failed; fork() took %" PRId64
+	       " ms at most, %" PRId64 " ms in all\n",
 	       (uint64_t)forks, (uint64_t)child_ok, (uint64_t)child_skipped,
-	       (uint64_t)child_failed);
+	       (uint64_t)child_failed, (int64_t)fork_max_ms, (int64_t)fork_total_ms);
 	printf("archive: %" PRIu64 " files moved, %" PRIu64 " errors\n", (uint64_t)archived,
 	       (uint64_t)archive_errors);
 }
