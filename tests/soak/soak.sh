@@ -38,7 +38,6 @@ skip() { echo "soak: SKIP: $*"; exit 77; }
 [ -x "$rrun" ] || skip "$rrun not built"
 command -v rsyslogd >/dev/null || skip "rsyslogd missing (Debian: rsyslog, rsyslog-relp)"
 [ -x "$jbin" ] || skip "$jbin missing (Debian: systemd)"
-command -v python3 >/dev/null || skip "python3 missing"
 
 work=$(mktemp -d /tmp/llog-soak.XXXXXX)
 fs=$work/fs
@@ -49,11 +48,7 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 log() { printf '%s soak: %s\n' "$(date +%T.%3N)" "$*" >> "$work/faults.log"; }
 
 # ---- rsyslogd (rsyslogd_run: tests/util/README.md) ------------------------
-ports=$(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])')
-read -r port rport <<< "$ports"
+read -r port rport <<< "$("$svc" --free-ports)"
 sed -e "s|@DIR@|$work/rsyslog|g" -e "s|@PORT@|$port|g" -e "s|@RPORT@|$rport|g" \
     -e "s|@APP@|soak|g" "$here/../syslog/rsyslog.conf.in" > "$work/rsyslog/rsyslog.conf"
 rs_pid=""
@@ -151,8 +146,7 @@ levels_odd() {
 	case $((RANDOM % 7)) in
 	0) mkfifo "$levels.tmp"; what=fifo ;;
 	1) mkdir "$levels.tmp"; what=directory ;;
-	2) python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
-		"$levels.tmp"; what=socket ;;
+	2) "$svc" --make-socket "$levels.tmp"; what=socket ;;
 	3) printf 'info\n' > "$levels.target"; ln -s "$levels.target" "$levels.tmp"; what=symlink ;;
 	4) head -c 100000 /dev/zero | tr '\0' 'x' > "$levels.tmp"; what="100 kB file" ;;
 	5) truncate -s 2G "$levels.tmp"; what="2 GB sparse file" ;;

@@ -11,8 +11,11 @@
  *                [--levels FILE] [--fork-ms MS] [--seconds S]
  *                [--overflow block|drop]
  *   soak_service --check-console FILE
+ *   soak_service --free-ports | --make-socket PATH
  *
- * Runs until SIGTERM (or S seconds). Prints a summary on stdout; exits 0
+ * The last two are the driver's helpers: two free TCP ports on 127.0.0.1
+ * (for rsyslogd), and a unix socket file left at PATH (an odd levels
+ * file). Runs until SIGTERM (or S seconds). Prints a summary on stdout; exits 0
  * when every identity holds and every record is accounted for, 1 with a
  * line per violation ("VIOLATION: ...") otherwise, 2 on a bad command
  * line or a set-up that failed.
@@ -50,7 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,13 +64,15 @@
 #include <llog/sinks.h>
 
 #include "soak.h"
+#include "testutil.h"
 
 #define CHILD_RECORDS 300
 #define CHILD_DEADLINE_MS 30000
 #define MAX_FILES 100000
 
 struct opts {
-	const char *dir, *logdir, *syslog, *journald, *levels, *check_console;
+	const char *dir, *logdir, *syslog, *journald, *levels, *check_console, *make_socket;
+	int free_ports;
 	int threads, pad, drop;
 	long rate, fork_ms, seconds;
 };
@@ -582,6 +589,38 @@ static int check_console(const char *path)
 	return 0;
 }
 
+/* ---- the driver's helpers ------------------------------------------------------ */
+
+static int print_free_ports(void)
+{
+	int a = free_port(), b;
+
+	/* The second must differ from the first, which nobody holds yet. */
+	do
+		b = free_port();
+	while (b == a && b > 0);
+	if (a <= 0 || b <= 0)
+		return 1;
+	printf("%d %d\n", a, b);
+	return 0;
+}
+
+static int make_socket(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0 || strlen(path) >= sizeof(a.sun_path))
+		return 1;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "soak_service: bind %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	close(fd); /* the file stays */
+	return 0;
+}
+
 /* ---- set-up -------------------------------------------------------------------- */
 
 static void usage(void)
@@ -589,7 +628,8 @@ static void usage(void)
 	fprintf(stderr, "usage: soak_service --dir DIR --logdir LOGDIR [--threads N] [--rate R] "
 			"[--pad BYTES] [--syslog URL] [--journald SOCKET] [--levels FILE] "
 			"[--fork-ms MS] [--seconds S] [--overflow block|drop]\n"
-			"       soak_service --check-console FILE\n");
+			"       soak_service --check-console FILE\n"
+			"       soak_service --free-ports | --make-socket PATH\n");
 	exit(2);
 }
 
@@ -600,7 +640,7 @@ static void parse(int argc, char **argv)
 		{"rate", 1, 0, 'r'},	 {"pad", 1, 0, 'p'},	  {"syslog", 1, 0, 's'},
 		{"journald", 1, 0, 'j'}, {"levels", 1, 0, 'L'},	  {"fork-ms", 1, 0, 'f'},
 		{"seconds", 1, 0, 'S'},	 {"overflow", 1, 0, 'o'}, {"check-console", 1, 0, 'c'},
-		{0, 0, 0, 0}};
+		{"free-ports", 0, 0, 'P'}, {"make-socket", 1, 0, 'm'}, {0, 0, 0, 0}};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -617,10 +657,12 @@ static void parse(int argc, char **argv)
 		case 'S': o.seconds = atol(optarg); break;
 		case 'o': o.drop = strcmp(optarg, "drop") == 0; break;
 		case 'c': o.check_console = optarg; break;
+		case 'P': o.free_ports = 1; break;
+		case 'm': o.make_socket = optarg; break;
 		default: usage();
 		}
 	}
-	if (o.check_console != NULL)
+	if (o.check_console != NULL || o.free_ports || o.make_socket != NULL)
 		return;
 	if (o.dir == NULL || o.logdir == NULL || o.threads < 1 || o.threads > SOAK_MAX_THREADS ||
 	    o.pad < 0 || o.pad > 200)
@@ -752,6 +794,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.check_console != NULL)
 		return check_console(o.check_console);
+	if (o.free_ports)
+		return print_free_ports();
+	if (o.make_socket != NULL)
+		return make_socket(o.make_socket);
 	snprintf(path, sizeof(path), "%s/archive", o.dir);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "soak_service: mkdir %s: %s\n", path, strerror(errno));
