@@ -1,8 +1,8 @@
 /*
  * soak.h - what the soak service's files share (tests/soak/README.md):
  * the sink wrapper that attributes llog_stats.sink_lost to each sink
- * (soak_tag.c) and the reader that checks the records in llog's files
- * and in the console's output (soak_read.c).
+ * (soak_tag.c), the reader of the records in llog's files and in the
+ * console's output (soak_read.c) and the checks at the end (soak_check.c).
  *
  * Not thread-safe unless stated.
  */
@@ -100,5 +100,45 @@ int soak_read_plain(const char *path, long child, struct soak_found *f);
  * "soak w=T s=S ...", 2 and *s (and the pid in *t) for "soak c=PID s=S",
  * 0 otherwise. msg need not be NUL-terminated. */
 int soak_parse(const char *msg, size_t len, long *t, int64_t *s);
+
+/* ---- soak_check.c: the checks at the end ------------------------------- */
+
+/* A sink on a thread of its own, as the checks see it. */
+struct soak_sink_view {
+	const char *name;
+	struct llog_sink *sink; /* the wrapper llog owns (compared only, after shutdown) */
+	enum soak_tag tag;
+	struct llog_sink_stats pre;  /* after the last llog_flush(), before shutdown */
+	struct llog_sink_stats post; /* after llog_shutdown(), when readable */
+	int has_post;
+};
+
+/* What the file sink of a run was given, and where its files are. */
+struct soak_file_run {
+	const char *archive;		/* the rotated files, moved here */
+	const char *current;		/* the file sink's path */
+	int threads;
+	const uint64_t *calls;		/* LOG calls made, per thread */
+	const struct soak_seen *seen;	/* what its wrapper handed it */
+};
+
+/* Prints "VIOLATION: ..." on stdout and counts it. */
+void soak_violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The violations so far. */
+int soak_violations(void);
+
+/* The counter identities (llog.h "Statistics", sinks.h llog_sink_stats),
+ * st read after llog_shutdown(), v the sinks on threads of their own. */
+void soak_check_counters(const struct llog_stats *st, const struct soak_sink_view *v, int n);
+
+/* Reads the run's files into *f and checks them against the counters;
+ * returns the worker records missing from them. */
+uint64_t soak_check_file(const struct llog_stats *st, const struct soak_file_run *r,
+			 struct soak_found *f);
+
+/* Checks the console's output (a file of its lines); 0, or 1 on a
+ * violation. */
+int soak_check_console(const char *path);
 
 #endif

@@ -28,7 +28,7 @@
  * raise those categories above INFO, so every call is logged (counted in
  * calls[T]); only "noise" (DEBUG, not numbered) comes and goes with them.
  *
- * Accounting (check_counters, check_file): every sink is wrapped
+ * Accounting (soak_check.c): every sink is wrapped
  * (soak_tag.c), so that llog_stats.sink_lost is known per sink and the
  * entries handed to the file sink are counted. The file sink writes to
  * LOGDIR/soak.log.zst, rotating at 256 KiB; a thread moves the rotated
@@ -68,7 +68,6 @@
 
 #define CHILD_RECORDS 300
 #define CHILD_DEADLINE_MS 30000
-#define MAX_FILES 100000
 
 struct opts {
 	const char *dir, *logdir, *syslog, *journald, *levels, *check_console, *make_socket;
@@ -100,21 +99,6 @@ static void nap_ms(long ms)
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-}
-
-static int violations;
-
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void violation(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("VIOLATION: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	violations++;
 }
 
 /* ---- workers --------------------------------------------------------------- */
@@ -389,206 +373,6 @@ static void *archiver(void *arg)
 	return NULL;
 }
 
-/* ---- the checks ------------------------------------------------------------ */
-
-struct sink_view {
-	const char *name;
-	struct llog_sink *sink; /* the wrapper llog owns (compared only, after shutdown) */
-	enum soak_tag tag;
-	struct llog_sink_stats pre;  /* after the last llog_flush(), before shutdown */
-	struct llog_sink_stats post; /* after llog_shutdown(), when readable */
-	int has_post;
-};
-
-/*
- * The identities of include/llog.h and include/llog/sinks.h, in one place
- * (adjust here when their definitions change). st is read after
- * llog_shutdown(); each sink's counters after it when llog keeps them
- * readable (has_post), else just before it (then the entries still queued
- * at shutdown are not known, and the identities that need them are
- * checked as bounds).
- */
-static void check_counters(const struct llog_stats *st, const struct sink_view *v, int n)
-{
-	uint64_t qdropped = 0, undelivered = 0, attributed = 0;
-	int exact = 1;
-
-	/* llog.h, "Statistics": after llog_flush(), no concurrent logging. */
-	if (st->logged != st->written + st->dropped)
-		violation("logged %" PRIu64 " != written %" PRIu64 " + dropped %" PRIu64, st->logged,
-			  st->written, st->dropped);
-	/* llog.h, "Statistics": the backtrace's ring is emptied at shutdown. */
-	if (st->backtrace_captured != st->backtrace_written + st->backtrace_discarded)
-		violation("backtrace_captured %" PRIu64 " != written %" PRIu64
-			  " + discarded %" PRIu64,
-			  st->backtrace_captured, st->backtrace_written, st->backtrace_discarded);
-	for (int i = 0; i < n; i++) {
-		const struct llog_sink_stats *s = v[i].has_post ? &v[i].post : &v[i].pre;
-
-		exact &= v[i].has_post;
-		qdropped += s->dropped;
-		undelivered += s->undelivered;
-		/* sinks.h, llog_sink_stats: each entry queued is delivered
-		 * or left undelivered at shutdown. */
-		if (v[i].has_post ? s->queued != s->delivered + s->undelivered
-				  : s->queued < s->delivered + s->undelivered)
-			violation("sink %s: queued %" PRIu64 " %s delivered %" PRIu64
-				  " + undelivered %" PRIu64,
-				  v[i].name, s->queued, v[i].has_post ? "!=" : "<", s->delivered,
-				  s->undelivered);
-		if (v[i].has_post && s->queue_bytes != 0)
-			violation("sink %s: %" PRIu64 " bytes still queued after shutdown", v[i].name,
-				  s->queue_bytes);
-	}
-	/* llog.h: queue_dropped is the sum over the sinks' queues. */
-	if (exact ? st->queue_dropped != qdropped : st->queue_dropped < qdropped)
-		violation("queue_dropped %" PRIu64 " %s the sinks' dropped %" PRIu64,
-			  st->queue_dropped, exact ? "!=" : "<", qdropped);
-	/* llog.h: sink_lost is the sinks' own losses (each known here by its
-	 * wrapper, soak_tag.c) and their queues' undelivered entries. */
-	for (int t = 0; t < SOAK_NTAGS; t++)
-		attributed += soak_tag_lost((enum soak_tag)t);
-	if (exact ? st->sink_lost != attributed + undelivered
-		  : st->sink_lost < attributed + undelivered)
-		violation("sink_lost %" PRIu64 " %s the sinks' own %" PRIu64 " + undelivered %" PRIu64,
-			  st->sink_lost, exact ? "!=" : "<", attributed, undelivered);
-	if (!exact)
-		printf("note: sink counters not readable after llog_shutdown(): read after the "
-		       "last llog_flush(), the identities that need their final values checked "
-		       "as bounds; sink_lost - (own + undelivered) = %" PRIu64
-		       ", queue_dropped - dropped = %" PRIu64 " (counted at shutdown)\n",
-		       st->sink_lost - attributed - undelivered, st->queue_dropped - qdropped);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The file sink's files in the order written: the archive's rotated files
- * by name (their names sort by rotation time), then the current file. */
-static int list_files(char ***out)
-{
-	char path[4096], **v = malloc(MAX_FILES * sizeof(*v));
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/archive", o.dir);
-	if (v == NULL || (d = opendir(path)) == NULL) {
-		free(v);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL && n < MAX_FILES - 1)
-		if (strncmp(de->d_name, "soak.log.", 9) == 0)
-			v[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(v, (size_t)n, sizeof(*v), cmp_str);
-	for (int i = 0; i < n; i++) {
-		char *p;
-
-		if (asprintf(&p, "%s/archive/%s", o.dir, v[i]) < 0)
-			p = NULL;
-		free(v[i]);
-		v[i] = p;
-	}
-	if (asprintf(&v[n], "%s/soak.log.zst", o.logdir) < 0)
-		v[n] = NULL;
-	*out = v;
-	return n + 1;
-}
-
-/*
- * The file sink's records: read back from every file, against what its
- * wrapper handed it, its sink_lost and the calls made:
- *   lines == handed entries - sink_lost (file)          (all entries)
- *   per thread: no record twice or out of order, in the handed stream and
- *   in the files; handed <= calls, found <= handed;
- *   sum(calls - handed) == dropped (every drop is a worker's record: the
- *   service logs nothing else that can be dropped)
- *   sum(handed - found) <= sink_lost (file) (the rest: llog's own entries)
- */
-static void check_file(const struct llog_stats *st, struct soak_found *f, uint64_t *missing)
-{
-	uint64_t lost = soak_tag_lost(SOAK_TAG_FILE), not_handed = 0, not_found = 0;
-	char **files;
-	int n = list_files(&files);
-
-	soak_found_init(f);
-	if (n < 0) {
-		violation("cannot list %s/archive", o.dir);
-		return;
-	}
-	for (int i = 0; i < n; i++) {
-		struct stat sb;
-
-		if (files[i] == NULL)
-			continue;
-		if (i == n - 1 && stat(files[i], &sb) != 0) {
-			free(files[i]);
-			continue; /* never made (a full file system), or rotated last */
-		}
-		if (soak_read_zst(files[i], 0, f) != 0)
-			violation("%s", f->first_error);
-		free(files[i]);
-	}
-	free(files);
-	if (f->disorder != 0 || f->bad_lines != 0 || f->foreign != 0)
-		violation("file: %" PRIu64 " records out of order or twice, %" PRIu64
-			  " bad lines, %" PRIu64 " of children; first: %s",
-			  f->disorder, f->bad_lines, f->foreign, f->first_error);
-	if (file_seen.disorder != 0 || file_seen.seq_disorder != 0)
-		violation("file sink handed %" PRIu64 " records out of thread order, %" PRIu64
-			  " entries out of seq order",
-			  file_seen.disorder, file_seen.seq_disorder);
-	if (f->lines != file_seen.entries - lost)
-		violation("file: %" PRIu64 " lines in the files, but %" PRIu64
-			  " entries handed - %" PRIu64 " lost = %" PRIu64,
-			  f->lines, file_seen.entries, lost, file_seen.entries - lost);
-	for (int t = 0; t < o.threads; t++) {
-		uint64_t c = atomic_load_explicit(&calls[t], memory_order_relaxed);
-
-		if (file_seen.records[t] > c || f->records[t] > file_seen.records[t])
-			violation("thread %d: %" PRIu64 " calls, %" PRIu64 " handed, %" PRIu64
-				  " in the files",
-				  t, c, file_seen.records[t], f->records[t]);
-		not_handed += c - file_seen.records[t];
-		not_found += file_seen.records[t] - f->records[t];
-	}
-	if (not_handed != st->dropped)
-		violation("%" PRIu64 " worker records never reached the file sink, but dropped is %" PRIu64,
-			  not_handed, st->dropped);
-	if (not_found > lost)
-		violation("%" PRIu64 " worker records handed to the file sink are not in its files, "
-			  "but it lost %" PRIu64 " entries",
-			  not_found, lost);
-	*missing = not_handed + not_found;
-}
-
-/* ---- the console's output (--check-console, run by the driver) -------------- */
-
-static int check_console(const char *path)
-{
-	struct soak_found f;
-	uint64_t total = 0;
-
-	soak_found_init(&f);
-	if (soak_read_plain(path, 0, &f) != 0) {
-		printf("VIOLATION: %s\n", f.first_error);
-		return 1;
-	}
-	for (int t = 0; t < SOAK_MAX_THREADS; t++)
-		total += f.records[t];
-	printf("console: %" PRIu64 " lines, %" PRIu64 " worker records, %" PRIu64
-	       " out of order or twice\n",
-	       f.lines, total, f.disorder);
-	if (f.disorder != 0) {
-		printf("VIOLATION: console: %s\n", f.first_error);
-		return 1;
-	}
-	return 0;
-}
-
 /* ---- the driver's helpers ------------------------------------------------------ */
 
 static int print_free_ports(void)
@@ -671,7 +455,7 @@ static void parse(int argc, char **argv)
 
 /* Adds sink (wrapped under tag) on a thread of its own; NULL sink: the
  * constructor's error. Returns the wrapper, or exits 2. */
-static struct llog_sink *add(struct sink_view *v, const char *name, struct llog_sink *sink,
+static struct llog_sink *add(struct soak_sink_view *v, const char *name, struct llog_sink *sink,
 			     enum soak_tag tag, const char *err)
 {
 	struct llog_sink *w = soak_tag_sink(sink, tag, NULL);
@@ -686,11 +470,11 @@ static struct llog_sink *add(struct sink_view *v, const char *name, struct llog_
 		fprintf(stderr, "soak_service: cannot add the %s sink\n", name);
 		exit(2);
 	}
-	*v = (struct sink_view){.name = name, .sink = w, .tag = tag};
+	*v = (struct soak_sink_view){.name = name, .sink = w, .tag = tag};
 	return w;
 }
 
-static void start_llog(struct sink_view *v, int *nv)
+static void start_llog(struct soak_sink_view *v, int *nv)
 {
 	struct llog_config cfg = {.flush_interval_ms = 50,
 				  .overflow = o.drop ? LLOG_OVERFLOW_DROP : LLOG_OVERFLOW_BLOCK,
@@ -734,7 +518,7 @@ static void start_llog(struct sink_view *v, int *nv)
 	}
 }
 
-static void print_summary(const struct llog_stats *st, const struct sink_view *v, int nv,
+static void print_summary(const struct llog_stats *st, const struct soak_sink_view *v, int nv,
 			  const struct soak_found *f, uint64_t missing, double secs)
 {
 	uint64_t total = 0, found = 0;
@@ -781,11 +565,12 @@ static void print_summary(const struct llog_stats *st, const struct sink_view *v
 int main(int argc, char **argv)
 {
 	pthread_t th[SOAK_MAX_THREADS], fk, ar;
-	struct sink_view v[4];
+	struct soak_sink_view v[4];
 	struct llog_stats st;
 	struct soak_found f;
 	sigset_t set;
-	char path[4096];
+	char path[4096], current[4096];
+	uint64_t ncalls[SOAK_MAX_THREADS];
 	int nv, sig = 0;
 	int64_t t0;
 	uint64_t missing = 0;
@@ -793,7 +578,7 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.check_console != NULL)
-		return check_console(o.check_console);
+		return soak_check_console(o.check_console);
 	if (o.free_ports)
 		return print_free_ports();
 	if (o.make_socket != NULL)
@@ -843,12 +628,21 @@ int main(int argc, char **argv)
 	pthread_join(ar, NULL);
 	archive_rotated();
 
-	check_counters(&st, v, nv);
-	check_file(&st, &f, &missing);
+	for (int t = 0; t < o.threads; t++)
+		ncalls[t] = atomic_load_explicit(&calls[t], memory_order_relaxed);
+	snprintf(path, sizeof(path), "%s/archive", o.dir);
+	snprintf(current, sizeof(current), "%s/soak.log.zst", o.logdir);
+	soak_check_counters(&st, v, nv);
+	missing = soak_check_file(&st,
+				  &(struct soak_file_run){.archive = path, .current = current,
+							  .threads = o.threads, .calls = ncalls,
+							  .seen = &file_seen},
+				  &f);
 	if (child_failed != 0)
-		violation("%" PRIu64 " fork children failed their checks (%s/child-errors.txt)",
+		soak_violation("%" PRIu64 " fork children failed their checks (%s/child-errors.txt)",
 			  (uint64_t)child_failed, o.dir);
 	print_summary(&st, v, nv, &f, missing, (double)(mono_ms() - t0) / 1000.0);
-	printf("result: %s (%d violations)\n", violations ? "FAIL" : "PASS", violations);
-	return violations ? 1 : 0;
+	printf("result: %s (%d violations)\n", soak_violations() ? "FAIL" : "PASS",
+	       soak_violations());
+	return soak_violations() ? 1 : 0;
 }
