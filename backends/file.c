@@ -361,6 +361,10 @@ static int write_chunk(struct llog__file_sink *fs, struct llog__file_chunk *c)
 			return rc; /* not a lack of room, or no room at all */
 		try = (size_t)((uint64_t)n * fs->fit / fs->tried);
 		if (fs->bin != NULL) {
+			/* A margin: a chunk of this content would compress to
+			 * about the room seen, its frame and sites overhead
+			 * on top; halved, it fits even then. */
+			try /= 2;
 			if (try < LLOG__FILE_CHUNK_MIN)
 				try = LLOG__FILE_CHUNK_MIN;
 			if (try < fs->chunk_max)

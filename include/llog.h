@@ -352,7 +352,11 @@ LLOG_EXPORT int llog_backtrace_dump(void);
  *
  * fork(): fork() waits until the flusher is between two rounds (at most
  * one round, bounded by the sinks' timeouts; so a sink callback must not
- * wait for a lock that a thread calling fork() holds). The records pending
+ * wait for a lock that a thread calling fork() holds), and at most 100 ms
+ * in all for the threads of sinks with their own thread to be between two
+ * calls: a sink whose thread is still inside a call then (stuck on a
+ * stalled pipe or collector) is not used in the child, which says so on
+ * its stderr. The records pending
  * in the parent at the fork are written by the parent only. The child
  * inherits llog's configuration and sinks (those added just before the
  * fork included), but not the parent's pending records: each sink's

@@ -593,6 +593,12 @@ void llog__flusher_stop(struct llog__flusher *f)
 	pthread_join(f->thread, NULL);
 }
 
+/* How long fork() waits for the sinks' threads to be between two calls,
+ * all queues together (llog__flusher_fork_prepare): a sink stuck in a
+ * write, on a stalled pipe or collector, must not make every fork() of the
+ * application wait its drain timeout. */
+#define FORK_WAIT_MS 100
+
 void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inherited)
 {
 	struct llist_node *pos, *next;
@@ -623,9 +629,14 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 			ops->after_fork(f->sinks.s[i]);
 			f->sinks.q[n] = f->sinks.q[i];
 			f->sinks.s[n++] = f->sinks.s[i];
-		} else if (i == 0) {
-			f->sinks.fallback = 0; /* the fallback is s[0] or gone */
+			continue;
 		}
+		if (f->sinks.q[i] != NULL && ops->version >= 2 && ops->after_fork != NULL)
+			llog__diag("sink %s was inside a call at fork() (its thread did not "
+				   "return within %d ms): not used in this child",
+				   llog__sinkq_name(f->sinks.q[i]), FORK_WAIT_MS);
+		if (i == 0)
+			f->sinks.fallback = 0; /* the fallback is s[0] or gone */
 	}
 	f->sinks.n = n;
 	f->nwait = 0; /* the parent's barriers */
@@ -636,13 +647,18 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 }
 
 /* The sinks' threads are held between two sink calls after the round:
- * the flusher does not change its table while held. */
+ * the flusher does not change its table while held. A thread still inside
+ * its sink after FORK_WAIT_MS (FORK_WAIT_MS above: all queues together)
+ * leaves that sink out of the child. */
 void llog__flusher_fork_prepare(struct llog__flusher *f)
 {
+	int64_t deadline;
+
 	pthread_mutex_lock(&round_lock);
+	deadline = llog__mono_ms() + FORK_WAIT_MS;
 	for (int i = 0; f != NULL && i < f->sinks.n; i++)
 		if (f->sinks.q[i] != NULL)
-			llog__sinkq_fork_prepare(f->sinks.q[i]);
+			llog__sinkq_fork_prepare(f->sinks.q[i], deadline);
 }
 
 void llog__flusher_fork_parent(struct llog__flusher *f)

@@ -96,7 +96,7 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 			continue;
 		/* A sink on a thread of its own: its thread writes it. */
 		rc = q != NULL ? llog__sinkq_crash_put(q, e) : crash_call(f, i, e, at);
-		if (rc < 0)
+		if (rc < 0 && q == NULL) /* a queue counts its drops itself */
 			llog__count(write_errors, 1);
 		else
 			took++;

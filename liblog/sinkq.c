@@ -410,8 +410,12 @@ int llog__sinkq_drain(struct llog__sinkq *q, int64_t deadline_ms)
 
 long llog__sinkq_crash_put(struct llog__sinkq *q, const struct llog_entry *e)
 {
-	if (!q->running || llog__load_relaxed(&q->dead))
+	if (!q->running || llog__load_relaxed(&q->dead)) {
+		/* Offered and not queued: dropped, as below. */
+		llog__fetch_add_relaxed(&q->dropped, 1);
+		llog__count(queue_dropped, 1);
 		return -1;
+	}
 	if (!try_put(q, e, LLOG__SINKQ_ITEM_ENTRY, 0)) {
 		/* No room, and no waiting for it here: dropped (counted, as
 		 * put's drops; no notice can follow). */

@@ -143,14 +143,17 @@ long llog__sinkq_crash_put(struct llog__sinkq *q, const struct llog_entry *e);
 int llog__sinkq_crash_commit(struct llog__sinkq *q, uint64_t epoch, int64_t deadline_ms);
 
 /* fork(): prepare takes q's call lock (q's worker is then between two
- * sink calls), waiting at most the drain timeout; parent releases it;
+ * sink calls), waiting at most until deadline_ms (one bound for all
+ * queues: llog__flusher_fork_prepare); parent releases it;
  * child (single-threaded) re-creates it and forgets the parent's queue and
  * worker (the parent writes those entries). Returns 0 when prepare did not
  * get the lock (the parent's worker was inside the sink: its state may be
  * mid-update, so the child must not use the sink; forgotten, not closed),
  * else 1. */
-void llog__sinkq_fork_prepare(struct llog__sinkq *q);
+void llog__sinkq_fork_prepare(struct llog__sinkq *q, int64_t deadline_ms);
 void llog__sinkq_fork_parent(struct llog__sinkq *q);
+/* The queue's name (the sink's, for messages). */
+const char *llog__sinkq_name(const struct llog__sinkq *q);
 int llog__sinkq_fork_child(struct llog__sinkq *q);
 
 /* On a worker thread: marks its queue as dead (its thread crashed inside

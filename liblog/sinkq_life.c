@@ -186,18 +186,22 @@ int llog__sinkq_stop(struct llog__sinkq *q)
 
 /* ---- fork ---------------------------------------------------------------- */
 
-void llog__sinkq_fork_prepare(struct llog__sinkq *q)
+void llog__sinkq_fork_prepare(struct llog__sinkq *q, int64_t deadline_ms)
 {
-	int64_t deadline = llog__mono_ms() + q->timeout_ms;
 	struct timespec ms = {0, 1000000};
 
 	/* Bounded: a sink that blocks inside a call must not block fork().
-	 * Still inside after the drain timeout: the child does not use it.
-	 * (trylock and 1 ms naps rather than pthread_mutex_clocklock, which
+	 * Still inside at the deadline: the child does not use it. (trylock
+	 * and 1 ms naps rather than pthread_mutex_clocklock, which
 	 * ThreadSanitizer does not know.) */
 	while (!(q->fork_locked = pthread_mutex_trylock(&q->call_lock) == 0) &&
-	       llog__mono_ms() < deadline)
+	       llog__mono_ms() < deadline_ms)
 		nanosleep(&ms, NULL);
+}
+
+const char *llog__sinkq_name(const struct llog__sinkq *q)
+{
+	return q->name;
 }
 
 void llog__sinkq_fork_parent(struct llog__sinkq *q)
@@ -228,6 +232,16 @@ int llog__sinkq_fork_child(struct llog__sinkq *q)
 	q->retry_ms = 0;
 	llog__store_relaxed(&q->in_call, LLOG__SINKQ_OUT);
 	q->running = 0;
+	/* The counters are the child's own from here: the parent's entries
+	 * (queued, in flight) are the parent's to account for. */
+	llog__store_relaxed(&q->queued, 0);
+	llog__store_relaxed(&q->delivered, 0);
+	llog__store_relaxed(&q->dropped, 0);
+	llog__store_relaxed(&q->undelivered, 0);
+	llog__store_relaxed(&q->notices, 0);
+	llog__store_relaxed(&q->announced, 0);
+	llog__store_relaxed(&q->late, 0);
+	llog__store_relaxed(&q->peak, 0);
 	return 1;
 }
 

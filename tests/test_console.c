@@ -330,7 +330,7 @@ static void test_stalled_stderr_fallback(void **state)
 	/* Not a wait for an outcome: it lets the child's final round meet
 	 * its queue still full, where the notice of the drops must wait
 	 * for room (on a fast reader it would find room at once). */
-	usleep(200 * 1000);
+	usleep(50 * 1000);
 	r.fd = err[0];
 	(void)read_all(&r);
 	close(err[0]);

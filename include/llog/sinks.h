@@ -370,7 +370,9 @@ struct llog_sink_stats {
 	 * too: it also counts in llog_stats.write_errors). */
 	uint64_t delivered;
 	/* Entries not put: the queue was full (LLOG_QUEUE_DROP, or no room
-	 * in a crash drain). */
+	 * in a crash drain), or, in a crash drain, its thread was gone. In a
+	 * fork child the counters start from 0 (the parent's entries are the
+	 * parent's). */
 	uint64_t dropped;
 	/* Entries queued that the sink never got back from: left queued at
 	 * shutdown (its drain timed out), or inside a write that had not
