@@ -31,6 +31,7 @@
 #include "queue.h"
 #include "reload.h"
 #include "ratelimit.h"
+#include "sink.h"
 #include "sinkq.h"
 
 static pthread_mutex_t ctl_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
@@ -173,7 +174,7 @@ static void take_pending(struct llog__sinktab *t)
 	if (pending.n > 0)
 		drop_fallback(t);
 	for (int i = 0; i < pending.n; i++) {
-		if (llog__flusher_sinktab_add(t, pending.s[i], pending.q[i]) != 0) {
+		if (llog__flusher_sinktab_add(t, pending.s[i], pending.q[i], &pending.sel[i]) != 0) {
 			disown(pending.s[i]);
 			llog__sinkq_free(pending.q[i]);
 			pending.s[i]->ops->close(pending.s[i]);
@@ -322,8 +323,8 @@ static int make_flusher(struct llog__flusher **out)
 		 * memory for one, on the flusher. */
 		if (s != NULL && wants_thread(s, &fb_opt))
 			q = llog__sinkq_new(s, &fb_opt, 0);
-		if (s != NULL && llog__flusher_sinktab_add(&pending, s, q) == 0) {
-			(void)llog__flusher_sinktab_add(&owned, s, q);
+		if (s != NULL && llog__flusher_sinktab_add(&pending, s, q, NULL) == 0) {
+			(void)llog__flusher_sinktab_add(&owned, s, q, NULL);
 			pending.fallback = 1;
 		} else {
 			llog__sinkq_free(q);
@@ -373,7 +374,8 @@ out:
 
 /* Under ctl_lock, llog running: the sink travels to the flusher as a
  * control record, behind every record pushed before. */
-static int push_sink(struct llog_sink *sink, struct llog__sinkq *q)
+static int push_sink(struct llog_sink *sink, struct llog__sinkq *q,
+		     const struct llog__catsel *sel)
 {
 	struct llog__sink_rec *sr;
 
@@ -383,6 +385,7 @@ static int push_sink(struct llog_sink *sink, struct llog__sinkq *q)
 	sr->rec.kind = LLOG__K_SINK;
 	sr->sink = sink;
 	sr->q = q;
+	sr->sel = *sel;
 	/* CLOSED only from a sink's close callback during llog_shutdown, or
 	 * after the flusher's own crash drain: no flusher will install it. */
 	if (llog__push(&sr->rec) != 0) {
@@ -413,25 +416,27 @@ static int accepted_sinks(void)
 	return pending.n;
 }
 
-static int check_options(const struct llog_sink_options *opt)
+static int check_options(const struct llog_sink_options *opt, struct llog__catsel *sel)
 {
 	if ((unsigned)opt->thread > LLOG_SINK_THREAD_FLUSHER ||
-	    (unsigned)opt->full > LLOG_QUEUE_BLOCK || opt->queue_bytes > ((size_t)1 << 34))
+	    (unsigned)opt->full > LLOG_QUEUE_BLOCK || opt->queue_bytes > ((size_t)1 << 34)) {
+		llog__sink_set_error("llog_add_sink_opts: thread, full or queue_bytes out of range");
 		return -EINVAL;
-	return 0;
+	}
+	return llog__catsel_parse(opt->categories, sel);
 }
 
 /* Under ctl_lock: s (with q) is llog's now, installed or on its way. */
-static int accept_sink(struct llog_sink *s, struct llog__sinkq *q)
+static int accept_sink(struct llog_sink *s, struct llog__sinkq *q, const struct llog__catsel *sel)
 {
 	int rc;
 
 	if (!running)
 		drop_fallback(&pending); /* kept from a failed start */
-	rc = running ? push_sink(s, q) : llog__flusher_sinktab_add(&pending, s, q);
+	rc = running ? push_sink(s, q, sel) : llog__flusher_sinktab_add(&pending, s, q, sel);
 
 	if (rc == 0) {
-		(void)llog__flusher_sinktab_add(&owned, s, q);
+		(void)llog__flusher_sinktab_add(&owned, s, q, NULL);
 		forget_closed(s);
 	}
 	return rc;
@@ -441,13 +446,15 @@ int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *o
 {
 	static const struct llog_sink_options defaults;
 	struct llog__sinkq *q = NULL;
+	struct llog__catsel sel;
 	int rc;
 
 	if (sink == NULL)
-		return -EINVAL;
+		return -EINVAL; /* a constructor's failure: its reason stays */
 	if (opt == NULL)
 		opt = &defaults;
-	rc = check_options(opt);
+	llog__sink_set_error("%s", "");
+	rc = check_options(opt, &sel);
 	pthread_mutex_lock(&ctl_lock);
 	if (rc == 0 && accepted_sinks() >= LLOG__MAX_SINKS)
 		rc = -ENOSPC;
@@ -457,7 +464,7 @@ int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *o
 			rc = -ENOMEM;
 	}
 	if (rc == 0)
-		rc = accept_sink(sink, q);
+		rc = accept_sink(sink, q, &sel);
 	if (rc == 0)
 		n_added++;
 	pthread_mutex_unlock(&ctl_lock);

@@ -52,7 +52,7 @@ static void sink_write(struct llog__flusher *f, const struct llog_entry *e)
 		struct llog_sink *s = f->sinks.s[i];
 		struct llog__sinkq *q = llog__flusher_queue_of(f, i);
 
-		if (e->level < s->level)
+		if (e->level < s->level || !llog__catsel_match(&f->sinks.sel[i], e))
 			continue;
 		f->crash_sink = i;
 		if (q != NULL)
@@ -578,6 +578,7 @@ void llog__flusher_run_final(struct llog__flusher *f)
 			for (int j = i + 1; j < f->sinks.n; j++) {
 				f->sinks.q[j - 1] = f->sinks.q[j];
 				f->sinks.s[j - 1] = f->sinks.s[j];
+				f->sinks.sel[j - 1] = f->sinks.sel[j];
 			}
 			if (i == 0)
 				f->sinks.fallback = 0; /* the fallback is s[0] or gone */
@@ -628,6 +629,7 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 		    (f->sinks.q[i] == NULL || llog__sinkq_fork_child(f->sinks.q[i]))) {
 			ops->after_fork(f->sinks.s[i]);
 			f->sinks.q[n] = f->sinks.q[i];
+			f->sinks.sel[n] = f->sinks.sel[i];
 			f->sinks.s[n++] = f->sinks.s[i];
 			continue;
 		}

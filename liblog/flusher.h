@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "catsel.h"
 #include "llog/sinks.h"
 #include "queue.h"
 
@@ -62,6 +63,7 @@ struct llog__sinkq;
 struct llog__sinktab {
 	struct llog_sink *s[LLOG__MAX_SINKS];
 	struct llog__sinkq *q[LLOG__MAX_SINKS];
+	struct llog__catsel sel[LLOG__MAX_SINKS]; /* the categories each receives */
 	int n;
 	int fallback;
 	/* The signals the sinks' threads block: the flusher's mask, set by
@@ -69,9 +71,11 @@ struct llog__sinktab {
 	sigset_t blocked;
 };
 
-/* Appends s with its queue (or NULL). Returns 0, or -ENOSPC when the table
- * is full (the caller still owns s and q then). */
-int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q);
+/* Appends s with its queue (or NULL) and its selection of categories
+ * (NULL: every category). Returns 0, or -ENOSPC when the table is full
+ * (the caller still owns s and q then). */
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q,
+			      const struct llog__catsel *sel);
 /* Starts the threads of t's queued sinks that do not run, with t->blocked
  * blocked; a sink whose thread cannot start runs on the flusher. Returns 0. */
 int llog__flusher_sinktab_start(struct llog__sinktab *t);
@@ -87,6 +91,7 @@ struct llog__sink_rec {
 	struct llog__rec rec;
 	struct llog_sink *sink;
 	struct llog__sinkq *q; /* its queue, or NULL */
+	struct llog__catsel sel;
 };
 
 /* A flush barrier: signalled (done = 1) after the commit of the round that

@@ -92,7 +92,7 @@ static int crash_hand(struct llog__flusher *f, int from, const struct llog_entry
 		long rc;
 
 		if (e->level < s->level || (q == NULL && !has_crash_ops(s)) ||
-		    (crash_faulted >> i & 1))
+		    (crash_faulted >> i & 1) || !llog__catsel_match(&f->sinks.sel[i], e))
 			continue;
 		/* A sink on a thread of its own: its thread writes it. */
 		rc = q != NULL ? llog__sinkq_crash_put(q, e) : crash_call(f, i, e, at);

@@ -20,10 +20,15 @@
 #include "sink.h"
 #include "sinkq.h"
 
-int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q)
+int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q,
+			      const struct llog__catsel *sel)
 {
 	if (t->n >= LLOG__MAX_SINKS)
 		return -ENOSPC;
+	if (sel != NULL)
+		t->sel[t->n] = *sel;
+	else
+		memset(&t->sel[t->n], 0, sizeof(t->sel[t->n]));
 	t->q[t->n] = q;
 	t->s[t->n++] = s;
 	return 0;
@@ -113,8 +118,9 @@ void llog__flusher_sinktab_install(struct llog__sinktab *t, struct llog__sink_re
 		 * closed, as llog__flusher_after_fork does */
 		t->s[0] = sr->sink;
 		t->q[0] = sr->q;
+		t->sel[0] = sr->sel;
 		t->fallback = 0;
-	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q) != 0) {
+	} else if (llog__flusher_sinktab_add(t, sr->sink, sr->q, &sr->sel) != 0) {
 		if (where == LLOG__SINKTAB_IN_ROUND)
 			close_one(sr->sink, sr->q, NULL);
 		return;

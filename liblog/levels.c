@@ -85,8 +85,7 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* [A-Za-z0-9_-]+ segments joined by single dots. */
-static int valid_name(const char *s, size_t n)
+int llog__category_name_valid(const char *s, size_t n)
 {
 	int seg = 0;
 
@@ -196,7 +195,7 @@ static int parse(const char *text, struct spec **out, int *dflt)
 			}
 			*dflt = level;
 		} else {
-			if (!valid_name(nm, nn)) {
+			if (!llog__category_name_valid(nm, nn)) {
 				llog__levels_set_error("bad category name \"%.*s\" in \"%.*s\" (want "
 						       "[A-Za-z0-9_-] words joined by dots)",
 						       (int)nn, nm, (int)n, ent);

@@ -120,4 +120,8 @@ static inline int llog__site_level(const struct llog_site *s)
 	return s->level & ~LLOG__SITE_V2;
 }
 
+/* Whether s (n bytes) is a category name: [A-Za-z0-9_-]+ segments joined
+ * by single dots. */
+int llog__category_name_valid(const char *s, size_t n);
+
 #endif /* LLOG_LEVELS_H */

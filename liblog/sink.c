@@ -103,3 +103,8 @@ size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format forma
 		llog__count(sink_truncated, 1);
 	return n;
 }
+
+const char *llog_sink_error(void)
+{
+	return llog__sink_error();
+}

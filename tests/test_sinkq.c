@@ -407,6 +407,50 @@ static int thread_gone(int tid)
 	return access(p, F_OK) != 0;
 }
 
+/* A stuck sink (its gate closed) added with qo; n records logged, the
+ * first one held in the sink before the others; shut down; the global
+ * counters before and after. */
+static void hung_run(struct stuck *sk, const struct llog_sink_options *qo, int n,
+		     struct llog_stats *before, struct llog_stats *after)
+{
+	seen_init(sk->s);
+	sk->s->gate_closed = 1;
+	assert_int_equal(llog_add_sink_opts(&sk->base, qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(before);
+	LOG_INFO("q t=0 i=0");
+	gate_wait_held(sk->s);
+	for (int i = 1; i < n; i++)
+		LOG_INFO("q t=0 i=%d", i);
+	llog_shutdown();
+	llog_get_stats(after);
+}
+
+/* After hung_run and its checks (st: the sink's statistics then): the
+ * sink's call returns, failing, after shutdown gave up on it; once its
+ * thread is gone, that late return counted nowhere (neither in
+ * write_errors nor in sink_lost, nor in the sink's statistics), and the
+ * sink was never closed. */
+static void hung_late_return(struct stuck *sk, const struct llog_stats *after,
+			     const struct llog_sink_stats *st)
+{
+	struct llog_sink_stats again;
+	struct llog_stats later;
+	int64_t deadline;
+
+	gate_open(sk->s);
+	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
+	while (!thread_gone(atomic_load(&sk->tid)) && now_ms() < deadline)
+		sched_yield();
+	assert_true(thread_gone(atomic_load(&sk->tid)));
+	llog_get_stats(&later);
+	assert_int_equal(later.write_errors, after->write_errors);
+	assert_int_equal(later.sink_lost, after->sink_lost);
+	assert_int_equal(llog_get_sink_stats(&sk->base, &again), 0);
+	assert_memory_equal(&again, st, sizeof(*st));
+	assert_int_equal(sk->closed, 0);
+}
+
 /*
  * A sink hung inside its write at shutdown, its queue overflowing: after
  * llog_shutdown gave up on it, its statistics are readable and add up
@@ -424,22 +468,11 @@ static void test_hung_sink_counts_add_up(void **state)
 	static struct stuck sk = {.base = {.ops = &stuck_ops}, .s = &s, .ret = -EIO};
 	struct llog_sink_options qo = {.queue_bytes = 64 << 10, .drain_timeout_ms = 100,
 				       .name = "hung"};
-	struct llog_stats before, after, later;
-	struct llog_sink_stats st, again;
-	int64_t deadline;
+	struct llog_stats before, after;
+	struct llog_sink_stats st;
 
 	(void)state;
-	seen_init(&s);
-	s.gate_closed = 1;
-	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
-	assert_int_equal(llog_init(NULL), 0);
-	llog_get_stats(&before);
-	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&s); /* the first entry is in the sink's hands */
-	for (int i = 1; i < N; i++)
-		LOG_INFO("q t=0 i=%d", i);
-	llog_shutdown();
-	llog_get_stats(&after);
+	hung_run(&sk, &qo, N, &before, &after); /* the first entry in the sink's hands */
 	assert_int_equal(sk.closed, 0); /* still in use: not closed */
 	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
 	assert_true(st.dropped > 0);
@@ -453,18 +486,7 @@ static void test_hung_sink_counts_add_up(void **state)
 	assert_int_equal(after.logged - before.logged, N);
 	assert_int_equal(after.written - before.written, N);
 	assert_int_equal(after.logged, after.written + after.dropped);
-
-	gate_open(&s); /* the write returns, -EIO, after shutdown gave up */
-	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
-	while (!thread_gone(atomic_load(&sk.tid)) && now_ms() < deadline)
-		sched_yield();
-	assert_true(thread_gone(atomic_load(&sk.tid)));
-	llog_get_stats(&later);
-	assert_int_equal(later.write_errors, after.write_errors);
-	assert_int_equal(later.sink_lost, after.sink_lost);
-	assert_int_equal(llog_get_sink_stats(&sk.base, &again), 0);
-	assert_memory_equal(&again, &st, sizeof(st));
-	assert_int_equal(sk.closed, 0);
+	hung_late_return(&sk, &after, &st); /* the write returns -EIO */
 }
 
 /* The same sink hung in its commit instead (its writes return at once). */
@@ -503,40 +525,18 @@ static void test_hung_commit_counts_add_up(void **state)
 	static struct seen s;
 	static struct stuck sk = {.base = {.ops = &hung_commit_ops}, .s = &s, .ret = -EIO};
 	struct llog_sink_options qo = {.drain_timeout_ms = 100, .name = "hung_commit"};
-	struct llog_stats before, after, later;
-	struct llog_sink_stats st, again;
-	int64_t deadline;
+	struct llog_stats before, after;
+	struct llog_sink_stats st;
 
 	(void)state;
-	seen_init(&s);
-	s.gate_closed = 1;
-	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
-	assert_int_equal(llog_init(NULL), 0);
-	llog_get_stats(&before);
-	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&s); /* written, and its round's commit hangs */
-	for (int i = 1; i < N; i++)
-		LOG_INFO("q t=0 i=%d", i);
-	llog_shutdown();
-	llog_get_stats(&after);
+	hung_run(&sk, &qo, N, &before, &after); /* written, its round's commit hangs */
 	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
 	assert_int_equal(st.queued + st.dropped, N);
 	assert_int_equal(st.dropped, 0);
 	assert_int_equal(st.delivered, 1);
 	assert_int_equal(st.undelivered, N - 1);
 	assert_int_equal(after.sink_lost - before.sink_lost, N - 1);
-
-	gate_open(&s); /* the commit returns -EIO after shutdown gave up */
-	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
-	while (!thread_gone(atomic_load(&sk.tid)) && now_ms() < deadline)
-		sched_yield();
-	assert_true(thread_gone(atomic_load(&sk.tid)));
-	llog_get_stats(&later);
-	assert_int_equal(later.write_errors, after.write_errors);
-	assert_int_equal(later.sink_lost, after.sink_lost);
-	assert_int_equal(llog_get_sink_stats(&sk.base, &again), 0);
-	assert_memory_equal(&again, &st, sizeof(st));
-	assert_int_equal(sk.closed, 0);
+	hung_late_return(&sk, &after, &st); /* the commit returns -EIO */
 }
 
 static void *flush_timed(void *arg)

@@ -290,6 +290,20 @@ struct llog_sink_options {
 	/* Shown in the drop notice and in diagnostics; copied, at most 31
 	 * bytes are kept. NULL: "sink N" (N from 1, in the order of adding). */
 	const char *name;
+	/* Which categories this sink receives (llog.h, "Categories and
+	 * levels"), parsed when the sink is added: a comma-separated list of
+	 * up to 8 names, each selecting that category and its children ("db"
+	 * selects "db" and "db.pool", not "dbx"), or, written "!name",
+	 * leaving them out; "(default)" names the default category (records
+	 * of none, among them llog's notices of dropped records and its crash
+	 * record). The longest name that matches a record's category decides;
+	 * a record no name matches is received only when the list has no
+	 * selecting name (only "!name"s). FATAL records go to every sink,
+	 * whatever its selection. NULL or "": every category. So "db" sends
+	 * db and its children to one sink, "!db" everything else to another.
+	 * A malformed list: llog_add_sink_opts() returns -EINVAL
+	 * (llog_sink_error() says why). */
+	const char *categories;
 };
 
 /*
@@ -658,6 +672,9 @@ LLOG_EXPORT struct llog_sink *llog_file_sink(const struct llog_file_options *opt
  * is the same text.
  */
 LLOG_EXPORT const char *llog_file_sink_error(void);
+/* The same text, also set by llog_add_sink_opts() when it refuses its
+ * options ("" when it accepted them). */
+LLOG_EXPORT const char *llog_sink_error(void);
 
 /*
  * Asks every file sink to close its file and open its path again before
