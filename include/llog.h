@@ -216,8 +216,8 @@ struct llog_config {
 	 * malformed file as an ERROR record "llog: levels file PATH: WHAT;
 	 * keeping OLD", and the levels stay (so too a file larger than
 	 * 64 KiB, never applied cut). A missing or unreadable file
-	 * changes nothing. Only a regular file is read: a FIFO, a directory
-	 * or a device at the path is refused without blocking (opened
+	 * changes nothing. Only a regular file is read: a FIFO, a directory,
+	 * a device or a socket at the path is refused without blocking (opened
 	 * O_NONBLOCK, checked with fstat), with a line on stderr at
 	 * llog_init() and an ERROR record "llog: levels file PATH: a FIFO;
 	 * keeping OLD" at a reload (a path on a hung network filesystem can

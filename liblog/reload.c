@@ -94,8 +94,13 @@ static char *read_all(const char *p, const char **why)
 	size_t n = 0;
 
 	*why = NULL;
-	if (fd < 0)
+	if (fd < 0) {
+		/* A socket (ENXIO) or a device without its driver: open
+		 * refuses it, but it is there; say what it is. */
+		if (errno != ENOENT && stat(p, &st) == 0 && !S_ISREG(st.st_mode))
+			*why = kind_of(st.st_mode);
 		return NULL;
+	}
 	if (fstat(fd, &st) != 0) {
 		close(fd);
 		return NULL;

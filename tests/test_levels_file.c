@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -190,8 +192,8 @@ static const char *start_capturing_stderr(struct memsink *m, struct llog_config 
 	return text;
 }
 
-/* Replaces the levels path (race_path) with a FIFO, a directory or a
- * symbolic link to /dev/zero, or a regular file of text. */
+/* Replaces the levels path (race_path) with a FIFO, a directory, a
+ * symbolic link to /dev/zero or a unix socket, or a regular file of text. */
 static void make_path(const char *kind, const char *text)
 {
 	char tmp[160];
@@ -203,6 +205,15 @@ static void make_path(const char *kind, const char *text)
 		assert_int_equal(mkdir(tmp, 0700), 0);
 	} else if (strcmp(kind, "chardev") == 0) {
 		assert_int_equal(symlink("/dev/zero", tmp), 0);
+	} else if (strcmp(kind, "sock") == 0) { /* open() fails on it: ENXIO */
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		assert_true(fd >= 0);
+		assert_true(strlen(tmp) < sizeof(a.sun_path));
+		memcpy(a.sun_path, tmp, strlen(tmp) + 1);
+		assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+		close(fd);
 	} else {
 		assert_int_equal(replace_file(race_path, text), 0);
 		return;
@@ -225,7 +236,10 @@ static void test_odd_file_types(void **state)
 	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 60000};
 	static const struct {
 		const char *kind, *says;
-	} odd[] = {{"fifo", "a FIFO"}, {"dir", "a directory"}, {"chardev", "a character device"}};
+	} odd[] = {{"fifo", "a FIFO"},
+		   {"dir", "a directory"},
+		   {"chardev", "a character device"},
+		   {"sock", "a socket"}};
 	const char *err;
 	char want[256];
 
