@@ -1,6 +1,7 @@
 /*
- * control.c - llog_init, llog_add_sink, llog_flush, llog_shutdown and the
- * fork handlers: everything the control lock guards. See control.h.
+ * control.c - llog_init, llog_add_sink, llog_remove_sink, llog_flush,
+ * llog_shutdown and the fork handlers: everything the control lock guards.
+ * See control.h.
  *
  * fork(): prepare takes ctl_lock (no init/shutdown/add_sink is half done
  * when the address space is copied) and has the flusher stop between
@@ -53,12 +54,15 @@ static int registered; /* atexit and pthread_atfork */
  * llog_get_sink_stats; and how many sinks were ever added (for names). */
 static struct llog__sinktab owned;
 static int n_added;
-/* The sinks the last llog_shutdown closed (or left behind, stuck) and
- * their final statistics, for llog_get_sink_stats until the next
- * llog_init. The pointers are compared, never dereferenced (freed). */
+/* The sinks removed since llog_init (llog_remove_sink) and those the last
+ * llog_shutdown closed (or left behind, stuck), oldest first, with their
+ * final statistics, for llog_get_sink_stats until the next llog_init. A
+ * shutdown's table always fits (closed_room drops the oldest removed
+ * ones). The pointers are compared, never dereferenced (freed). */
+#define CLOSED_MAX (2 * LLOG__MAX_SINKS)
 static struct {
-	const struct llog_sink *s[LLOG__MAX_SINKS];
-	struct llog_sink_stats st[LLOG__MAX_SINKS];
+	const struct llog_sink *s[CLOSED_MAX];
+	struct llog_sink_stats st[CLOSED_MAX];
 	int n;
 } closed;
 /* In a fork child: 1 while the inherited flusher (the_flusher, sinks
@@ -116,16 +120,34 @@ static void disown(const struct llog_sink *s)
 	}
 }
 
-/* Under ctl_lock, before t's sinks are closed (llog__flusher_sinktab_close
- * with closed.st): they move from `owned` to `closed`, replacing the
- * previous shutdown's. */
-static void keep_closing(const struct llog__sinktab *t)
+/* Under ctl_lock: room for n more in `closed` (n <= CLOSED_MAX): the
+ * oldest go. */
+static void closed_room(int n)
 {
+	int drop = closed.n + n - CLOSED_MAX;
+
+	if (drop <= 0)
+		return;
+	memmove(&closed.s[0], &closed.s[drop], (size_t)(closed.n - drop) * sizeof(closed.s[0]));
+	memmove(&closed.st[0], &closed.st[drop], (size_t)(closed.n - drop) * sizeof(closed.st[0]));
+	closed.n -= drop;
+}
+
+/* Under ctl_lock, before t's sinks are closed (llog__flusher_sinktab_close
+ * with the returned slots of closed.st): they move from `owned` to the end
+ * of `closed`. */
+static struct llog_sink_stats *keep_closing(const struct llog__sinktab *t)
+{
+	int base;
+
+	closed_room(t->n);
+	base = closed.n;
 	for (int i = 0; i < t->n; i++) {
-		closed.s[i] = t->s[i];
+		closed.s[base + i] = t->s[i];
 		disown(t->s[i]);
 	}
-	closed.n = t->n;
+	closed.n = base + t->n;
+	return &closed.st[base];
 }
 
 /* Under ctl_lock: a sink added at the address of one in `closed` is a
@@ -199,8 +221,8 @@ static int fork_resume(int stop)
 		rc = start_flusher(f);
 	} else {
 		in_ctl = 1;
-		keep_closing(llog__flusher_sinks(f));
-		llog__flusher_sinktab_close(llog__flusher_sinks(f), closed.st);
+		llog__flusher_sinktab_close(llog__flusher_sinks(f),
+					    keep_closing(llog__flusher_sinks(f)));
 		in_ctl = 0;
 		llog__flusher_free(f);
 	}
@@ -506,6 +528,90 @@ int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *ou
 	return rc;
 }
 
+/* Under ctl_lock, llog running: the removal travels to the flusher as a
+ * control record, behind every record pushed before, and a barrier behind
+ * it says when the flusher closed the sink. */
+static int remove_running(struct llog_sink *sink, struct llog_sink_stats *final)
+{
+	struct llog__barrier b = {0};
+	struct llog__sink_rec *sr;
+	int rc;
+
+	if (n_running_sinks <= 1)
+		return -EBUSY; /* the last one: records would reach no sink */
+	sr = calloc(1, sizeof(*sr));
+	if (sr == NULL)
+		return -ENOMEM;
+	sr->rec.kind = LLOG__K_SINK;
+	sr->rec.flags = LLOG__SINK_REMOVE;
+	sr->sink = sink;
+	/* CLOSED only after the flusher's own crash drain (no shutdown runs:
+	 * we hold ctl_lock). */
+	if (llog__push(&sr->rec) != 0) {
+		free(sr);
+		return -ECANCELED;
+	}
+	/* Signalled as soon as the flusher reaches it, after remove_sink
+	 * (flusher.c) closed the sink and wrote sr->final and sr->rc: the
+	 * acquire load of its done flag in llog__flusher_barrier_run pairs
+	 * with the flusher's release store, so both are visible here. */
+	b.rec.flags = LLOG__BARRIER_RENDERED;
+	if (llog__flusher_barrier_run(&b, NULL, -1) < 0)
+		return -ECANCELED; /* a crash drain closed the list: sr is its */
+	rc = sr->rc;
+	*final = sr->final;
+	free(sr);
+	if (rc == 0)
+		n_running_sinks--;
+	return rc;
+}
+
+/* Under ctl_lock, llog not running: sink leaves the pending table, closed
+ * here (its queue's thread never ran: its counters are final). */
+static int remove_pending(struct llog_sink *sink, struct llog_sink_stats *final)
+{
+	for (int i = 0; i < pending.n; i++) {
+		if (pending.s[i] == sink && !(i == 0 && pending.fallback)) {
+			llog__flusher_sinktab_remove(&pending, i, final);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int llog_remove_sink(struct llog_sink *sink)
+{
+	struct llog_sink_stats final;
+	int rc = -ENOENT;
+
+	if (sink == NULL)
+		return -EINVAL;
+	/* A sink's callback (on the flusher or its own thread) or a close
+	 * callback in llog_shutdown: the removal would wait for itself. */
+	if (in_ctl || llog__arena_thread_is_internal())
+		return -EDEADLK;
+	if (pthread_mutex_lock(&ctl_lock) != 0)
+		return -EDEADLK;
+	/* Relaxed: written only under ctl_lock, which we hold. A fork child
+	 * whose inherited flusher waits: started first, as a LOG would. */
+	if (llog__load_relaxed(&fork_restart))
+		(void)fork_resume(0);
+	for (int i = 0; i < owned.n; i++) {
+		if (owned.s[i] != sink || (running && sink == fallback_sink))
+			continue;
+		rc = running ? remove_running(sink, &final) : remove_pending(sink, &final);
+		break;
+	}
+	if (rc == 0) {
+		disown(sink);
+		closed_room(1);
+		closed.s[closed.n] = sink;
+		closed.st[closed.n++] = final;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
 void llog_flush(void)
 {
 	struct llog__barrier b = {0};
@@ -602,8 +708,7 @@ void llog_shutdown(void)
 	the_flusher = NULL;
 	llog__flusher_stop(f);
 	llog__reload_stop();
-	keep_closing(llog__flusher_sinks(f));
-	llog__flusher_sinktab_close(llog__flusher_sinks(f), closed.st);
+	llog__flusher_sinktab_close(llog__flusher_sinks(f), keep_closing(llog__flusher_sinks(f)));
 	llog__flusher_free(f);
 	owned.n = 0;
 	n_running_sinks = 0;

@@ -10,6 +10,7 @@
  * design (flusher.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -236,6 +237,42 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 	llog__capture_clear(); /* e goes out of scope */
 }
 
+/*
+ * F4, a removal record (llog_remove_sink): the sink leaves the table here,
+ * after the records before the removal in the list were handed to it and
+ * before any after it. A queued sink first gets the marker that ends what
+ * this round put in its queue (epoch + 1, the epoch this round's F5 will
+ * give the other queues), so that the drain in close_one waits for those
+ * entries too. The barriers waiting for the queues keep their epochs per
+ * sink index: the indices above i move down with the table. The record
+ * stays the remover's (a barrier behind it tells it the result is there).
+ */
+static void remove_sink(struct llog__flusher *f, struct llog__sink_rec *sr)
+{
+	int i = 0;
+
+	while (i < f->sinks.n && f->sinks.s[i] != sr->sink)
+		i++;
+	if (i == f->sinks.n) {
+		memset(&sr->final, 0, sizeof(sr->final));
+		sr->rc = -ENOENT;
+		return;
+	}
+	if (llog__flusher_queue_of(f, i) != NULL)
+		(void)llog__sinkq_commit(f->sinks.q[i], f->epoch + 1);
+	/* The slot left at the end is the next sink's: nothing waited for. */
+	for (unsigned g = 0; g < f->nwait; g++) {
+		memmove(&f->wait[g].need[i], &f->wait[g].need[i + 1],
+			(size_t)(f->sinks.n - i - 1) * sizeof(f->wait[g].need[0]));
+		f->wait[g].need[f->sinks.n - 1] = 0;
+	}
+	memmove(&f->round_need[i], &f->round_need[i + 1],
+		(size_t)(f->sinks.n - i - 1) * sizeof(f->round_need[0]));
+	f->round_need[f->sinks.n - 1] = 0;
+	llog__flusher_sinktab_remove(&f->sinks, i, &sr->final);
+	sr->rc = 0;
+}
+
 /* What a round leaves for after its commit. */
 struct round {
 	uint64_t nrec;
@@ -332,9 +369,13 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			rd->barriers = pos;
 			break;
 		case LLOG__K_SINK:
+			f->crash_rest = next; /* r is freed or given back below */
+			if (r->flags & LLOG__SINK_REMOVE) {
+				remove_sink(f, (struct llog__sink_rec *)(void *)r);
+				break;
+			}
 			llog__flusher_sinktab_install(&f->sinks, (struct llog__sink_rec *)(void *)r,
 						      LLOG__SINKTAB_IN_ROUND);
-			f->crash_rest = next; /* r is freed below */
 			free(r);
 			break;
 		default:
@@ -610,7 +651,10 @@ void llog__flusher_after_fork(struct llog__flusher *f, struct llist_node *inheri
 	llist_for_each_safe(pos, next, inherited) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
-		if (r->kind == LLOG__K_SINK) {
+		/* A removal in flight: its remover holds the control lock,
+		 * which fork() takes, so none is (a fork from a sink callback
+		 * aside); its record is the parent thread's, left alone. */
+		if (r->kind == LLOG__K_SINK && !(r->flags & LLOG__SINK_REMOVE)) {
 			llog__flusher_sinktab_install(&f->sinks, (struct llog__sink_rec *)(void *)r,
 						      LLOG__SINKTAB_IN_FORK);
 			free(r);

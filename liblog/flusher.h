@@ -76,6 +76,11 @@ struct llog__sinktab {
  * (the caller still owns s and q then). */
 int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, struct llog__sinkq *q,
 			      const struct llog__catsel *sel);
+/* Takes entry i out of t (s[], q[] and sel[] move together, order kept)
+ * and closes its sink as llog__flusher_sinktab_close does one; *final
+ * gets its last statistics (zero for a sink on the flusher). The flusher
+ * (a round) only: the caller moves its own per-sink arrays likewise. */
+void llog__flusher_sinktab_remove(struct llog__sinktab *t, int i, struct llog_sink_stats *final);
 /* Starts the threads of t's queued sinks that do not run, with t->blocked
  * blocked; a sink whose thread cannot start runs on the flusher. Returns 0. */
 int llog__flusher_sinktab_start(struct llog__sinktab *t);
@@ -86,12 +91,22 @@ int llog__flusher_sinktab_start(struct llog__sinktab *t);
  * order. */
 void llog__flusher_sinktab_close(struct llog__sinktab *t, struct llog_sink_stats *final);
 
-/* A sink change on its way to the flusher (malloc'd by llog_add_sink). */
+/* A sink change on its way to the flusher (malloc'd by llog_add_sink and
+ * llog_remove_sink). Without LLOG__SINK_REMOVE in rec.flags it installs
+ * `sink` (and the flusher frees it); with it, it removes `sink` from the
+ * table at that point of the list: the flusher closes it (a queued sink's
+ * thread first commits what the records before it put there, within its
+ * drain timeout), writes `final` (its last statistics) and `rc` (0, or
+ * -ENOENT when the table has no such sink), and leaves the record to its
+ * pusher, which learns it is done from a barrier pushed behind it. */
+#define LLOG__SINK_REMOVE 0x01u
 struct llog__sink_rec {
 	struct llog__rec rec;
 	struct llog_sink *sink;
 	struct llog__sinkq *q; /* its queue, or NULL */
 	struct llog__catsel sel;
+	struct llog_sink_stats final; /* a removal's result */
+	int rc;
 };
 
 /* A flush barrier: signalled (done = 1) after the commit of the round that

@@ -149,6 +149,8 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 		int took;
 
+		if (r->kind == LLOG__K_SINK && (r->flags & LLOG__SINK_REMOVE))
+			continue; /* not removed here: it gets the crash too */
 		if (r->kind == LLOG__K_SINK) {
 			/* Installed as the round would have: the records
 			 * after it reach it too (appended: `at` stays valid). */

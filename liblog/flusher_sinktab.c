@@ -3,6 +3,9 @@
  * the flusher (the first one replacing the stderr fallback), their threads
  * started, and closed. See flusher.h for the table's bound.
  *
+ * A sink is removed (llog_remove_sink) by the round that meets its
+ * removal record: llog__flusher_sinktab_remove.
+ *
  * Used by the rounds, the crash drain and the fork hand-off (flusher.c,
  * flusher_drain.c) and by the control lock's tables (control.c); calls
  * nothing of them, nor the crash handler: the signal mask the sinks'
@@ -56,6 +59,22 @@ static void close_one(struct llog_sink *s, struct llog__sinkq *q, struct llog_si
 		llog__sinkq_free(q);
 	}
 	s->ops->close(s);
+}
+
+void llog__flusher_sinktab_remove(struct llog__sinktab *t, int i, struct llog_sink_stats *final)
+{
+	struct llog_sink *s = t->s[i];
+	struct llog__sinkq *q = t->q[i];
+
+	/* Out of the table before it closes: a crash while it does (in its
+	 * close, on this thread) drains to the sinks that stay. */
+	memmove(&t->s[i], &t->s[i + 1], (size_t)(t->n - i - 1) * sizeof(t->s[0]));
+	memmove(&t->q[i], &t->q[i + 1], (size_t)(t->n - i - 1) * sizeof(t->q[0]));
+	memmove(&t->sel[i], &t->sel[i + 1], (size_t)(t->n - i - 1) * sizeof(t->sel[0]));
+	t->n--;
+	if (i == 0)
+		t->fallback = 0; /* the fallback is s[0] or gone */
+	close_one(s, q, final);
 }
 
 void llog__flusher_sinktab_close(struct llog__sinktab *t, struct llog_sink_stats *final)

@@ -407,18 +407,62 @@ struct llog_sink_stats {
 
 /*
  * Fills *out for `sink`: a sink llog owns (added with llog_add_sink* and
- * not yet closed), or one that the last llog_shutdown() closed or left
- * behind (its thread stuck inside it): then the final counters, as they
- * were when shutdown was done with it (they no longer change: a stuck
- * write that returns later is not counted again). Those stay readable
- * until the next llog_init(), or until a sink at the same address is
- * added; the pointer is only compared, never dereferenced, so it may be
+ * not yet closed), or one that llog_remove_sink() removed or the last
+ * llog_shutdown() closed or left behind (its thread stuck inside it): then
+ * the final counters, as they were when llog was done with it (they no
+ * longer change: a stuck write that returns later is not counted again).
+ * Those stay readable until the next llog_init(), or until a sink at the
+ * same address is added (of the sinks removed, the 16 most recent at
+ * least); the pointer is only compared, never dereferenced, so it may be
  * one that was freed. Thread-safe; takes llog's control lock (not from a
  * sink callback or a signal handler; it waits while llog_shutdown runs).
  * No allocation. Returns 0, -EINVAL for NULL, or -ENOENT for a sink llog
  * does not own and did not close at the last shutdown.
  */
 LLOG_EXPORT int llog_get_sink_stats(const struct llog_sink *sink, struct llog_sink_stats *out);
+
+/*
+ * Removes a sink added with llog_add_sink() or llog_add_sink_opts(), while
+ * llog runs or before llog_init(), and closes it.
+ *
+ * Accounting, exactly as at llog_shutdown() for this one sink: every
+ * record logged before the call (a LOG that returned before it, on any
+ * thread) is handed to the sink and committed; none logged after it
+ * reaches it. A sink on a thread of its own gets up to its
+ * drain_timeout_ms to write and commit its queue; what is left then is
+ * counted in undelivered (and in llog_stats.sink_lost) and said on
+ * stderr; a thread stuck inside the sink is waited for another
+ * drain_timeout_ms, then left running with its sink never closed (leaked),
+ * the entry in its hands counted undelivered. The sink's final counters
+ * stay readable with llog_get_sink_stats() (queued == delivered +
+ * undelivered). The other sinks go on meanwhile; the flusher's round that
+ * removes the sink waits for its drain (records logged meanwhile wait in
+ * their arenas, as behind a slow sink on the flusher).
+ *
+ * The last sink of a running llog is not removed (-EBUSY): records would
+ * then reach no sink. Add its replacement first (the stderr fallback that
+ * llog_init() makes when no sink was added is not a sink one can remove:
+ * -ENOENT). Before llog_init() the pending sinks may all be removed; then
+ * llog_init() makes the fallback as usual.
+ *
+ * Ownership: the sink is closed (freed) when this returns 0; the pointer
+ * must not be used again (but for llog_get_sink_stats, which only
+ * compares it). A slot is freed: llog_add_sink() may add another.
+ * fork(): the call holds llog's control lock, which fork() takes; a child
+ * has the sinks its parent had at fork(), the sink removed or not.
+ * Thread-safe; blocks until the flusher removed the sink (a barrier, as
+ * llog_flush()) and while llog_init/llog_shutdown/llog_add_sink run;
+ * allocates one small record. Not from a sink's callback, a sink's thread
+ * or a signal handler.
+ *
+ * Returns 0; -EINVAL for NULL; -ENOENT for a sink that llog does not own
+ * (never added, already removed, closed by llog_shutdown, the fallback);
+ * -EBUSY for the last sink while llog runs; -EDEADLK from a sink's callback
+ * or thread (or a close callback during llog_shutdown), where it would
+ * wait for itself; -ENOMEM; -ECANCELED when the flusher's crash drain
+ * closed llog (the process is ending).
+ */
+LLOG_EXPORT int llog_remove_sink(struct llog_sink *sink);
 
 /* ---- console ----------------------------------------------------------- */
 

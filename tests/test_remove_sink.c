@@ -1,0 +1,454 @@
+/*
+ * test_remove_sink.c - llog_remove_sink (llog/sinks.h): a zstd text file,
+ * a JSON file and a syslog sink to a real rsyslogd over TCP, removed while
+ * llog runs, each get exactly the records logged before the removal, once
+ * and in order, and none after it; a sink that stays gets them all; the
+ * removed sinks' final statistics stay readable and add up. A sink whose
+ * thread is stuck in a call is removed after its drain timeout with its
+ * entries counted undelivered; a slot freed by a removal takes a new sink;
+ * removal before llog_init, of the last sink, from a sink's callback, and
+ * of what is not a sink are answered as the header says.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+#include "childproc.h"
+#include "rsyslogd_proc.h"
+#include "testutil.h"
+
+#define APP "llogremove"
+#define N 200 /* records before the removal, and after it */
+#define MAX_SINKS 16 /* llog's table (liblog/flusher.h LLOG__MAX_SINKS) */
+
+/* Occurrences of needle in text. */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* text has "<k=i>" exactly once for i in [0, upto), in order, and none
+ * for i in [upto, 2N). */
+static void check(const char *what, const char *text, int upto)
+{
+	const char *p = text;
+	char needle[32];
+
+	for (int i = 0; i < 2 * N; i++) {
+		int n;
+
+		snprintf(needle, sizeof(needle), "<k=%d>", i);
+		n = count(text, needle);
+		if (n != (i < upto))
+			fail_msg("%s: %d records '%s', want %d", what, n, needle, i < upto);
+		if (i < upto) {
+			p = strstr(p, needle);
+			if (p == NULL)
+				fail_msg("%s: '%s' out of order", what, needle);
+		}
+	}
+}
+
+/* ---- a callback sink kept in memory -------------------------------------- */
+
+struct mem {
+	char *buf;
+	size_t len, cap;
+	int rc_inside; /* what llog_remove_sink returned from a callback */
+	struct llog_sink *victim; /* removed from the callback, when set */
+};
+
+/* On the flusher (or the sink's thread); read after llog_shutdown or a
+ * removal (whose barrier orders it). */
+static void mem_entry(void *user, const struct llog_entry *e)
+{
+	struct mem *m = user;
+
+	if (m->victim != NULL) {
+		m->rc_inside = llog_remove_sink(m->victim);
+		m->victim = NULL;
+	}
+	if (m->len + e->msg_len + 2 > m->cap) {
+		m->cap = (m->cap + e->msg_len + 2) * 2;
+		m->buf = realloc(m->buf, m->cap);
+		if (m->buf == NULL)
+			abort();
+	}
+	memcpy(m->buf + m->len, e->msg, e->msg_len);
+	m->len += e->msg_len;
+	m->buf[m->len++] = '\n';
+	m->buf[m->len] = '\0';
+}
+
+static struct llog_sink *mem_sink(struct mem *m)
+{
+	struct llog_callback_options co = {.on_entry = mem_entry, .user = m};
+
+	memset(m, 0, sizeof(*m));
+	m->cap = 1024;
+	m->buf = calloc(1, m->cap);
+	assert_non_null(m->buf);
+	return llog_callback_sink(&co);
+}
+
+static void log_range(int from, int to)
+{
+	for (int i = from; i < to; i++)
+		LOG_INFO("<k=%d>", i);
+}
+
+/* ---- a file, a JSON file and syslog removed while llog runs --------------- */
+
+static struct rsyslogd rs;
+static int rs_made; /* rs to be removed by the teardown */
+
+static void test_remove_outputs(void **state)
+{
+	const char *tpl = getenv("LLOG_SYSLOG_CONF");
+	struct llog_file_options text = {0}, json = {.format = LLOG_FORMAT_JSON,
+						     .compression = LLOG_FILE_PLAIN};
+	struct llog_syslog_options so = {.app_name = APP, .hostname = "testhost",
+					 .facility = LLOG_FAC_LOCAL3};
+	struct llog_sink *ts, *js, *ss, *ms;
+	struct llog_sink_stats st;
+	struct llog_stats before, after;
+	char json_path[160], url[64], out_path[160];
+	static struct mem stay;
+	struct tdir t;
+	char *s;
+
+	(void)state;
+	if (!rsyslogd_installed())
+		skip(); /* scripts/deps.sh test installs rsyslog */
+	assert_non_null(tpl);
+	assert_int_equal(rsyslogd_init(&rs, "llog_remove"), 0);
+	rs_made = 1;
+	if (rsyslogd_configure(&rs, tpl, APP) != 0 || rsyslogd_start(&rs) != 0)
+		fail_msg("%s", rs.why);
+	tdir_make(&t, "llog_remove_");
+	snprintf(json_path, sizeof(json_path), "%s/app.json", t.dir);
+	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
+	snprintf(out_path, sizeof(out_path), "%s/out.log", rs.dir);
+	text.path = t.log;
+	json.path = json_path;
+	so.url = url;
+	ts = llog_file_sink(&text);
+	js = llog_file_sink(&json);
+	ss = llog_syslog_sink(&so); /* on a thread of its own */
+	ms = mem_sink(&stay);
+	assert_non_null(ts);
+	assert_non_null(js);
+	assert_non_null(ss);
+	assert_non_null(ms);
+	assert_int_equal(llog_add_sink(ts), 0);
+	assert_int_equal(llog_add_sink(js), 0);
+	assert_int_equal(llog_add_sink(ss), 0);
+	assert_int_equal(llog_add_sink(ms), 0);
+	assert_int_equal(llog_init(&(struct llog_config){.flush_interval_ms = 10}), 0);
+	llog_get_stats(&before);
+
+	log_range(0, N);
+	/* No flush: the removal itself hands them over. */
+	assert_int_equal(llog_remove_sink(ts), 0);
+	assert_int_equal(llog_remove_sink(js), 0);
+	assert_int_equal(llog_remove_sink(ss), 0);
+	log_range(N, 2 * N);
+
+	assert_int_equal(llog_remove_sink(ts), -ENOENT);
+	assert_int_equal(llog_remove_sink(ss), -ENOENT);
+	/* The removed sinks' final statistics: syslog's queue delivered all
+	 * N; the files ran on the flusher (all zero). */
+	assert_int_equal(llog_get_sink_stats(ss, &st), 0);
+	assert_int_equal(st.queued, N);
+	assert_int_equal(st.queued, st.delivered + st.undelivered);
+	assert_int_equal(st.undelivered, 0);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(llog_get_sink_stats(ts, &st), 0);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(llog_get_sink_stats(js, &st), 0);
+	llog_shutdown();
+	llog_get_stats(&after);
+	assert_int_equal(after.sink_lost - before.sink_lost, 0);
+	assert_int_equal(after.written - before.written, 2 * N);
+	/* Still readable after the shutdown. */
+	assert_int_equal(llog_get_sink_stats(ss, &st), 0);
+	assert_int_equal(st.delivered, N);
+
+	s = read_zstdcat(&t);
+	check("text file", s, N);
+	free(s);
+	s = slurp(json_path, NULL);
+	check("JSON file", s, N);
+	free(s);
+	check("staying callback", stay.buf, 2 * N);
+	free(stay.buf);
+	/* rsyslog writes what it received in its own time; the sink was
+	 * closed (its connection too) before record N was logged, so what
+	 * it has once it has N is all it will have. */
+	for (int64_t end = now_ms() + 30000;;) {
+		s = file_lines(out_path) > 0 ? slurp(out_path, NULL) : strdup("");
+		assert_non_null(s);
+		if (count(s, "<k=") >= N)
+			break;
+		free(s);
+		if (now_ms() > end)
+			fail_msg("rsyslog wrote fewer than %d records within 30 s", N);
+		sleep_ms(20);
+	}
+	rsyslogd_stop(&rs, SIGTERM); /* its output complete */
+	free(s);
+	s = slurp(out_path, NULL);
+	assert_non_null(s);
+	check("syslog", s, N);
+	free(s);
+	tdir_remove(&t);
+}
+
+/* ---- a sink stuck in a call ---------------------------------------------- */
+
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int closed; /* write waits while set */
+	int held;   /* a write waits at the gate */
+};
+
+struct stuck {
+	struct llog_sink base;
+	struct gate g;
+	int closed;
+	long writes;
+};
+
+static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	struct stuck *st = (struct stuck *)sk;
+
+	(void)e;
+	pthread_mutex_lock(&st->g.lock);
+	while (st->g.closed) {
+		st->g.held = 1;
+		pthread_cond_broadcast(&st->g.cond);
+		pthread_cond_wait(&st->g.cond, &st->g.lock);
+	}
+	st->g.held = 0;
+	st->writes++;
+	pthread_mutex_unlock(&st->g.lock);
+	return 0;
+}
+
+static long stuck_commit(struct llog_sink *sk)
+{
+	(void)sk;
+	return 0;
+}
+
+static void stuck_close(struct llog_sink *sk)
+{
+	((struct stuck *)sk)->closed = 1;
+}
+
+static const struct llog_sink_ops stuck_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = stuck_write,
+	.commit = stuck_commit,
+	.close = stuck_close,
+	.flags = LLOG_SINK_F_MAY_BLOCK, /* AUTO: a thread of its own */
+};
+
+static void stuck_init(struct stuck *sk, int gate_closed)
+{
+	memset(sk, 0, sizeof(*sk));
+	sk->base.ops = &stuck_ops;
+	pthread_mutex_init(&sk->g.lock, NULL);
+	pthread_cond_init(&sk->g.cond, NULL);
+	sk->g.closed = gate_closed;
+}
+
+/* Waits until a write is held at the gate. */
+static void gate_wait_held(struct stuck *sk)
+{
+	pthread_mutex_lock(&sk->g.lock);
+	while (!sk->g.held)
+		pthread_cond_wait(&sk->g.cond, &sk->g.lock);
+	pthread_mutex_unlock(&sk->g.lock);
+}
+
+/*
+ * Its thread is inside a write: the removal returns after the drain
+ * timeout (and the wait for the thread), with the entry in its hands and
+ * the 9 behind it undelivered (in sink_lost too), and leaves the sink
+ * unclosed. The staying sink gets everything; a sink added afterwards gets
+ * what is logged after it. Last: the stuck thread stays until the
+ * process exits.
+ */
+static void test_remove_stuck(void **state)
+{
+	static struct stuck sk;
+	static struct mem stay, late;
+	struct llog_sink_options qo = {.drain_timeout_ms = 100};
+	struct llog_sink_stats st;
+	struct llog_stats before, after;
+	struct llog_sink *ls;
+
+	(void)state;
+	stuck_init(&sk, 1);
+	assert_int_equal(llog_add_sink(mem_sink(&stay)), 0);
+	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&before);
+	LOG_INFO("<k=0>");
+	gate_wait_held(&sk);
+	log_range(1, 10);
+	assert_int_equal(llog_remove_sink(&sk.base), 0);
+	llog_get_stats(&after);
+	assert_int_equal(sk.closed, 0);
+	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
+	assert_int_equal(st.queued, 10);
+	assert_int_equal(st.delivered, 0);
+	assert_int_equal(st.undelivered, 10);
+	assert_int_equal(st.queued, st.delivered + st.undelivered);
+	assert_int_equal(after.sink_lost - before.sink_lost, 10);
+	assert_int_equal(llog_remove_sink(&sk.base), -ENOENT);
+
+	log_range(10, N);
+	ls = mem_sink(&late);
+	assert_int_equal(llog_add_sink(ls), 0);
+	log_range(N, 2 * N);
+	llog_shutdown();
+	check("staying callback", stay.buf, 2 * N);
+	/* exactly those logged after it was added */
+	for (int i = 0; i < 2 * N; i++) {
+		char needle[32];
+
+		snprintf(needle, sizeof(needle), "<k=%d>", i);
+		assert_int_equal(count(late.buf, needle), i >= N);
+	}
+	free(stay.buf);
+	free(late.buf);
+}
+
+/* ---- before llog_init, the last sink, errors ------------------------------ */
+
+static void test_remove_before_init(void **state)
+{
+	static struct stuck a;
+	static struct mem b;
+	struct llog_sink_stats st;
+	struct llog_sink *bs;
+
+	(void)state;
+	stuck_init(&a, 0);
+	bs = mem_sink(&b);
+	assert_int_equal(llog_remove_sink(NULL), -EINVAL);
+	assert_int_equal(llog_remove_sink(&a.base), -ENOENT); /* not added */
+	assert_int_equal(llog_add_sink(&a.base), 0);          /* own thread */
+	assert_int_equal(llog_add_sink(bs), 0);
+	assert_int_equal(llog_remove_sink(&a.base), 0);
+	assert_int_equal(a.closed, 1);
+	assert_int_equal(llog_get_sink_stats(&a.base, &st), 0);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(llog_remove_sink(&a.base), -ENOENT);
+	assert_int_equal(llog_init(NULL), 0);
+	log_range(0, N);
+	/* The last sink of a running llog stays. */
+	assert_int_equal(llog_remove_sink(bs), -EBUSY);
+	llog_shutdown();
+	assert_int_equal(a.writes, 0);
+	check("callback", b.buf, N);
+	free(b.buf);
+	/* closed by the shutdown: not llog's any more */
+	assert_int_equal(llog_remove_sink(bs), -ENOENT);
+}
+
+/* From a sink's callback (on the flusher): it would wait for itself. */
+static void test_remove_from_callback(void **state)
+{
+	static struct mem a, b;
+	struct llog_sink *as, *bs;
+
+	(void)state;
+	as = mem_sink(&a);
+	bs = mem_sink(&b);
+	assert_int_equal(llog_add_sink(as), 0);
+	assert_int_equal(llog_add_sink(bs), 0);
+	a.rc_inside = 1;
+	a.victim = bs;
+	assert_int_equal(llog_init(NULL), 0);
+	log_range(0, N);
+	llog_shutdown();
+	assert_int_equal(a.rc_inside, -EDEADLK);
+	check("a", a.buf, N);
+	check("b", b.buf, N);
+	free(a.buf);
+	free(b.buf);
+}
+
+/* A full table: a removal frees a slot, once. */
+static void test_remove_frees_slot(void **state)
+{
+	static struct mem m[MAX_SINKS + 2];
+	struct llog_sink *s[MAX_SINKS + 2];
+
+	(void)state;
+	for (int i = 0; i < MAX_SINKS + 2; i++)
+		s[i] = mem_sink(&m[i]);
+	for (int i = 0; i < MAX_SINKS; i++)
+		assert_int_equal(llog_add_sink(s[i]), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	log_range(0, N);
+	assert_int_equal(llog_remove_sink(s[3]), 0);
+	assert_int_equal(llog_add_sink(s[MAX_SINKS]), 0);
+	log_range(N, 2 * N);
+	assert_int_equal(llog_add_sink(s[MAX_SINKS + 1]), -ENOSPC); /* closed by it */
+	llog_shutdown();
+	for (int i = 0; i < MAX_SINKS; i++)
+		check("sink", m[i].buf, i == 3 ? N : 2 * N);
+	for (int i = N; i < 2 * N; i++) {
+		char needle[32];
+
+		snprintf(needle, sizeof(needle), "<k=%d>", i);
+		assert_int_equal(count(m[MAX_SINKS].buf, needle), 1);
+	}
+	assert_int_equal(count(m[MAX_SINKS].buf, "<k=0>"), 0);
+	for (int i = 0; i < MAX_SINKS + 2; i++)
+		free(m[i].buf);
+}
+
+/* After every case, passed or failed: llog stopped, rsyslogd gone. */
+static int teardown(void **state)
+{
+	(void)state;
+	llog_shutdown();
+	if (rs_made) {
+		rs_made = 0;
+		return rsyslogd_remove(&rs);
+	}
+	return 0;
+}
+
+TEST_MAIN(
+	cmocka_unit_test_teardown(test_remove_outputs, teardown),
+	cmocka_unit_test_teardown(test_remove_before_init, teardown),
+	cmocka_unit_test_teardown(test_remove_from_callback, teardown),
+	cmocka_unit_test_teardown(test_remove_frees_slot, teardown),
+	cmocka_unit_test_teardown(test_remove_stuck, teardown),
+)
