@@ -156,14 +156,15 @@ struct llog_line_options {
  * thread or on the sink's own thread (version 3, llog_add_sink_opts), never
  * concurrently with another callback of the same sink, and must not call
  * LOG (such records are dropped and counted) or llog_flush /
- * llog_shutdown (they return at once there).
+ * llog_shutdown (they return at once there) or llog_remove_sink (it
+ * returns -EDEADLK there).
  *   write   gets each entry at or above the sink's level. Returns the bytes
  *           it accepted (>= 0) or a negative errno (counted in write_errors).
  *   commit  ends a flusher batch: the sink makes everything written so far
  *           reach its medium (one write(2) of its buffer, a zstd frame end).
  *           Returns the bytes written to the medium or a negative errno.
- *   close   flushes and frees the sink (at llog_shutdown, or when
- *           llog_add_sink fails).
+ *   close   flushes and frees the sink (at llog_shutdown, at
+ *           llog_remove_sink, or when llog_add_sink fails).
  * Version 2 adds (each may be NULL):
  *   after_fork  called in the child of a fork() of a process where llog
  *           runs, on the thread that forked, before fork() returns (no
