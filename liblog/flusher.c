@@ -243,7 +243,7 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
  * before any after it. A queued sink first gets the marker that ends what
  * this round put in its queue (epoch + 1, the epoch this round's F5 will
  * give the other queues), so that the drain in close_one waits for those
- * entries too. The barriers waiting for the queues keep their epochs per
+ * entries too; a sink on the flusher is committed, as F5 would. The barriers waiting for the queues keep their epochs per
  * sink index: the indices above i move down with the table. The record
  * stays the remover's (a barrier behind it tells it the result is there).
  */
@@ -260,6 +260,8 @@ static void remove_sink(struct llog__flusher *f, struct llog__sink_rec *sr)
 	}
 	if (llog__flusher_queue_of(f, i) != NULL)
 		(void)llog__sinkq_commit(f->sinks.q[i], f->epoch + 1);
+	else /* on the flusher: committed as F5 would, counted as there */
+		llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
 	/* The slot left at the end is the next sink's: nothing waited for. */
 	for (unsigned g = 0; g < f->nwait; g++) {
 		memmove(&f->wait[g].need[i], &f->wait[g].need[i + 1],
