@@ -7,11 +7,14 @@
  * thread is stuck in a call is removed after its drain timeout with its
  * entries counted undelivered; a slot freed by a removal takes a new sink;
  * removal before llog_init, of the last sink, from a sink's callback, and
- * of what is not a sink are answered as the header says.
+ * of what is not a sink are answered as the header says. Threads that log
+ * while a queued sink is removed: it has each thread's records up to at
+ * least those logged before the call, once, in order, with no gap.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -433,6 +436,127 @@ static void test_remove_frees_slot(void **state)
 		free(m[i].buf);
 }
 
+/* ---- removal while threads log -------------------------------------------- */
+
+#define THREADS 4
+#define PER_THREAD 20000
+
+/* What a sink saw of the threads' records "<t=T i=I>": per thread, the
+ * next I expected (each thread's records once, in order, from 0). */
+struct per_thread {
+	long next[THREADS];
+	long bad;
+};
+
+static void pt_entry(void *user, const struct llog_entry *e)
+{
+	struct per_thread *p = user;
+	int t, i;
+
+	if (sscanf(e->msg, "<t=%d i=%d>", &t, &i) != 2 || t < 0 || t >= THREADS ||
+	    i != p->next[t]) {
+		p->bad++;
+		return;
+	}
+	p->next[t]++;
+}
+
+/* How many records each thread's LOG returned from (release: pairs with
+ * the test's acquire load, which then knows those LOGs returned). */
+static _Atomic long logged[THREADS];
+static _Atomic int thread_ids;
+
+static void *logger(void *arg)
+{
+	int t = atomic_fetch_add_explicit(&thread_ids, 1, memory_order_relaxed);
+
+	(void)arg;
+	for (int i = 0; i < PER_THREAD; i++) {
+		LOG_INFO("<t=%d i=%d>", t, i);
+		atomic_store_explicit(&logged[t], i + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+/* The removed sink's view: read by the remover after its removal (the
+ * sink's thread stopped: llog_remove_sink's barrier orders it). */
+static struct per_thread *gone_seen;
+
+static void *remover(void *arg)
+{
+	struct llog_sink *victim = arg;
+	long before[THREADS];
+
+	/* Once a quarter of the records were logged. */
+	for (;;) {
+		long sum = 0;
+
+		for (int t = 0; t < THREADS; t++)
+			sum += atomic_load_explicit(&logged[t], memory_order_acquire);
+		if (sum >= THREADS * PER_THREAD / 4)
+			break;
+		sched_yield();
+	}
+	for (int t = 0; t < THREADS; t++)
+		before[t] = atomic_load_explicit(&logged[t], memory_order_acquire);
+	if (llog_remove_sink(victim) != 0)
+		return (void *)1;
+	/* Each thread's records up to `before` were logged before the call. */
+	for (int t = 0; t < THREADS; t++)
+		if (gone_seen->next[t] < before[t])
+			return (void *)2;
+	return NULL;
+}
+
+/*
+ * Threads log while another removes a queued sink: the removed sink has
+ * each thread's records once, in order, from the first up to at least
+ * those logged before the removal began and with no gap; the staying sink
+ * all of them; the removed sink's statistics add up.
+ */
+static void test_remove_while_logging(void **state)
+{
+	static struct per_thread gone, stay;
+	struct llog_callback_options go = {.on_entry = pt_entry, .user = &gone},
+				     so = {.on_entry = pt_entry, .user = &stay};
+	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	struct llog_sink *gs = llog_callback_sink(&go);
+	struct llog_sink_stats st;
+	pthread_t th[THREADS], rm;
+	void *rc;
+	long total = 0;
+
+	(void)state;
+	memset(&gone, 0, sizeof(gone));
+	memset(&stay, 0, sizeof(stay));
+	gone_seen = &gone;
+	atomic_store(&thread_ids, 0);
+	for (int t = 0; t < THREADS; t++)
+		atomic_store(&logged[t], 0);
+	assert_int_equal(llog_add_sink_opts(gs, &qo), 0);
+	assert_int_equal(llog_add_sink(llog_callback_sink(&so)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	assert_int_equal(pthread_create(&rm, NULL, remover, gs), 0);
+	for (int t = 0; t < THREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, logger, NULL), 0);
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_join(rm, &rc);
+	assert_null(rc);
+	llog_shutdown();
+	assert_int_equal(gone.bad, 0);
+	assert_int_equal(stay.bad, 0);
+	for (int t = 0; t < THREADS; t++) {
+		assert_int_equal(stay.next[t], PER_THREAD);
+		total += gone.next[t];
+	}
+	assert_int_equal(llog_get_sink_stats(gs, &st), 0);
+	assert_int_equal(st.queued, (uint64_t)total);
+	assert_int_equal(st.delivered, (uint64_t)total);
+	assert_int_equal(st.undelivered, 0);
+	assert_int_equal(st.dropped, 0);
+}
+
 /* After every case, passed or failed: llog stopped, rsyslogd gone. */
 static int teardown(void **state)
 {
@@ -450,5 +574,6 @@ TEST_MAIN(
 	cmocka_unit_test_teardown(test_remove_before_init, teardown),
 	cmocka_unit_test_teardown(test_remove_from_callback, teardown),
 	cmocka_unit_test_teardown(test_remove_frees_slot, teardown),
+	cmocka_unit_test_teardown(test_remove_while_logging, teardown),
 	cmocka_unit_test_teardown(test_remove_stuck, teardown),
 )
