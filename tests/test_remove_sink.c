@@ -9,7 +9,8 @@
  * removal before llog_init, of the last sink, from a sink's callback, and
  * of what is not a sink are answered as the header says. Threads that log
  * while a queued sink is removed: it has each thread's records up to at
- * least those logged before the call, once, in order, with no gap.
+ * least those logged before the call, once, in order, with no gap. A
+ * fork child after a removal has the sinks its parent had then.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@
 #include "llog/sinks.h"
 #include "childproc.h"
 #include "rsyslogd_proc.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 #define APP "llogremove"
@@ -557,6 +559,61 @@ static void test_remove_while_logging(void **state)
 	assert_int_equal(st.dropped, 0);
 }
 
+/* ---- fork() after a removal ---------------------------------------------- */
+
+/*
+ * A child forked after a removal has the sinks its parent had then: its
+ * records reach the staying file, never the removed one (plain text files,
+ * appended to by both processes in whole writes).
+ */
+static void test_remove_then_fork(void **state)
+{
+	struct llog_file_options ao = {.compression = LLOG_FILE_PLAIN},
+				 bo = {.compression = LLOG_FILE_PLAIN};
+	char a_path[160], b_path[160];
+	struct llog_sink *as;
+	struct tdir t;
+	pid_t pid;
+	char *s;
+
+	(void)state;
+#ifdef TEST_TSAN
+	skip(); /* fork() with threads: not under TSan */
+#endif
+	tdir_make(&t, "llog_remove_fork_");
+	snprintf(a_path, sizeof(a_path), "%s/a.log", t.dir);
+	snprintf(b_path, sizeof(b_path), "%s/b.log", t.dir);
+	ao.path = a_path;
+	bo.path = b_path;
+	as = llog_file_sink(&ao);
+	assert_non_null(as);
+	assert_int_equal(llog_add_sink(as), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	log_range(0, N);
+	assert_int_equal(llog_remove_sink(as), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (int i = 0; i < 10; i++)
+			LOG_INFO("<child=%d>", i);
+		llog_shutdown();
+		_exit(0);
+	}
+	assert_int_equal(child_exit_code(pid), 0);
+	log_range(N, 2 * N);
+	llog_shutdown();
+	s = slurp(a_path, NULL);
+	check("removed file", s, N);
+	assert_int_equal(count(s, "<child="), 0);
+	free(s);
+	s = slurp(b_path, NULL);
+	check("staying file", s, 2 * N);
+	assert_int_equal(count(s, "<child="), 10);
+	free(s);
+	tdir_remove(&t);
+}
+
 /* After every case, passed or failed: llog stopped, rsyslogd gone. */
 static int teardown(void **state)
 {
@@ -575,5 +632,6 @@ TEST_MAIN(
 	cmocka_unit_test_teardown(test_remove_from_callback, teardown),
 	cmocka_unit_test_teardown(test_remove_frees_slot, teardown),
 	cmocka_unit_test_teardown(test_remove_while_logging, teardown),
+	cmocka_unit_test_teardown(test_remove_then_fork, teardown),
 	cmocka_unit_test_teardown(test_remove_stuck, teardown),
 )
