@@ -78,8 +78,10 @@ int llog__flusher_sinktab_add(struct llog__sinktab *t, struct llog_sink *s, stru
 			      const struct llog__catsel *sel);
 /* Takes entry i out of t (s[], q[] and sel[] move together, order kept)
  * and closes its sink as llog__flusher_sinktab_close does one; *final
- * gets its last statistics (zero for a sink on the flusher). The flusher
- * (a round) only: the caller moves its own per-sink arrays likewise. */
+ * gets its last statistics (zero for a sink on the flusher). On the
+ * flusher's table from a round (flusher.c remove_sink, which moves the
+ * flusher's own per-sink arrays likewise), or on a table no flusher uses
+ * (control.c's pending sinks). */
 void llog__flusher_sinktab_remove(struct llog__sinktab *t, int i, struct llog_sink_stats *final);
 /* Starts the threads of t's queued sinks that do not run, with t->blocked
  * blocked; a sink whose thread cannot start runs on the flusher. Returns 0. */
