@@ -32,15 +32,20 @@ int soak_parse(const char *msg, size_t len, long *t, int64_t *s)
 	char buf[64];
 	size_t n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
 	long long tt, ss;
-	int kind;
+	int kind, end = 0;
 
 	if (n < 8 || memcmp(msg, "soak ", 5) != 0)
 		return 0;
 	memcpy(buf, msg, n);
 	buf[n] = '\0';
-	if (sscanf(buf, "soak w=%lld s=%lld", &tt, &ss) == 2)
+	/* The number must end where the record says (a space): on the
+	 * console, whose stderr llog's own diagnostics and fork children
+	 * share, another writer's line can land inside a record's line
+	 * ("s=86llog: ...37 ..."): such a line does not parse (a bad line,
+	 * not a record). */
+	if (sscanf(buf, "soak w=%lld s=%lld%n", &tt, &ss, &end) == 2 && buf[end] == ' ')
 		kind = 1;
-	else if (sscanf(buf, "soak c=%lld s=%lld", &tt, &ss) == 2)
+	else if (sscanf(buf, "soak c=%lld s=%lld%n", &tt, &ss, &end) == 2 && buf[end] == ' ')
 		kind = 2;
 	else
 		return 0;
