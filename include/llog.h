@@ -123,6 +123,31 @@ enum llog_field_type {
 /* The string value was cut to the limit (its first len bytes are here,
  * never half a UTF-8 character); every output shows a marker. */
 #define LLOG_FIELD_TRUNCATED 0x1u
+/* The string value is a hex dump (LLOG_HEX): two lowercase hex digits a
+ * byte, "" for none; with LLOG_FIELD_TRUNCATED, of the first LLOG_HEX_MAX
+ * bytes. (Since 0.9.) */
+#define LLOG_FIELD_HEX 0x2u
+
+/*
+ * A buffer's bytes as a field's value, shown in hex (since 0.9):
+ *     LOG_DEBUG_KV(("peer", peer, "frame", LLOG_HEX(buf, n)), "frame in");
+ * gives the field frame="0a1bff..." in text, "frame":"0a1bff..." in JSON,
+ * and the same digits in RFC 5424 structured data, journald and binary
+ * files. The call copies the len bytes at ptr into the thread's arena, as
+ * it copies a string (no formatting at the call: the flusher writes the
+ * digits); at most LLOG_HEX_MAX bytes, a longer buffer cut there and the
+ * field flagged LLOG_FIELD_TRUNCATED. ptr NULL: a NULL field. A sink sees
+ * an LLOG_FIELD_STR field of 2 * len digits, flagged LLOG_FIELD_HEX. Also
+ * a context value (llog_ctx_set, llog_ctx_set_hex: the digits made at the
+ * set). As a printf argument (LOG_INFO("%s", LLOG_HEX(...))) it does not
+ * pass the compiler's format check: a pointer to a struct is not a string.
+ */
+#define LLOG_HEX_MAX 512
+struct llog_hex {
+	const void *ptr;
+	size_t len;
+};
+#define LLOG_HEX(ptr, len) (&(const struct llog_hex){(const void *)(ptr), (size_t)(len)})
 
 /* One field as a sink sees it: valid during the sink's write call only. */
 struct llog_field {
@@ -817,7 +842,8 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * A key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes (checked at
  * compile time); a value's type picks the field's type (_Generic): signed
  * integers (char included) I64, unsigned U64, float/double F64, _Bool
- * BOOL, char * / const char * STR (a NULL one: NULL, at run time). Any
+ * BOOL, char * / const char * STR (a NULL one: NULL, at run time),
+ * LLOG_HEX(ptr, len) a buffer's bytes in hex (STR, LLOG_FIELD_HEX). Any
  * other type does not compile, with one error that names these types
  * ("llog: a field's value must be ..."); nor does an odd count or more
  * than LLOG_FIELDS_MAX pairs. Keys and types are the call site's static data; below the
@@ -873,6 +899,9 @@ LLOG_EXPORT int llog_ctx_set_f64(const char *key, double v);
 LLOG_EXPORT int llog_ctx_set_bool(const char *key, int v);
 /* v copied; NULL: a NULL field. */
 LLOG_EXPORT int llog_ctx_set_str(const char *key, const char *v);
+/* The len bytes at p as hex digits (LLOG_HEX: at most LLOG_HEX_MAX bytes,
+ * made into digits here); p NULL: a NULL field. (Since 0.9.) */
+LLOG_EXPORT int llog_ctx_set_hex(const char *key, const void *p, size_t len);
 /* Removes key (0; -ENOENT when it is not set). */
 LLOG_EXPORT int llog_ctx_remove(const char *key);
 /* Removes every key (and the count of refused keys). Returns 0. */
@@ -891,6 +920,8 @@ LLOG_EXPORT int llog_ctx_clear(void);
 		float: llog_ctx_set_f64, double: llog_ctx_set_f64,            \
 		_Bool: llog_ctx_set_bool,                                     \
 		char *: llog_ctx_set_str, const char *: llog_ctx_set_str,    \
+		struct llog_hex *: llog__ctx_set_hexv,                        \
+		const struct llog_hex *: llog__ctx_set_hexv,                  \
 		default: llog_ctx_set_i64)(                                   \
 		(LLOG__KV_TYPE_CHECK_EXPR(v), key), LLOG__KV_SAFE(v))
 #endif

@@ -188,6 +188,28 @@ int llog_ctx_set_str(const char *key, const char *v)
 	return set(key, f);
 }
 
+int llog_ctx_set_hex(const char *key, const void *p, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	struct llog_field f = {.type = LLOG_FIELD_NULL};
+	char d[2 * LLOG_HEX_MAX];
+
+	if (p != NULL) {
+		size_t n = len < LLOG_HEX_MAX ? len : LLOG_HEX_MAX;
+		const unsigned char *b = p;
+
+		for (size_t i = 0; i < n; i++) {
+			d[2 * i] = digits[b[i] >> 4];
+			d[2 * i + 1] = digits[b[i] & 15];
+		}
+		f.type = LLOG_FIELD_STR;
+		f.v.str.ptr = d;
+		f.v.str.len = 2 * n;
+		f.flags = LLOG_FIELD_HEX | (len > n ? LLOG_FIELD_TRUNCATED : 0);
+	}
+	return set(key, f);
+}
+
 int llog_ctx_remove(const char *key)
 {
 	struct llog_field f[LLOG_CTX_KEYS];
@@ -235,7 +257,8 @@ void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key)
 	if (i < 0)
 		return;
 	s->had = 1;
-	s->type = (int)f[i].type;
+	/* a string's flags (a hex dump, a cut value) above its type's byte */
+	s->type = (int)f[i].type | (f[i].type == LLOG_FIELD_STR ? (int)(f[i].flags << 8) : 0);
 	switch (f[i].type) {
 	case LLOG_FIELD_STR:
 		memcpy(s->str, f[i].v.str.ptr, f[i].v.str.len);
@@ -255,7 +278,7 @@ void llog__ctx_scope_leave(struct llog__ctx_scope *s)
 		(void)llog_ctx_remove(s->key);
 		return;
 	}
-	switch (s->type) {
+	switch (s->type & 0xff) {
 	case LLOG_FIELD_I64:
 		(void)llog_ctx_set_i64(s->key, s->v.i);
 		break;
@@ -268,9 +291,14 @@ void llog__ctx_scope_leave(struct llog__ctx_scope *s)
 	case LLOG_FIELD_BOOL:
 		(void)llog_ctx_set_bool(s->key, (int)s->v.u);
 		break;
-	case LLOG_FIELD_STR:
-		(void)llog_ctx_set_str(s->key, s->str);
+	case LLOG_FIELD_STR: {
+		struct llog_field f = {.type = LLOG_FIELD_STR, .flags = (unsigned)s->type >> 8};
+
+		f.v.str.ptr = s->str;
+		f.v.str.len = strlen(s->str);
+		(void)set(s->key, f);
 		break;
+	}
 	default:
 		(void)llog_ctx_set_str(s->key, NULL);
 	}

@@ -29,6 +29,35 @@ uint32_t llog__kv_str_len(const char *s, int *cut)
 
 #define CALL_HDR 16u
 
+/* A hex value's struct llog_hex (detail.h, llog__kv_hex). */
+static const struct llog_hex *hex(const union llog__kv_val *v)
+{
+	return (const struct llog_hex *)(const void *)v->s;
+}
+
+/* A hex value's slot (its len bytes at p + len, room for 2 * len + 1):
+ * made into its digits where it stands, once (KV_META_RAW then cleared).
+ * Digit pair i goes to p[2i], p[2i + 1], never past byte len + i, which
+ * was read before: no byte is overwritten before it is read. */
+static void hex_expand(unsigned char *p, uint32_t len, unsigned char *meta_at)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint32_t meta;
+
+	memcpy(&meta, meta_at, 4);
+	if (!(meta & LLOG__KV_META_RAW))
+		return;
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned char b = p[len + i];
+
+		p[2 * i] = (unsigned char)digits[b >> 4];
+		p[2 * i + 1] = (unsigned char)digits[b & 15];
+	}
+	p[2 * len] = '\0';
+	meta &= ~LLOG__KV_META_RAW;
+	memcpy(meta_at, &meta, 4);
+}
+
 uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog__kv_val *v,
 			       uint32_t budget, uint32_t *slen, uint32_t *nstored)
 {
@@ -42,6 +71,11 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 
 			slen[i] = llog__kv_str_len(v[i].s, &cut);
 			need += llog__kv_align8(slen[i] + 1u);
+		} else if (ks->types[i] == LLOG__KV_HEX && hex(&v[i])->ptr != NULL) {
+			size_t len = hex(&v[i])->len;
+
+			slen[i] = len < LLOG_HEX_MAX ? (uint32_t)len : LLOG_HEX_MAX;
+			need += llog__kv_align8(2u * slen[i] + 1u); /* room for the digits */
 		}
 		if (n + need > budget)
 			break;
@@ -62,6 +96,24 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 	memcpy(p + 12, &left, 4);
 	p += CALL_HDR;
 	for (uint32_t i = 0; i < nstored; i++) {
+		if (ks->types[i] == LLOG__KV_HEX) {
+			const struct llog_hex *h = hex(&v[i]);
+			uint32_t meta = LLOG__KV_META_NULL, len = 0;
+
+			if (h->ptr != NULL) {
+				len = slen[i];
+				meta = LLOG__KV_META_RAW | (h->len > len ? LLOG__KV_META_CUT : 0);
+			}
+			memcpy(p, &len, 4);
+			memcpy(p + 4, &meta, 4);
+			p += 8;
+			if (h->ptr != NULL) {
+				/* the bytes, in the upper half of the digits' room */
+				memcpy(p + len, h->ptr, len);
+				p += llog__kv_align8(2u * len + 1u);
+			}
+			continue;
+		}
 		if (ks->types[i] != LLOG_FIELD_STR) {
 			memcpy(p, &v[i], 8);
 			p += 8;
@@ -177,6 +229,26 @@ static void call_field(const struct llog__kv_site *ks, uint32_t i, const unsigne
 	f->key_len = strlen(f->key);
 	f->type = (enum llog_field_type)ks->types[i];
 	f->flags = 0;
+	if (ks->types[i] == LLOG__KV_HEX) {
+		uint32_t len, meta;
+
+		memcpy(&len, p, 4);
+		memcpy(&meta, p + 4, 4);
+		if (meta & LLOG__KV_META_NULL) {
+			f->type = LLOG_FIELD_NULL;
+			*pp = p + 8;
+			return;
+		}
+		/* The record is the reader's until its bytes are released. */
+		hex_expand((unsigned char *)(uintptr_t)(p + 8), len,
+			   (unsigned char *)(uintptr_t)(p + 4));
+		f->type = LLOG_FIELD_STR;
+		f->flags = LLOG_FIELD_HEX | ((meta & LLOG__KV_META_CUT) ? LLOG_FIELD_TRUNCATED : 0);
+		f->v.str.ptr = (const char *)p + 8;
+		f->v.str.len = 2u * (size_t)len;
+		*pp = p + 8 + llog__kv_align8(2u * len + 1u);
+		return;
+	}
 	if (f->type != LLOG_FIELD_STR) {
 		union llog__kv_val v;
 

@@ -14,6 +14,14 @@
  *       STR: u32 len, u32 meta (KV_META_CUT: cut at LLOG_FIELD_STR_MAX,
  *            KV_META_NULL: a NULL pointer, no bytes), then len bytes,
  *            a NUL and padding to 8.
+ *       HEX (LLOG_HEX, type LLOG__KV_HEX): u32 len (bytes, at most
+ *            LLOG_HEX_MAX), u32 meta (CUT, NULL as for STR; KV_META_RAW),
+ *            then room for 2 * len digits and a NUL, padded to 8, the
+ *            call's len bytes in its upper half. The first reader
+ *            (llog__fields_entry) makes them into the digits where they
+ *            stand and clears KV_META_RAW: the call copies bytes, the
+ *            flusher formats, and every later reader finds digits; a
+ *            sink sees a STR field flagged LLOG_FIELD_HEX.
  *   Per field the call copies 8 bytes (a string: its bytes too): what a
  *   printf argument of the same type costs (fmt.h), no key work.
  *
@@ -41,6 +49,7 @@
 
 #define LLOG__KV_META_CUT 0x1u
 #define LLOG__KV_META_NULL 0x2u
+#define LLOG__KV_META_RAW 0x4u /* a hex value still in bytes */
 
 /* A field list's header and entries (see above). */
 struct llog__kv_list {
@@ -92,8 +101,8 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
  * e->fields, nfields, fields_truncated from a context list (NULL or empty:
  * none) and a call block (NULL: none), into out[LLOG_FIELDS_MAX] (the
  * entry points into ctx, call and out: valid while they are). Counts
- * e->fields_truncated in llog_stats.fields_truncated. Pure code,
- * async-signal-safe.
+ * e->fields_truncated in llog_stats.fields_truncated. Writes only the
+ * call block's hex values, once (above). Pure code, async-signal-safe.
  */
 void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
 			struct llog_entry *e);

@@ -32,6 +32,8 @@ void f(void)
 	LOG_KV(LLOG_WARN, ("k", 1u), "ok");
 	(void)llog_ctx_set("k", i);
 	(void)llog_ctx_set("s", str);
+	LOG_INFO_KV(("hex", LLOG_HEX(str, 1)), "a buffer in hex");
+	(void)llog_ctx_set("hex", LLOG_HEX(&i, sizeof(i)));
 #elif CASE == 1
 	LOG_INFO_KV(("st", st), "struct");
 #elif CASE == 2
@@ -58,5 +60,8 @@ void f(void)
 		    "33 pairs");
 #elif CASE == 10
 	(void)llog_ctx_set("k", st);
+#elif CASE == 11
+	/* a hex dump is a field's value, not a printf argument (-Werror) */
+	LOG_INFO("frame %s", LLOG_HEX(str, 1));
 #endif
 }

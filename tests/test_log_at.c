@@ -30,7 +30,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "childproc.h"
-#include "rsyslogd_proc.h"
+#include "outputs3.h"
 #include "testutil.h"
 
 #define APP "llogat"
@@ -427,40 +427,22 @@ static void check_output(const char *what, const char *text, const char *quote, 
 }
 
 static struct rsyslogd rs;
-static int rs_made; /* rs to be removed by the teardown */
 
 static void test_outputs(void **state)
 {
-	const char *tpl = getenv("LLOG_SYSLOG_CONF");
 	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 10};
-	struct llog_file_options text = {0}, json = {.format = LLOG_FORMAT_JSON,
-						     .compression = LLOG_FILE_PLAIN};
-	struct llog_syslog_options so = {.app_name = APP, .hostname = "testhost",
-					 .facility = LLOG_FAC_LOCAL3};
+	struct outputs3 o;
 	struct llog_stats before, after;
-	char json_path[160], url[64], out_path[160], what[32];
-	struct tdir t;
+	char out_path[sizeof(rs.dir) + 16], what[32];
 	long n = 0;
 	char *s;
 
 	(void)state;
-	if (!rsyslogd_installed())
-		skip(); /* scripts/deps.sh test installs rsyslog */
-	assert_non_null(tpl);
-	assert_int_equal(rsyslogd_init(&rs, "llog_log_at"), 0);
-	rs_made = 1;
-	if (rsyslogd_configure(&rs, tpl, APP) != 0 || rsyslogd_start(&rs) != 0)
-		fail_msg("%s", rs.why);
-	tdir_make(&t, "llog_log_at_");
-	json_path_of(&t, json_path, sizeof(json_path));
-	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
+	outputs3_make(&o, &rs, "llog_log_at_", APP);
 	snprintf(out_path, sizeof(out_path), "%s/out.log", rs.dir);
-	text.path = t.log;
-	json.path = json_path;
-	so.url = url;
-	assert_int_equal(llog_add_sink(llog_file_sink(&text)), 0);
-	assert_int_equal(llog_add_sink(llog_file_sink(&json)), 0);
-	assert_int_equal(llog_add_sink(llog_syslog_sink(&so)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&o.text)), 0);
+	assert_int_equal(llog_add_sink(llog_file_sink(&o.json)), 0);
+	assert_int_equal(llog_add_sink(llog_syslog_sink(&o.so)), 0);
 	assert_int_equal(llog_init(&cfg), 0);
 
 	evaluated = 0;
@@ -484,10 +466,10 @@ static void test_outputs(void **state)
 	assert_int_equal(after.logged, before.logged);
 	llog_shutdown();
 
-	s = read_zstdcat(&t);
+	s = read_zstdcat(&o.t);
 	check_output("text file", s, "\n", text_level);
 	free(s);
-	s = slurp(json_path, NULL);
+	s = slurp(o.json_path, NULL);
 	check_output("JSON file", s, "\"", json_level);
 	free(s);
 	/* rsyslog writes what it received in its own time */
@@ -506,7 +488,7 @@ static void test_outputs(void **state)
 	}
 	check_output("syslog", s, "\n", syslog_level);
 	free(s);
-	tdir_remove(&t);
+	tdir_remove(&o.t);
 }
 
 /* After every case, passed or failed: llog stopped, rsyslogd gone. */
@@ -514,11 +496,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	llog_shutdown();
-	if (rs_made) {
-		rs_made = 0;
-		return rsyslogd_remove(&rs);
-	}
-	return 0;
+	return rsyslogd_remove(&rs); /* nothing when none was made */
 }
 
 TEST_MAIN(

@@ -93,16 +93,6 @@ static char *json_escaped(const char *m)
 	return escaped_as(m, "\\u0001");
 }
 
-/* Occurrences of needle in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-	int k = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		k++;
-	return k;
-}
-
 /* out holds exactly one cut line: it ends with `end` (the marker first),
  * and its message is the escaped form of a prefix of m of at most max and
  * more than max - 16 bytes. */

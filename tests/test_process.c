@@ -465,16 +465,6 @@ static void test_fork(void **state)
 	tdir_remove(&t);
 }
 
-/* Lines of s containing `pat` (a count). */
-static int count_of(const char *s, const char *pat)
-{
-	int n = 0;
-
-	for (const char *p = s; (p = scan_find(p, pat)) != NULL; p += strlen(pat))
-		n++;
-	return n;
-}
-
 static char *zstdcat_of(const char *path)
 {
 	char cmd[256];

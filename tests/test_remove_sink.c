@@ -32,23 +32,13 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "childproc.h"
-#include "rsyslogd_proc.h"
+#include "outputs3.h"
 #include "sanitizer.h"
 #include "testutil.h"
 
 #define APP "llogremove"
 #define N 200 /* records before the removal, and after it */
 #define MAX_SINKS 16 /* llog's table (liblog/flusher.h LLOG__MAX_SINKS) */
-
-/* Occurrences of needle in text. */
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
-}
 
 /* text has "<k=i>" exactly once for i in [0, upto), in order, and none
  * for i in [upto, 2N). */
@@ -61,7 +51,7 @@ static void check(const char *what, const char *text, int upto)
 		int n;
 
 		snprintf(needle, sizeof(needle), "<k=%d>", i);
-		n = count(text, needle);
+		n = count_of(text, needle);
 		if (n != (i < upto))
 			fail_msg("%s: %d records '%s', want %d", what, n, needle, i < upto);
 		if (i < upto) {
@@ -123,41 +113,23 @@ static void log_range(int from, int to)
 /* ---- a file, a JSON file and syslog removed while llog runs --------------- */
 
 static struct rsyslogd rs;
-static int rs_made; /* rs to be removed by the teardown */
 
 static void test_remove_outputs(void **state)
 {
-	const char *tpl = getenv("LLOG_SYSLOG_CONF");
-	struct llog_file_options text = {0}, json = {.format = LLOG_FORMAT_JSON,
-						     .compression = LLOG_FILE_PLAIN};
-	struct llog_syslog_options so = {.app_name = APP, .hostname = "testhost",
-					 .facility = LLOG_FAC_LOCAL3};
+	struct outputs3 o;
 	struct llog_sink *ts, *js, *ss, *ms;
 	struct llog_sink_stats st;
 	struct llog_stats before, after;
-	char json_path[160], url[64], out_path[160];
+	char out_path[sizeof(rs.dir) + 16];
 	static struct mem stay;
-	struct tdir t;
 	char *s;
 
 	(void)state;
-	if (!rsyslogd_installed())
-		skip(); /* scripts/deps.sh test installs rsyslog */
-	assert_non_null(tpl);
-	assert_int_equal(rsyslogd_init(&rs, "llog_remove"), 0);
-	rs_made = 1;
-	if (rsyslogd_configure(&rs, tpl, APP) != 0 || rsyslogd_start(&rs) != 0)
-		fail_msg("%s", rs.why);
-	tdir_make(&t, "llog_remove_");
-	snprintf(json_path, sizeof(json_path), "%s/app.json", t.dir);
-	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
+	outputs3_make(&o, &rs, "llog_remove_", APP);
 	snprintf(out_path, sizeof(out_path), "%s/out.log", rs.dir);
-	text.path = t.log;
-	json.path = json_path;
-	so.url = url;
-	ts = llog_file_sink(&text);
-	js = llog_file_sink(&json);
-	ss = llog_syslog_sink(&so); /* on a thread of its own */
+	ts = llog_file_sink(&o.text);
+	js = llog_file_sink(&o.json);
+	ss = llog_syslog_sink(&o.so); /* on a thread of its own */
 	ms = mem_sink(&stay);
 	assert_non_null(ts);
 	assert_non_null(js);
@@ -197,10 +169,10 @@ static void test_remove_outputs(void **state)
 	assert_int_equal(llog_get_sink_stats(ss, &st), 0);
 	assert_int_equal(st.delivered, N);
 
-	s = read_zstdcat(&t);
+	s = read_zstdcat(&o.t);
 	check("text file", s, N);
 	free(s);
-	s = slurp(json_path, NULL);
+	s = slurp(o.json_path, NULL);
 	check("JSON file", s, N);
 	free(s);
 	check("staying callback", stay.buf, 2 * N);
@@ -208,23 +180,15 @@ static void test_remove_outputs(void **state)
 	/* rsyslog writes what it received in its own time; the sink was
 	 * closed (its connection too) before record N was logged, so what
 	 * it has once it has N is all it will have. */
-	for (int64_t end = now_ms() + 30000;;) {
-		s = file_lines(out_path) > 0 ? slurp(out_path, NULL) : strdup("");
-		assert_non_null(s);
-		if (count(s, "<k=") >= N)
-			break;
-		free(s);
-		if (now_ms() > end)
-			fail_msg("rsyslog wrote fewer than %d records within 30 s", N);
-		sleep_ms(20);
-	}
+	if ((s = rsyslogd_wait_output(&rs, "<k=", N, 30000)) == NULL)
+		fail_msg("%s", rs.why);
 	rsyslogd_stop(&rs, SIGTERM); /* its output complete */
 	free(s);
 	s = slurp(out_path, NULL);
 	assert_non_null(s);
 	check("syslog", s, N);
 	free(s);
-	tdir_remove(&t);
+	tdir_remove(&o.t);
 }
 
 /* ---- a sink stuck in a call ---------------------------------------------- */
@@ -345,7 +309,7 @@ static void test_remove_stuck(void **state)
 		char needle[32];
 
 		snprintf(needle, sizeof(needle), "<k=%d>", i);
-		assert_int_equal(count(late.buf, needle), i >= N);
+		assert_int_equal(count_of(late.buf, needle), i >= N);
 	}
 	free(stay.buf);
 	free(late.buf);
@@ -431,9 +395,9 @@ static void test_remove_frees_slot(void **state)
 		char needle[32];
 
 		snprintf(needle, sizeof(needle), "<k=%d>", i);
-		assert_int_equal(count(m[MAX_SINKS].buf, needle), 1);
+		assert_int_equal(count_of(m[MAX_SINKS].buf, needle), 1);
 	}
-	assert_int_equal(count(m[MAX_SINKS].buf, "<k=0>"), 0);
+	assert_int_equal(count_of(m[MAX_SINKS].buf, "<k=0>"), 0);
 	for (int i = 0; i < MAX_SINKS + 2; i++)
 		free(m[i].buf);
 }
@@ -605,11 +569,11 @@ static void test_remove_then_fork(void **state)
 	llog_shutdown();
 	s = slurp(a_path, NULL);
 	check("removed file", s, N);
-	assert_int_equal(count(s, "<child="), 0);
+	assert_int_equal(count_of(s, "<child="), 0);
 	free(s);
 	s = slurp(b_path, NULL);
 	check("staying file", s, 2 * N);
-	assert_int_equal(count(s, "<child="), 10);
+	assert_int_equal(count_of(s, "<child="), 10);
 	free(s);
 	tdir_remove(&t);
 }
@@ -619,11 +583,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	llog_shutdown();
-	if (rs_made) {
-		rs_made = 0;
-		return rsyslogd_remove(&rs);
-	}
-	return 0;
+	return rsyslogd_remove(&rs); /* nothing when none was made */
 }
 
 TEST_MAIN(

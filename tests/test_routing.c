@@ -23,7 +23,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "childproc.h"
-#include "rsyslogd_proc.h"
+#include "outputs3.h"
 #include "testutil.h"
 
 #define APP "llogroute"
@@ -62,16 +62,6 @@ static void log_all(void)
 	}
 }
 
-/* Occurrences of needle in text. */
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
-}
-
 /* Every category's records in text: PER (in order) when the sink selects
  * it, else none. */
 static void check(const char *what, const char *text, const int *w)
@@ -83,7 +73,7 @@ static void check(const char *what, const char *text, const int *w)
 			int n;
 
 			snprintf(needle, sizeof(needle), "r=%s; i=%d", cats[c], i);
-			n = count(text, needle);
+			n = count_of(text, needle);
 			if (n != w[c])
 				fail_msg("%s: %d records '%s', want %d", what, n, needle, w[c]);
 		}
@@ -119,7 +109,6 @@ static void on_entry(void *user, const struct llog_entry *e)
 /* ---- through a text file, a JSON file, syslog and a callback ------------- */
 
 static struct rsyslogd rs;
-static int rs_made; /* rs to be removed by the teardown */
 
 /* Adds sink with selection sel. */
 static void add(struct llog_sink *sink, const char *sel)
@@ -132,66 +121,38 @@ static void add(struct llog_sink *sink, const char *sel)
 
 static void test_outputs(void **state)
 {
-	const char *tpl = getenv("LLOG_SYSLOG_CONF");
-	struct llog_file_options text = {0}, json = {.format = LLOG_FORMAT_JSON,
-						     .compression = LLOG_FILE_PLAIN};
-	struct llog_syslog_options so = {.app_name = APP, .hostname = "testhost",
-					 .facility = LLOG_FAC_LOCAL3};
+	struct outputs3 o;
 	struct llog_callback_options co = {.on_entry = on_entry};
-	char json_path[160], url[64], out_path[160];
-	struct tdir t;
 	char *s;
 	int n = 0;
 
 	(void)state;
-	if (!rsyslogd_installed())
-		skip(); /* scripts/deps.sh test installs rsyslog */
-	assert_non_null(tpl);
-	assert_int_equal(rsyslogd_init(&rs, "llog_routing"), 0);
-	rs_made = 1;
-	if (rsyslogd_configure(&rs, tpl, APP) != 0 || rsyslogd_start(&rs) != 0)
-		fail_msg("%s", rs.why);
-	tdir_make(&t, "llog_routing_");
-	snprintf(json_path, sizeof(json_path), "%s/app.json", t.dir);
-	snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", rs.port);
-	snprintf(out_path, sizeof(out_path), "%s/out.log", rs.dir);
-	text.path = t.log;
-	json.path = json_path;
-	so.url = url;
+	outputs3_make(&o, &rs, "llog_routing_", APP);
 	mem_len = 0;
-	add(llog_file_sink(&text), selection[TEXT]);
-	add(llog_file_sink(&json), selection[JSON]);
-	add(llog_syslog_sink(&so), selection[SYSLOG]);
+	add(llog_file_sink(&o.text), selection[TEXT]);
+	add(llog_file_sink(&o.json), selection[JSON]);
+	add(llog_syslog_sink(&o.so), selection[SYSLOG]);
 	add(llog_callback_sink(&co), selection[MEM]);
 	assert_int_equal(llog_init(&(struct llog_config){.flush_interval_ms = 10}), 0);
 	log_all();
 	llog_shutdown();
 
-	s = read_zstdcat(&t);
+	s = read_zstdcat(&o.t);
 	check("text file", s, want[TEXT]);
 	free(s);
-	s = slurp(json_path, NULL);
+	s = slurp(o.json_path, NULL);
 	check("JSON file", s, want[JSON]);
 	free(s);
 	check("callback", mem, want[MEM]);
 	for (int c = 0; c < NCATS; c++)
 		n += want[SYSLOG][c] * PER;
-	/* rsyslog writes what it received in its own time */
-	for (int64_t end = now_ms() + 30000;;) {
-		s = file_lines(out_path) > 0 ? slurp(out_path, NULL) : strdup("");
-		assert_non_null(s);
-		if (count(s, "|r=") >= n)
-			break;
-		free(s);
-		if (now_ms() > end)
-			fail_msg("rsyslog wrote fewer than %d records within 30 s", n);
-		sleep_ms(20);
-	}
+	if ((s = rsyslogd_wait_output(&rs, "|r=", n, 30000)) == NULL)
+		fail_msg("%s", rs.why);
 	check("syslog", s, want[SYSLOG]);
 	/* MSGID is the category, the level name for the default one */
-	assert_int_equal(count(s, "|http.api|"), PER);
+	assert_int_equal(count_of(s, "|http.api|"), PER);
 	free(s);
-	tdir_remove(&t);
+	tdir_remove(&o.t);
 }
 
 /* ---- FATAL reaches every sink --------------------------------------------- */
@@ -222,8 +183,8 @@ static void test_fatal_reaches_every_sink(void **state)
 	assert_int_equal(WTERMSIG(st), SIGABRT);
 	s = slurp(t.log, NULL);
 	assert_non_null(s);
-	assert_int_equal(count(s, "r=http; the fatal one"), 1);
-	assert_int_equal(count(s, "not selected"), 0);
+	assert_int_equal(count_of(s, "r=http; the fatal one"), 1);
+	assert_int_equal(count_of(s, "not selected"), 0);
 	free(s);
 	tdir_remove(&t);
 }
@@ -264,11 +225,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	llog_shutdown();
-	if (rs_made) {
-		rs_made = 0;
-		return rsyslogd_remove(&rs);
-	}
-	return 0;
+	return rsyslogd_remove(&rs); /* nothing when none was made */
 }
 
 TEST_MAIN(

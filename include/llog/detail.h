@@ -394,6 +394,21 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 	r.s = x;
 	return r;
 }
+/* A hex value's union holds its struct llog_hex's address (the compound
+ * literal of LLOG_HEX lives until the call's block ends); the call block
+ * type LLOG__KV_HEX, which sinks never see (kv.h). */
+#define LLOG__KV_HEX 6
+static inline union llog__kv_val llog__kv_hex(const struct llog_hex *h)
+{
+	union llog__kv_val r;
+
+	r.s = (const char *)(const void *)h;
+	return r;
+}
+static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
+{
+	return llog_ctx_set_hex(key, h->ptr, h->len);
+}
 
 #ifndef __cplusplus
 /* The value types a field takes: X(type, v) for each. */
@@ -401,7 +416,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 	X(char, v) X(signed char, v) X(short, v) X(int, v) X(long, v)         \
 	X(long long, v) X(unsigned char, v) X(unsigned short, v)              \
 	X(unsigned int, v) X(unsigned long, v) X(unsigned long long, v)       \
-	X(float, v) X(double, v) X(_Bool, v) X(char *, v) X(const char *, v)
+	X(float, v) X(double, v) X(_Bool, v) X(char *, v) X(const char *, v)  \
+	X(struct llog_hex *, v) X(const struct llog_hex *, v)
 #define LLOG__KV_OK_(T, v) T : 1,
 #define LLOG__KV_SAFE_(T, v) T : (v),
 /* 1 when v's type is one of them. */
@@ -411,13 +427,16 @@ static inline union llog__kv_val llog__kv_str(const char *x)
  * _Generic it goes through. */
 #define LLOG__KV_SAFE(v) _Generic((v), LLOG__KV_TYPES(LLOG__KV_SAFE_, v) default: 0)
 #define LLOG__KV_TYPE_MSG                                                     \
-	"llog: a field's value must be an integer, _Bool, float, double, or a " \
-	"string (char * / const char *); convert it, e.g. (long)x or a string"
+	"llog: a field's value must be an integer, _Bool, float, double, a " \
+	"string (char * / const char *) or LLOG_HEX(ptr, len); convert it, "  \
+	"e.g. (long)x or a string"
 /* A declaration (the statement macros). */
 #define LLOG__KV_TYPE_CHECK(v) _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG);
-/* An expression (llog_ctx_set): the check in a struct of a sizeof. */
+/* An expression (llog_ctx_set): the check in a statement expression (at
+ * block scope, where clang takes LLOG_HEX's compound literal, which it
+ * refuses in a struct of a sizeof, a constant context). */
 #define LLOG__KV_TYPE_CHECK_EXPR(v)                                           \
-	((void)sizeof(struct { _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG); char llog__c; }))
+	((void)__extension__({ _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG); 0; }))
 /* The value's converter: a type without an entry does not compile. */
 #define LLOG__KV_FN(v)                                                        \
 	_Generic((v),                                                         \
@@ -429,7 +448,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 		unsigned long long: llog__kv_u64,                             \
 		float: llog__kv_f64, double: llog__kv_f64,                    \
 		_Bool: llog__kv_bool,                                         \
-		char *: llog__kv_str, const char *: llog__kv_str)
+		char *: llog__kv_str, const char *: llog__kv_str,             \
+		struct llog_hex *: llog__kv_hex, const struct llog_hex *: llog__kv_hex)
 #define LLOG__KV_TYPE(v)                                                      \
 	_Generic((v),                                                         \
 		unsigned char: LLOG_FIELD_U64, unsigned short: LLOG_FIELD_U64, \
@@ -438,6 +458,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 		float: LLOG_FIELD_F64, double: LLOG_FIELD_F64,                \
 		_Bool: LLOG_FIELD_BOOL,                                       \
 		char *: LLOG_FIELD_STR, const char *: LLOG_FIELD_STR,         \
+		struct llog_hex *: LLOG__KV_HEX,                              \
+		const struct llog_hex *: LLOG__KV_HEX,                        \
 		default: LLOG_FIELD_I64)
 #endif
 
@@ -556,7 +578,7 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 struct llog__ctx_scope {
 	const char *key;
 	int had;        /* the key was set: restore; else remove */
-	int type;       /* LLOG_FIELD_* of the old value */
+	int type;       /* LLOG_FIELD_* of the old value; a string's flags << 8 */
 	union llog__kv_val v;
 	char str[LLOG_FIELD_STR_MAX + 1]; /* the old string value */
 };

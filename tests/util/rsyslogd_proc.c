@@ -161,10 +161,52 @@ void rsyslogd_stop(struct rsyslogd *r, int sig)
 	}
 }
 
+int rsyslogd_for_test(struct rsyslogd *r, const char *name, const char *app)
+{
+	const char *tpl = getenv("LLOG_SYSLOG_CONF");
+
+	if (rsyslogd_init(r, name) != 0)
+		return -1;
+	if (tpl == NULL) {
+		snprintf(r->why, sizeof(r->why), "LLOG_SYSLOG_CONF is not set (ctest sets it)");
+		return -1;
+	}
+	if (rsyslogd_configure(r, tpl, app) != 0 || rsyslogd_start(r) != 0)
+		return -1;
+	return 0;
+}
+
+char *rsyslogd_wait_output(struct rsyslogd *r, const char *needle, int n, int ms)
+{
+	char path[sizeof(r->dir) + 16];
+	int64_t end = now_ms() + ms;
+
+	snprintf(path, sizeof(path), "%s/out.log", r->dir);
+	for (;;) {
+		char *s = file_lines(path) > 0 ? slurp(path, NULL) : strdup("");
+		int got = s != NULL ? count_of(s, needle) : 0;
+
+		if (s != NULL && got >= n)
+			return s;
+		free(s);
+		if (now_ms() > end) {
+			snprintf(r->why, sizeof(r->why),
+				 "rsyslogd wrote %d of %d records (\"%s\") within %d ms", got, n,
+				 needle, ms);
+			return NULL;
+		}
+		sleep_ms(20);
+	}
+}
+
 int rsyslogd_remove(struct rsyslogd *r)
 {
+	int rc;
+
 	rsyslogd_stop(r, SIGKILL);
 	if (r->dir[0] == '\0')
 		return 0;
-	return sh("rm -rf '%s'", r->dir) == 0 ? 0 : -1;
+	rc = sh("rm -rf '%s'", r->dir) == 0 ? 0 : -1;
+	r->dir[0] = '\0';
+	return rc;
 }

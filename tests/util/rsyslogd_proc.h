@@ -52,7 +52,19 @@ int rsyslogd_start_files(struct rsyslogd *r, const char *conf, const char *pidf,
 /* Sends sig to rsyslogd and reaps it (nothing when it is not running). */
 void rsyslogd_stop(struct rsyslogd *r, int sig);
 
-/* Kills and reaps rsyslogd, and removes DIR with all in it. */
+/* A test's rsyslogd: rsyslogd_init(name), rsyslogd_configure from the
+ * template named by the environment variable LLOG_SYSLOG_CONF (app for
+ * @APP@) and rsyslogd_start. r->dir is set (for rsyslogd_remove) from the
+ * first step on, whatever fails later. */
+int rsyslogd_for_test(struct rsyslogd *r, const char *name, const char *app);
+
+/* What rsyslogd has written to DIR/out.log (malloc'd), once it holds at
+ * least n occurrences of needle (count_of): a collector writes in its own
+ * time. NULL with r->why after ms milliseconds without them. */
+char *rsyslogd_wait_output(struct rsyslogd *r, const char *needle, int n, int ms);
+
+/* Kills and reaps rsyslogd, and removes DIR with all in it; nothing (0)
+ * for a zeroed struct or one removed already. */
 int rsyslogd_remove(struct rsyslogd *r);
 
 #endif

@@ -87,6 +87,16 @@ int replace_file(const char *path, const char *text)
 	return ok ? rename(tmp, path) : -1;
 }
 
+int count_of(const char *text, const char *needle)
+{
+	size_t nl = strlen(needle);
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += nl)
+		n++;
+	return n;
+}
+
 long file_lines(const char *path)
 {
 	FILE *f = fopen(path, "r");

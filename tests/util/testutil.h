@@ -42,6 +42,10 @@ int replace_file(const char *path, const char *text);
  * collector that has not written yet). */
 long file_lines(const char *path);
 
+/* The occurrences of needle (not empty) in the C string text, counted
+ * without overlap. */
+int count_of(const char *text, const char *needle);
+
 /* Copies len bytes of src, at most cap - 1 of them, to dst and ends them
  * with a NUL (a record's message made a C string for sscanf or strcmp);
  * returns the number copied. cap > 0. */
