@@ -46,7 +46,9 @@ struct console {
 	struct llog_sink_ops ops; /* console_ops, flags by the descriptor */
 	int fd;
 	int color;
-	struct llog_line_options line;
+	size_t level_at; /* where a default text line's level starts */
+	struct llog_line_options line; /* no pattern: pat has it */
+	struct llog__pattern *pat;     /* the parsed line pattern, or NULL */
 	size_t used, cap;
 	long pending_bytes;
 	int error;
@@ -99,7 +101,7 @@ static void grow(struct console *c, size_t need)
 static long console_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct console *c = (struct console *)s;
-	size_t bound = llog__line_bound(e, s->format), room, n;
+	size_t bound = llog__line_bound(e, s->format, c->pat), room, n;
 	char *line;
 
 	if (c->used + bound + COLOR_ROOM > c->cap)
@@ -108,19 +110,19 @@ static long console_write(struct llog_sink *s, const struct llog_entry *e)
 		grow(c, bound + COLOR_ROOM);
 	room = c->cap - c->used - COLOR_ROOM;
 	line = c->buf + c->used;
-	n = llog__sink_format_line(e, s->format, &c->line, line,
+	n = llog__sink_format_line(e, s->format, &c->line, c->pat, line,
 				   bound < room ? bound : room);
 	c->used += n;
-	if (c->color && s->format == LLOG_FORMAT_TEXT && (unsigned)e->level < LLOG_OFF &&
-	    n > 36) {
-		/* Colour the level name: bytes 31..35 of a text line. */
+	if (c->color && (unsigned)e->level < LLOG_OFF && n > c->level_at + 5) {
+		/* Colour the level name: the 5 columns after the timestamp
+		 * of a default text line. */
 		const char *col = colors[e->level];
-		size_t cl = strlen(col);
+		size_t cl = strlen(col), at = c->level_at;
 
-		memmove(line + 40 + cl, line + 36, n - 36);
-		memmove(line + 31 + cl, line + 31, 5);
-		memcpy(line + 31, col, cl);
-		memcpy(line + 36 + cl, "\033[0m", 4);
+		memmove(line + at + 9 + cl, line + at + 5, n - at - 5);
+		memmove(line + at + cl, line + at, 5);
+		memcpy(line + at, col, cl);
+		memcpy(line + at + 5 + cl, "\033[0m", 4);
 		c->used += cl + 4;
 	}
 	return (long)n;
@@ -161,7 +163,7 @@ static long console_crash_write(struct llog_sink *s, const struct llog_entry *e,
 	struct console *c = (struct console *)s;
 	size_t n;
 
-	size_t need = llog__line_bound(e, s->format);
+	size_t need = llog__line_bound(e, s->format, c->pat);
 
 	/* Lines longer than the crash buffer are cut with the marker and
 	 * counted: no allocation here. */
@@ -172,7 +174,7 @@ static long console_crash_write(struct llog_sink *s, const struct llog_entry *e,
 		crash_out(c, c->crash, c->crash_used);
 		c->crash_used = 0;
 	}
-	n = llog__sink_format_line(e, s->format, &c->line, c->crash + c->crash_used,
+	n = llog__sink_format_line(e, s->format, &c->line, c->pat, c->crash + c->crash_used,
 				   need);
 	c->crash_used += n;
 	return (long)n;
@@ -194,6 +196,7 @@ static void console_close(struct llog_sink *s)
 
 	(void)flush_buf(c);
 	free(c->buf);
+	free(c->pat);
 	free(c);
 }
 
@@ -269,8 +272,29 @@ struct llog_sink *llog_console_sink(const struct llog_console_options *opt)
 	c->base.ops = &c->ops;
 	c->base.level = o.level;
 	c->base.format = o.format;
-	c->color = want_color(c->fd, o.color);
+	/* Colour: the level of a default text line, which starts after the
+	 * timestamp ("2026-...:42", the fraction's digits and '.', then "Z"
+	 * or "+hh:mm") and a space; not a pattern's line or JSON. */
+	c->color = o.format == LLOG_FORMAT_TEXT && o.line.pattern == NULL &&
+		   want_color(c->fd, o.color);
+	{
+		static const size_t frac[] = {10, 7, 4, 0}; /* ns, us, ms, s */
+
+		c->level_at = 19 + frac[o.line.ts_precision] +
+			      ((o.line.flags & LLOG_LINE_LOCAL_TIME) ? 6 : 1) + 1;
+	}
 	c->line = o.line;
+	c->line.pattern = NULL;
+	{
+		int rc = llog__sink_pattern("llog_console_sink", &o.line, o.format, &c->pat);
+
+		if (rc < 0) {
+			free(c->buf);
+			free(c);
+			errno = -rc;
+			return NULL;
+		}
+	}
 	c->used = 0;
 	c->pending_bytes = 0;
 	c->error = 0;

@@ -435,7 +435,7 @@ static void flush_chunks(struct llog__file_sink *fs)
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	size_t n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format);
+	size_t n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format, fs->pat);
 	struct llog__file_chunk *c;
 
 	if (n > LLOG_FRAME_CONTENT_MAX) {
@@ -479,7 +479,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 			return -ENOSPC;
 		}
 	} else {
-		n = llog__sink_format_line(e, s->format, &fs->line, fs->in + fs->in_len, n);
+		n = llog__sink_format_line(e, s->format, &fs->line, fs->pat, fs->in + fs->in_len, n);
 	}
 	fs->in_len += n;
 	c->len += n;
@@ -645,11 +645,11 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 	}
 	/* A line longer than a crash block is cut with the marker and
 	 * counted: no allocation here. */
-	n = llog__line_bound(e, s->format);
+	n = llog__line_bound(e, s->format, fs->pat);
 	if (n > CRASH_BLOCK)
 		n = CRASH_BLOCK;
 	crash_begin(fs, interrupted);
-	n = llog__sink_format_line(e, s->format, &fs->line, crash_room(fs, n), n);
+	n = llog__sink_format_line(e, s->format, &fs->line, fs->pat, crash_room(fs, n), n);
 	fs->crash_len += n;
 	return (long)n;
 }
@@ -675,6 +675,7 @@ static void free_sink(struct llog__file_sink *fs)
 	llog__bin_free(fs);
 	free(fs->rotated_from);
 	free(fs->path);
+	free(fs->pat);
 	free(fs->dir);
 	free(fs->stem);
 	free(fs);
@@ -813,6 +814,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->plain = opt->compression == LLOG_FILE_PLAIN;
 	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
 	fs->line = opt->line;
+	fs->line.pattern = NULL; /* parsed into fs->pat, below */
 	if (!fs->plain) {
 		/* Compressed: UTC ns, and in text the function, always
 		 * (sinks.h; llogcat --local, --func). */
@@ -836,6 +838,21 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 			     llog__file_names_init(fs) != 0
 		     ? -ENOMEM
 		     : 0;
+	if (rc == 0 && opt->line.pattern != NULL && !fs->plain) {
+		/* llogcat reads a compressed file's lines: they keep the line
+		 * it knows (sinks.h) */
+		llog__sink_set_error("%s: a line pattern is for plain files and the console; a "
+				     "compressed file keeps the line llogcat reads (%s)",
+				     opt->path, strerror(EINVAL));
+		free_sink(fs);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (rc == 0 && (rc = llog__sink_pattern(opt->path, &opt->line, opt->format, &fs->pat)) < 0) {
+		free_sink(fs);
+		errno = -rc;
+		return NULL;
+	}
 	if (rc == 0 && !fs->plain)
 		/* 0: level 1, text and binary. On the records measured it is
 		 * both faster and smaller than zstd's default (3): see

@@ -65,7 +65,8 @@ struct llog__file_sink {
 	uint64_t max_bytes, max_total_bytes;
 	unsigned interval_s, max_files, max_age_s;
 	unsigned check_ms;      /* reopen_check_ms: 0 = never stat the path */
-	struct llog_line_options line; /* as written (llog_file_sink) */
+	struct llog_line_options line; /* as written (llog_file_sink; no pattern) */
+	struct llog__pattern *pat;     /* its parsed line pattern, or NULL */
 	/* The file on disk: file_rotate.c sets these when it opens or rotates
 	 * a file; file.c keeps size and need_meta current as it writes. */
 	char *dir, *stem, *ext; /* path = dir/stem ext; rotated: dir/stem.TS ext */

@@ -454,6 +454,7 @@ static void syslog_close(struct llog_sink *base)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->q.p);
+	free(s->pat);
 	free(s);
 }
 
@@ -516,6 +517,10 @@ static int configure(struct llog__syslog_sink *s, const struct llog_syslog_optio
 	llog__syslog_token(s->app, sizeof(s->app),
 			   opt->app_name != NULL ? opt->app_name : program_invocation_short_name);
 	llog__relp_init(&s->relp, relp_acked, s);
+	s->line = opt->line;
+	s->line.pattern = NULL;
+	if (llog__sink_pattern("syslog sink", &opt->line, LLOG_FORMAT_TEXT, &s->pat) != 0)
+		return -EINVAL; /* -ENOMEM too: the reason is set */
 	s->q.cap = s->bound + MSG_MAX + 4;
 	s->q.p = malloc(s->q.cap);
 	return s->q.p != NULL ? 0 : -ENOMEM;
@@ -533,6 +538,7 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 		return NULL;
 	}
 	if ((unsigned)opt->level > LLOG_OFF || opt->facility < 0 || opt->facility > 23 ||
+	    (unsigned)opt->line.ts_precision > LLOG_TS_S ||
 	    (opt->max_udp_bytes != 0 && (opt->max_udp_bytes < 480 || opt->max_udp_bytes > 65000))) {
 		set_error("syslog sink: bad level, facility or max_udp_bytes");
 		errno = EINVAL;
@@ -546,6 +552,7 @@ struct llog_sink *llog_syslog_sink(const struct llog_syslog_options *opt)
 	if ((rc = llog__syslog_parse_url(s, opt->url)) != 0 || (rc = configure(s, opt)) != 0) {
 		if (rc == -ENOMEM)
 			set_error("syslog sink: out of memory");
+		free(s->pat);
 		free(s);
 		errno = -rc;
 		return NULL;

@@ -312,6 +312,19 @@ size_t llog__syslog_format(const struct llog__syslog_sink *s, const struct llog_
 		llog__buf_putc(&b, ']');
 	}
 	llog__buf_putc(&b, ' ');
+	if (s->pat != NULL) {
+		/* MSG laid out by the pattern: its text line without the field
+		 * section (the fields are in [fields@32473]) and its '\n'. */
+		struct llog_entry m = *e;
+		size_t n;
+
+		m.fields = NULL;
+		m.nfields = 0;
+		m.fields_truncated = 0;
+		n = llog__line_format(&m, LLOG_FORMAT_TEXT, &s->line, s->pat, out + b.n,
+				      cap - b.n, cut);
+		return b.n + (n > 0 ? n - 1 : 0);
+	}
 	if (e->msg_len > b.cap - b.n) {
 		/* Longer than a message of this sink can be: cut where a UTF-8
 		 * character starts and marked; the caller counts it, once with

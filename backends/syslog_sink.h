@@ -71,6 +71,8 @@ struct llog__syslog_sink {
 				  * more of them until the next commit */
 	long bytes;              /* sent since the last commit */
 	int err;                 /* first error since the last commit */
+	struct llog_line_options line; /* MSG's timestamp options (no pattern) */
+	struct llog__pattern *pat;     /* MSG's line pattern, or NULL */
 };
 
 /* ---- syslog_transport.c ---------------------------------------------------- */

@@ -9,6 +9,8 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,14 +96,42 @@ void llog__sink_set_error(const char *fmt, ...)
 }
 
 size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format format,
-			      const struct llog_line_options *lo, char *buf, size_t cap)
+			      const struct llog_line_options *lo, const struct llog__pattern *pat,
+			      char *buf, size_t cap)
 {
 	int cut;
-	size_t n = llog__line_format(e, format, lo, buf, cap, &cut);
+	size_t n = llog__line_format(e, format, lo, pat, buf, cap, &cut);
 
 	if (cut)
 		llog__count(sink_truncated, 1);
 	return n;
+}
+
+int llog__sink_pattern(const char *who, const struct llog_line_options *opt,
+		       enum llog_format format, struct llog__pattern **pat)
+{
+	char why[96];
+
+	*pat = NULL;
+	if (opt == NULL || opt->pattern == NULL)
+		return 0;
+	if (format != LLOG_FORMAT_TEXT) {
+		llog__sink_set_error("%s: a line pattern is for text lines (%s)", who,
+				     strerror(EINVAL));
+		return -EINVAL;
+	}
+	if ((*pat = malloc(sizeof(**pat))) == NULL) {
+		llog__sink_set_error("%s: %s", who, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (llog__pattern_parse(*pat, opt->pattern, why, sizeof(why)) != 0) {
+		llog__sink_set_error("%s: line pattern \"%s\": %s (%s)", who, opt->pattern, why,
+				     strerror(EINVAL));
+		free(*pat);
+		*pat = NULL;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *llog_sink_error(void)

@@ -36,12 +36,21 @@ void llog__stats_count_sink_truncated(void);
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* llog__line_format (line.h) for llog's own sinks (lo NULL: the default
- * line): a line that does not fit cap (a hard limit of the sink) is cut
+ * line; pat: a text line's parsed pattern, or NULL): a line that does not
+ * fit cap (a hard limit of the sink) is cut
  * with the marker " [truncated]" and counted once in
  * stats.sink_truncated.
  * Async-signal-safe as llog__line_format. Returns the line's length. */
 size_t llog__sink_format_line(const struct llog_entry *e, enum llog_format format,
-			      const struct llog_line_options *lo, char *buf, size_t cap);
+			      const struct llog_line_options *lo, const struct llog__pattern *pat,
+			      char *buf, size_t cap);
+
+/* A sink's line pattern (opt->pattern) parsed into a new *pat (NULL when
+ * it has none): 0; -EINVAL when it is malformed or the sink's lines are
+ * not text (format), -ENOMEM; the reason is set for llog_sink_error,
+ * named after who (the constructor). */
+int llog__sink_pattern(const char *who, const struct llog_line_options *opt,
+		       enum llog_format format, struct llog__pattern **pat);
 
 /* The message of the last failed sink constructor on this thread (the
  * public llog_*_sink_error() calls return it), and how a constructor sets

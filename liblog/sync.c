@@ -47,7 +47,7 @@ static void write_line(struct llog_entry *e)
 
 	e->seq = 0;
 	e->ts_ns = (int64_t)llog__clock_realtime_ns();
-	n = llog__sink_format_line(e, LLOG_FORMAT_TEXT, NULL, line, sizeof(line));
+	n = llog__sink_format_line(e, LLOG_FORMAT_TEXT, NULL, NULL, line, sizeof(line));
 	(void)llog__write_all(2, line, n, 1000);
 }
 

@@ -62,7 +62,7 @@ static int dump_in_sink = 1; /* llog_backtrace_dump's result in the sink */
 
 static void on_entry(void *user, const struct llog_entry *e)
 {
-	struct llog_line_options lo = {0, LLOG_TS_NS};
+	struct llog_line_options lo = {.ts_precision = LLOG_TS_NS};
 	struct got *g;
 	size_t n;
 

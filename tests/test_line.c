@@ -71,7 +71,7 @@ static void test_marker_lookalikes_escaped(void **state)
 		{"done [5 suppressed] ", 0, 0, "] server.c:42 done [5 suppressed] \n"},
 		{"[5 suppressed]", 0, 0, "] server.c:42 [5 suppressed]\n"}, /* no space */
 	};
-	struct llog_line_options lo = {0, LLOG_TS_NS};
+	struct llog_line_options lo = {.ts_precision = LLOG_TS_NS};
 	char buf[256];
 
 	(void)state;

@@ -634,11 +634,11 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 			e.msg = (const char *)body;
 			e.msg_len = (size_t)len;
 		}
-		if (!grow(&b->line, &b->line_cap, llog__line_bound(&e, format))) {
+		if (!grow(&b->line, &b->line_cap, llog__line_bound(&e, format, NULL))) {
 			*why = "out of memory";
 			return -1;
 		}
-		ln = llog__line_format(&e, format, &lo, b->line, b->line_cap, &cut);
+		ln = llog__line_format(&e, format, &lo, NULL, b->line, b->line_cap, &cut);
 		if (ln > 0 && b->line[ln - 1] == '\n')
 			ln--;
 		out(ctx, &e, b->line, ln);

@@ -145,6 +145,40 @@ enum llog_ts_precision {
 struct llog_line_options {
 	unsigned flags; /* LLOG_LINE_* */
 	enum llog_ts_precision ts_precision;
+	/*
+	 * A text line laid out by a pattern (NULL: the default line; since
+	 * 0.9), parsed once when the sink is made (a malformed one: the
+	 * constructor fails with EINVAL and llog_sink_error() says why):
+	 *     "%D %H.%f %l %c [%i %n] %s:%# %F: %m"
+	 * gives "2026-12-05 09:10:11.123 INFO  db [4242 worker] a.c:42 run: msg".
+	 * Directives:
+	 *   %T  the timestamp as the options make it (the default line's)
+	 *   %D  the date, YYYY-MM-DD     %H  the time, hh:mm:ss
+	 *   %f  the fraction's digits (ts_precision: 9, 6, 3 or none)
+	 *   %z  "Z", or the offset "+hh:mm" with LLOG_LINE_LOCAL_TIME
+	 *   %l  the level, padded to 5 columns    %L  the level, not padded
+	 *   %c  the category ("" for the default)
+	 *   %i  the thread id    %n  the thread name ("" when none)
+	 *   %s  the file's base name    %S  the file as compiled
+	 *   %#  the line number    %F  the function
+	 *   %m  the message, with its markers ("[backtrace] " before it,
+	 *       " [N suppressed]" and a cut message's " [truncated]" after
+	 *       it); exactly once
+	 *   %k  the field section ("TAB key=value ..."), at most once: where
+	 *       it is not, the fields end the line, as in the default line
+	 *   %%  a '%'
+	 * Other bytes are copied; they must be printable UTF-8 (no TAB or
+	 * other control character: a record stays one line). At most 256
+	 * bytes. The names and the message are escaped as in the default
+	 * line. flags' LLOG_LINE_FUNC and LLOG_LINE_THREAD_NAME are not read
+	 * (the pattern says what is shown); the timestamp's precision and zone
+	 * are. For text lines of the console and of a plain file (a
+	 * compressed file keeps the line llogcat reads: refused there; JSON:
+	 * refused), and in the syslog sink the MSG part (llog_syslog_options).
+	 * A pattern's line is not coloured. llog_format_entry_opts parses it
+	 * at each call (a malformed one: the default line).
+	 */
+	const char *pattern;
 };
 
 /* ---- the sink interface ------------------------------------------------- */
@@ -936,6 +970,13 @@ struct llog_syslog_options {
 	/* UDP only: longer messages are cut to this many bytes, ending in
 	 * "...[truncated]"; 0 = 2048 (at least 480, at most 65000). */
 	size_t max_udp_bytes;
+	/* MSG laid out by line.pattern (struct llog_line_options; NULL: the
+	 * message as it is, the default), e.g. "%s:%# %F: %m" (since 0.9):
+	 * the pattern's text line without its field section (the fields are
+	 * in [fields@32473] already), escaped as a text line is; the timestamp
+	 * directives under line.ts_precision and LLOG_LINE_LOCAL_TIME. The
+	 * header (PRI, timestamp, MSGID, [llog@32473 ...]) does not change. */
+	struct llog_line_options line;
 };
 
 /*

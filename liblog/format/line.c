@@ -2,8 +2,10 @@
  * line.c - one entry as one line of text or JSON (llog_format_entry): the
  * layout of both under the line options, a cut line and its marker, the
  * line's bound. The line's parts are made below it, and never call it:
- * the timestamp (line_ts.c), escaped strings (line_escape.c) and the field
- * section (line_fields.c); line_parts.h is what they share.
+ * the timestamp (line_ts.c), escaped strings (line_escape.c), the field
+ * section (line_fields.c), a text line's message with its markers
+ * (line_msg.c) and a pattern's line (line_pattern.c, from the same parts);
+ * line_parts.h is what they share.
  *
  * DESIGN
  * llog_format_entry() writes into a caller buffer, never allocates, never
@@ -116,20 +118,6 @@ static void put_text_category(struct llog__buf *o, const char *s, size_t n)
 	}
 }
 
-/* " [N suppressed]" into suf (32 bytes) when the entry has a count and
- * its appended fields may be read; returns its length (0: none). */
-static size_t suppressed_suffix(const struct llog_entry *e, const struct llog__lopt *lo, char *suf)
-{
-	struct llog__buf b = LLOG__BUF(suf, 32);
-
-	if (!lo->full || e->suppressed == 0)
-		return 0;
-	llog__buf_put(&b, " [", 2);
-	llog__buf_num(&b, e->suppressed, 10);
-	llog__buf_put(&b, " suppressed]", 12);
-	return b.n;
-}
-
 #define LEVEL_TID_MAX 48 /* level_tid's bytes, at most (1 + 5 + 2 + 20) */
 
 /*
@@ -235,48 +223,18 @@ static void put_location(struct llog__buf *o, const struct llog_entry *e,
 	c.valid = 1;
 }
 
-/* Whether the message ends as a rate limit's marker does: " [N suppressed]". */
-static int ends_like_suppressed(const char *m, size_t n)
-{
-	static const char tail[] = " suppressed]";
-	size_t tn = sizeof(tail) - 1, d = 0;
-
-	if (n < tn + 3 || memcmp(m + n - tn, tail, tn) != 0)
-		return 0;
-	n -= tn;
-	while (d < n && m[n - 1 - d] >= '0' && m[n - 1 - d] <= '9')
-		d++;
-	return d > 0 && n - d >= 2 && m[n - d - 2] == ' ' && m[n - d - 1] == '[';
-}
-
-/*
- * The message of a text line, escaped (line_escape.c), and so that it is
- * never read as one of the line's markers (llogcat reads them back into
- * JSON members): a message that itself begins with "[backtrace] " has
- * that '[' written \x5b, one that ends like " [N suppressed]" that ']'
- * \x5d (docs/file-format.md, "Text lines"). Within llog__line_bound's 4
- * bytes a byte.
- */
-static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
-{
-	int last = ends_like_suppressed(m, n);
-
-	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
-		llog__line_put_whole(o, "\\x5b", 4);
-		m++;
-		n--;
-	}
-	llog__line_put_text_escaped(o, m, n - (size_t)last);
-	if (last)
-		llog__line_put_whole(o, "\\x5d", 4);
-}
-
 static void format_text(struct llog__buf *o, const struct llog_entry *e,
 			const struct llog__lopt *lo, const char *tail, size_t tl)
 {
-	size_t sl, hn, n, fr, cl = 0;
+	const struct llog__line_msg m = {tail, tl};
+	size_t hn, n, cl = 0;
 	const char *cat;
-	char suf[32], h[LLOG__TS_MAX + LEVEL_TID_MAX];
+	char h[LLOG__TS_MAX + LEVEL_TID_MAX];
+
+	if (lo->pat != NULL) {
+		llog__pattern_format(o, e, lo, lo->pat, &m);
+		return;
+	}
 
 	/* timestamp, level and thread id: one append ("INFO  db.pool [tid]":
 	 * a category goes after the level, by the longer path) */
@@ -307,28 +265,8 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 	/* escaped as the message (a TAB, a newline or a backslash in a file
 	 * name too), so the field section's TAB is the line's only one */
 	put_location(o, e, lo);
-	/* A rate-limited site's count ends the line, after the message
-	 * (or its cut tail): " [N suppressed]" (llog.h). */
-	sl = suppressed_suffix(e, lo, suf);
-	/* A backtrace entry (llog.h, "Backtrace"): marked before the
-	 * message. */
-	if (lo->full && e->backtrace)
-		llog__buf_put(o, "[backtrace] ", 12);
+	llog__line_put_msg(o, e, lo, &m, 0);
 	/* The field section ends the line, after the markers (fields.md 3). */
-	fr = llog__line_fields_reserve(e, lo);
-	if (fr > 0 && o->cap - o->n < tl + sl + fr) {
-		fr = 0; /* no room for the fields: the message alone, cut */
-		o->cut = 1;
-	}
-	if (o->cap - o->n < tl + sl)
-		return;
-	o->cap -= tl + sl + fr;
-	put_text_msg(o, e->msg, e->msg_len);
-	o->cap += tl + sl;
-	if (o->cut)
-		llog__buf_put(o, tail, tl);
-	llog__buf_put(o, suf, sl);
-	o->cap += fr;
 	llog__line_put_fields(o, e, lo, 0);
 }
 
@@ -436,9 +374,10 @@ static size_t format_line(const struct llog_entry *e, enum llog_format format,
 	return n;
 }
 
-static struct llog__lopt make_lopt(const struct llog_line_options *opt, int full)
+static struct llog__lopt make_lopt(const struct llog_line_options *opt, int full,
+				   const struct llog__pattern *pat)
 {
-	struct llog__lopt lo = {0, LLOG_TS_NS, full};
+	struct llog__lopt lo = {0, LLOG_TS_NS, full, pat};
 
 	if (opt != NULL) {
 		lo.flags = opt->flags;
@@ -449,7 +388,7 @@ static struct llog__lopt make_lopt(const struct llog_line_options *opt, int full
 
 size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, char *buf, size_t cap)
 {
-	struct llog__lopt lo = make_lopt(NULL, 0);
+	struct llog__lopt lo = make_lopt(NULL, 0, NULL);
 	int cut;
 
 	return format_line(e, format, &lo, buf, cap, &cut);
@@ -458,21 +397,26 @@ size_t llog_format_entry(const struct llog_entry *e, enum llog_format format, ch
 size_t llog_format_entry_opts(const struct llog_entry *e, enum llog_format format,
 			      const struct llog_line_options *opt, char *buf, size_t cap)
 {
-	struct llog__lopt lo = make_lopt(opt, 1);
-	int cut;
+	struct llog__pattern pat;
+	char why[96];
+	int cut, has = opt != NULL && opt->pattern != NULL && format == LLOG_FORMAT_TEXT &&
+		       llog__pattern_parse(&pat, opt->pattern, why, sizeof(why)) == 0;
+	struct llog__lopt lo = make_lopt(opt, 1, has ? &pat : NULL);
 
 	return format_line(e, format, &lo, buf, cap, &cut);
 }
 
 size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
-			 const struct llog_line_options *opt, char *buf, size_t cap, int *cut)
+			 const struct llog_line_options *opt, const struct llog__pattern *pat,
+			 char *buf, size_t cap, int *cut)
 {
-	struct llog__lopt lo = make_lopt(opt, 1);
+	struct llog__lopt lo = make_lopt(opt, 1, format == LLOG_FORMAT_TEXT ? pat : NULL);
 
 	return format_line(e, format, &lo, buf, cap, cut);
 }
 
-size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
+size_t llog__line_bound(const struct llog_entry *e, enum llog_format format,
+			const struct llog__pattern *pat)
 {
 	/* Text: at most 4 bytes per message byte (\xNN; \u00NN stands for
 	 * two), plus the header: timestamp 30 (35 local), level 5, tid and
@@ -500,5 +444,7 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format)
 		if (f->type == LLOG_FIELD_STR)
 			fields += k * f->v.str.len;
 	}
+	if (pat != NULL && format == LLOG_FORMAT_TEXT) /* the message, its markers (51) */
+		return llog__pattern_bound(pat, e) + k * e->msg_len + 64 + fields;
 	return k * (e->msg_len + names) + 256 + fields;
 }

@@ -18,17 +18,44 @@
 
 #include "fmt.h" /* LLOG__MARKER */
 
+/*
+ * A text line's pattern (struct llog_line_options.pattern), parsed once
+ * (line_pattern.c): its literal text and directives as a list of
+ * elements. A sink that has a pattern keeps one of these; it is read
+ * only, by any number of threads.
+ */
+#define LLOG__PATTERN_MAX 256  /* bytes of a pattern */
+#define LLOG__PATTERN_ELEMS 64 /* its literal runs and directives */
+struct llog__pattern {
+	unsigned n;
+	int fields; /* %k is in it */
+	struct {
+		uint8_t op;
+		uint16_t off, len; /* a literal run: lit[off..off+len) */
+	} el[LLOG__PATTERN_ELEMS];
+	char lit[LLOG__PATTERN_MAX];
+};
+
+/* Parses s into p: 0, or -1 with the reason in why (whycap bytes,
+ * "unknown directive %x at byte 7", "a pattern must have %m (the
+ * message)", ...). */
+int llog__pattern_parse(struct llog__pattern *p, const char *s, char *why, size_t whycap);
+
 /* llog_format_entry_opts for llog's own outputs (lo NULL: the default
- * line): a line that does not fit cap is cut with the marker
+ * line; pat: a text line's parsed pattern, or NULL, and lo->pattern is
+ * not read): a line that does not fit cap is cut with the marker
  * " [truncated]", and *cut set (else cleared). Async-signal-safe while a
  * crash is drained (LLOG_LINE_LOCAL_TIME then uses the cached offset), but
  * for an F64 field's text (llog__line_field_f64: snprintf, as the message
  * renderer's doubles). Returns the line's length. */
 size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
-			 const struct llog_line_options *lo, char *buf, size_t cap, int *cut);
+			 const struct llog_line_options *lo, const struct llog__pattern *pat,
+			 char *buf, size_t cap, int *cut);
 /* An upper bound of the length of e's whole line in format, with any line
- * options (the buffer that llog__line_format never needs to cut in). */
-size_t llog__line_bound(const struct llog_entry *e, enum llog_format format);
+ * options and pattern pat (or NULL) (the buffer that llog__line_format
+ * never needs to cut in). */
+size_t llog__line_bound(const struct llog_entry *e, enum llog_format format,
+			const struct llog__pattern *pat);
 
 /* How the line formatter knows that a crash is being reported (it must
  * then not call localtime_r: a lock, a file read). Set once by the crash

@@ -18,6 +18,7 @@
 #include <llog/sinks.h>
 
 #include "buf.h"
+#include "line.h"
 
 /* What a line is made with: the public options, and whether the entry's
  * appended fields may be read (llog_format_entry reads none: its caller
@@ -26,7 +27,34 @@ struct llog__lopt {
 	unsigned flags;
 	unsigned prec; /* enum llog_ts_precision */
 	int full;
+	const struct llog__pattern *pat; /* a text line's pattern, or NULL */
 };
+
+/* ---- line_msg.c ---- */
+
+/* A cut message's ending (the marker, or none). */
+struct llog__line_msg {
+	const char *tail;
+	size_t tl;
+};
+
+/* The message of a text line with its markers ("[backtrace] " before it,
+ * " [N suppressed]" after it, a cut message's tail), with room kept for
+ * the field section and for rest more bytes (what a pattern writes after
+ * the message). */
+void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
+			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest);
+
+/* ---- line_pattern.c ---- */
+
+/* An upper bound of the text of p's elements for e, but the message's
+ * and the field section's. */
+size_t llog__pattern_bound(const struct llog__pattern *p, const struct llog_entry *e);
+/* e's text line laid out by p (its message through llog__line_put_msg;
+ * the field section where %k is, else at the end). */
+void llog__pattern_format(struct llog__buf *o, const struct llog_entry *e,
+			  const struct llog__lopt *lo, const struct llog__pattern *p,
+			  const struct llog__line_msg *m);
 
 /*
  * The line formatter's per-thread caches (the timestamp's text per second

@@ -196,7 +196,7 @@ size_t llog__line_ts_text(char *b, int64_t ts_ns, const struct llog__lopt *lo)
  */
 void llog__line_ts_rfc3339(char *b, int64_t ts_ns)
 {
-	static const struct llog__lopt utc_ns = {0, LLOG_TS_NS, 0};
+	static const struct llog__lopt utc_ns = {0, LLOG_TS_NS, 0, NULL};
 	char t[LLOG__TS_MAX];
 
 	memcpy(b, t, llog__line_ts_text(t, ts_ns, &utc_ns)); /* 30 bytes */

@@ -1,0 +1,92 @@
+/*
+ * line_msg.c - the message of a text line with its markers: "[backtrace] "
+ * before it, " [N suppressed]" after it, a cut message's marker, room kept
+ * for what follows it (llog__line_put_msg, line_parts.h). The default line
+ * (line.c) and a pattern's line (line_pattern.c) both write it here.
+ */
+#include <string.h>
+
+#include "line_parts.h"
+
+/* " [N suppressed]" into suf (32 bytes) when the entry has a count and
+ * its appended fields may be read; returns its length (0: none). */
+static size_t suppressed_suffix(const struct llog_entry *e, const struct llog__lopt *lo, char *suf)
+{
+	struct llog__buf b = LLOG__BUF(suf, 32);
+
+	if (!lo->full || e->suppressed == 0)
+		return 0;
+	llog__buf_put(&b, " [", 2);
+	llog__buf_num(&b, e->suppressed, 10);
+	llog__buf_put(&b, " suppressed]", 12);
+	return b.n;
+}
+
+/* Whether the message ends as a rate limit's marker does: " [N suppressed]". */
+static int ends_like_suppressed(const char *m, size_t n)
+{
+	static const char tail[] = " suppressed]";
+	size_t tn = sizeof(tail) - 1, d = 0;
+
+	if (n < tn + 3 || memcmp(m + n - tn, tail, tn) != 0)
+		return 0;
+	n -= tn;
+	while (d < n && m[n - 1 - d] >= '0' && m[n - 1 - d] <= '9')
+		d++;
+	return d > 0 && n - d >= 2 && m[n - d - 2] == ' ' && m[n - d - 1] == '[';
+}
+
+/*
+ * The message of a text line, escaped (line_escape.c), and so that it is
+ * never read as one of the line's markers (llogcat reads them back into
+ * JSON members): a message that itself begins with "[backtrace] " has
+ * that '[' written \x5b, one that ends like " [N suppressed]" that ']'
+ * \x5d (docs/file-format.md, "Text lines"). Within llog__line_bound's 4
+ * bytes a byte.
+ */
+static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
+{
+	int last = ends_like_suppressed(m, n);
+
+	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
+		llog__line_put_whole(o, "\\x5b", 4);
+		m++;
+		n--;
+	}
+	llog__line_put_text_escaped(o, m, n - (size_t)last);
+	if (last)
+		llog__line_put_whole(o, "\\x5d", 4);
+}
+
+void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
+			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest)
+{
+	size_t sl, fr;
+	char suf[32];
+
+	/* A rate-limited site's count ends the message (or its cut tail):
+	 * " [N suppressed]" (llog.h). */
+	sl = suppressed_suffix(e, lo, suf);
+	/* A backtrace entry (llog.h, "Backtrace"): marked before the
+	 * message. */
+	if (lo->full && e->backtrace)
+		llog__buf_put(o, "[backtrace] ", 12);
+	/* The field section comes after the message and its markers
+	 * (fields.md 3), and so does what a pattern has after %m (rest). */
+	fr = llog__line_fields_reserve(e, lo);
+	if (fr > 0 && o->cap - o->n < m->tl + sl + fr + rest) {
+		fr = 0; /* no room for the fields: the message alone, cut */
+		o->cut = 1;
+	}
+	if (o->cap - o->n < m->tl + sl + rest) {
+		o->cut = 1;
+		return;
+	}
+	o->cap -= m->tl + sl + fr + rest;
+	put_text_msg(o, e->msg, e->msg_len);
+	o->cap += m->tl + sl;
+	if (o->cut)
+		llog__buf_put(o, m->tail, m->tl);
+	llog__buf_put(o, suf, sl);
+	o->cap += fr + rest;
+}
