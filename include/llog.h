@@ -125,11 +125,11 @@ enum llog_field_type {
 #define LLOG_FIELD_TRUNCATED 0x1u
 /* The string value is a hex dump (LLOG_HEX): two lowercase hex digits a
  * byte, "" for none; with LLOG_FIELD_TRUNCATED, of the first LLOG_HEX_MAX
- * bytes. (Since 0.9.) */
+ * bytes. */
 #define LLOG_FIELD_HEX 0x2u
 
 /*
- * A buffer's bytes as a field's value, shown in hex (since 0.9):
+ * A buffer's bytes as a field's value, shown in hex:
  *     LOG_DEBUG_KV(("peer", peer, "frame", LLOG_HEX(buf, n)), "frame in");
  * gives the field frame="0a1bff..." in text, "frame":"0a1bff..." in JSON,
  * and the same digits in RFC 5424 structured data, journald and binary
@@ -900,7 +900,7 @@ LLOG_EXPORT int llog_ctx_set_bool(const char *key, int v);
 /* v copied; NULL: a NULL field. */
 LLOG_EXPORT int llog_ctx_set_str(const char *key, const char *v);
 /* The len bytes at p as hex digits (LLOG_HEX: at most LLOG_HEX_MAX bytes,
- * made into digits here); p NULL: a NULL field. (Since 0.9.) */
+ * made into digits here); p NULL: a NULL field. */
 LLOG_EXPORT int llog_ctx_set_hex(const char *key, const void *p, size_t len);
 /* Removes key (0; -ENOENT when it is not set). */
 LLOG_EXPORT int llog_ctx_remove(const char *key);

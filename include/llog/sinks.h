@@ -146,8 +146,8 @@ struct llog_line_options {
 	unsigned flags; /* LLOG_LINE_* */
 	enum llog_ts_precision ts_precision;
 	/*
-	 * A text line laid out by a pattern (NULL: the default line; since
-	 * 0.9), parsed once when the sink is made (a malformed one: the
+	 * A text line laid out by a pattern (NULL: the default line),
+	 * parsed once when the sink is made (a malformed one: the
 	 * constructor fails with EINVAL and llog_sink_error() says why):
 	 *     "%D %H.%f %l %c [%i %n] %s:%# %F: %m"
 	 * gives "2026-12-05 09:10:11.123 INFO  db [4242 worker] a.c:42 run: msg".
@@ -971,7 +971,7 @@ struct llog_syslog_options {
 	 * "...[truncated]"; 0 = 2048 (at least 480, at most 65000). */
 	size_t max_udp_bytes;
 	/* MSG laid out by line.pattern (struct llog_line_options; NULL: the
-	 * message as it is, the default), e.g. "%s:%# %F: %m" (since 0.9):
+	 * message as it is, the default), e.g. "%s:%# %F: %m":
 	 * the pattern's text line without its field section (the fields are
 	 * in [fields@32473] already), escaped as a text line is; the timestamp
 	 * directives under line.ts_precision and LLOG_LINE_LOCAL_TIME. The
