@@ -191,7 +191,10 @@ struct llog_line_options {
  * concurrently with another callback of the same sink, and must not call
  * LOG (such records are dropped and counted) or llog_flush /
  * llog_shutdown (they return at once there) or llog_remove_sink (it
- * returns -EDEADLK there).
+ * returns -EDEADLK there); nor llog_add_sink or llog_get_sink_stats where
+ * another thread may be in llog_remove_sink at the time (that call holds
+ * llog's control lock while it waits for the flusher, and these wait for
+ * the lock: the process would hang).
  *   write   gets each entry at or above the sink's level. Returns the bytes
  *           it accepted (>= 0) or a negative errno (counted in write_errors).
  *   commit  ends a flusher batch: the sink makes everything written so far
