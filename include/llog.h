@@ -289,9 +289,14 @@ struct llog_config {
 	 * time come in the order of their times, not of their pushes. Costs
 	 * about 10-20 CPU cycles per call (an ordered clock read); a record
 	 * pushed while the flusher takes the heads may wait for the next
-	 * round. Needs an invariant TSC that the kernel found synchronized
-	 * across CPUs (x86, clocksource "tsc"); without one the queue has one
-	 * head and llog_init() says so on stderr (once per process). */
+	 * round. Needs an invariant TSC that the kernel vouches for as one
+	 * clock for every CPU (x86: the clocksource is "tsc", or another one,
+	 * such as a KVM guest's kvm-clock, while the kernel still lists "tsc"
+	 * as available, which it stops doing when its check finds the CPUs'
+	 * TSCs apart); without one the queue has one head. llog_init() says
+	 * on stderr (once per process) when it refuses the heads, and why,
+	 * and when it keeps them on the second kind of evidence;
+	 * llog_stats.queue_heads says how many there are. */
 	unsigned queue_shards;
 };
 
@@ -747,6 +752,10 @@ struct llog_stats {
 	 * synchronous stderr line): once per sink and entry, also when llog
 	 * had cut the message before (truncated). */
 	uint64_t sink_truncated;
+	/* The record queue's heads since the last llog_init(): 1, or
+	 * llog_config.queue_shards's count where the machine's TSC allows it
+	 * (0 before the first llog_init). Not a counter. */
+	uint64_t queue_heads;
 };
 
 /* Fills *out with relaxed snapshots of the counters. Lock-free, no

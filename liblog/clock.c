@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,26 +53,58 @@ __attribute__((constructor)) void llog__clock_init(void)
 #endif
 }
 
-int llog__clock_tsc_synced(void)
+/* Whether the whitespace-separated list s has the word w. */
+static int has_word(const char *s, const char *w)
 {
-	static int known, synced; /* llog_init only (ctl_lock): plain */
-	char buf[32] = {0};
+	size_t n = strlen(w);
+
+	for (const char *p = s; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == s || p[-1] == ' ' || p[-1] == '\n') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+int llog__clock_tsc_verdict(const char *current, const char *available)
+{
+	if (current != NULL && has_word(current, "tsc"))
+		return LLOG__TSC_CURRENT;
+	if (available != NULL && has_word(available, "tsc"))
+		return LLOG__TSC_AVAILABLE;
+	return LLOG__TSC_NOT_AVAILABLE;
+}
+
+/* The first line of the sysfs file name into buf (cap bytes, NUL-ended);
+ * buf empty when it cannot be read. */
+static void read_sys(const char *name, char *buf, size_t cap)
+{
+	char path[96];
 	ssize_t n;
 	int fd;
 
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/devices/system/clocksource/clocksource0/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+int llog__clock_tsc_synced(void)
+{
+	static int known, verdict; /* llog_init only (ctl_lock): plain */
+	char cur[64], avail[256];
+
 	if (known)
-		return synced;
+		return verdict;
 	known = 1;
 	if (!llog__clock_tsc)
-		return synced = 0;
-	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		  O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return synced = 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	synced = n >= 3 && memcmp(buf, "tsc", 3) == 0 && (n == 3 || buf[3] == '\n');
-	return synced;
+		return verdict = LLOG__TSC_NONE;
+	read_sys("current_clocksource", cur, sizeof(cur));
+	read_sys("available_clocksource", avail, sizeof(avail));
+	return verdict = llog__clock_tsc_verdict(cur, avail);
 }
 
 void llog__clock_set_ordered(int on)

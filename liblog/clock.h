@@ -84,12 +84,27 @@ static inline uint64_t llog__clock_push(void)
 	return llog__clock_realtime_ns();
 }
 
-/* Whether raw times are the TSC and the kernel keeps the TSC as its
- * clocksource (it leaves it when its check that the CPUs' TSCs agree, at
- * boot or by its watchdog, fails): one clock for every CPU, as a sharded
- * queue's merge needs. Reads sysfs the first time (not async-signal-safe;
- * llog_init only). */
+/*
+ * Whether raw times are the TSC and the kernel vouches for it as one clock
+ * for every CPU, as a sharded queue's merge needs: > 0 when it does. The
+ * kernel checks that the CPUs' TSCs agree (at boot, and by its clocksource
+ * watchdog) and, when they do not, marks the TSC unstable, which takes it
+ * off the list of available clocksources. So: LLOG__TSC_CURRENT when the
+ * TSC is the clocksource; LLOG__TSC_AVAILABLE when another one is (a KVM
+ * guest on kvm-clock, say) but the TSC is still listed as available (not
+ * marked unstable); LLOG__TSC_NOT_AVAILABLE when it is not listed (marked
+ * unstable, or the files cannot be read); LLOG__TSC_NONE when raw times
+ * are not an invariant TSC at all. Reads sysfs the first time (not
+ * async-signal-safe; llog_init only).
+ */
+#define LLOG__TSC_NONE (-1)
+#define LLOG__TSC_NOT_AVAILABLE 0
+#define LLOG__TSC_AVAILABLE 1
+#define LLOG__TSC_CURRENT 2
 int llog__clock_tsc_synced(void);
+/* The verdict from the two files' text (current_clocksource,
+ * available_clocksource; NULL: unreadable): pure, for tests. */
+int llog__clock_tsc_verdict(const char *current, const char *available);
 
 /* Pushes read the clock ordered (on) or not; no effect without the TSC.
  * Called while no thread can push (llog__queue_open). */

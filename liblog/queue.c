@@ -14,6 +14,7 @@
 
 #include "queue.h"
 #include "sched_points.h"
+#include "stats.h"
 
 struct llist_node llog__closed_node;
 
@@ -295,18 +296,32 @@ static int shards_forced(void)
 void llog__queue_open(unsigned shards)
 {
 	/* The merge needs one clock for every CPU (take_shards). */
-	if (shards > 1 && !llog__clock_tsc_synced() && !shards_forced()) {
-		static const char msg[] = "llog: queue_shards needs a TSC that the kernel keeps "
-					  "as its clocksource; the queue has one head\n";
+	if (shards > 1 && !shards_forced()) {
 		static int said; /* once per process; under ctl_lock */
+		int v = llog__clock_tsc_synced();
+		const char *msg =
+			v == LLOG__TSC_NONE
+				? "llog: queue_shards needs an invariant TSC, which this CPU does "
+				  "not have (or LLOG_CLOCK=realtime); the queue has one head\n"
+			: v == LLOG__TSC_NOT_AVAILABLE
+				? "llog: queue_shards needs a TSC that the kernel vouches for, and "
+				  "it does not list the TSC as a clocksource (it marked it unstable, "
+				  "or sysfs cannot be read); the queue has one head\n"
+			: v == LLOG__TSC_AVAILABLE
+				? "llog: queue_shards: the kernel keeps another clocksource but lists "
+				  "the TSC as usable (not marked unstable); heads kept\n"
+				: NULL;
 
-		if (!said)
-			(void)!write(2, msg, sizeof(msg) - 1);
+		if (msg != NULL && !said)
+			(void)!write(2, msg, strlen(msg));
 		said = 1;
-		shards = 1;
+		if (v <= LLOG__TSC_NOT_AVAILABLE)
+			shards = 1;
 	}
 	if (shards < 1)
 		shards = 1;
+	/* Relaxed: statistics only. */
+	llog__store_relaxed(&llog__stats.queue_heads, (uint64_t)shards);
 	/* Relaxed: no flusher runs; pthread_create orders them before it. */
 	llog__store_relaxed(&llog__q.stop, 0);
 	llog__store_relaxed(&llog__q.pending, 0);

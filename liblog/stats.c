@@ -26,6 +26,7 @@ void llog_get_stats(struct llog_stats *out)
 	out->backtrace_discarded = llog__load_relaxed(&llog__stats.bt_discarded);
 	out->fields_truncated = llog__load_relaxed(&llog__stats.fields_truncated);
 	out->sink_truncated = llog__load_relaxed(&llog__stats.sink_truncated);
+	out->queue_heads = llog__load_relaxed(&llog__stats.queue_heads);
 }
 
 void llog__stats_count_sink_lost(uint64_t records)

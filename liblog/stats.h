@@ -26,7 +26,7 @@ struct llog__stats {
 	alignas(64) _Atomic uint64_t logged;
 	_Atomic uint64_t written, dropped, truncated, batches,
 		bytes_written, write_errors, blocked, sink_lost, repaired, queue_dropped,
-		suppressed, fields_truncated, sink_truncated;
+		suppressed, fields_truncated, sink_truncated, queue_heads;
 	/* The backtrace (backtrace.h): captured == written + discarded + held. */
 	_Atomic uint64_t bt_captured, bt_written, bt_discarded;
 };

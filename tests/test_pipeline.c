@@ -447,6 +447,64 @@ static void test_init_twice_and_bad_config(void **state)
 	memsink_free(m);
 }
 
+/* The kernel's word on the TSC, from its clocksource files as they read
+ * on each kind of machine (bare metal; a KVM guest on kvm-clock whose
+ * kernel keeps the TSC usable; one whose kernel marked it unstable). */
+static void test_tsc_verdict(void **state)
+{
+	(void)state;
+	assert_int_equal(llog__clock_tsc_verdict("tsc\n", "tsc hpet acpi_pm \n"), LLOG__TSC_CURRENT);
+	assert_int_equal(llog__clock_tsc_verdict("kvm-clock\n", "kvm-clock tsc \n"),
+			 LLOG__TSC_AVAILABLE);
+	assert_int_equal(llog__clock_tsc_verdict("kvm-clock\n", "kvm-clock \n"),
+			 LLOG__TSC_NOT_AVAILABLE);
+	assert_int_equal(llog__clock_tsc_verdict("hpet\n", "hpet\ntsc\n"), LLOG__TSC_AVAILABLE);
+	/* a word, not a part of one */
+	assert_int_equal(llog__clock_tsc_verdict("tsc_early\n", "kvm-clock xtsc tsc-x\n"),
+			 LLOG__TSC_NOT_AVAILABLE);
+	assert_int_equal(llog__clock_tsc_verdict("", ""), LLOG__TSC_NOT_AVAILABLE);
+	assert_int_equal(llog__clock_tsc_verdict(NULL, NULL), LLOG__TSC_NOT_AVAILABLE);
+}
+
+/* Whether the sysfs clocksource file name lists the word "tsc". */
+static int sys_lists_tsc(const char *name)
+{
+	char path[128], *s, *tok, *save = NULL;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/clocksource/clocksource0/%s", name);
+	if ((s = slurp(path, NULL)) == NULL)
+		return 0;
+	for (tok = strtok_r(s, " \n", &save); tok != NULL; tok = strtok_r(NULL, " \n", &save))
+		found |= strcmp(tok, "tsc") == 0;
+	free(s);
+	return found;
+}
+
+/* llog_init keeps the heads asked for where the machine's evidence allows
+ * them (an invariant TSC, and the kernel has it as its clocksource or
+ * lists it as available), else one; llog_stats.queue_heads says which.
+ * Run under each kind of machine: ../shared/tools/clocksource-as. */
+static void test_queue_heads_by_evidence(void **state)
+{
+	int forced = llog__queue_force_shards;
+	int want = llog__clock_tsc && (sys_lists_tsc("current_clocksource") ||
+				       sys_lists_tsc("available_clocksource"))
+			   ? 4
+			   : 1;
+	struct llog_stats st;
+
+	(void)state;
+	llog__queue_force_shards = 0;
+	assert_int_equal(llog_init(&(struct llog_config){.queue_shards = 4}), 0);
+	llog_get_stats(&st);
+	llog_shutdown();
+	llog__queue_force_shards = forced;
+	print_message("queue_heads %llu (invariant TSC %d)\n", (unsigned long long)st.queue_heads,
+		      llog__clock_tsc);
+	assert_int_equal(st.queue_heads, want);
+}
+
 static void test_sink_added_while_running(void **state)
 {
 	struct memsink *a = memsink_new(LLOG_TRACE);
@@ -540,6 +598,8 @@ int main(void)
 		cmocka_unit_test(test_long_message_truncated_visibly),
 		cmocka_unit_test(test_truncation_marker_at_end),
 		cmocka_unit_test(test_sink_added_while_running),
+		cmocka_unit_test(test_tsc_verdict),
+		cmocka_unit_test(test_queue_heads_by_evidence),
 		cmocka_unit_test(test_order_kept_across_shutdown),
 	};
 
