@@ -865,8 +865,8 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * underlying type) I64 or U64 by its signedness, char arrays and string
  * literals STR; anything else (std::string: write s.c_str(), a scoped
  * enum, void *, nullptr, long double) fails one static_assert with the
- * same message. NULL is an integer in C++ (I64 0): write
- * (const char *)nullptr for a NULL string. Keys and types are constexpr
+ * same message. NULL is an integer in C++ (I64 0; g++ warns,
+ * -Wconversion-null): write (const char *)nullptr for a NULL string. Keys and types are constexpr
  * statics, constant-initialised (no guard, no lock at the first call).
  */
 #define LLOG_LOG_KV(level, pairs, ...) LLOG__LOG_KV(LLOG__CAT_FILE, level, pairs, __VA_ARGS__)
