@@ -33,7 +33,9 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+#if __cplusplus >= 201103L
 #include <type_traits> /* llog/detail.h's C++ machinery */
+#endif
 extern "C" {
 #endif
 

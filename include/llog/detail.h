@@ -14,7 +14,8 @@
  * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*),
  * the mapping of key-value pairs (LLOG__KV_*), the context scope, the
  * inline rate limiter, the shared-object destructor, and the entry points
- * llog__* that the macros call. The functions and variables declared
+ * llog__* that the macros call; in C++ (C++11 and later) the templates
+ * that stand for C's _Generic there ("C++"). The functions and variables declared
  * here are exported from the library, because the code the macros expand
  * to calls them from the user's objects; they are internal all the same:
  * only llog.h's macros may use them.
@@ -411,7 +412,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 	return r;
 }
 /* A hex value's union holds its struct llog_hex's address (the compound
- * literal of LLOG_HEX lives until the call's block ends); the call block
+ * literal of LLOG_HEX lives until the call's block ends; in C++ a copy in
+ * the call's room, LLOG__KV_HEX_ROOM); the call block
  * type LLOG__KV_HEX, which sinks never see (kv.h). */
 #define LLOG__KV_HEX 6
 static inline union llog__kv_val llog__kv_hex(const struct llog_hex *h)
@@ -647,7 +649,9 @@ LLOG_EXPORT void llog__ctx_scope_leave(struct llog__ctx_scope *s);
  *  C++: the types of slots, fields and context values
  ***********************************************************************/
 
-#ifdef __cplusplus
+/* C++11 and later; before C++11 the plain LOG calls compile (variadic),
+ * fields and context do not. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
 extern "C++" {
 
 template <class T>
@@ -822,7 +826,7 @@ private:
 };
 
 } /* extern "C++" */
-#endif /* __cplusplus */
+#endif /* C++11 */
 
 /*-*********************************************************************
  *  Rate limiter: LLOG_LOG_EVERY_N and friends
