@@ -33,6 +33,9 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+#if __cplusplus >= 201103L
+#include <type_traits> /* llog/detail.h's C++ machinery */
+#endif
 extern "C" {
 #endif
 
@@ -147,7 +150,13 @@ struct llog_hex {
 	const void *ptr;
 	size_t len;
 };
+#ifndef __cplusplus
 #define LLOG_HEX(ptr, len) (&(const struct llog_hex){(const void *)(ptr), (size_t)(len)})
+#else
+/* In C++ (which has no compound literals) a struct llog_hex by value; a
+ * field or llog_ctx_set copies it for the call. */
+#define LLOG_HEX(ptr, len) (::llog_hex{(const void *)(ptr), (size_t)(len)})
+#endif
 
 /* One field as a sink sees it: valid during the sink's write call only. */
 struct llog_field {
@@ -860,6 +869,16 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * the values into the thread's arena with its arguments (strings cut to
  * LLOG_FIELD_STR_MAX bytes at a UTF-8 boundary, flagged
  * LLOG_FIELD_TRUNCATED): lock-free and malloc-free as any LOG.
+ *
+ * C++ (C++11 and later) takes the same calls, with the types mapped by
+ * templates instead of _Generic: bool BOOL, every integer type of at most
+ * 64 bits (wchar_t, char16_t, char32_t, an unscoped enum by its
+ * underlying type) I64 or U64 by its signedness, char arrays and string
+ * literals STR; anything else (std::string: write s.c_str(), a scoped
+ * enum, void *, nullptr, long double) fails one static_assert with the
+ * same message. NULL is an integer in C++ (I64 0; g++ warns,
+ * -Wconversion-null): write (const char *)nullptr for a NULL string. Keys and types are constexpr
+ * statics, constant-initialised (no guard, no lock at the first call).
  */
 #define LLOG_LOG_KV(level, pairs, ...) LLOG__LOG_KV(LLOG__CAT_FILE, level, pairs, __VA_ARGS__)
 #define LLOG_LOG_TRACE_KV(pairs, ...) LLOG_LOG_KV(LLOG_TRACE, pairs, __VA_ARGS__)
@@ -916,7 +935,9 @@ LLOG_EXPORT int llog_ctx_remove(const char *key);
 /* Removes every key (and the count of refused keys). Returns 0. */
 LLOG_EXPORT int llog_ctx_clear(void);
 
-/* The typed setter for v's type, as for fields. */
+/* The typed setter for v's type, as for fields. In C++, a function
+ * template of that name (llog/detail.h) over the same types, refusing the
+ * others with the same message. */
 #ifndef __cplusplus
 #define llog_ctx_set(key, v)                                                  \
 	_Generic((v),                                                         \
@@ -937,8 +958,9 @@ LLOG_EXPORT int llog_ctx_clear(void);
 
 /*
  * LLOG_CTX_SCOPE(key, value): sets key to value (llog_ctx_set) until the
- * enclosing block is left (by any path: __attribute__((cleanup))), then
- * puts back the value key had before, or removes it. One per line.
+ * enclosing block is left (by any path: __attribute__((cleanup)); in
+ * C++ a destructor, so an exception leaving the block restores it too),
+ * then puts back the value key had before, or removes it. One per line.
  */
 #define LLOG_CTX_SCOPE(key, value) LLOG__CTX_SCOPE(key, value)
 

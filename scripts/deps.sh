@@ -31,6 +31,9 @@
 # The sanitizer builds use gcc, whose runtimes (libasan8, libubsan1,
 # libtsan2) come with build-essential; libclang-rt-14-dev brings clang's
 # libFuzzer and sanitizer runtimes for the fuzz targets built with clang.
+# The C++ test and example (tests/test_cxx.cpp, examples/cxx_service.cpp)
+# build with g++ (build-essential: g++ and libstdc++) and, in the ASan
+# build and the cxx_compile_* checks, clang++ (clang).
 set -euo pipefail
 
 profile=${1:-build}

@@ -14,7 +14,8 @@
  * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*),
  * the mapping of key-value pairs (LLOG__KV_*), the context scope, the
  * inline rate limiter, the shared-object destructor, and the entry points
- * llog__* that the macros call. The functions and variables declared
+ * llog__* that the macros call; in C++ (C++11 and later) the templates
+ * that stand for C's _Generic there ("C++"). The functions and variables declared
  * here are exported from the library, because the code the macros expand
  * to calls them from the user's objects; they are internal all the same:
  * only llog.h's macros may use them.
@@ -195,8 +196,13 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * llog__log with the same temporaries. A positional format's slots are
  * its arguments in index order, which is the order they are passed. A
  * long double argument, or 9 and more, go to llog__log at compile time;
- * so do C++ (no _Generic) and LLOG_NO_TYPED_CALLS defined before
- * llog.h, and C before C11. The format is still checked by the compiler
+ * so do LLOG_NO_TYPED_CALLS defined before llog.h, C before C11 and C++
+ * before C++11. C++ takes the same path with the same slots: templates
+ * (llog__slot, "C++" below) instead of _Generic, auto instead of
+ * __typeof__ (a temporary of the argument's type, arrays decayed), and
+ * any type that is not an integer of at most 64 bits, an enum, bool,
+ * float, double, a pointer or nullptr (a long double, a class) goes to
+ * llog__log at compile time. The format is still checked by the compiler
  * (llog__log's format attribute, on the fallback call, whose arguments
  * have the types the caller wrote). Two limits of the typed macros, which
  * count and name the arguments one by one: an argument with a comma
@@ -209,8 +215,18 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 
-#if !defined(__cplusplus) && defined(__GNUC__) && defined(__STDC_VERSION__) &&                 \
-	__STDC_VERSION__ >= 201112L && !defined(LLOG_NO_TYPED_CALLS)
+#if defined(__GNUC__) && !defined(LLOG_NO_TYPED_CALLS) &&                                       \
+	((!defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) ||   \
+	 (defined(__cplusplus) && __cplusplus >= 201103L))
+#ifdef __cplusplus
+/* The slot of x, 0 when x cannot ride in one, and the temporary for
+ * argument i (auto: its value once, of its own type, an array decayed, a
+ * reference and top-level qualifiers dropped, nothing promoted), as C's
+ * below; llog__slot is in "C++" below. */
+#define LLOG__SLOT(x) ::llog__slot< ::llog__decay_t<decltype(x)> >::get(x)
+#define LLOG__SLOT_OK(x) (::llog__slot< ::llog__decay_t<decltype(x)> >::ok != 0)
+#define LLOG__TMP(i, x) auto llog__a##i##_ = (x);
+#else
 static inline uint64_t llog__slot_u(uintptr_t v)
 {
 	return (uint64_t)v;
@@ -248,6 +264,7 @@ static inline uint64_t llog__slot_ld(long double v)
  * except for a variably modified type (a pointer to a VLA): such an
  * argument is evaluated twice (cast it to void * to log it). */
 #define LLOG__TMP(i, x) __typeof__(((void)0, (x))) llog__a##i##_ = (x);
+#endif
 
 #define LLOG__NARGS(...) LLOG__NARGS_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N
@@ -395,7 +412,8 @@ static inline union llog__kv_val llog__kv_str(const char *x)
 	return r;
 }
 /* A hex value's union holds its struct llog_hex's address (the compound
- * literal of LLOG_HEX lives until the call's block ends); the call block
+ * literal of LLOG_HEX lives until the call's block ends; in C++ a copy in
+ * the call's room, LLOG__KV_HEX_ROOM); the call block
  * type LLOG__KV_HEX, which sinks never see (kv.h). */
 #define LLOG__KV_HEX 6
 static inline union llog__kv_val llog__kv_hex(const struct llog_hex *h)
@@ -409,6 +427,12 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 {
 	return llog_ctx_set_hex(key, h->ptr, h->len);
 }
+
+/* What a value of a type fields do not take is refused with (C and C++). */
+#define LLOG__KV_TYPE_MSG                                                     \
+	"llog: a field's value must be an integer, _Bool, float, double, a " \
+	"string (char * / const char *) or LLOG_HEX(ptr, len); convert it, "  \
+	"e.g. (long)x or a string"
 
 #ifndef __cplusplus
 /* The value types a field takes: X(type, v) for each. */
@@ -426,10 +450,6 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
  * refused once, by LLOG__KV_TYPE_CHECK's message, not again by every
  * _Generic it goes through. */
 #define LLOG__KV_SAFE(v) _Generic((v), LLOG__KV_TYPES(LLOG__KV_SAFE_, v) default: 0)
-#define LLOG__KV_TYPE_MSG                                                     \
-	"llog: a field's value must be an integer, _Bool, float, double, a " \
-	"string (char * / const char *) or LLOG_HEX(ptr, len); convert it, "  \
-	"e.g. (long)x or a string"
 /* A declaration (the statement macros). */
 #define LLOG__KV_TYPE_CHECK(v) _Static_assert(LLOG__KV_OK(v), LLOG__KV_TYPE_MSG);
 /* An expression (llog_ctx_set): the check in a statement expression (at
@@ -464,13 +484,36 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 #endif
 
 /* One pair's pieces (the map applies them to every pair). */
-#define LLOG__KV_CHECK(k, v)                                                  \
-	_Static_assert(sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX, \
-		       "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes"); \
-	LLOG__KV_TYPE_CHECK(v)
+#define LLOG__KV_KEY_MSG "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes"
+#define LLOG__KV_KEY_OK(k) (sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX)
 #define LLOG__KV_KEY(k, v) "" k "",
+#ifndef __cplusplus
+#define LLOG__KV_CHECK(k, v)                                                  \
+	_Static_assert(LLOG__KV_KEY_OK(k), LLOG__KV_KEY_MSG);                 \
+	LLOG__KV_TYPE_CHECK(v)
 #define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_TYPE(LLOG__KV_SAFE(v)),
 #define LLOG__KV_VAL(k, v) LLOG__KV_FN(LLOG__KV_SAFE(v))(LLOG__KV_SAFE(v)),
+/* The site's static data; no room for LLOG_HEX values (C's are compound
+ * literals, which live until the block ends). */
+#define LLOG__KV_STATIC static
+#define LLOG__KV_HEX_ROOM
+#else
+/* The same in C++, through llog__kv_of ("C++" below): the value's type,
+ * decayed, picks its field type (a constant: the site's data is
+ * constexpr, constant-initialised) and its converter. An LLOG_HEX value
+ * (a struct llog_hex by value) is copied into the call's room
+ * llog__kv_hx_ (one entry a pair), which lives until the call returns. */
+#define LLOG__KV_OF(v) ::llog__kv_of< ::llog__decay_t<decltype(v)> >
+#define LLOG__KV_CHECK(k, v)                                                  \
+	static_assert(LLOG__KV_KEY_OK(k), LLOG__KV_KEY_MSG);                  \
+	static_assert(LLOG__KV_OF(v)::ok != 0, LLOG__KV_TYPE_MSG);
+#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_OF(v)::type,
+#define LLOG__KV_VAL(k, v) LLOG__KV_OF(v)::val((v), llog__kv_hp_),
+#define LLOG__KV_STATIC static constexpr
+#define LLOG__KV_HEX_ROOM                                                     \
+	struct llog_hex llog__kv_hx_[sizeof(llog__kv_types_)];                \
+	struct llog_hex *llog__kv_hp_ = llog__kv_hx_;
+#endif
 
 /* The map over the pairs: M(key, value) for each, in order. */
 #define LLOG__KV_ID(...) __VA_ARGS__
@@ -555,13 +598,14 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 	do {                                                                  \
 		LLOG__SITE_CAT(cat, level, __VA_ARGS__);                      \
 		LLOG__KV_MAP(LLOG__KV_CHECK, pairs)                           \
-		static const char *const llog__kv_keys_[] = {                 \
+		LLOG__KV_STATIC const char *const llog__kv_keys_[] = {        \
 			LLOG__KV_MAP(LLOG__KV_KEY, pairs)};                   \
-		static const unsigned char llog__kv_types_[] = {              \
+		LLOG__KV_STATIC const unsigned char llog__kv_types_[] = {     \
 			LLOG__KV_MAP(LLOG__KV_TYPEOF, pairs)};                \
-		static const struct llog__kv_site llog__kv_site_ = {          \
+		LLOG__KV_STATIC const struct llog__kv_site llog__kv_site_ = { \
 			sizeof(llog__kv_types_), llog__kv_keys_, llog__kv_types_}; \
 		if (LLOG__ON(level, &llog__site_)) {                          \
+			LLOG__KV_HEX_ROOM                                     \
 			const union llog__kv_val llog__kv_v_[] = {            \
 				LLOG__KV_MAP(LLOG__KV_VAL, pairs)};           \
 			LLOG__CALL_KV(&llog__site_, &llog__kv_site_, llog__kv_v_, \
@@ -587,11 +631,202 @@ LLOG_EXPORT void llog__ctx_scope_leave(struct llog__ctx_scope *s);
 
 #define LLOG__CTX_N2(a, b) a##b
 #define LLOG__CTX_N(a, b) LLOG__CTX_N2(a, b)
+#ifndef __cplusplus
 #define LLOG__CTX_SCOPE(key, value)                                           \
 	struct llog__ctx_scope LLOG__CTX_N(llog__ctx_scope_, __LINE__)        \
 		__attribute__((cleanup(llog__ctx_scope_leave)));              \
 	llog__ctx_scope_enter(&LLOG__CTX_N(llog__ctx_scope_, __LINE__), (key)); \
 	(void)llog_ctx_set((key), value)
+#else
+/* In C++ the state is a guard's (llog__ctx_scope_guard, "C++" below),
+ * whose destructor leaves the scope. */
+#define LLOG__CTX_SCOPE(key, value)                                           \
+	::llog__ctx_scope_guard LLOG__CTX_N(llog__ctx_scope_, __LINE__){(key)}; \
+	(void)::llog_ctx_set((key), value)
+#endif
+
+/*-*********************************************************************
+ *  C++: the types of slots, fields and context values
+ ***********************************************************************/
+
+/* C++11 and later; before C++11 the plain LOG calls compile (variadic),
+ * fields and context do not. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+extern "C++" {
+
+template <class T>
+using llog__decay_t = typename std::decay<T>::type;
+
+/* How a value of type T (decayed) rides in a typed call's slot, as C's
+ * LLOG__SLOT puts it: an integer of at most 64 bits, an enum (scoped too)
+ * or bool through uintptr_t (sign- or zero-extended), a float or double
+ * as a double's bits, a pointer (to a function too) as is, nullptr as 0;
+ * any other type (long double, __int128, a class, a pointer to member)
+ * has none: ok == 0 sends the call to the variadic entry point, at
+ * compile time. */
+enum { LLOG__SLOT_NONE, LLOG__SLOT_INT, LLOG__SLOT_DBL, LLOG__SLOT_PTR, LLOG__SLOT_NULL };
+template <class T>
+struct llog__slot_kind {
+	static constexpr int value =
+		std::is_same<T, float>::value || std::is_same<T, double>::value ? LLOG__SLOT_DBL
+		: (std::is_integral<T>::value || std::is_enum<T>::value) && sizeof(T) <= sizeof(uint64_t)
+			? LLOG__SLOT_INT
+		: std::is_pointer<T>::value ? LLOG__SLOT_PTR
+		: std::is_same<T, decltype(nullptr)>::value ? LLOG__SLOT_NULL
+							     : LLOG__SLOT_NONE;
+};
+template <class T, int K = llog__slot_kind<T>::value>
+struct llog__slot {
+	enum { ok = 0 };
+	static uint64_t get(const T &) { return 0; } /* never called */
+};
+template <class T>
+struct llog__slot<T, LLOG__SLOT_INT> {
+	enum { ok = 1 };
+	static uint64_t get(T x) { return (uint64_t) static_cast<uintptr_t>(x); }
+};
+template <class T>
+struct llog__slot<T, LLOG__SLOT_DBL> {
+	enum { ok = 1 };
+	static uint64_t get(double x)
+	{
+		uint64_t u;
+
+		__builtin_memcpy(&u, &x, sizeof(u));
+		return u;
+	}
+};
+template <class T>
+struct llog__slot<T, LLOG__SLOT_PTR> {
+	enum { ok = 1 };
+	static uint64_t get(T x) { return (uint64_t) reinterpret_cast<uintptr_t>(x); }
+};
+template <class T>
+struct llog__slot<T, LLOG__SLOT_NULL> {
+	enum { ok = 1 };
+	static uint64_t get(T) { return 0; }
+};
+
+/* A field's type by its value's type T (decayed), as C's LLOG__KV_TYPE
+ * maps it: bool BOOL; char I64; float and double F64; char * and const
+ * char * (arrays, string literals) STR; a struct llog_hex pointer (C's
+ * LLOG_HEX) or value (C++'s) LLOG__KV_HEX; any other integer of at most
+ * 64 bits (wchar_t, char16_t, char32_t, an unscoped enum by its
+ * underlying type) I64 or U64 by its signedness; anything else 0:
+ * refused, by one static_assert (LLOG__KV_CHECK, llog_ctx_set) with
+ * C's message. LLOG__KV_HEX_VAL, the by-value form, is this header's own:
+ * the call block's type is LLOG__KV_HEX. */
+#define LLOG__KV_HEX_VAL (LLOG__KV_HEX + 1)
+template <class T, bool = std::is_enum<T>::value>
+struct llog__kv_int {
+	typedef T type;
+};
+template <class T>
+struct llog__kv_int<T, true> {
+	typedef typename std::underlying_type<T>::type type;
+};
+template <class T>
+struct llog__kv_kind {
+	typedef typename llog__kv_int<T>::type N;
+	static constexpr int value =
+		std::is_same<T, bool>::value ? (int)LLOG_FIELD_BOOL
+		: std::is_same<T, char>::value ? (int)LLOG_FIELD_I64
+		: std::is_same<T, float>::value || std::is_same<T, double>::value ? (int)LLOG_FIELD_F64
+		: std::is_same<T, char *>::value || std::is_same<T, const char *>::value
+			? (int)LLOG_FIELD_STR
+		: std::is_same<T, llog_hex *>::value || std::is_same<T, const llog_hex *>::value
+			? LLOG__KV_HEX
+		: std::is_same<T, llog_hex>::value ? LLOG__KV_HEX_VAL
+		: std::is_integral<N>::value && sizeof(N) <= sizeof(uint64_t) &&
+				(!std::is_enum<T>::value || std::is_convertible<T, int>::value)
+			? (std::is_signed<N>::value ? (int)LLOG_FIELD_I64 : (int)LLOG_FIELD_U64)
+			: 0;
+};
+
+/* For each kind: ok, the type in the site's data, val (the value in the
+ * call's array; hp: the call's LLOG_HEX room) and ctx (llog_ctx_set). */
+template <class T, int K = llog__kv_kind<T>::value>
+struct llog__kv_of {
+	enum { ok = 0, type = LLOG_FIELD_I64 };
+	static union llog__kv_val val(const T &, struct llog_hex *&) { return llog__kv_i64(0); }
+	static int ctx(const char *, const T &) { return 0; }
+};
+template <class T>
+struct llog__kv_of<T, LLOG_FIELD_I64> {
+	enum { ok = 1, type = LLOG_FIELD_I64 };
+	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_i64((int64_t)x); }
+	static int ctx(const char *k, T x) { return llog_ctx_set_i64(k, (int64_t)x); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG_FIELD_U64> {
+	enum { ok = 1, type = LLOG_FIELD_U64 };
+	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_u64((uint64_t)x); }
+	static int ctx(const char *k, T x) { return llog_ctx_set_u64(k, (uint64_t)x); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG_FIELD_F64> {
+	enum { ok = 1, type = LLOG_FIELD_F64 };
+	static union llog__kv_val val(double x, struct llog_hex *&) { return llog__kv_f64(x); }
+	static int ctx(const char *k, double x) { return llog_ctx_set_f64(k, x); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG_FIELD_BOOL> {
+	enum { ok = 1, type = LLOG_FIELD_BOOL };
+	static union llog__kv_val val(bool x, struct llog_hex *&) { return llog__kv_bool(x); }
+	static int ctx(const char *k, bool x) { return llog_ctx_set_bool(k, x); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG_FIELD_STR> {
+	enum { ok = 1, type = LLOG_FIELD_STR };
+	static union llog__kv_val val(const char *x, struct llog_hex *&) { return llog__kv_str(x); }
+	static int ctx(const char *k, const char *x) { return llog_ctx_set_str(k, x); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG__KV_HEX> {
+	enum { ok = 1, type = LLOG__KV_HEX };
+	static union llog__kv_val val(const struct llog_hex *h, struct llog_hex *&)
+	{
+		return llog__kv_hex(h);
+	}
+	static int ctx(const char *k, const struct llog_hex *h) { return llog__ctx_set_hexv(k, h); }
+};
+template <class T>
+struct llog__kv_of<T, LLOG__KV_HEX_VAL> {
+	enum { ok = 1, type = LLOG__KV_HEX };
+	static union llog__kv_val val(const struct llog_hex &h, struct llog_hex *&hp)
+	{
+		*hp = h;
+		return llog__kv_hex(hp++);
+	}
+	static int ctx(const char *k, const struct llog_hex &h)
+	{
+		return llog_ctx_set_hex(k, h.ptr, h.len);
+	}
+};
+
+/* llog_ctx_set(key, v) in C++ (llog.h, "Context"). */
+template <class T>
+inline int llog_ctx_set(const char *key, const T &v)
+{
+	static_assert(::llog__kv_of< ::llog__decay_t<T> >::ok != 0, LLOG__KV_TYPE_MSG);
+	return ::llog__kv_of< ::llog__decay_t<T> >::ctx(key, v);
+}
+
+/* LLOG_CTX_SCOPE's state in C++: entered at construction, left at
+ * destruction. */
+class llog__ctx_scope_guard {
+public:
+	explicit llog__ctx_scope_guard(const char *key) { llog__ctx_scope_enter(&s_, key); }
+	~llog__ctx_scope_guard() { llog__ctx_scope_leave(&s_); }
+	llog__ctx_scope_guard(const llog__ctx_scope_guard &) = delete;
+	llog__ctx_scope_guard &operator=(const llog__ctx_scope_guard &) = delete;
+
+private:
+	struct llog__ctx_scope s_;
+};
+
+} /* extern "C++" */
+#endif /* C++11 */
 
 /*-*********************************************************************
  *  Rate limiter: LLOG_LOG_EVERY_N and friends
