@@ -519,8 +519,12 @@ static int configure(struct llog__syslog_sink *s, const struct llog_syslog_optio
 	llog__relp_init(&s->relp, relp_acked, s);
 	s->line = opt->line;
 	s->line.pattern = NULL;
-	if (llog__sink_pattern("syslog sink", &opt->line, LLOG_FORMAT_TEXT, &s->pat) != 0)
-		return -EINVAL; /* -ENOMEM too: the reason is set */
+	{
+		int rc = llog__sink_pattern("syslog sink", &opt->line, LLOG_FORMAT_TEXT, &s->pat);
+
+		if (rc != 0)
+			return rc; /* the reason is set */
+	}
 	s->q.cap = s->bound + MSG_MAX + 4;
 	s->q.p = malloc(s->q.cap);
 	return s->q.p != NULL ? 0 : -ENOMEM;

@@ -139,7 +139,8 @@ enum llog_field_type {
  * files. The call copies the len bytes at ptr into the thread's arena, as
  * it copies a string (no formatting at the call: the flusher writes the
  * digits); at most LLOG_HEX_MAX bytes, a longer buffer cut there and the
- * field flagged LLOG_FIELD_TRUNCATED. ptr NULL: a NULL field. A sink sees
+ * field flagged LLOG_FIELD_TRUNCATED. ptr NULL (or a NULL struct llog_hex
+ * pointer): a NULL field. A sink sees
  * an LLOG_FIELD_STR field of 2 * len digits, flagged LLOG_FIELD_HEX. Also
  * a context value (llog_ctx_set, llog_ctx_set_hex: the digits made at the
  * set). As a printf argument (LOG_INFO("%s", LLOG_HEX(...))) it does not

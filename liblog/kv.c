@@ -71,7 +71,8 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 
 			slen[i] = llog__kv_str_len(v[i].s, &cut);
 			need += llog__kv_align8(slen[i] + 1u);
-		} else if (ks->types[i] == LLOG__KV_HEX && hex(&v[i])->ptr != NULL) {
+		} else if (ks->types[i] == LLOG__KV_HEX && hex(&v[i]) != NULL &&
+			   hex(&v[i])->ptr != NULL) {
 			size_t len = hex(&v[i])->len;
 
 			slen[i] = len < LLOG_HEX_MAX ? (uint32_t)len : LLOG_HEX_MAX;
@@ -100,14 +101,14 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 			const struct llog_hex *h = hex(&v[i]);
 			uint32_t meta = LLOG__KV_META_NULL, len = 0;
 
-			if (h->ptr != NULL) {
+			if (h != NULL && h->ptr != NULL) {
 				len = slen[i];
 				meta = LLOG__KV_META_RAW | (h->len > len ? LLOG__KV_META_CUT : 0);
 			}
 			memcpy(p, &len, 4);
 			memcpy(p + 4, &meta, 4);
 			p += 8;
-			if (h->ptr != NULL) {
+			if (h != NULL && h->ptr != NULL) {
 				/* the bytes, in the upper half of the digits' room */
 				memcpy(p + len, h->ptr, len);
 				p += llog__kv_align8(2u * len + 1u);

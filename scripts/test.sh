@@ -25,7 +25,9 @@
 #              runs of llogcat's frame reader and binary record decoder and the
 #              syslog sink's RELP client (5 s each): gcc builds release and
 #              tsan, clang this one, so both compilers build everything
-#   tsan       the whole suite under ThreadSanitizer
+#   tsan       the whole suite under ThreadSanitizer (but the compile-time
+#              checks, *_compile_*, which the release step ran with the same
+#              compilers)
 #   mutants    tests/mutants/run.sh: eleven mutants of the wake-up, BLOCK and
 #              shutdown handshakes, each applied alone to a scratch copy
 #              (release and TSan builds of only what their tests need; the

@@ -90,6 +90,11 @@ static void log_all(void)
 	memset(buf, 0xee, sizeof(buf));
 	LOG_INFO_KV(("frame", LLOG_HEX(buf, 0)), "h=empty");
 	LOG_INFO_KV(("frame", LLOG_HEX(NULL, 3)), "h=null");
+	{
+		const struct llog_hex *none = NULL; /* from a helper that found nothing */
+
+		LOG_INFO_KV(("frame", none), "h=nullstruct");
+	}
 	LOG_INFO_KV(("frame", LLOG_HEX(big, sizeof(big))), "h=long");
 	{
 		static const unsigned char id[4] = {0xde, 0xad, 0xbe, 0xef};
@@ -130,6 +135,7 @@ static void test_outputs(void **state)
 	assert_non_null(strstr(mem, "h=bytes:frame=5/2/000a7f80ff;n=1/0/;\n"));
 	assert_non_null(strstr(mem, "h=empty:frame=5/2/;\n"));
 	assert_non_null(strstr(mem, "h=null:frame=0/0/;\n"));
+	assert_non_null(strstr(mem, "h=nullstruct:frame=0/0/;\n"));
 	snprintf(want, sizeof(want), "h=long:frame=5/3/%s;\n", digits);
 	assert_non_null(strstr(mem, want));
 	assert_non_null(strstr(mem, "h=ctx:req=5/2/deadbeef;\n"));
@@ -161,11 +167,12 @@ static void test_outputs(void **state)
 	free(s);
 
 	/* RFC 5424 structured data, as rsyslogd received it */
-	if ((s = rsyslogd_wait_output(&rs, "|h=", 8, 30000)) == NULL)
+	if ((s = rsyslogd_wait_output(&rs, "|h=", 9, 30000)) == NULL)
 		fail_msg("%s", rs.why);
 	assert_int_equal(count_of(s, "[fields@32473 frame=\"000a7f80ff\" n=\"5\"]|h=bytes"), 1);
 	assert_int_equal(count_of(s, "[fields@32473 frame=\"\"]|h=empty"), 1);
-	assert_int_equal(count_of(s, "[fields@32473 frame=\"null\"]|h=null"), 1);
+	assert_int_equal(count_of(s, "[fields@32473 frame=\"null\"]|h=null\n"), 1);
+	assert_int_equal(count_of(s, "[fields@32473 frame=\"null\"]|h=nullstruct\n"), 1);
 	snprintf(want, sizeof(want), "[fields@32473 frame=\"%s\"]|h=long", digits);
 	assert_int_equal(count_of(s, want), 1);
 	assert_int_equal(count_of(s, "[fields@32473 req=\"deadbeef\"]|h=ctx"), 1);

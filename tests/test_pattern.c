@@ -113,6 +113,15 @@ static void test_markers_and_escaping(void **state)
 	(void)state;
 	e.file = "/src/a\tb.c";
 	assert_string_equal(line_of(&e, "%s: %m!", NULL, 4096), "a\\tb.c: two\\nlines!");
+	/* a category and a thread name as the default line writes them */
+	e.category = "x y[z";
+	e.category_len = 5;
+	e.thread_name = "a]b";
+	e.thread_name_len = 3;
+	assert_string_equal(line_of(&e, "%c [%n] %m", NULL, 4096),
+			    "x\\x20y\\x5bz [a\\x5db] two\\nlines");
+	e.category = NULL;
+	e.category_len = 0;
 	e.suppressed = 3;
 	e.backtrace = 1;
 	assert_string_equal(line_of(&e, "<%m>", NULL, 4096), "<[backtrace] two\\nlines [3 suppressed]>");
@@ -135,6 +144,37 @@ static void test_cut(void **state)
 	assert_true(n <= 79);
 	assert_memory_equal(l, "WARN <xxx", 9);
 	assert_string_equal(l + n - strlen(" [truncated]> server.c:42"), " [truncated]> server.c:42");
+}
+
+/* Room is kept for what follows the message as it is, not as it could be
+ * at most: a line that fits is not cut, whatever its elements' bounds. */
+static void test_cut_only_when_needed(void **state)
+{
+	static const char path[] = "/home/build/src/services/network/connection/connection_manager_impl.c";
+	static const struct llog_field f[] = {FS("user", "bob")};
+	struct llog_entry e = entry("hello", NULL, 0);
+	static char msg[200];
+	const char *l;
+
+	(void)state;
+	e.file = path;
+	assert_string_equal(line_of(&e, "%m (%S:%#)", NULL, 120),
+			    "hello (/home/build/src/services/network/connection/"
+			    "connection_manager_impl.c:42)");
+	assert_string_equal(line_of(&e, "%m [%F] %T", NULL, 64),
+			    "hello [handle] 2025-12-03T08:20:00.123456789Z");
+	/* the field section written before the message needs no more room */
+	e = entry("hello world", f, NF(f));
+	assert_string_equal(line_of(&e, "%k|%m", NULL, 64), "\tuser=\"bob\"|hello world");
+	/* too small: the message is cut and marked, what follows is whole */
+	memset(msg, 'y', sizeof(msg) - 1);
+	e = entry(msg, NULL, 0);
+	e.file = path;
+	l = line_of(&e, "%m (%S)", NULL, 120);
+	assert_int_equal(strlen(l), 119);
+	assert_memory_equal(l, "yyyy", 4);
+	assert_non_null(strstr(l, "y [truncated] (/home/build/src/services/network/connection/"
+				  "connection_manager_impl.c)"));
 }
 
 /* ---- refused ---------------------------------------------------------------- */
@@ -292,6 +332,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_local_time),
 	cmocka_unit_test(test_markers_and_escaping),
 	cmocka_unit_test(test_cut),
+	cmocka_unit_test(test_cut_only_when_needed),
 	cmocka_unit_test(test_refused),
 	cmocka_unit_test_teardown(test_sinks, teardown),
 	cmocka_unit_test_teardown(test_default_line_colour, teardown),

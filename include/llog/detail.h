@@ -425,7 +425,7 @@ static inline union llog__kv_val llog__kv_hex(const struct llog_hex *h)
 }
 static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 {
-	return llog_ctx_set_hex(key, h->ptr, h->len);
+	return llog_ctx_set_hex(key, h != NULL ? h->ptr : NULL, h != NULL ? h->len : 0);
 }
 
 /* What a value of a type fields do not take is refused with (C and C++). */

@@ -71,23 +71,6 @@ static const char *thread_name(const struct llog_entry *e, const struct llog__lo
 	return e->thread_name;
 }
 
-/* A thread name in text: escaped as a message is, and ']' as \x5d (the
- * bracket around it must end it). */
-static void put_text_name(struct llog__buf *o, const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		const char *rb = memchr(s + i, ']', n - i);
-		size_t j = rb != NULL ? (size_t)(rb - s) : n;
-
-		llog__line_put_text_escaped(o, s + i, j - i);
-		if (j == n)
-			break;
-		llog__line_put_whole(o, "\\x5d", 4);
-		i = j + 1;
-	}
-}
 
 /* The entry's category (NULL when the entry may not have one or is in
  * the default category). */
@@ -99,24 +82,6 @@ static const char *category(const struct llog_entry *e, const struct llog__lopt 
 	return *len != 0 ? e->category : NULL;
 }
 
-/* A category in text: one word, so a byte that is not printable ASCII,
- * or is a space, '[' or '\\', is written \xNN (llogcat reads it back). */
-static void put_text_category(struct llog__buf *o, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c > 0x20 && c < 0x7f && c != '[' && c != '\\') {
-			llog__buf_putc(o, (char)c);
-		} else {
-			char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-
-			llog__line_put_whole(o, x, 4);
-		}
-	}
-}
 
 #define LEVEL_TID_MAX 48 /* level_tid's bytes, at most (1 + 5 + 2 + 20) */
 
@@ -247,7 +212,7 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 		put_level(o, e->level, 1);
 		if (cat != NULL) {
 			llog__buf_putc(o, ' ');
-			put_text_category(o, cat, cl);
+			llog__line_put_text_category(o, cat, cl);
 		}
 		llog__buf_put(o, " [", 2);
 		llog__buf_num(o, e->tid, 10);
@@ -258,14 +223,14 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 
 		if (tn > 0) {
 			llog__buf_putc(o, ' ');
-			put_text_name(o, t, tn);
+			llog__line_put_text_name(o, t, tn);
 		}
 	}
 	llog__buf_put(o, "] ", 2);
 	/* escaped as the message (a TAB, a newline or a backslash in a file
 	 * name too), so the field section's TAB is the line's only one */
 	put_location(o, e, lo);
-	llog__line_put_msg(o, e, lo, &m, 0);
+	llog__line_put_msg(o, e, lo, &m, 0, 1);
 	/* The field section ends the line, after the markers (fields.md 3). */
 	llog__line_put_fields(o, e, lo, 0);
 }

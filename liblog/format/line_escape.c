@@ -210,3 +210,40 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 		llog__buf_put(o, tail, tl);
 	llog__buf_putc(o, '"');
 }
+
+/* A thread name in text: escaped as a message is, and ']' as \x5d (the
+ * bracket around it must end it). */
+void llog__line_put_text_name(struct llog__buf *o, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		const char *rb = memchr(s + i, ']', n - i);
+		size_t j = rb != NULL ? (size_t)(rb - s) : n;
+
+		llog__line_put_text_escaped(o, s + i, j - i);
+		if (j == n)
+			break;
+		llog__line_put_whole(o, "\\x5d", 4);
+		i = j + 1;
+	}
+}
+
+/* A category in text: one word, so a byte that is not printable ASCII,
+ * or is a space, '[' or '\\', is written \xNN (llogcat reads it back). */
+void llog__line_put_text_category(struct llog__buf *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c > 0x20 && c < 0x7f && c != '[' && c != '\\') {
+			llog__buf_putc(o, (char)c);
+		} else {
+			char x[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+
+			llog__line_put_whole(o, x, 4);
+		}
+	}
+}

@@ -59,7 +59,8 @@ static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 }
 
 void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
-			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest)
+			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest,
+			int fields_after)
 {
 	size_t sl, fr;
 	char suf[32];
@@ -72,16 +73,19 @@ void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 	if (lo->full && e->backtrace)
 		llog__buf_put(o, "[backtrace] ", 12);
 	/* The field section comes after the message and its markers
-	 * (fields.md 3), and so does what a pattern has after %m (rest). */
-	fr = llog__line_fields_reserve(e, lo);
+	 * (fields.md 3; in a pattern's line unless %k came before it), and
+	 * so does what a pattern has after %m (rest). */
+	fr = fields_after ? llog__line_fields_reserve(e, lo) : 0;
 	if (fr > 0 && o->cap - o->n < m->tl + sl + fr + rest) {
 		fr = 0; /* no room for the fields: the message alone, cut */
 		o->cut = 1;
 	}
-	if (o->cap - o->n < m->tl + sl + rest) {
-		o->cut = 1;
+	if (o->cap - o->n < m->tl + sl) {
+		o->cut = 1; /* not even room for the markers */
 		return;
 	}
+	if (o->cap - o->n < m->tl + sl + rest)
+		rest = o->cap - o->n - m->tl - sl; /* the marker first; what follows is cut */
 	o->cap -= m->tl + sl + fr + rest;
 	put_text_msg(o, e->msg, e->msg_len);
 	o->cap += m->tl + sl;

@@ -40,10 +40,12 @@ struct llog__line_msg {
 
 /* The message of a text line with its markers ("[backtrace] " before it,
  * " [N suppressed]" after it, a cut message's tail), with room kept for
- * the field section and for rest more bytes (what a pattern writes after
- * the message). */
+ * the field section (when fields_after) and for rest more bytes (what a
+ * pattern writes after the message; less when the room is too small for
+ * the markers and rest: a cut line keeps its marker). */
 void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
-			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest);
+			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest,
+			int fields_after);
 
 /* ---- line_pattern.c ---- */
 
@@ -110,6 +112,12 @@ static inline int llog__line_is_c1(const unsigned char *s, size_t n)
 /* A message, file, function or thread name in text: the controls, DEL, a
  * backslash and the C1 controls escaped (line_escape.c). */
 void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t len);
+/* A thread name in text: escaped as a message is, and ']' as \x5d (the
+ * default line's bracket around it must end it). */
+void llog__line_put_text_name(struct llog__buf *o, const char *s, size_t n);
+/* A category in text: one word (a byte that is not printable ASCII, a
+ * space, '[' or '\\' as \xNN; llogcat reads it back). */
+void llog__line_put_text_category(struct llog__buf *o, const char *s, size_t n);
 /* A JSON string; when it is cut, tail[0..tl) ends it, before the closing
  * quote, which is always there (room is kept for both). */
 void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len,

@@ -17,10 +17,11 @@
  * most once, and when it is not there the field section ends the line,
  * as in the default line, so that a pattern never loses a record's
  * fields. Every element but the message has a bound per entry
- * (llog__pattern_bound); the message is written with room kept for the
- * bound of everything after it, so a line cut for a caller's small
- * buffer loses the end of its message (and ends with the marker), never
- * what follows it. llog's own sinks size their buffers with the bound and
+ * (llog__pattern_bound); the message is written with room kept for
+ * everything after it (the bound; where the room is less, the text's own
+ * length, measured: rest_len), so a line cut for a caller's small buffer
+ * loses the end of its message (which keeps its marker), never what
+ * follows it. llog's own sinks size their buffers with the bound and
  * never cut.
  */
 #include <string.h>
@@ -265,9 +266,9 @@ static void put_el(struct llog__buf *o, const struct llog__pattern *p, unsigned 
 		if (p->el[i].op == P_LEVEL && n < 5)
 			llog__buf_fill(o, ' ', 5 - n);
 		break;
-	case P_CAT: s = cat(e, lo, &n); llog__line_put_text_escaped(o, s, n); break;
+	case P_CAT: s = cat(e, lo, &n); llog__line_put_text_category(o, s, n); break;
 	case P_TID: llog__buf_num(o, e->tid, 10); break;
-	case P_TNAME: s = tname(e, lo, &n); llog__line_put_text_escaped(o, s, n); break;
+	case P_TNAME: s = tname(e, lo, &n); llog__line_put_text_name(o, s, n); break;
 	case P_FILE: s = base(e->file, &n); llog__line_put_text_escaped(o, s, n); break;
 	case P_LINE: llog__buf_num(o, (uint64_t)(e->line < 0 ? 0 : e->line), 10); break;
 	case P_FUNC:
@@ -279,28 +280,46 @@ static void put_el(struct llog__buf *o, const struct llog__pattern *p, unsigned 
 	}
 }
 
+/* The bytes the elements after the message (i: %m's index) take: their
+ * bound, or, where the room left is less than that (a caller's small
+ * buffer), their text's length, made into a scratch buffer (the bound
+ * when even that is too small for them). */
+static size_t rest_len(const struct llog__pattern *p, unsigned i, const struct llog_entry *e,
+		       const struct llog__lopt *lo, struct ts *t, size_t room)
+{
+	char scratch[1024];
+	struct llog__buf b = LLOG__BUF(scratch, sizeof(scratch));
+	size_t bound = 0;
+
+	for (unsigned j = i + 1; j < p->n; j++)
+		bound += el_bound(p, j, e);
+	if (bound + 4 * e->msg_len + 64 <= room)
+		return bound; /* the whole line fits: no need to know better */
+	for (unsigned j = i + 1; j < p->n; j++)
+		if (p->el[j].op != P_FIELDS)
+			put_el(&b, p, j, e, lo, t);
+	return b.cut ? bound : b.n;
+}
+
 void llog__pattern_format(struct llog__buf *o, const struct llog_entry *e,
 			  const struct llog__lopt *lo, const struct llog__pattern *p,
 			  const struct llog__line_msg *m)
 {
 	struct ts t = {.made = 0};
 	unsigned i = 0;
+	int fields_done = 0;
 
 	for (; i < p->n && p->el[i].op != P_MSG; i++) {
-		if (p->el[i].op == P_FIELDS)
+		if (p->el[i].op == P_FIELDS) {
 			llog__line_put_fields(o, e, lo, 0);
-		else
+			fields_done = 1;
+		} else {
 			put_el(o, p, i, e, lo, &t);
+		}
 	}
-	/* The message, with room kept for everything after it: the bound of
-	 * the elements, and the field section (where %k is, or at the end). */
-	{
-		size_t rest = 0;
-
-		for (unsigned j = i + 1; j < p->n; j++)
-			rest += el_bound(p, j, e);
-		llog__line_put_msg(o, e, lo, m, rest);
-	}
+	/* The message, with room kept for everything after it (the field
+	 * section too, unless %k came before). */
+	llog__line_put_msg(o, e, lo, m, rest_len(p, i, e, lo, &t, o->cap - o->n), !fields_done);
 	for (i++; i < p->n; i++) {
 		if (p->el[i].op == P_FIELDS)
 			llog__line_put_fields(o, e, lo, 0);
