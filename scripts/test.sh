@@ -15,7 +15,9 @@
 #              link-level cycle but the designed one, the format unit calls
 #              nothing of the core, the core no backend but the designed
 #              edge (builds the library alone when release did not run)
-#   consumers  install the release build to a temporary prefix; check that
+#   consumers  (with release and tsan: in the background, at the lowest
+#              priority, while the TSan tests run)
+#              install the release build to a temporary prefix; check that
 #              the documentation (share/doc/llog) and llogcat's manual page
 #              are there; build and run programs that use it through
 #              find_package(llog) and through pkg-config, and one that uses
@@ -66,6 +68,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/llog-test.XXXXXX")
 declare -A prebuilt # preset -> pid of its background build (prebuild)
 summary=()
 current=""
+consumers_later=0 # the consumers step runs during tsan's tests
+consumers_pid=""
 t_begin=$SECONDS
 
 begin() {
@@ -92,6 +96,7 @@ finish() {
 	fi
 	local p
 	for p in "${prebuilt[@]}"; do kill_tree "$p"; done # a step failed first
+	[[ -z $consumers_pid ]] || kill_tree "$consumers_pid"
 	wait
 	rm -rf "$tmp"
 	exit "$rc"
@@ -303,6 +308,10 @@ for s in "${steps[@]}"; do
 		end
 		;;
 	consumers)
+		if [[ " ${steps[*]} " == *" release "* && " ${steps[*]} " == *" tsan "* ]]; then
+			consumers_later=1 # in the background of tsan's tests (below)
+			continue
+		fi
 		begin "consumers: find_package, pkg-config, add_subdirectory"
 		[[ " ${steps[*]} " == *" release "* ]] || build_preset release
 		consumers
@@ -314,9 +323,28 @@ for s in "${steps[@]}"; do
 		end
 		;;
 	tsan)
+		if ((consumers_later)); then
+			# The consumers' builds at the lowest priority, in the CPU
+			# time the TSan tests leave idle (as prebuild does).
+			(
+				renice -n 19 -p "$BASHPID" >/dev/null || true
+				consumers
+			) >"$tmp/consumers.log" 2>&1 &
+			consumers_pid=$!
+		fi
 		begin "tsan: gcc TSan build + ctest"
 		sanitized_suite tsan thread gcc
 		end
+		if ((consumers_later)); then
+			begin "consumers: find_package, pkg-config, add_subdirectory (during tsan)"
+			if ! wait "$consumers_pid"; then
+				cat "$tmp/consumers.log"
+				echo "error: the consumers' checks failed (log above)" >&2
+				exit 1
+			fi
+			tail -n 5 "$tmp/consumers.log"
+			end
+		fi
 		;;
 	labels)
 		begin "labels: the spin model's C: references, the file maps"
