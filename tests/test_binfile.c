@@ -450,7 +450,7 @@ static void test_torn_tail_and_flips(void **state)
 
 #define THREADS 8
 #ifdef SANITIZED
-#define PER_THREAD 20000
+#define PER_THREAD 8000
 #else
 #define PER_THREAD 50000
 #endif
@@ -521,7 +521,7 @@ static void test_threads_rotation(void **state)
 	tdir_make(&t, "app.log.zst");
 	bo.path = t.path;
 #ifdef SANITIZED
-	bo.max_bytes = 32u << 10; /* several files from fewer records */
+	bo.max_bytes = 16u << 10; /* several files from fewer records */
 #endif
 	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(&cfg), 0);

@@ -208,10 +208,10 @@ static void wait_usr1(int want)
 	assert_int_equal(atomic_load_explicit(&usr1_seen, memory_order_acquire), want);
 }
 
-#ifdef TEST_TSAN
-/* Fewer records between the rotations under TSan (each is several times
- * dearer); the rotations, and what each must keep, are the same. */
-#define CREATE_RECORDS 250000L
+#ifdef TEST_SANITIZER
+/* Fewer records between the rotations under a sanitizer (each is several
+ * times dearer); the rotations, and what each must keep, are the same. */
+#define CREATE_RECORDS 100000L
 #else
 #define CREATE_RECORDS 1000000L
 #endif
