@@ -245,6 +245,14 @@ consumers() {
 	cmake --build "$out" --parallel "$jobs"
 	"$out/app" 2>"$out.err"
 	expect_line find_package "$out.err"
+	# the same from C++: its fields and its context on the line
+	"$out/app_cxx" 2>"$out.cxx.err"
+	expect_line find_package-c++ "$out.cxx.err"
+	grep -Fq $'\tlang="c++" answer=42 ok=true' "$out.cxx.err" || {
+		echo "error: the C++ consumer's line lacks its context and fields:" >&2
+		cat "$out.cxx.err" >&2
+		return 1
+	}
 
 	# 2. pkg-config (libdir may be lib or lib/<multiarch>)
 	out=$tmp/pkg_config
