@@ -226,9 +226,14 @@ static void test_read_twice(void **state)
 	(void)state;
 	v[0] = llog__kv_hex(LLOG_HEX(b1, sizeof(b1)));
 	v[1] = llog__kv_hex(LLOG_HEX(b2, sizeof(b2)));
-	assert_true(llog__kv_call_measure(&ks, v, sizeof(block), slen, &nstored) <= sizeof(block));
+	/* 16 (header) + per value 8 and room for its digits and a NUL,
+	 * padded to 8: 3 bytes -> 8, 1 byte -> 8 */
+	assert_int_equal(llog__kv_call_measure(&ks, v, sizeof(block), slen, &nstored), 48);
 	assert_int_equal(nstored, 2);
+	memset(block, 0xaa, sizeof(block));
 	llog__kv_call_write(&ks, v, slen, nstored, block);
+	for (size_t i = 48; i < sizeof(block); i++) /* the write keeps to the measure */
+		assert_int_equal(((unsigned char *)block)[i], 0xaa);
 	for (int k = 0; k < 2; k++) {
 		memset(&e, 0, sizeof(e));
 		llog__fields_entry(NULL, block, out, &e);
