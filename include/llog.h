@@ -236,7 +236,8 @@ struct llog_config {
 	 * flusher off the CPUs of latency-critical threads keeps it from
 	 * preempting them (and their cache); CPUs that do not exist or are
 	 * not allowed are ignored; none left: not pinned (no error). The
-	 * sinks' own threads run where the scheduler puts them. */
+	 * sinks' own threads run where the scheduler puts them. The threads
+	 * are named "llog-flusher" and "llog-sink" (top -H, ps -L, gdb). */
 	unsigned long long flusher_cpus;
 	/* A file holding a level spec (llog_set_levels;
 	 * newlines count as commas, lines starting with '#' are comments),

@@ -507,12 +507,7 @@ static void *flusher_main(void *arg)
 	f->crash_sink = -1;
 	llog__flusher_running = f;
 	(void)llog__altstack_install(f->altstack);
-	/* Release: pairs with the acquire load in llog__flusher_start (it
-	 * orders nothing the starter reads; the point is that the thread's
-	 * start-up, the C library's and a sanitizer runtime's included, is
-	 * over when llog_init returns). */
-	llog__store_release(&f->started, 1);
-	llog__futex_wake(&f->started, 1);
+	llog__thread_up(&f->started, "llog-flusher");
 	/* F6: exit after the final round, else sleep unless asked already. */
 	for (;;) {
 		unsigned period;
@@ -577,12 +572,8 @@ struct llog__sinktab *llog__flusher_sinks(struct llog__flusher *f)
 	return &f->sinks;
 }
 
-/*
- * Returns once the thread runs flusher_main: a fork() right after
- * llog_init() must not catch the new thread inside its own start-up, where
- * it may hold an allocator lock that no fork handler takes (ASan's, in gcc
- * 12's libasan: the child's first thread then waited for ever for it).
- */
+/* Returns once the thread runs flusher_main (queue.h: llog__thread_up),
+ * and the sinks' threads theirs. */
 int llog__flusher_start(struct llog__flusher *f)
 {
 	int rc;
@@ -596,9 +587,8 @@ int llog__flusher_start(struct llog__flusher *f)
 	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
-	/* Acquire: pairs with the release store in flusher_main. */
-	while (rc == 0 && llog__load_acquire(&f->started) == 0)
-		llog__futex_wait(&f->started, 0, 0);
+	if (rc == 0)
+		llog__thread_wait_up(&f->started);
 	return rc;
 }
 

@@ -100,6 +100,7 @@ struct llog__sinkq {
 	_Atomic uint32_t work_word, worker_sleeping;
 	_Atomic uint32_t stop;   /* 1: exit when empty; 2: exit now */
 	_Atomic uint32_t exited; /* futex word */
+	_Atomic uint32_t started; /* futex word: the worker runs worker_main */
 	_Atomic uint32_t dead;   /* its thread crashed */
 	pthread_t thread;
 	int running;

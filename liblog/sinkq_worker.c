@@ -221,6 +221,7 @@ static void *worker_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &q->blocked, NULL);
 	llog__arena_mark_worker();
 	tls_self = q;
+	llog__thread_up(&q->started, "llog-sink");
 	for (;;) {
 		/* Acquire: the items up to h are written (sinkq.h). */
 		uint64_t h = llog__load_acquire(&q->head);
@@ -294,11 +295,17 @@ int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked)
 	llog__store_relaxed(&q->done_epoch, q->put_epoch);
 	llog__store_relaxed(&q->stop, 0);
 	llog__store_relaxed(&q->exited, 0);
+	llog__store_relaxed(&q->started, 0);
 	llog__store_relaxed(&q->in_call, LLOG__SINKQ_OUT);
 	q->final_deadline = 0;
 	q->blocked = *blocked; /* read by the worker, after pthread_create */
 	rc = -pthread_create(&q->thread, NULL, worker_main, q);
 	q->running = rc == 0;
+	/* As the flusher's (queue.h): a fork() after a sink's thread started
+	 * (by llog_init, or by the flusher's round that installs a sink added
+	 * later, which fork() waits for) never catches it inside its start-up. */
+	if (rc == 0)
+		llog__thread_wait_up(&q->started);
 	return rc;
 }
 
