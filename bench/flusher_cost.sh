@@ -2,8 +2,11 @@
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
 # stage, measured with callgrind on llog_bench's throughput mode.
 #
-#   bash bench/flusher_cost.sh [RECORDS] [bin]     default 200000
+#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv]     default 200000
 #
+# With "kv", the record is llog_bench's -m kv (the fmt record's values as
+# three fields: an int, a double, a string) instead of -m fmt, and the text
+# split shows the fields' share (llog__line_put_fields).
 # With "bin", the same with a binary file sink (llog_bin_bench):
 # the stages are then zstd, encoding the record (llog__bin_encode) and, of
 # that, packing its arguments (llog__pack).
@@ -20,7 +23,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n=${1:-200000}
 prog=llog_bench
-[[ ${2:-} == bin ]] && prog=llog_bin_bench
+mode=fmt
+for a in "${@:2}"; do
+	case $a in
+	bin) prog=llog_bin_bench ;;
+	kv) mode=kv ;;
+	*) echo "usage: $0 [RECORDS] [bin] [kv]" >&2; exit 2 ;;
+	esac
+done
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
 cmake -S . -B build/prof -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BUILD_BENCH=ON \
 	-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF \
@@ -29,7 +39,7 @@ cmake --build build/prof --parallel 2 --target "$prog" >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
-	"build/prof/bench/$prog" tput -t 1 -m fmt -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
+	"build/prof/bench/$prog" tput -t 1 -m "$mode" -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
 for f in "$out"/cg.*-*; do
 	callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 	grep -q 'flusher_main' "$f.txt" && fl=$f.txt
@@ -45,8 +55,8 @@ zstd=$(inclusive 'file\.c:file_commit ')
 if [[ $prog == llog_bin_bench ]]; then
 	enc=$(inclusive 'file_bin\.c:llog__bin_encode ')
 	pack=$(inclusive 'binpack\.c:llog__pack ')
-	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v k="$pack" -v b="$(stat -c %s "$out/x.zst")" 'BEGIN {
-		printf "| binary file, flusher, per record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", n, b / n
+	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v k="$pack" -v b="$(stat -c %s "$out/x.zst")" -v m="$mode" 'BEGIN {
+		printf "| binary file, flusher, per %s record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", m, n, b / n
 		printf "| total | %.0f | 100 %% |\n", t / n
 		printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 		printf "| encoding the record (llog__bin_encode) | %.0f | %.0f %% |\n", e / n, 100 * e / t
@@ -57,11 +67,14 @@ if [[ $prog == llog_bin_bench ]]; then
 fi
 render=$(inclusive 'render\.c:llog__render_record')
 line=$(inclusive 'line\.c:llog__line_format ')
-awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" 'BEGIN {
-	printf "| flusher, per record (%d records) | instructions | share |\n|---|---|---|\n", n
+fields=$(inclusive 'line_fields\.c:llog__line_put_fields ')
+awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fields" -v m="$mode" 'BEGIN {
+	printf "| flusher, per %s record (%d records) | instructions | share |\n|---|---|---|\n", m, n
 	printf "| total | %.0f | 100 %% |\n", t / n
 	printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 	printf "| rendering the message (llog__render_record) | %.0f | %.0f %% |\n", r / n, 100 * r / t
 	printf "| building the line (llog__line_format) | %.0f | %.0f %% |\n", l / n, 100 * l / t
+	if (f > 0)
+		printf "| of which the fields (llog__line_put_fields) | %.0f | %.0f %% |\n", f / n, 100 * f / t
 	printf "| the rest (sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - r - l) / n, 100 * (t - z - r - l) / t
 }'
