@@ -231,6 +231,17 @@ struct llog_config {
 	 * Nonzero: it installs none (and removes one an earlier llog_init()
 	 * installed, where it is still in place). */
 	int crash_handler_off;
+	/* The longest a crash report may take, from the signal until the
+	 * process dies of it (a watchdog ends a report that takes longer,
+	 * as a sink that blocks in its crash path would make it): 0 = 5000
+	 * ms; at least 100 and at most 600000, else llog_init() returns
+	 * -EINVAL. Of it, an application thread's report waits 2/5 (2 s by
+	 * default) for what was logged before the crash to be committed,
+	 * and sinks on threads of their own get 1/5 (1 s) to write what was
+	 * queued to them when the flusher itself crashed; what is not
+	 * committed by then may be lost (the report says so on stderr). A
+	 * service that a supervisor restarts may want it shorter. */
+	unsigned crash_timeout_ms;
 	/* CPUs the flusher thread may run on, bit i = CPU i (the first 64);
 	 * 0 (the default) = wherever the scheduler puts it. Keeping the
 	 * flusher off the CPUs of latency-critical threads keeps it from

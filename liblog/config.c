@@ -12,6 +12,7 @@
 #include "backtrace.h"
 #include "config.h"
 #include "levels.h"
+#include "crash.h"
 #include "queue.h"
 #include "reload.h"
 
@@ -68,6 +69,9 @@ int llog__config_apply(const struct llog_config *cfg)
 	if (maxrec < 256 || maxrec > arena / 4)
 		return -EINVAL;
 	if (c.queue_shards > LLOG__SHARDS_MAX)
+		return -EINVAL;
+	if (c.crash_timeout_ms != 0 &&
+	    (c.crash_timeout_ms < LLOG__CRASH_TIMEOUT_MIN || c.crash_timeout_ms > LLOG__CRASH_TIMEOUT_MAX))
 		return -EINVAL;
 	rc = llog__reload_validate(c.levels_file, c.levels_signal);
 	if (rc != 0)

@@ -383,7 +383,8 @@ int llog_init(const struct llog_config *cfg)
 	if (cfg != NULL && cfg->crash_handler_off)
 		llog__crash_uninstall();
 	else
-		(void)llog__crash_install(); /* without memory: no handler */
+		/* without memory: no handler */
+		(void)llog__crash_install(cfg != NULL ? cfg->crash_timeout_ms : 0);
 	if (!registered) {
 		registered = 1;
 		atexit(llog_shutdown);

@@ -16,7 +16,8 @@
  * crashing thread waits, bounded, for the first to finish, then dies of its
  * own signal):
  *   0. arms the watchdog: our SIGALRM action, a timer of llog's own
- *      (CRASH_WATCHDOG_S, its SIGALRM sent to this thread, which unblocks
+ *      (the budget: llog_config.crash_timeout_ms, 5 s by default; its
+ *      SIGALRM sent to this thread, which unblocks
  *      it; the application's alarm/ITIMER_REAL is not touched). If it
  *      fires after the deadline, it writes one line,
  *      sets the crash signal to SIG_DFL, unblocks and raises it: the
@@ -29,7 +30,8 @@
  *      to the sinks and committed:
  *      - on an application thread (llog__flusher_crash_drain): pushes that
  *        record and a static barrier, wakes the flusher and waits for the
- *        barrier with a monotonic deadline of CRASH_WAIT_MS;
+ *        barrier with a monotonic deadline of wait_ms() (2/5 of the
+ *        budget);
  *      - on the flusher thread itself (llog__flusher_crash_drain_self),
  *        which will never finish its round: hands to the sinks' crash
  *        entry points (llog/sinks.h, version 2) the entry it was handing out (to the
@@ -68,14 +70,15 @@
  * point outside llog's own %f; see docs/crash-handling.md), bounded by the
  * watchdog. After a LOG_FATAL (which already flushed and wrote its record)
  * the SIGABRT it raises goes straight to step 4 (without a watchdog).
- * The time bound, shared: an application thread's report waits
- * CRASH_WAIT_MS (2 s) for the flusher's round, whatever the sinks; in the
- * flusher's own drain the sinks on threads of their own have CRASH_QUEUE_MS
- * (1 s, all together, flusher_drain.c) to write what was queued for them,
- * and the synchronous sinks' crash entry points run one after another,
- * in the order the sinks were added, with no bound each but the watchdog's
- * (5 s for the whole report): one that blocks costs the sinks after it.
- * Not covered: a flusher or sink that does not finish within CRASH_WAIT_MS
+ * The time bound, shared: an application thread's report waits wait_ms()
+ * (2/5 of the budget, 2 s by default) for the flusher's round, whatever
+ * the sinks; in the flusher's own drain the sinks on threads of their own
+ * have queue_ms() (1/5, 1 s, all together, flusher_drain.c) to write what
+ * was queued for them, and the synchronous sinks' crash entry points run
+ * one after another, in the order the sinks were added, with no bound each
+ * but the watchdog's (the budget, for the whole report): one that blocks
+ * costs the sinks after it.
+ * Not covered: a flusher or sink that does not finish within wait_ms()
  * (the handler goes on; what was not committed by then may be lost); a
  * sink's crash path that does not finish before the watchdog; a
  * crash inside llog's own push (that record); a stack overflow in a thread
@@ -113,8 +116,6 @@
 #include "queue.h"
 #include "sinkq.h"
 
-#define CRASH_WAIT_MS 2000
-#define CRASH_WATCHDOG_S 5
 #define CRASH_TEXT 1024
 #define CRASH_FRAMES 32
 #define NSIGS 5
@@ -123,6 +124,23 @@ static const int crash_sigs[NSIGS] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 static struct sigaction old_act[NSIGS];
 static int installed;
 static void *altstack;
+
+/* llog_config.crash_timeout_ms, in effect (llog__crash_install). Relaxed
+ * loads and store: a value on its own (a report that races with a second
+ * llog_init reads the old budget or the new one, either is whole). */
+static _Atomic uint32_t budget_ms = LLOG__CRASH_TIMEOUT_MS;
+
+/* What an application thread's report waits for the flusher's round. */
+static unsigned wait_ms(void)
+{
+	return llog__load_relaxed(&budget_ms) / 5 * 2;
+}
+
+/* What the sinks' own threads get in the flusher's own drain. */
+static unsigned queue_ms(void)
+{
+	return llog__load_relaxed(&budget_ms) / 5;
+}
 
 /* 0: no crash yet; 1: the first crashing thread is reporting; 2: done. */
 static _Atomic int crash_state;
@@ -263,12 +281,12 @@ static void report(int sig, const siginfo_t *si)
 	b.p[b.n] = '\n';
 	on_stderr = llog__crash_stderr(b.p, b.n + 1);
 	if (llog__arena_thread_is_flusher()) {
-		committed = llog__flusher_crash_drain_self(r);
+		committed = llog__flusher_crash_drain_self(r, queue_ms());
 	} else {
 		/* A sink's own thread that crashed will never take its queue
 		 * again: the drain must not wait for it. */
 		llog__sinkq_crashed_self();
-		committed = llog__flusher_crash_drain(r, CRASH_WAIT_MS);
+		committed = llog__flusher_crash_drain(r, wait_ms());
 	}
 	if (!committed) {
 		static const char late[] = "llog: records not committed by now may be lost\n";
@@ -290,7 +308,7 @@ static void restore_all(void)
 
 /*
  * Watchdog: SIGALRM ends the process with the crash signal when the report
- * takes longer than CRASH_WATCHDOG_S. The timer is llog's own, a POSIX
+ * takes longer than the budget. The timer is llog's own, a POSIX
  * timer made for this report (timer_create with SIGEV_THREAD_ID: its
  * SIGALRM goes to the crashing thread, which unblocks it), so the
  * application's ITIMER_REAL (alarm, setitimer) is never read or changed: a
@@ -347,9 +365,9 @@ static void watchdog_fire(int alrm)
 	_exit(128 + sig);
 }
 
-/* A one-shot CLOCK_MONOTONIC timer of CRASH_WATCHDOG_S that sends SIGALRM
- * to this thread. Returns the kernel's timer id, or -1. */
-static int watchdog_timer_start(void)
+/* A one-shot CLOCK_MONOTONIC timer of ms that sends SIGALRM to this
+ * thread. Returns the kernel's timer id, or -1. */
+static int watchdog_timer_start(unsigned ms)
 {
 	struct sigevent sev;
 	struct itimerspec its;
@@ -362,7 +380,8 @@ static int watchdog_timer_start(void)
 	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id) != 0)
 		return -1;
 	memset(&its, 0, sizeof(its));
-	its.it_value.tv_sec = CRASH_WATCHDOG_S;
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
 	if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
 		(void)syscall(SYS_timer_delete, id);
 		return -1;
@@ -372,13 +391,16 @@ static int watchdog_timer_start(void)
 
 static void watchdog_arm(int sig)
 {
+	unsigned budget = llog__load_relaxed(&budget_ms);
 	struct sigaction sa;
 	sigset_t set;
 
 	/* Relaxed: published by the release store of the deadline below. */
 	llog__store_relaxed(&watchdog_sig, sig);
-	/* Release: pairs with the acquire load in watchdog_fire. */
-	llog__store_release(&watchdog_deadline_ms, llog__mono_ms() + CRASH_WATCHDOG_S * 1000 - 100);
+	/* Release: pairs with the acquire load in watchdog_fire. The timer
+	 * may fire a little before the monotonic clock, read in whole
+	 * milliseconds, shows the deadline: 2 % of slack. */
+	llog__store_release(&watchdog_deadline_ms, llog__mono_ms() + budget - budget / 50);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_fire;
 	sa.sa_flags = SA_ONSTACK;
@@ -386,7 +408,7 @@ static void watchdog_arm(int sig)
 	sigaction(SIGALRM, &sa, &watchdog_old);
 	/* Without a timer (the kernel's limit on timers reached) the report
 	 * runs unguarded. */
-	watchdog_timer = watchdog_timer_start();
+	watchdog_timer = watchdog_timer_start(budget);
 	sigemptyset(&set);
 	sigaddset(&set, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -430,7 +452,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		restore_all();
 		atomic_store_explicit(&crash_state, 2, memory_order_release);
 	} else {
-		int64_t deadline = llog__mono_ms() + CRASH_WAIT_MS + 1000;
+		int64_t deadline = llog__mono_ms() + wait_ms() + queue_ms();
 		struct timespec ms = {0, 1000000};
 		int drained = 0;
 
@@ -446,7 +468,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		if (llog__arena_thread_is_flusher() &&
 		    atomic_load_explicit(&crash_state, memory_order_relaxed) == 1 &&
 		    atomic_exchange_explicit(&flusher_drained, 1, memory_order_relaxed) == 0) {
-			(void)llog__flusher_crash_drain_self(NULL);
+			(void)llog__flusher_crash_drain_self(NULL, queue_ms());
 			drained = 1;
 		}
 		/* Acquire: pairs with the release store of 2 above. */
@@ -475,7 +497,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
  * (acquire exchange) therefore sees it. A round that did not (one already
  * running when the crash happened) is an ordinary round and may still
  * free: if the crash happened inside the allocator, that round may block,
- * and the report then goes on after CRASH_WAIT_MS without it.
+ * and the report then goes on after wait_ms() without it.
  */
 int llog__crash_in_progress(void)
 {
@@ -503,11 +525,12 @@ void llog__crash_after_fork(void)
 	llog__store_relaxed(&crash_state, 0);
 }
 
-int llog__crash_install(void)
+int llog__crash_install(unsigned timeout_ms)
 {
 	struct sigaction sa;
 	void *bt[2];
 
+	llog__store_relaxed(&budget_ms, timeout_ms != 0 ? timeout_ms : LLOG__CRASH_TIMEOUT_MS);
 	if (altstack == NULL) {
 		altstack = llog__altstack_new();
 		if (altstack == NULL)

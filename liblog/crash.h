@@ -11,8 +11,14 @@
 /* Set by LOG_FATAL just before abort(): the crash handler then only chains. */
 extern volatile sig_atomic_t llog__fatal_aborting;
 
-/* Under the control lock. Install returns 0 or -ENOMEM (no handler). */
-int llog__crash_install(void);
+/* llog_config.crash_timeout_ms: 0 is the default, 5000 ms. */
+#define LLOG__CRASH_TIMEOUT_MS 5000u
+#define LLOG__CRASH_TIMEOUT_MIN 100u
+#define LLOG__CRASH_TIMEOUT_MAX 600000u
+
+/* Under the control lock. timeout_ms: llog_config.crash_timeout_ms,
+ * validated (0: the default). Install returns 0 or -ENOMEM (no handler). */
+int llog__crash_install(unsigned timeout_ms);
 void llog__crash_uninstall(void);
 /* From the fork child handler: forgets a crash report in progress in the
  * parent. */

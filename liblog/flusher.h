@@ -173,8 +173,10 @@ void llog__flusher_fork_child(void);
  * Also when the flusher faults while another thread reports (rec NULL):
  * that thread's crash record is drained with the rest and its barrier
  * (llog__flusher_crash_drain) signalled when a sink committed the record.
- * Returns 1 when at least one sink committed rec, 0 otherwise. */
-int llog__flusher_crash_drain_self(struct llog__rec *rec);
+ * The sinks on threads of their own get queue_ms, all together, to commit
+ * what was queued to them. Returns 1 when at least one sink committed rec,
+ * 0 otherwise. */
+int llog__flusher_crash_drain_self(struct llog__rec *rec, unsigned queue_ms);
 /* Async-signal-safe (the crash handler, off the flusher): pushes rec (when
  * not NULL) and a static barrier, wakes the flusher, and waits at most
  * timeout_ms for the barrier. Returns 1 when everything pushed before it

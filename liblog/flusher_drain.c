@@ -26,9 +26,6 @@
 #include "sinkq.h"
 #include "stats.h"
 
-/* How long the drain waits for the sinks' own threads, all together. */
-#define CRASH_QUEUE_MS 1000
-
 static int has_crash_ops(const struct llog_sink *s)
 {
 	return s->ops->version >= 2 && s->ops->crash_write != NULL &&
@@ -196,11 +193,12 @@ static void crash_chain(struct llog__flusher *f, struct llist_node *pos, int at,
 	}
 }
 
-/* Ends the drain: crash_commit of every sink that has it. Returns whether
- * one of them committed. */
-static int crash_commit_all(struct llog__flusher *f, int at)
+/* Ends the drain: crash_commit of every sink that has it (the sinks' own
+ * threads get queue_ms, all together). Returns whether one of them
+ * committed. */
+static int crash_commit_all(struct llog__flusher *f, int at, unsigned queue_ms)
 {
-	int64_t deadline = llog__mono_ms() + CRASH_QUEUE_MS;
+	int64_t deadline = llog__mono_ms() + queue_ms;
 	int committed = 0;
 
 	f->epoch++;
@@ -236,7 +234,7 @@ static int crash_commit_all(struct llog__flusher *f, int at)
  * chains, and its barrier is signalled after the commit when some sink
  * committed the record.
  */
-int llog__flusher_crash_drain_self(struct llog__rec *rec)
+int llog__flusher_crash_drain_self(struct llog__rec *rec, unsigned queue_ms)
 {
 	struct llog__flusher *f = llog__flusher_running;
 	struct crash_drain d = {0, 0, 0, llog__flusher_running, -1};
@@ -269,7 +267,7 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec)
 		took = crash_hand(f, 0, &e, at);
 		d.n++;
 	}
-	committed = crash_commit_all(f, at);
+	committed = crash_commit_all(f, at, queue_ms);
 	llog__count_written(d.n);
 	if (d.barrier_met && d.pushed_took > 0 && committed) {
 		/* Release: pairs with the acquire load in

@@ -108,9 +108,13 @@ static enum llog_file_compression file_kind = LLOG_FILE_ZSTD;
 
 /* In the child: a file sink (index 0) and a console sink (index 1), then
  * `extra` (index 2, may be NULL), then llog_init. */
+/* llog_config.crash_timeout_ms of the next child_init (0: the default). */
+static unsigned crash_budget_ms;
+
 static void child_init(const struct tdir *t, struct llog_sink *extra, unsigned interval_ms)
 {
-	struct llog_config cfg = {.flush_interval_ms = interval_ms};
+	struct llog_config cfg = {.flush_interval_ms = interval_ms,
+				  .crash_timeout_ms = crash_budget_ms};
 	struct llog_file_options fo = {.path = t->log, .compression = file_kind};
 	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
 
@@ -348,10 +352,20 @@ static void wedged_crash_child(const struct tdir *t)
 		pause();
 }
 
+/* With a budget of 1 s (llog_config.crash_timeout_ms): the process dies
+ * of its signal when the budget is over, not at the 5 s default. */
 static void test_watchdog_wedged_crash_sink(void **state)
 {
+	int64_t t0, took;
+
 	(void)state;
+	crash_budget_ms = 1000;
+	t0 = now_ms();
 	expect_stderr_has(wedged_crash_child, "did not finish in time", NULL);
+	took = now_ms() - t0;
+	crash_budget_ms = 0;
+	assert_true(took >= 1000);
+	assert_true(took < 5000);
 }
 
 /* The application thread crashes while a callback sink sleeps forever on
@@ -377,8 +391,11 @@ static void sleeping_sink_child(const struct tdir *t)
 static void test_watchdog_sleeping_sink(void **state)
 {
 	(void)state;
-	/* Not committed in time: the handler wrote the line itself. */
+	/* Not committed in time (2/5 of a 2 s budget): the handler wrote the
+	 * line itself, then the watchdog ended it. */
+	crash_budget_ms = 2000;
 	expect_stderr_has(sleeping_sink_child, "caught SIGSEGV", "not committed", NULL);
+	crash_budget_ms = 0;
 }
 
 /* ---- 3. stack overflow in a thread that is not the llog_init thread ---------- */
@@ -441,7 +458,7 @@ static void fatal_entry(void *user, const struct llog_entry *e)
 /* Forks during the report; the grandchild crashes at once: its own crash
  * must be reported (it is not the parent's report in progress). Writes
  * the grandchild's status and whether its stderr has the report to
- * DIR/gc, before the 2-second drain of the parent's report ends. */
+ * DIR/gc, before the watchdog ends the parent's report (its budget: 2.5 s). */
 static void *forker(void *arg)
 {
 	char err[160], res[160], buf[4096];
@@ -479,7 +496,7 @@ static void *forker(void *arg)
 
 /* The main thread crashes; its report then blocks writing the backtrace
  * to stderr, a pipe that is full (nobody reads it) until the watchdog ends
- * the process: a long report outside any flusher round, so fork() in
+ * the process (after 2.5 s, llog_config.crash_timeout_ms): a long report outside any flusher round, so fork() in
  * another thread goes ahead meanwhile. */
 static void fork_during_report_child(const struct tdir *t)
 {
@@ -497,7 +514,7 @@ static void fork_during_report_child(const struct tdir *t)
 	if (fcntl(p[1], F_SETFL, 0) != 0 || dup2(p[1], 2) < 0)
 		_exit(95);
 	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_callback_sink(&cb)) != 0 ||
-	    llog_init(&(struct llog_config){.flush_interval_ms = 50}) != 0)
+	    llog_init(&(struct llog_config){.flush_interval_ms = 50, .crash_timeout_ms = 2500}) != 0)
 		_exit(94);
 	if (pthread_create(&th, NULL, forker, NULL) != 0)
 		_exit(96);

@@ -434,11 +434,21 @@ static void test_init_twice_and_bad_config(void **state)
 	struct llog_config bad = {.max_record_bytes = 100};
 	struct llog_config bad2 = {.level = (enum llog_level)42};
 	struct llog_config bad3 = {.queue_shards = 65};
+	struct llog_config short_crash = {.crash_timeout_ms = 99};
+	struct llog_config long_crash = {.crash_timeout_ms = 600001};
+	struct llog_config crash_ok = {.crash_timeout_ms = 100};
 
 	(void)state;
 	assert_int_equal(llog_init(&bad), -EINVAL);
 	assert_int_equal(llog_init(&bad2), -EINVAL);
 	assert_int_equal(llog_init(&bad3), -EINVAL);
+	assert_int_equal(llog_init(&short_crash), -EINVAL);
+	assert_int_equal(llog_init(&long_crash), -EINVAL);
+	assert_int_equal(llog_init(&crash_ok), 0);
+	llog_shutdown();
+	crash_ok.crash_timeout_ms = 600000;
+	assert_int_equal(llog_init(&crash_ok), 0);
+	llog_shutdown();
 	assert_int_equal(start(m, NULL), 0);
 	assert_int_equal(llog_init(NULL), -EALREADY);
 	assert_int_equal(llog_add_sink(NULL), -EINVAL);
