@@ -221,7 +221,8 @@ struct llog_config {
 	/* 0 (the default): llog_init() installs a crash handler for SIGSEGV,
 	 * SIGBUS, SIGILL, SIGFPE and SIGABRT (and a 64 KiB alternate signal
 	 * stack in threads that have none). On a crash it has every record
-	 * logged before it committed (waiting at most 2 seconds), adds a
+	 * logged before it committed (waiting at most 2 seconds: 2/5 of
+	 * crash_timeout_ms, below), adds a
 	 * FATAL record naming the signal with a backtrace, then puts back the
 	 * actions installed before llog_init() and lets the signal happen
 	 * again: the application's earlier handler runs next, or the process
@@ -231,24 +232,15 @@ struct llog_config {
 	 * Nonzero: it installs none (and removes one an earlier llog_init()
 	 * installed, where it is still in place). */
 	int crash_handler_off;
-	/* The longest a crash report may take, from the signal until the
-	 * process dies of it (a watchdog ends a report that takes longer,
-	 * as a sink that blocks in its crash path would make it): 0 = 5000
-	 * ms; at least 100 and at most 600000, else llog_init() returns
-	 * -EINVAL. Of it, an application thread's report waits 2/5 (2 s by
-	 * default) for what was logged before the crash to be committed,
-	 * and sinks on threads of their own get 1/5 (1 s) to write what was
-	 * queued to them when the flusher itself crashed; what is not
-	 * committed by then may be lost (the report says so on stderr). A
-	 * service that a supervisor restarts may want it shorter. */
-	unsigned crash_timeout_ms;
 	/* CPUs the flusher thread may run on, bit i = CPU i (the first 64);
 	 * 0 (the default) = wherever the scheduler puts it. Keeping the
 	 * flusher off the CPUs of latency-critical threads keeps it from
 	 * preempting them (and their cache); CPUs that do not exist or are
 	 * not allowed are ignored; none left: not pinned (no error). The
-	 * sinks' own threads run where the scheduler puts them. The threads
-	 * are named "llog-flusher" and "llog-sink" (top -H, ps -L, gdb). */
+	 * threads of sinks added before llog_init() run where the scheduler
+	 * puts them, those of sinks added later on the flusher's CPUs. The
+	 * threads are named "llog-flusher" and "llog-sink" (top -H, ps -L,
+	 * gdb). */
 	unsigned long long flusher_cpus;
 	/* A file holding a level spec (llog_set_levels;
 	 * newlines count as commas, lines starting with '#' are comments),
@@ -320,6 +312,17 @@ struct llog_config {
 	 * and when it keeps them on the second kind of evidence;
 	 * llog_stats.queue_heads says how many there are. */
 	unsigned queue_shards;
+	/* The longest a crash report may take, from the signal until the
+	 * process dies of it (a watchdog ends a report that takes longer,
+	 * as a sink that blocks in its crash path would make it): 0 = 5000
+	 * ms; at least 100 and at most 600000, else llog_init() returns
+	 * -EINVAL. Of it, an application thread's report waits 2/5 (2 s by
+	 * default) for what was logged before the crash to be committed,
+	 * and sinks on threads of their own get 1/5 (1 s) to write what was
+	 * queued to them when the flusher itself crashed; what is not
+	 * committed by then may be lost (the report says so on stderr). A
+	 * service that a supervisor restarts may want it shorter. */
+	unsigned crash_timeout_ms;
 };
 
 /*-*********************************************************************

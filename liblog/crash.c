@@ -398,9 +398,10 @@ static void watchdog_arm(int sig)
 	/* Relaxed: published by the release store of the deadline below. */
 	llog__store_relaxed(&watchdog_sig, sig);
 	/* Release: pairs with the acquire load in watchdog_fire. The timer
-	 * may fire a little before the monotonic clock, read in whole
-	 * milliseconds, shows the deadline: 2 % of slack. */
-	llog__store_release(&watchdog_deadline_ms, llog__mono_ms() + budget - budget / 50);
+	 * starts after this clock reading, on the same monotonic clock, so
+	 * when it fires the clock reads at least the deadline: a SIGALRM
+	 * before it is another one (the application's), ignored. */
+	llog__store_release(&watchdog_deadline_ms, llog__mono_ms() + budget);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_fire;
 	sa.sa_flags = SA_ONSTACK;

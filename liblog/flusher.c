@@ -576,6 +576,7 @@ struct llog__sinktab *llog__flusher_sinks(struct llog__flusher *f)
  * and the sinks' threads theirs. */
 int llog__flusher_start(struct llog__flusher *f)
 {
+	sigset_t old;
 	int rc;
 
 	llog__clock_conv_init(&f->clock);
@@ -586,7 +587,12 @@ int llog__flusher_start(struct llog__flusher *f)
 	(void)llog__flusher_sinktab_start(&f->sinks);
 	llog__queue_open(llog__cfg.queue_shards);
 	llog__store_relaxed(&f->started, 0); /* before the thread exists */
+	/* The thread starts with its signals blocked (it inherits this
+	 * mask): no application handler runs on it, also not before
+	 * flusher_main blocks them itself, while its starter waits. */
+	pthread_sigmask(SIG_BLOCK, &f->sinks.blocked, &old);
 	rc = -pthread_create(&f->thread, NULL, flusher_main, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc == 0)
 		llog__thread_wait_up(&f->started);
 	return rc;

@@ -285,6 +285,7 @@ static void *worker_main(void *arg)
 
 int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked)
 {
+	sigset_t old;
 	int rc;
 
 	if (q->running)
@@ -299,7 +300,10 @@ int llog__sinkq_start(struct llog__sinkq *q, const sigset_t *blocked)
 	llog__store_relaxed(&q->in_call, LLOG__SINKQ_OUT);
 	q->final_deadline = 0;
 	q->blocked = *blocked; /* read by the worker, after pthread_create */
+	/* As the flusher's (flusher.c): the worker starts with them blocked. */
+	pthread_sigmask(SIG_BLOCK, blocked, &old);
 	rc = -pthread_create(&q->thread, NULL, worker_main, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	q->running = rc == 0;
 	/* As the flusher's (queue.h): a fork() after a sink's thread started
 	 * (by llog_init, or by the flusher's round that installs a sink added

@@ -678,18 +678,41 @@ static int threads_named(const char *name)
  * thread added later is otherwise still unnamed when llog_flush returns.
  * First in the file: no sink thread of an earlier test is left.
  */
+static cpu_set_t all_cpus;
+
+/* The affinity back and llog shut down, whatever the test did. */
+static int unpin(void **state)
+{
+	(void)state;
+	llog_shutdown();
+	return sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
+}
+
+/* Waits (10 s at most) until no thread is named name: a joined thread
+ * leaves /proc/self/task a little after pthread_join returns. */
+static int threads_named_gone(const char *name)
+{
+	int64_t deadline = now_ms() + 10000;
+
+	while (threads_named(name) != 0 && now_ms() < deadline)
+		sched_yield();
+	return threads_named(name) == 0;
+}
+
 static void test_threads_up_when_started(void **state)
 {
 	static struct seen a, b;
 	struct llog_sink_options qo = {.thread = LLOG_SINK_THREAD_OWN, .name = "a"};
-	cpu_set_t all, one;
+	cpu_set_t one;
+	int cpu = sched_getcpu();
 
 	(void)state;
 	seen_init(&a);
 	seen_init(&b);
-	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(all_cpus), &all_cpus), 0);
+	assert_true(cpu >= 0);
 	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
+	CPU_SET(cpu, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	assert_int_equal(threads_named("llog-flusher"), 0);
 	assert_int_equal(threads_named("llog-sink"), 0);
@@ -706,9 +729,9 @@ static void test_threads_up_when_started(void **state)
 	assert_int_equal(a.records, 1);
 	assert_int_equal(b.records, 1);
 	llog_shutdown();
-	assert_int_equal(threads_named("llog-flusher"), 0);
-	assert_int_equal(threads_named("llog-sink"), 0);
-	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(all_cpus), &all_cpus), 0);
+	assert_true(threads_named_gone("llog-flusher"));
+	assert_true(threads_named_gone("llog-sink"));
 }
 
 /* A sink whose first commits fail (a collector away), then succeed. */
@@ -781,7 +804,7 @@ static void test_failed_commit_retried_when_idle(void **state)
 }
 
 TEST_MAIN(
-	cmocka_unit_test(test_threads_up_when_started),
+	cmocka_unit_test_teardown(test_threads_up_when_started, unpin),
 	cmocka_unit_test(test_blocked_sink_stalls_nothing),
 	cmocka_unit_test(test_block_policy_loses_nothing),
 	cmocka_unit_test(test_added_while_running),

@@ -229,7 +229,8 @@ struct llog_line_options {
  * been left inconsistent. So they must be async-signal-safe: no malloc, no
  * lock, no stdio, only write(2)-like system calls, on memory allocated when
  * the sink was created; they must not call back into llog and should not
- * block (a watchdog ends the process after a few seconds). A fault in one
+ * block (a watchdog ends the process when the report's budget is over:
+ * llog_config.crash_timeout_ms, 5 s by default). A fault in one
  * of them (SIGSEGV, SIGBUS, SIGILL, SIGFPE, or abort()) ends that sink's
  * part of the drain only: it gets no further call, a line on stderr names
  * it (by the order sinks were added, from 0), and the other sinks go on.
@@ -380,8 +381,8 @@ struct llog_sink_options {
  *     parent's) and a new thread starts with the child's flusher;
  *   - when the flusher thread crashes, the sink's crash entry points are
  *     not used: the drain queues the remaining entries and the crash
- *     record for the sink's thread and waits for its commit (about a
- *     second at most); when the sink's own thread crashes, the process
+ *     record for the sink's thread and waits for its commit (1/5 of
+ *     llog_config.crash_timeout_ms at most: 1 s by default); when the sink's own thread crashes, the process
  *     is reported and ends like any thread's crash, and flushes stop
  *     waiting for this sink.
  * Memory: the queue is allocated here (its pages are backed as they are
@@ -1035,7 +1036,8 @@ struct llog_syslog_options {
  * transport, ends in "...[truncated]" (at a UTF-8 character boundary for
  * the 16 KiB bound) and is counted once in llog_stats.sink_truncated.
  * No crash entry points: a crash of the flusher thread hands the rest to
- * the sink's thread, which sends what it can within about a second; what
+ * the sink's thread, which sends what it can within 1/5 of the crash
+ * budget (llog_config.crash_timeout_ms: 1 s by default); what
  * is not sent by then (and, over RELP, not yet acknowledged) is lost.
  *
  * Ownership: opt and its strings remain the caller's (copied). Thread-safe;
