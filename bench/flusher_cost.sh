@@ -2,8 +2,10 @@
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
 # stage, measured with callgrind on llog_bench's throughput mode.
 #
-#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv]     default 200000
+#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv] [level=N]     default 200000
 #
+# With level=N, the file's zstd level is N (LLOG_BENCH_ZSTD_LEVEL; negative
+# levels are zstd's fast ones) instead of the sink's default.
 # With "kv", the record is llog_bench's -m kv (the fmt record's values as
 # three fields: an int, a double, a string) instead of -m fmt, and the text
 # split shows the fields' share (llog__line_put_fields).
@@ -28,7 +30,8 @@ for a in "${@:2}"; do
 	case $a in
 	bin) prog=llog_bin_bench ;;
 	kv) mode=kv ;;
-	*) echo "usage: $0 [RECORDS] [bin] [kv]" >&2; exit 2 ;;
+	level=*) export LLOG_BENCH_ZSTD_LEVEL=${a#level=} ;;
+	*) echo "usage: $0 [RECORDS] [bin] [kv] [level=N]" >&2; exit 2 ;;
 	esac
 done
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
@@ -68,8 +71,9 @@ fi
 render=$(inclusive 'render\.c:llog__render_record')
 line=$(inclusive 'line\.c:llog__line_format ')
 fields=$(inclusive 'line_fields\.c:llog__line_put_fields ')
-awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fields" -v m="$mode" 'BEGIN {
-	printf "| flusher, per %s record (%d records) | instructions | share |\n|---|---|---|\n", m, n
+awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fields" -v m="$mode" \
+	-v b="$(stat -c %s "$out/x.zst")" 'BEGIN {
+	printf "| flusher, per %s record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", m, n, b / n
 	printf "| total | %.0f | 100 %% |\n", t / n
 	printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 	printf "| rendering the message (llog__render_record) | %.0f | %.0f %% |\n", r / n, 100 * r / t

@@ -83,6 +83,8 @@ static int logger_init(const struct bench_opts *o)
 #ifdef LLOG_BENCH_BINARY
 	fo.compression = LLOG_FILE_BINARY;
 #endif
+	if (getenv("LLOG_BENCH_ZSTD_LEVEL") != NULL)
+		fo.zstd_level = atoi(getenv("LLOG_BENCH_ZSTD_LEVEL"));
 	struct llog_config cfg = {.level = LLOG_INFO};
 	struct llog_sink *s = llog_file_sink(&fo);
 
@@ -90,6 +92,9 @@ static int logger_init(const struct bench_opts *o)
 	cfg.backtrace_records = 64;
 	cfg.backtrace_level = LLOG_DEBUG;
 #endif
+	/* LLOG_BENCH_ZSTD_LEVEL=N: the file's zstd level (llog_file_options.
+	 * zstd_level; bench/flusher_cost.sh level=N compares). Read before
+	 * the sink is made: see below. */
 	/* LLOG_BENCH_SHARDS=N: a queue of N heads (llog_config.queue_shards;
 	 * bench/shards.sh compares). */
 	if (getenv("LLOG_BENCH_SHARDS") != NULL)
