@@ -240,21 +240,13 @@ static void test_order_dup_limits(void **state)
 }
 
 /* DROP: the flusher held in the sink, the ring filled up. */
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_entered, gate_open;
+static struct gate dgate;
 static struct kvsink dsink;
 
 static void gate_on_entry(void *user, const struct llog_entry *e)
 {
-	if (e->msg_len == 4 && memcmp(e->msg, "gate", 4) == 0) {
-		pthread_mutex_lock(&gate_mu);
-		gate_entered = 1;
-		pthread_cond_broadcast(&gate_cv);
-		while (!gate_open)
-			pthread_cond_wait(&gate_cv, &gate_mu);
-		pthread_mutex_unlock(&gate_mu);
-	}
+	if (e->msg_len == 4 && memcmp(e->msg, "gate", 4) == 0)
+		gate_pass(&dgate);
 	kvsink_on_entry(user, e);
 }
 
@@ -267,6 +259,7 @@ static void test_drop_resend(void **state)
 	int filled = 0, rc;
 
 	(void)state;
+	gate_init(&dgate, 1);
 	cfg.overflow = LLOG_OVERFLOW_DROP;
 	cfg.arena_bytes = 16384;
 	cfg.max_record_bytes = 4096;
@@ -274,10 +267,7 @@ static void test_drop_resend(void **state)
 	assert_int_equal(llog_init(&cfg), 0);
 	memset(pad, 'p', sizeof(pad) - 1);
 	LOG_ERROR("gate"); /* wakes the flusher, which then waits in the sink */
-	pthread_mutex_lock(&gate_mu);
-	while (!gate_entered)
-		pthread_cond_wait(&gate_cv, &gate_mu);
-	pthread_mutex_unlock(&gate_mu);
+	gate_wait_held(&dgate);
 	/* Fill this thread's ring until a record is dropped. */
 	llog_get_stats(&st0);
 	for (int i = 0; i < 1000 && !filled; i++) {
@@ -299,10 +289,7 @@ static void test_drop_resend(void **state)
 	llog_get_stats(&st0);
 	LOG_INFO("lost");
 	llog_get_stats(&st);
-	pthread_mutex_lock(&gate_mu);
-	gate_open = 1;
-	pthread_cond_broadcast(&gate_cv);
-	pthread_mutex_unlock(&gate_mu);
+	gate_open(&dgate);
 	assert_true(filled);
 	assert_int_equal(rc, 0);
 	assert_int_equal(st.dropped - st0.dropped, 1);

@@ -193,13 +193,6 @@ static void test_remove_outputs(void **state)
 
 /* ---- a sink stuck in a call ---------------------------------------------- */
 
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int closed; /* write waits while set */
-	int held;   /* a write waits at the gate */
-};
-
 struct stuck {
 	struct llog_sink base;
 	struct gate g;
@@ -212,15 +205,8 @@ static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
 	struct stuck *st = (struct stuck *)sk;
 
 	(void)e;
-	pthread_mutex_lock(&st->g.lock);
-	while (st->g.closed) {
-		st->g.held = 1;
-		pthread_cond_broadcast(&st->g.cond);
-		pthread_cond_wait(&st->g.cond, &st->g.lock);
-	}
-	st->g.held = 0;
-	st->writes++;
-	pthread_mutex_unlock(&st->g.lock);
+	gate_pass(&st->g);
+	st->writes++; /* the sink's thread's; read after it was joined */
 	return 0;
 }
 
@@ -247,18 +233,7 @@ static void stuck_init(struct stuck *sk, int gate_closed)
 {
 	memset(sk, 0, sizeof(*sk));
 	sk->base.ops = &stuck_ops;
-	pthread_mutex_init(&sk->g.lock, NULL);
-	pthread_cond_init(&sk->g.cond, NULL);
-	sk->g.closed = gate_closed;
-}
-
-/* Waits until a write is held at the gate. */
-static void gate_wait_held(struct stuck *sk)
-{
-	pthread_mutex_lock(&sk->g.lock);
-	while (!sk->g.held)
-		pthread_cond_wait(&sk->g.cond, &sk->g.lock);
-	pthread_mutex_unlock(&sk->g.lock);
+	gate_init(&sk->g, gate_closed);
 }
 
 /*
@@ -285,7 +260,7 @@ static void test_remove_stuck(void **state)
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(&before);
 	LOG_INFO("<k=0>");
-	gate_wait_held(&sk);
+	gate_wait_held(&sk.g);
 	log_range(1, 10);
 	assert_int_equal(llog_remove_sink(&sk.base), 0);
 	llog_get_stats(&after);

@@ -37,10 +37,7 @@
 
 /* What one sink saw: per-thread order, each record at most once. */
 struct seen {
-	pthread_mutex_t gate_lock;
-	pthread_cond_t gate_cond;
-	int gate_closed;     /* on_entry waits while set */
-	int in_gate;         /* a call is waiting at the gate */
+	struct gate gate;    /* on_entry passes it */
 	long next[THREADS];  /* next i expected at least, per thread */
 	long records, bad, notice_sum, commits;
 	_Atomic long notices; /* polled by the test while the sink runs */
@@ -52,37 +49,7 @@ struct seen {
 static void seen_init(struct seen *s)
 {
 	memset(s, 0, sizeof(*s));
-	pthread_mutex_init(&s->gate_lock, NULL);
-	pthread_cond_init(&s->gate_cond, NULL);
-}
-
-static void gate_open(struct seen *s)
-{
-	pthread_mutex_lock(&s->gate_lock);
-	s->gate_closed = 0;
-	pthread_cond_broadcast(&s->gate_cond);
-	pthread_mutex_unlock(&s->gate_lock);
-}
-
-/* Waits until a call of the sink is held at the gate. */
-static void gate_wait_held(struct seen *s)
-{
-	pthread_mutex_lock(&s->gate_lock);
-	while (!s->in_gate)
-		pthread_cond_wait(&s->gate_cond, &s->gate_lock);
-	pthread_mutex_unlock(&s->gate_lock);
-}
-
-static void gate_pass(struct seen *s)
-{
-	pthread_mutex_lock(&s->gate_lock);
-	while (s->gate_closed) {
-		s->in_gate = 1;
-		pthread_cond_broadcast(&s->gate_cond);
-		pthread_cond_wait(&s->gate_cond, &s->gate_lock);
-	}
-	s->in_gate = 0;
-	pthread_mutex_unlock(&s->gate_lock);
+	gate_init(&s->gate, 0);
 }
 
 static void on_entry(void *user, const struct llog_entry *e)
@@ -93,7 +60,7 @@ static void on_entry(void *user, const struct llog_entry *e)
 	int t;
 	long i;
 
-	gate_pass(s);
+	gate_pass(&s->gate);
 	for (volatile long spin = 0; spin < s->slow; spin++)
 		;
 	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
@@ -185,13 +152,13 @@ static void test_blocked_sink_stalls_nothing(void **state)
 	(void)state;
 	seen_init(&fast);
 	seen_init(&gated);
-	gated.gate_closed = 1;
+	gated.gate.closed = 1;
 	gs = cb_sink(&gated);
 	assert_int_equal(llog_add_sink(cb_sink(&fast)), 0);
 	assert_int_equal(llog_add_sink_opts(gs, &qo), 0);
 	assert_int_equal(llog_init(&cfg), 0);
 	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&gated); /* its thread is stuck in the sink now */
+	gate_wait_held(&gated.gate); /* its thread is stuck in the sink now */
 	{
 		pthread_t th[THREADS];
 
@@ -211,7 +178,7 @@ static void test_blocked_sink_stalls_nothing(void **state)
 	assert_true(st.dropped > 0);
 	assert_true(st.queue_peak <= st.queue_cap);
 
-	gate_open(&gated);
+	gate_open(&gated.gate);
 	/* Once the queue ran empty the notice goes out (the sink's thread
 	 * asks for a round); then one more record, after it. */
 	do {
@@ -345,7 +312,7 @@ static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
 
 	(void)e;
 	atomic_store(&st->tid, (int)syscall(SYS_gettid));
-	gate_pass(st->s);
+	gate_pass(&st->s->gate);
 	return st->ret;
 }
 
@@ -383,13 +350,13 @@ static void test_stuck_sink_at_shutdown(void **state)
 
 	(void)state;
 	seen_init(&s);
-	s.gate_closed = 1;
+	s.gate.closed = 1;
 	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(&before);
 	for (int i = 0; i < 10; i++)
 		LOG_INFO("q t=0 i=%d", i);
-	gate_wait_held(&s);
+	gate_wait_held(&s.gate);
 	llog_shutdown();
 	llog_get_stats(&after);
 	assert_int_equal(sk.closed, 0);
@@ -415,12 +382,12 @@ static void hung_run(struct stuck *sk, const struct llog_sink_options *qo, int n
 		     struct llog_stats *before, struct llog_stats *after)
 {
 	seen_init(sk->s);
-	sk->s->gate_closed = 1;
+	sk->s->gate.closed = 1;
 	assert_int_equal(llog_add_sink_opts(&sk->base, qo), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(before);
 	LOG_INFO("q t=0 i=0");
-	gate_wait_held(sk->s);
+	gate_wait_held(&sk->s->gate);
 	for (int i = 1; i < n; i++)
 		LOG_INFO("q t=0 i=%d", i);
 	llog_shutdown();
@@ -439,7 +406,7 @@ static void hung_late_return(struct stuck *sk, const struct llog_stats *after,
 	struct llog_stats later;
 	int64_t deadline;
 
-	gate_open(sk->s);
+	gate_open(&sk->s->gate);
 	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
 	while (!thread_gone(atomic_load(&sk->tid)) && now_ms() < deadline)
 		sched_yield();
@@ -503,7 +470,7 @@ static long hung_commit(struct llog_sink *sk)
 	struct stuck *st = (struct stuck *)sk;
 
 	atomic_store(&st->tid, (int)syscall(SYS_gettid));
-	gate_pass(st->s);
+	gate_pass(&st->s->gate);
 	return st->ret;
 }
 
@@ -568,10 +535,10 @@ static void test_flush_waits_its_own_timeout(void **state)
 
 	(void)state;
 	seen_init(&gated);
-	gated.gate_closed = 1;
+	gated.gate.closed = 1;
 	gs = start_queued(&gated, &qo);
 	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&gated);
+	gate_wait_held(&gated.gate);
 	LOG_INFO("q t=0 i=1");
 	assert_int_equal(pthread_create(&a, NULL, flush_timed, &took_a), 0);
 	{
@@ -587,7 +554,7 @@ static void test_flush_waits_its_own_timeout(void **state)
 	assert_true(took_b >= TIMEOUT - 20);
 	assert_int_equal(llog_get_sink_stats(gs, &st), 0);
 	assert_int_equal(st.late_flushes, 2);
-	gate_open(&gated);
+	gate_open(&gated.gate);
 	llog_flush();
 	assert_int_equal(gated.records, 3);
 	llog_shutdown();
@@ -614,12 +581,12 @@ static void test_fork_with_stuck_sink_thread(void **state)
 #endif
 	seen_init(&gated);
 	seen_init(&other);
-	gated.gate_closed = 1;
+	gated.gate.closed = 1;
 	assert_int_equal(llog_add_sink_opts(cb_sink(&gated), &qo), 0);
 	assert_int_equal(llog_add_sink(cb_sink(&other)), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&gated);
+	gate_wait_held(&gated.gate);
 	alarm(30); /* a hang detector: fork() waiting the drain timeout */
 	pid = fork();
 	alarm(0);
@@ -635,7 +602,7 @@ static void test_fork_with_stuck_sink_thread(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	gate_open(&gated);
+	gate_open(&gated.gate);
 	llog_shutdown();
 	assert_int_equal(gated.records, 1);
 }

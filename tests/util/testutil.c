@@ -211,3 +211,39 @@ const char *test_arg(int argc, char **argv, const char *what)
 	}
 	return argv[1];
 }
+
+void gate_init(struct gate *g, int closed)
+{
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	g->closed = closed;
+	g->held = 0;
+}
+
+void gate_pass(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	while (g->closed) {
+		g->held = 1;
+		pthread_cond_broadcast(&g->cond);
+		pthread_cond_wait(&g->cond, &g->lock);
+	}
+	g->held = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void gate_wait_held(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	while (!g->held)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->closed = 0;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}

@@ -15,6 +15,7 @@
 #ifndef LLOG_TEST_TESTUTIL_H
 #define LLOG_TEST_TESTUTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -116,5 +117,20 @@ const char *test_arg(int argc, char **argv, const char *what);
  * arg too). */
 #define TEST_CASE_ARG_SETUP_TEARDOWN(name, fn, setup, teardown, arg)                    \
 	{#name, fn, setup, teardown, (void *)(uintptr_t)(arg)}
+
+/* A gate in a sink's callback, to hold the sink inside a call: while the
+ * gate is closed, gate_pass waits at it (held); the test waits until a
+ * call is held there (gate_wait_held) and opens it (gate_open). */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int closed; /* gate_pass waits while set */
+	int held;   /* a call waits at the gate */
+};
+
+void gate_init(struct gate *g, int closed);
+void gate_pass(struct gate *g);
+void gate_wait_held(struct gate *g);
+void gate_open(struct gate *g);
 
 #endif
