@@ -34,6 +34,7 @@
 #include "childproc.h"
 #include "outputs3.h"
 #include "sanitizer.h"
+#include "stuck_sink.h"
 #include "testutil.h"
 
 #define APP "llogremove"
@@ -193,48 +194,6 @@ static void test_remove_outputs(void **state)
 
 /* ---- a sink stuck in a call ---------------------------------------------- */
 
-struct stuck {
-	struct llog_sink base;
-	struct gate g;
-	int closed;
-	long writes;
-};
-
-static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
-{
-	struct stuck *st = (struct stuck *)sk;
-
-	(void)e;
-	gate_pass(&st->g);
-	st->writes++; /* the sink's thread's; read after it was joined */
-	return 0;
-}
-
-static long stuck_commit(struct llog_sink *sk)
-{
-	(void)sk;
-	return 0;
-}
-
-static void stuck_close(struct llog_sink *sk)
-{
-	((struct stuck *)sk)->closed = 1;
-}
-
-static const struct llog_sink_ops stuck_ops = {
-	.version = LLOG_SINK_VERSION,
-	.write = stuck_write,
-	.commit = stuck_commit,
-	.close = stuck_close,
-	.flags = LLOG_SINK_F_MAY_BLOCK, /* AUTO: a thread of its own */
-};
-
-static void stuck_init(struct stuck *sk, int gate_closed)
-{
-	memset(sk, 0, sizeof(*sk));
-	sk->base.ops = &stuck_ops;
-	gate_init(&sk->g, gate_closed);
-}
 
 /*
  * Its thread is inside a write: the removal returns after the drain
@@ -247,6 +206,7 @@ static void stuck_init(struct stuck *sk, int gate_closed)
 static void test_remove_stuck(void **state)
 {
 	static struct stuck sk;
+	static struct gate g;
 	static struct mem stay, late;
 	struct llog_sink_options qo = {.drain_timeout_ms = 100};
 	struct llog_sink_stats st;
@@ -254,13 +214,13 @@ static void test_remove_stuck(void **state)
 	struct llog_sink *ls;
 
 	(void)state;
-	stuck_init(&sk, 1);
+	stuck_init(&sk, &stuck_ops, &g, 1);
 	assert_int_equal(llog_add_sink(mem_sink(&stay)), 0);
 	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(&before);
 	LOG_INFO("<k=0>");
-	gate_wait_held(&sk.g);
+	gate_wait_held(&g);
 	log_range(1, 10);
 	assert_int_equal(llog_remove_sink(&sk.base), 0);
 	llog_get_stats(&after);
@@ -295,12 +255,13 @@ static void test_remove_stuck(void **state)
 static void test_remove_before_init(void **state)
 {
 	static struct stuck a;
+	static struct gate ga;
 	static struct mem b;
 	struct llog_sink_stats st;
 	struct llog_sink *bs;
 
 	(void)state;
-	stuck_init(&a, 0);
+	stuck_init(&a, &stuck_ops, &ga, 0);
 	bs = mem_sink(&b);
 	assert_int_equal(llog_remove_sink(NULL), -EINVAL);
 	assert_int_equal(llog_remove_sink(&a.base), -ENOENT); /* not added */

@@ -30,6 +30,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 #include "sanitizer.h"
+#include "stuck_sink.h"
 #include "testutil.h"
 
 #define THREADS 4
@@ -296,45 +297,6 @@ static void test_bad_options(void **state)
 	assert_int_equal(llog_get_sink_stats(NULL, &st), -EINVAL);
 }
 
-/* A sink for the shutdown tests: blocks in write; records whether closed,
- * the thread that calls it, and returns ret once let through. */
-struct stuck {
-	struct llog_sink base;
-	struct seen *s;
-	int closed;
-	long ret;
-	_Atomic int tid;
-};
-
-static long stuck_write(struct llog_sink *sk, const struct llog_entry *e)
-{
-	struct stuck *st = (struct stuck *)sk;
-
-	(void)e;
-	atomic_store(&st->tid, (int)syscall(SYS_gettid));
-	gate_pass(&st->s->gate);
-	return st->ret;
-}
-
-static long stuck_commit(struct llog_sink *sk)
-{
-	(void)sk;
-	return 0;
-}
-
-static void stuck_close(struct llog_sink *sk)
-{
-	((struct stuck *)sk)->closed = 1;
-}
-
-static const struct llog_sink_ops stuck_ops = {
-	.version = LLOG_SINK_VERSION,
-	.write = stuck_write,
-	.commit = stuck_commit,
-	.close = stuck_close,
-	.flags = LLOG_SINK_F_MAY_BLOCK, /* AUTO: a thread of its own */
-};
-
 /*
  * A sink stuck for good: llog_shutdown returns (after its drain timeout
  * and the wait for its thread), counts what it could not deliver (the
@@ -343,20 +305,19 @@ static const struct llog_sink_ops stuck_ops = {
  */
 static void test_stuck_sink_at_shutdown(void **state)
 {
-	static struct seen s;
-	static struct stuck sk = {.base = {.ops = &stuck_ops}, .s = &s};
+	static struct gate g;
+	static struct stuck sk;
 	struct llog_sink_options qo = {.drain_timeout_ms = 100};
 	struct llog_stats before, after;
 
 	(void)state;
-	seen_init(&s);
-	s.gate.closed = 1;
+	stuck_init(&sk, &stuck_ops, &g, 1);
 	assert_int_equal(llog_add_sink_opts(&sk.base, &qo), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(&before);
 	for (int i = 0; i < 10; i++)
 		LOG_INFO("q t=0 i=%d", i);
-	gate_wait_held(&s.gate);
+	gate_wait_held(&g);
 	llog_shutdown();
 	llog_get_stats(&after);
 	assert_int_equal(sk.closed, 0);
@@ -375,19 +336,20 @@ static int thread_gone(int tid)
 	return access(p, F_OK) != 0;
 }
 
-/* A stuck sink (its gate closed) added with qo; n records logged, the
- * first one held in the sink before the others; shut down; the global
- * counters before and after. */
-static void hung_run(struct stuck *sk, const struct llog_sink_options *qo, int n,
-		     struct llog_stats *before, struct llog_stats *after)
+/* A stuck sink of ops returning -EIO, its gate closed, added with qo; n
+ * records logged, the first one held in the sink before the others; shut
+ * down; the global counters before and after. */
+static void hung_run(struct stuck *sk, const struct llog_sink_ops *ops, struct gate *g,
+		     const struct llog_sink_options *qo, int n, struct llog_stats *before,
+		     struct llog_stats *after)
 {
-	seen_init(sk->s);
-	sk->s->gate.closed = 1;
+	stuck_init(sk, ops, g, 1);
+	sk->ret = -EIO;
 	assert_int_equal(llog_add_sink_opts(&sk->base, qo), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(before);
 	LOG_INFO("q t=0 i=0");
-	gate_wait_held(&sk->s->gate);
+	gate_wait_held(sk->g);
 	for (int i = 1; i < n; i++)
 		LOG_INFO("q t=0 i=%d", i);
 	llog_shutdown();
@@ -406,7 +368,7 @@ static void hung_late_return(struct stuck *sk, const struct llog_stats *after,
 	struct llog_stats later;
 	int64_t deadline;
 
-	gate_open(&sk->s->gate);
+	gate_open(sk->g);
 	deadline = now_ms() + 30000; /* a bound for a broken build, not a timing */
 	while (!thread_gone(atomic_load(&sk->tid)) && now_ms() < deadline)
 		sched_yield();
@@ -432,15 +394,16 @@ static void hung_late_return(struct stuck *sk, const struct llog_stats *after,
 static void test_hung_sink_counts_add_up(void **state)
 {
 	enum { N = 5000 };
-	static struct seen s;
-	static struct stuck sk = {.base = {.ops = &stuck_ops}, .s = &s, .ret = -EIO};
+	static struct gate g;
+	static struct stuck sk;
 	struct llog_sink_options qo = {.queue_bytes = 64 << 10, .drain_timeout_ms = 100,
 				       .name = "hung"};
 	struct llog_stats before, after;
 	struct llog_sink_stats st;
 
 	(void)state;
-	hung_run(&sk, &qo, N, &before, &after); /* the first entry in the sink's hands */
+	/* the first entry in the sink's hands */
+	hung_run(&sk, &stuck_ops, &g, &qo, N, &before, &after);
 	assert_int_equal(sk.closed, 0); /* still in use: not closed */
 	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
 	assert_true(st.dropped > 0);
@@ -470,7 +433,7 @@ static long hung_commit(struct llog_sink *sk)
 	struct stuck *st = (struct stuck *)sk;
 
 	atomic_store(&st->tid, (int)syscall(SYS_gettid));
-	gate_pass(&st->s->gate);
+	gate_pass(st->g);
 	return st->ret;
 }
 
@@ -490,14 +453,15 @@ static const struct llog_sink_ops hung_commit_ops = {
 static void test_hung_commit_counts_add_up(void **state)
 {
 	enum { N = 100 };
-	static struct seen s;
-	static struct stuck sk = {.base = {.ops = &hung_commit_ops}, .s = &s, .ret = -EIO};
+	static struct gate g;
+	static struct stuck sk;
 	struct llog_sink_options qo = {.drain_timeout_ms = 100, .name = "hung_commit"};
 	struct llog_stats before, after;
 	struct llog_sink_stats st;
 
 	(void)state;
-	hung_run(&sk, &qo, N, &before, &after); /* written, its round's commit hangs */
+	/* written, its round's commit hangs */
+	hung_run(&sk, &hung_commit_ops, &g, &qo, N, &before, &after);
 	assert_int_equal(llog_get_sink_stats(&sk.base, &st), 0);
 	assert_int_equal(st.queued + st.dropped, N);
 	assert_int_equal(st.dropped, 0);
