@@ -24,14 +24,21 @@
  * -4 <= X_p < p, trailing zeros cut, exponent of two digits at least).
  *
  * Every comparison is sign(m * 2^(q-2) * 10^k - T) for an integer m < 2^57
- * (4c, 8c, the ends' numerators) and an integer T < 2^58, computed as
- * m * G >> s with G the first 128 bits of 10^k (f64_pow10.h, made by
- * scripts/gen_pow10.py): m*G is at most m below the exact product (G is
- * truncated, and exact for 0 <= k <= 55). When T * 2^s falls in that gap
- * the comparison is redone exactly with big integers (cmp_exact: m * 5^k
- * * 2^(q-2+k) against T, about 900 bits); this happens only when the
- * scaled value is within 2^-70 or so of an integer or a half (an exact
- * tie such as 1e20 * 10^-4, or never for a random double in practice).
+ * (4c, 8c, the ends' numerators) and an integer T < 2^58. m * G, G the
+ * first 128 bits of 10^k (f64_pow10.h, made by scripts/gen_pow10.py),
+ * is at most m below the exact product (G is truncated, and exact for
+ * 0 <= k <= 55), which is less than 2^-69 of the scaled value's unit.
+ * So the integer part and the next 64 bits of m * G >> s decide every
+ * comparison (cmp) but where T is within 2^-64 of the value: then the
+ * whole product does (cmp_full), and where T * 2^s falls in its error
+ * the comparison is redone exactly with big integers (cmp_exact:
+ * m * 5^k * 2^(q-2+k) against T, at most about 860 bits). That last,
+ * slow, path is what an exact tie under an inexact power of ten takes:
+ * an integer-valued double from about 1e17 to 1e39 whose value times
+ * 10^k (k < 0) is an integer or a half (about 1 in 1000 random bit
+ * patterns, 35,000 of i * 1e18 for i < 10^6), and any value within
+ * 2^-69 of a tie without being one; the big integers are then of a few
+ * words, and the result is exact either way.
  * No state but the constant table; no memory orderings are involved.
  */
 #include <stdint.h>
@@ -51,15 +58,18 @@ static const uint64_t pow10u[18] = {
 /* 10^k as G * 2^(-s - (q-2)): the scale of the comparisons. */
 struct scale {
 	uint64_t hi, lo; /* G */
-	int s;		 /* value = m * G >> s */
+	unsigned s;	 /* value = m * G >> s; 64 < s < 192 - 58 */
 	int exact;	 /* G is 10^k exactly */
 	int k, e2;	 /* for cmp_exact: e2 = q - 2 */
 };
 
-/* m * G, 192 bits, w[0] lowest. */
+/* m * G, 192 bits (w[0] lowest, w[3] = 0), and the value it stands for
+ * as i + f / 2^64: i = floor(m * G / 2^s), f the next 64 bits. The exact
+ * value lies in [i + f / 2^64, i + (f + 1) / 2^64 + 2^-69): m / 2^s is
+ * about value / G < 2^58 / 2^127. */
 struct prod {
-	uint64_t w[3];
-	uint64_t m;
+	uint64_t w[4];
+	uint64_t m, i, f;
 };
 
 static void scale_set(struct scale *sc, int k, int q)
@@ -70,8 +80,16 @@ static void scale_set(struct scale *sc, int k, int q)
 	sc->lo = t->lo;
 	sc->k = k;
 	sc->e2 = q - 2;
-	sc->s = -(t->e + q - 2);
+	sc->s = (unsigned)-(t->e + q - 2);
 	sc->exact = k >= 0 && k <= 55;
+}
+
+/* bits [pos, pos + 64) of w (pos <= 128) */
+static uint64_t bits64(const uint64_t *w, unsigned pos)
+{
+	unsigned i = pos / 64, r = pos % 64;
+
+	return r ? w[i] >> r | w[i + 1] << (64 - r) : w[i];
 }
 
 static void mul(struct prod *p, uint64_t m, const struct scale *sc)
@@ -82,7 +100,10 @@ static void mul(struct prod *p, uint64_t m, const struct scale *sc)
 	p->w[0] = (uint64_t)a;
 	p->w[1] = (uint64_t)mid;
 	p->w[2] = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
+	p->w[3] = 0;
 	p->m = m;
+	p->i = bits64(p->w, sc->s);
+	p->f = bits64(p->w, sc->s - 64);
 }
 
 /* ---- the exact comparison, for the rare cases the product leaves open ---- */
@@ -170,14 +191,15 @@ static int cmp_exact(uint64_t m, uint64_t t, int k, int e2)
 	return big_cmp(&a, &b);
 }
 
-/* sign(p->m * 2^(q-2) * 10^k - t): from the product when it decides,
- * exactly otherwise. The exact product lies in [P, P + m), P = p->w. */
-static int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
+/* sign(p->m * 2^(q-2) * 10^k - t): from the whole product when it
+ * decides, exactly otherwise. The exact product lies in [P, P + m),
+ * P = p->w. */
+static int cmp_full(const struct prod *p, uint64_t t, const struct scale *sc)
 {
 	uint64_t tw[3] = {0, 0, 0}, d0, d1, d2, br;
-	int w = sc->s / 64, r = sc->s % 64;
+	unsigned w = sc->s / 64, r = sc->s % 64;
 
-	tw[w] = t << r; /* 64 < s < 192 - 58: T * 2^s fits in 192 bits */
+	tw[w] = t << r; /* T * 2^s fits in 192 bits */
 	if (r && w < 2)
 		tw[w + 1] = t >> (64 - r);
 	for (int i = 2; i >= 0; i--) {
@@ -201,28 +223,56 @@ below:
 	return cmp_exact(p->m, t, sc->k, sc->e2);
 }
 
-/* floor(P / 2^s) */
-static uint64_t prod_floor(const struct prod *p, int s)
+/* The same, from i and f alone unless t is i with f = 0 (v may be t) or
+ * i + 1 with f all ones (v may reach t): the usual case costs two
+ * compares. */
+static int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
 {
-	int w = s / 64, r = s % 64;
-	uint64_t v = p->w[w] >> r;
-
-	if (r && w < 2)
-		v |= p->w[w + 1] << (64 - r);
-	return v;
+	if (t < p->i)
+		return 1;
+	if (t > p->i + 1)
+		return -1;
+	if (t == p->i && p->f != 0)
+		return 1;
+	if (t == p->i + 1 && p->f != UINT64_MAX)
+		return -1;
+	return cmp_full(p, t, sc);
 }
 
 /* %g's layout of the p-digit n times 10^(x - p + 1), radix '.', with ".0"
  * when there would be neither '.' nor 'e'. */
 static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char dig[17];
-	int nd = p;
+	int nd = p, i;
 
-	for (int i = p - 1; i >= 0; i--, n /= 10)
-		dig[i] = (char)('0' + n % 10);
-	while (nd > 1 && dig[nd - 1] == '0')
+	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
+	while (nd > 8 && n % 100000000 == 0) {
+		n /= 100000000;
+		nd -= 8;
+	}
+	if (nd > 4 && n % 10000 == 0) {
+		n /= 10000;
+		nd -= 4;
+	}
+	if (nd > 2 && n % 100 == 0) {
+		n /= 100;
+		nd -= 2;
+	}
+	if (nd > 1 && n % 10 == 0) {
+		n /= 10;
 		nd--;
+	}
+	for (i = nd; i >= 2; i -= 2, n /= 100)
+		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
+	if (i == 1)
+		dig[0] = (char)('0' + n);
+	if (x >= 0 && x < p && nd <= x) /* fixed: the integer part's zeros */
+		memset(dig + nd, '0', (size_t)(x + 1 - nd));
 	if (x < -4 || x >= p) {
 		int ax = x < 0 ? -x : x;
 
@@ -251,7 +301,7 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 	} else {
 		b[o++] = '0';
 		b[o++] = '.';
-		for (int i = -1; i > x; i--)
+		for (int z = -1; z > x; z--)
 			b[o++] = '0';
 		memcpy(b + o, dig, (size_t)nd);
 		o += (size_t)nd;
@@ -305,7 +355,7 @@ size_t llog__f64_text(char *b, double d)
 		else
 			break;
 	}
-	I = prod_floor(&pv, sc.s); /* floor(v) or one below */
+	I = pv.i; /* floor(v) or one below */
 	if (cmp(&pv, I + 1, &sc) >= 0)
 		I++;
 	sticky = cmp(&pv, I, &sc) != 0;
@@ -320,12 +370,16 @@ size_t llog__f64_text(char *b, double d)
 		r = I - n * div;
 		if (p < 17) {
 			up = r > div / 2 || (r == div / 2 && (sticky || (n & 1)));
-		} else {
-			struct prod p8; /* 2v against 2I + 1 */
-			int hc;
+		} else { /* v against I + 1/2, from f unless f is 1/2 or just below */
+			uint64_t half = UINT64_C(1) << 63;
+			int hc = I != pv.i ? -1 : pv.f > half ? 1 : pv.f < half - 1 ? -1 : 2;
 
-			mul(&p8, 2 * m4, &sc);
-			hc = cmp(&p8, 2 * I + 1, &sc);
+			if (hc == 2) { /* 2v against 2I + 1 */
+				struct prod p8;
+
+				mul(&p8, 2 * m4, &sc);
+				hc = cmp(&p8, 2 * I + 1, &sc);
+			}
 			up = hc > 0 || (hc == 0 && (n & 1));
 		}
 		n += (uint64_t)up;
