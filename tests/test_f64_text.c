@@ -88,14 +88,14 @@ struct tally {
  * are printed. */
 static void check(struct tally *t, double d)
 {
-	char got[64], want[64];
+	char got[LLOG__F64_TEXT_MAX], want[64];
 	size_t n;
 
 	memset(got, 0x55, sizeof got);
 	n = llog__f64_text(got, d);
 	oracle(want, d);
 	t->checked++;
-	if (n != strlen(got) || n >= LLOG__F64_TEXT_MAX || strcmp(got, want) != 0 ||
+	if (n != strlen(got) || n > LLOG__F64_TEXT_LEN || strcmp(got, want) != 0 ||
 	    (t->readback && !isnan(d) && memcmp(&(double){strtod(got, NULL)}, &d, sizeof d) != 0)) {
 		if (t->bad++ < 10)
 			print_message("mismatch for %a: got \"%s\" (%zu), want \"%s\"\n", d, got, n,

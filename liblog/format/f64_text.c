@@ -85,14 +85,14 @@ static void scale_set(struct scale *sc, int k, int q)
 }
 
 /* bits [pos, pos + 64) of w (pos <= 128) */
-static uint64_t bits64(const uint64_t *w, unsigned pos)
+static inline uint64_t bits64(const uint64_t *w, unsigned pos)
 {
 	unsigned i = pos / 64, r = pos % 64;
 
 	return r ? w[i] >> r | w[i + 1] << (64 - r) : w[i];
 }
 
-static void mul(struct prod *p, uint64_t m, const struct scale *sc)
+static inline void mul(struct prod *p, uint64_t m, const struct scale *sc)
 {
 	u128 a = (u128)m * sc->lo, b = (u128)m * sc->hi;
 	u128 mid = (a >> 64) + (uint64_t)b;
@@ -226,7 +226,7 @@ below:
 /* The same, from i and f alone unless t is i with f = 0 (v may be t) or
  * i + 1 with f all ones (v may reach t): the usual case costs two
  * compares. */
-static int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
+static inline int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
 {
 	if (t < p->i)
 		return 1;
@@ -247,9 +247,10 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char dig[17];
+	char dig[40]; /* the digits, then '0's: read 17 or 16 at a time */
 	int nd = p, i;
 
+	memset(dig, '0', sizeof dig);
 	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
 	while (nd > 8 && n % 100000000 == 0) {
 		n /= 100000000;
@@ -271,39 +272,31 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
 	if (i == 1)
 		dig[0] = (char)('0' + n);
-	if (x >= 0 && x < p && nd <= x) /* fixed: the integer part's zeros */
-		memset(dig + nd, '0', (size_t)(x + 1 - nd));
-	if (x < -4 || x >= p) {
+	/* Copies of a fixed size (no call): what lies past the text is
+	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
+	if (x < -4 || x >= p) { /* d.ddde+XX */
 		int ax = x < 0 ? -x : x;
 
-		b[o++] = dig[0];
-		if (nd > 1) {
-			b[o++] = '.';
-			memcpy(b + o, dig + 1, (size_t)nd - 1);
-			o += (size_t)nd - 1;
-		}
+		b[o] = dig[0];
+		b[o + 1] = '.';
+		memcpy(b + o + 2, dig + 1, 16);
+		o += nd > 1 ? (size_t)nd + 1 : 1;
 		b[o++] = 'e';
 		b[o++] = x < 0 ? '-' : '+';
 		if (ax >= 100)
 			b[o++] = (char)('0' + ax / 100);
 		b[o++] = (char)('0' + ax / 10 % 10);
 		b[o++] = (char)('0' + ax % 10);
-	} else if (x >= 0) {
-		memcpy(b + o, dig, (size_t)x + 1);
+	} else if (x >= 0) { /* ddd.ddd, ddd.0: the zeros after nd digits are dig's */
+		memcpy(b + o, dig, 17);
 		o += (size_t)x + 1;
 		b[o++] = '.';
-		if (nd > x + 1) {
-			memcpy(b + o, dig + x + 1, (size_t)(nd - x - 1));
-			o += (size_t)(nd - x - 1);
-		} else {
-			b[o++] = '0';
-		}
-	} else {
-		b[o++] = '0';
-		b[o++] = '.';
-		for (int z = -1; z > x; z--)
-			b[o++] = '0';
-		memcpy(b + o, dig, (size_t)nd);
+		memcpy(b + o, dig + x + 1, 16);
+		o += nd > x + 1 ? (size_t)(nd - x - 1) : 1;
+	} else { /* 0.000ddd */
+		memcpy(b + o, "0.0000", 6);
+		o += (size_t)(1 - x);
+		memcpy(b + o, dig, 17);
 		o += (size_t)nd;
 	}
 	b[o] = '\0';

@@ -15,12 +15,14 @@
 
 #include <stddef.h>
 
-/* The most bytes llog__f64_text writes, NUL included
- * ("-2.2250738585072014e-308" is 24). */
-#define LLOG__F64_TEXT_MAX 25
+/* The room llog__f64_text needs at b: the text is at most 24 bytes
+ * ("-2.2250738585072014e-308"), NUL not included; the rest is scratch
+ * (the digits are moved by copies of a fixed size). */
+#define LLOG__F64_TEXT_MAX 40
+#define LLOG__F64_TEXT_LEN 24
 
-/* Writes d's text and a NUL into b (LLOG__F64_TEXT_MAX bytes); returns
- * the length. Thread-safe and async-signal-safe (the crash drain calls
+/* Writes d's text and a NUL into b (LLOG__F64_TEXT_MAX bytes, which may
+ * all be written); returns the length (at most LLOG__F64_TEXT_LEN). Thread-safe and async-signal-safe (the crash drain calls
  * it): no libc formatting, no allocation, no lock, no global state but a
  * constant table; never blocks. */
 size_t llog__f64_text(char *b, double d);
