@@ -58,17 +58,20 @@ static const uint64_t pow10u[18] = {
 /* 10^k as G * 2^(-s - (q-2)): the scale of the comparisons. */
 struct scale {
 	uint64_t hi, lo; /* G */
-	unsigned s;	 /* value = m * G >> s; 64 < s < 192 - 58 */
+	unsigned s;	 /* value = m * G >> s; 64 < s <= 132 */
 	int exact;	 /* G is 10^k exactly */
 	int k, e2;	 /* for cmp_exact: e2 = q - 2 */
+	/* the same with s made 128: value = (m << ms) * (G >> gs) >> 128 */
+	uint64_t ghi, glo;
+	unsigned ms, gs;
 };
 
-/* m * G, 192 bits (w[0] lowest, w[3] = 0), and the value it stands for
- * as i + f / 2^64: i = floor(m * G / 2^s), f the next 64 bits. The exact
- * value lies in [i + f / 2^64, i + (f + 1) / 2^64 + 2^-69): m / 2^s is
- * about value / G < 2^58 / 2^127. */
+/* The value m * 2^(q-2) * 10^k as i + f / 2^64: i and f the top and the
+ * middle word of (m << ms) * (G >> gs). It is short of the exact value
+ * by less than (m << ms) / 2^128 + m / 2^128 < 2^-69 (the value is below
+ * 2^58 and G at least 2^127), so the exact value lies in
+ * [i + f / 2^64, i + (f + 1) / 2^64 + 2^-69). */
 struct prod {
-	uint64_t w[4];
 	uint64_t m, i, f;
 };
 
@@ -82,28 +85,21 @@ static void scale_set(struct scale *sc, int k, int q)
 	sc->e2 = q - 2;
 	sc->s = (unsigned)-(t->e + q - 2);
 	sc->exact = k >= 0 && k <= 55;
-}
-
-/* bits [pos, pos + 64) of w (pos <= 128) */
-static inline uint64_t bits64(const uint64_t *w, unsigned pos)
-{
-	unsigned i = pos / 64, r = pos % 64;
-
-	return r ? w[i] >> r | w[i + 1] << (64 - r) : w[i];
+	sc->ms = sc->s < 128 ? 128 - sc->s : 0; /* m << ms < 2^59 */
+	sc->gs = sc->s > 128 ? sc->s - 128 : 0;
+	sc->ghi = sc->gs ? sc->hi >> sc->gs : sc->hi;
+	sc->glo = sc->gs ? sc->lo >> sc->gs | sc->hi << (64 - sc->gs) : sc->lo;
 }
 
 static inline void mul(struct prod *p, uint64_t m, const struct scale *sc)
 {
-	u128 a = (u128)m * sc->lo, b = (u128)m * sc->hi;
+	uint64_t ms = m << sc->ms;
+	u128 a = (u128)ms * sc->glo, b = (u128)ms * sc->ghi;
 	u128 mid = (a >> 64) + (uint64_t)b;
 
-	p->w[0] = (uint64_t)a;
-	p->w[1] = (uint64_t)mid;
-	p->w[2] = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
-	p->w[3] = 0;
 	p->m = m;
-	p->i = bits64(p->w, sc->s);
-	p->f = bits64(p->w, sc->s - 64);
+	p->f = (uint64_t)mid;
+	p->i = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
 }
 
 /* ---- the exact comparison, for the rare cases the product leaves open ---- */
@@ -191,20 +187,25 @@ static int cmp_exact(uint64_t m, uint64_t t, int k, int e2)
 	return big_cmp(&a, &b);
 }
 
-/* sign(p->m * 2^(q-2) * 10^k - t): from the whole product when it
- * decides, exactly otherwise. The exact product lies in [P, P + m),
- * P = p->w. */
+/* sign(p->m * 2^(q-2) * 10^k - t): from the whole product P = m * G
+ * when it decides (the exact product lies in [P, P + m)), exactly
+ * otherwise. */
 static int cmp_full(const struct prod *p, uint64_t t, const struct scale *sc)
 {
-	uint64_t tw[3] = {0, 0, 0}, d0, d1, d2, br;
+	uint64_t tw[3] = {0, 0, 0}, pw[3], d0, d1, d2, br;
 	unsigned w = sc->s / 64, r = sc->s % 64;
+	u128 a = (u128)p->m * sc->lo, b = (u128)p->m * sc->hi;
+	u128 mid = (a >> 64) + (uint64_t)b;
 
+	pw[0] = (uint64_t)a;
+	pw[1] = (uint64_t)mid;
+	pw[2] = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
 	tw[w] = t << r; /* T * 2^s fits in 192 bits */
 	if (r && w < 2)
 		tw[w + 1] = t >> (64 - r);
 	for (int i = 2; i >= 0; i--) {
-		if (p->w[i] != tw[i]) {
-			if (p->w[i] > tw[i])
+		if (pw[i] != tw[i]) {
+			if (pw[i] > tw[i])
 				return 1;
 			goto below;
 		}
@@ -213,11 +214,11 @@ static int cmp_full(const struct prod *p, uint64_t t, const struct scale *sc)
 below:
 	if (sc->exact)
 		return -1;
-	d0 = tw[0] - p->w[0];
-	br = tw[0] < p->w[0];
-	d1 = tw[1] - p->w[1] - br;
-	br = tw[1] < p->w[1] || (tw[1] == p->w[1] && br);
-	d2 = tw[2] - p->w[2] - br;
+	d0 = tw[0] - pw[0];
+	br = tw[0] < pw[0];
+	d1 = tw[1] - pw[1] - br;
+	br = tw[1] < pw[1] || (tw[1] == pw[1] && br);
+	d2 = tw[2] - pw[2] - br;
 	if (d2 || d1 || d0 >= p->m)
 		return -1; /* exact < P + m <= T * 2^s */
 	return cmp_exact(p->m, t, sc->k, sc->e2);
@@ -247,10 +248,9 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char dig[40]; /* the digits, then '0's: read 17 or 16 at a time */
+	char dig[40]; /* the digits, then 17 '0's: read 17 or 16 at a time */
 	int nd = p, i;
 
-	memset(dig, '0', sizeof dig);
 	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
 	while (nd > 8 && n % 100000000 == 0) {
 		n /= 100000000;
@@ -272,6 +272,7 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
 	if (i == 1)
 		dig[0] = (char)('0' + n);
+	memcpy(dig + nd, "00000000000000000", 17);
 	/* Copies of a fixed size (no call): what lies past the text is
 	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
 	if (x < -4 || x >= p) { /* d.ddde+XX */
