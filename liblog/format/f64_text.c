@@ -40,6 +40,12 @@
  * 2^-69 of a tie without being one; the big integers are then of a few
  * words, and the result is exact either way.
  * No state but the constant table; no memory orderings are involved.
+ *
+ * Cost (callgrind, `bash bench/flusher_cost.sh 100000 kv`, whose record
+ * has an int, a double and a string field): the field section went from
+ * 6,674 instructions per record with snprintf/strtod to 999, of which
+ * llog__f64_text is about 400; a double that needs 17 digits walks the
+ * precision loop three times and costs a little more.
  */
 #include <stdint.h>
 #include <string.h>
