@@ -191,6 +191,23 @@ static void precision_edges(struct tally *t)
 	}
 }
 
+/* Integers of up to 6 digits times 10^17 .. 10^39, and their
+ * neighbours: v = d * 10^k with k < 0 is often an exact integer or half
+ * there while the table's 10^k is not exact, the case f64_text.c
+ * settles with big integers. */
+static void exact_ties(struct tally *t)
+{
+	char s[48];
+
+	for (int i = 0; i < 20000; i++) {
+		unsigned long long j = rng() % 1000000;
+
+		snprintf(s, sizeof s, "%llue%d", j, 17 + (int)(rng() % 23));
+		check_both(t, strtod(s, NULL));
+		check(t, (double)(rng() % 1000000) * 1e18);
+	}
+}
+
 static void test_specials(void **state)
 {
 	struct tally t = {.readback = 1};
@@ -199,6 +216,7 @@ static void test_specials(void **state)
 	specials(&t);
 	powers(&t);
 	precision_edges(&t);
+	exact_ties(&t);
 	print_message("%ld values checked, %ld mismatches\n", t.checked, t.bad);
 	assert_int_equal(t.bad, 0);
 }
