@@ -338,22 +338,21 @@ size_t llog__f64_text(char *b, double d)
 	m4 = 4 * c;
 
 	/* X: d in [2^e, 2^(e+1)), e = q + bit length - 1, so X is
-	 * floor(e * log10(2)) or one above; 78913 / 2^18 is log10(2) to 6
-	 * digits, and the loop corrects either way. */
+	 * floor(e * log10(2)) or one above. (e * 78913) >> 18 is that floor
+	 * for every e of a double (-1074 .. 1023; test_f64_text formats 2^e
+	 * for each, which a floor one too high would get wrong). One step up
+	 * at most, so no comparison can make this loop. */
 	{
 		int e = q + 63 - __builtin_clzll(c);
 
 		x = e >= 0 ? (e * 78913) >> 18 : -((-e * 78913 + (1 << 18) - 1) >> 18);
 	}
-	for (;;) {
+	scale_set(&sc, 16 - x, q);
+	mul(&pv, m4, &sc);
+	if (cmp(&pv, ten17, &sc) >= 0) {
+		x++;
 		scale_set(&sc, 16 - x, q);
 		mul(&pv, m4, &sc);
-		if (cmp(&pv, ten17, &sc) >= 0)
-			x++;
-		else if (cmp(&pv, pow10u[16], &sc) < 0)
-			x--;
-		else
-			break;
 	}
 	I = pv.i; /* floor(v) or one below */
 	if (cmp(&pv, I + 1, &sc) >= 0)
