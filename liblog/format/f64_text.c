@@ -27,7 +27,7 @@
  * (4c, 8c, the ends' numerators) and an integer T < 2^58. m * G, G the
  * first 128 bits of 10^k (f64_pow10.h, made by scripts/gen_pow10.py),
  * is at most m below the exact product (G is truncated, and exact for
- * 0 <= k <= 55), which is less than 2^-69 of the scaled value's unit.
+ * 0 <= k <= 55), which is less than 2^-67 of the scaled value's unit.
  * So the integer part and the next 64 bits of m * G >> s decide every
  * comparison (cmp) but where T is within 2^-64 of the value: then the
  * whole product does (cmp_full), and where T * 2^s falls in its error
@@ -37,7 +37,7 @@
  * an integer-valued double from about 1e17 to 1e39 whose value times
  * 10^k (k < 0) is an integer or a half (about 1 in 1000 random bit
  * patterns, 35,000 of i * 1e18 for i < 10^6), and any value within
- * 2^-69 of a tie without being one; the big integers are then of a few
+ * 2^-67 of a tie without being one; the big integers are then of a few
  * words, and the result is exact either way.
  * No state but the constant table; no memory orderings are involved.
  *
@@ -74,9 +74,10 @@ struct scale {
 
 /* The value m * 2^(q-2) * 10^k as i + f / 2^64: i and f the top and the
  * middle word of (m << ms) * (G >> gs). It is short of the exact value
- * by less than (m << ms) / 2^128 + m / 2^128 < 2^-69 (the value is below
- * 2^58 and G at least 2^127), so the exact value lies in
- * [i + f / 2^64, i + (f + 1) / 2^64 + 2^-69). */
+ * by less than (m << ms) / 2^128 (ms > 0) or 2m / 2^128 (gs > 0), both
+ * below 2^-67: the value is below 2^60 (10^18, before X's step up; 2^58
+ * after it) and G at least 2^127, so m << ms < 2^61. The exact value
+ * lies in [i + f / 2^64, i + (f + 1) / 2^64 + 2^-67). */
 struct prod {
 	uint64_t m, i, f;
 };
@@ -91,7 +92,7 @@ static void scale_set(struct scale *sc, int k, int q)
 	sc->e2 = q - 2;
 	sc->s = (unsigned)-(t->e + q - 2);
 	sc->exact = k >= 0 && k <= 55;
-	sc->ms = sc->s < 128 ? 128 - sc->s : 0; /* m << ms < 2^59 */
+	sc->ms = sc->s < 128 ? 128 - sc->s : 0; /* m << ms < 2^61 */
 	sc->gs = sc->s > 128 ? sc->s - 128 : 0;
 	sc->ghi = sc->gs ? sc->hi >> sc->gs : sc->hi;
 	sc->glo = sc->gs ? sc->lo >> sc->gs | sc->hi << (64 - sc->gs) : sc->lo;
