@@ -45,9 +45,8 @@ int llog__pattern_parse(struct llog__pattern *p, const char *s, char *why, size_
  * line; pat: a text line's parsed pattern, or NULL, and lo->pattern is
  * not read): a line that does not fit cap is cut with the marker
  * " [truncated]", and *cut set (else cleared). Async-signal-safe while a
- * crash is drained (LLOG_LINE_LOCAL_TIME then uses the cached offset), but
- * for an F64 field's text (llog__line_field_f64: snprintf, as the message
- * renderer's doubles). Returns the line's length. */
+ * crash is drained (LLOG_LINE_LOCAL_TIME then uses the cached offset; an
+ * F64 field's text is llog's own, f64_text.c). Returns the line's length. */
 size_t llog__line_format(const struct llog_entry *e, enum llog_format format,
 			 const struct llog_line_options *lo, const struct llog__pattern *pat,
 			 char *buf, size_t cap, int *cut);
@@ -67,7 +66,8 @@ void llog__line_set_crash_probe(int (*in_crash)(void));
  * %.16g, %.17g that reads back to d, the radix always '.', with a '.' or
  * an 'e' ("1.0", "-0.0", "1e+20"), "nan", "inf", "-inf" when not finite.
  * Writes at most LLOG__F64_MAX bytes into b, NUL included; returns the
- * length. Locale-independent output; calls snprintf and strtod. */
+ * length. Locale-independent output; computed by llog__f64_text
+ * (f64_text.h: no snprintf, no strtod; async-signal-safe). */
 #define LLOG__F64_MAX 40
 size_t llog__line_field_f64(char *b, double d);
 

@@ -11,17 +11,15 @@
  * name escape it) then key=value tokens and "+N" for fields left out; in
  * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
  * field whole or not at all; llog__line_bound counts them, so only a
- * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64
- * (snprintf and strtod, the one place of a line that calls libc
- * formatting).
+ * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64,
+ * written by f64_text.c (no libc formatting).
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "f64_text.h"
 #include "line.h"
 #include "line_parts.h"
 
@@ -44,53 +42,12 @@ static size_t entry_fields(const struct llog_entry *e, const struct llog__lopt *
 	return n;
 }
 
+/* The double formatter's text fits a field's buffer. */
+_Static_assert(LLOG__F64_TEXT_MAX <= LLOG__F64_MAX, "LLOG__F64_MAX too small");
+
 size_t llog__line_field_f64(char *b, double d)
 {
-	int n = 0;
-
-	if (isnan(d)) {
-		memcpy(b, "nan", 4);
-		return 3;
-	}
-	if (isinf(d)) {
-		memcpy(b, d < 0 ? "-inf" : "inf", d < 0 ? 5 : 4);
-		return d < 0 ? 4 : 3;
-	}
-	/* The shortest of %.15g .. %.17g that strtod reads back to d (%.17g
-	 * always does). snprintf and strtod use the same LC_NUMERIC, so the
-	 * check holds in any locale; the radix is then written '.'. */
-	/* Shortest: a decimal of at most 15 digits reads back to the same
-	 * normal double and %.15g gives it back (DBL_DIG), its zeros cut by
-	 * %g; a subnormal has fewer digits of precision: searched from 1. */
-	for (int p = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; p <= 17; p++) {
-		n = snprintf(b, LLOG__F64_MAX, "%.*g", p, d);
-		if (p == 17 || strtod(b, NULL) == d)
-			break;
-	}
-	{
-		size_t k = 0, o = 0;
-		int dot = 0;
-
-		for (k = 0; k < (size_t)n; k++) {
-			char c = b[k];
-
-			if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e') {
-				b[o++] = c;
-				dot |= c == 'e';
-			} else if (!dot) { /* the radix, in whatever locale */
-				b[o++] = '.';
-				dot = 1;
-				while (k + 1 < (size_t)n && !(b[k + 1] >= '0' && b[k + 1] <= '9'))
-					k++; /* a multibyte radix */
-			}
-		}
-		if (!dot) { /* "1" -> "1.0": a double reads back as one */
-			b[o++] = '.';
-			b[o++] = '0';
-		}
-		b[o] = '\0';
-		return o;
-	}
+	return llog__f64_text(b, d);
 }
 
 const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len)

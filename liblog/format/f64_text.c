@@ -1,0 +1,398 @@
+/*
+ * f64_text.c - a double as text: the shortest of %.15g, %.16g, %.17g that
+ * reads back to it (f64_text.h), computed exactly with integers, without
+ * snprintf or strtod. Called by the line formatter (line_fields.c) for
+ * every F64 field, the crash drain's included.
+ *
+ * DESIGN
+ * A finite nonzero d = c * 2^q (c the 53-bit significand, or the field
+ * alone for a subnormal). strtod reads a decimal back to d exactly when
+ * it lies in d's rounding interval, whose ends are
+ *   lo = (4c - 2) * 2^(q-2)   (4c - 1 when c = 2^52 above the smallest
+ *                              binade: the gap below is half as wide)
+ *   hi = (4c + 2) * 2^(q-2),  both ends included when c is even
+ * (ties to even). X = floor(log10 d) and k = 16 - X scale d to
+ *   v = d * 10^k = 4c * 2^(q-2) * 10^k,   10^16 <= v < 10^17,
+ * and I = floor(v) with sticky = (v != I). Then %.{p}g's digits for every
+ * p <= 17 follow from I alone, with no second rounding:
+ *   N_p = round-half-even(v / 10^(17-p)), the remainder I mod 10^(17-p)
+ *   against half of 10^(17-p), sticky breaking its tie (p = 17: v
+ *   against I + 1/2), and N_p reads back iff lo < N_p * 10^(17-p) < hi
+ *   (scaled by the same 10^k; <= when c is even).
+ * The first p from 15 (1 for a subnormal) whose N_p reads back is the one
+ * the snprintf/strtod loop settles on; %g's layout follows (fixed when
+ * -4 <= X_p < p, trailing zeros cut, exponent of two digits at least).
+ *
+ * Every comparison is sign(m * 2^(q-2) * 10^k - T) for an integer m < 2^57
+ * (4c, 8c, the ends' numerators) and an integer T < 2^58. m * G, G the
+ * first 128 bits of 10^k (f64_pow10.h, made by scripts/gen_pow10.py),
+ * is at most m below the exact product (G is truncated, and exact for
+ * 0 <= k <= 55), which is less than 2^-67 of the scaled value's unit.
+ * So the integer part and the next 64 bits of m * G >> s decide every
+ * comparison (cmp) but where T is within 2^-64 of the value: then the
+ * whole product does (cmp_full), and where T * 2^s falls in its error
+ * the comparison is redone exactly with big integers (cmp_exact:
+ * m * 5^k * 2^(q-2+k) against T, at most about 860 bits). That last,
+ * slow, path is what an exact tie under an inexact power of ten takes:
+ * an integer-valued double from about 1e17 to 1e39 whose value times
+ * 10^k (k < 0) is an integer or a half (about 1 in 1000 random bit
+ * patterns, 35,000 of i * 1e18 for i < 10^6), and any value within
+ * 2^-67 of a tie without being one; the big integers are then of a few
+ * words, and the result is exact either way.
+ * No state but the constant table; no memory orderings are involved.
+ *
+ * Cost (callgrind, `bash bench/flusher_cost.sh 100000 kv`, whose record
+ * has an int, a double and a string field): the field section went from
+ * 6,674 instructions per record with snprintf/strtod to 984, of which
+ * llog__f64_text is about 390; a double that needs 17 digits walks the
+ * precision loop three times and costs a little more.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "f64_pow10.h"
+#include "f64_text.h"
+
+__extension__ typedef unsigned __int128 u128; /* GNU extension, gcc and clang */
+
+static const uint64_t pow10u[18] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+	1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+	100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+};
+
+/* 10^k as G * 2^(-s - (q-2)): the scale of the comparisons. */
+struct scale {
+	uint64_t hi, lo; /* G */
+	unsigned s;	 /* value = m * G >> s; 64 < s <= 132 */
+	int exact;	 /* G is 10^k exactly */
+	int k, e2;	 /* for cmp_exact: e2 = q - 2 */
+	/* the same with s made 128: value = (m << ms) * (G >> gs) >> 128 */
+	uint64_t ghi, glo;
+	unsigned ms, gs;
+};
+
+/* The value m * 2^(q-2) * 10^k as i + f / 2^64: i and f the top and the
+ * middle word of (m << ms) * (G >> gs). It is short of the exact value
+ * by less than (m << ms) / 2^128 (ms > 0) or 2m / 2^128 (gs > 0), both
+ * below 2^-67: the value is below 2^60 (10^18, before X's step up; 2^58
+ * after it) and G at least 2^127, so m << ms < 2^61. The exact value
+ * lies in [i + f / 2^64, i + (f + 1) / 2^64 + 2^-67). */
+struct prod {
+	uint64_t m, i, f;
+};
+
+static void scale_set(struct scale *sc, int k, int q)
+{
+	const struct llog__f64_pow10 *t = &llog__f64_pow10[k - LLOG__F64_POW10_KMIN];
+
+	sc->hi = t->hi;
+	sc->lo = t->lo;
+	sc->k = k;
+	sc->e2 = q - 2;
+	sc->s = (unsigned)-(t->e + q - 2);
+	sc->exact = k >= 0 && k <= 55;
+	sc->ms = sc->s < 128 ? 128 - sc->s : 0; /* m << ms < 2^61 */
+	sc->gs = sc->s > 128 ? sc->s - 128 : 0;
+	sc->ghi = sc->gs ? sc->hi >> sc->gs : sc->hi;
+	sc->glo = sc->gs ? sc->lo >> sc->gs | sc->hi << (64 - sc->gs) : sc->lo;
+}
+
+static inline void mul(struct prod *p, uint64_t m, const struct scale *sc)
+{
+	uint64_t ms = m << sc->ms;
+	u128 a = (u128)ms * sc->glo, b = (u128)ms * sc->ghi;
+	u128 mid = (a >> 64) + (uint64_t)b;
+
+	p->m = m;
+	p->f = (uint64_t)mid;
+	p->i = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
+}
+
+/* ---- the exact comparison, for the rare cases the product leaves open ---- */
+
+#define BIG_LIMBS 40 /* 1280 bits; the largest operand is about 860 */
+
+struct big {
+	int n;
+	uint32_t d[BIG_LIMBS];
+};
+
+static void big_set(struct big *x, uint64_t v)
+{
+	x->d[0] = (uint32_t)v;
+	x->d[1] = (uint32_t)(v >> 32);
+	x->n = x->d[1] ? 2 : x->d[0] ? 1 : 0;
+}
+
+static void big_mul32(struct big *x, uint32_t f)
+{
+	uint64_t carry = 0;
+
+	for (int i = 0; i < x->n; i++) {
+		uint64_t t = (uint64_t)x->d[i] * f + carry;
+
+		x->d[i] = (uint32_t)t;
+		carry = t >> 32;
+	}
+	if (carry)
+		x->d[x->n++] = (uint32_t)carry;
+}
+
+static void big_mul_pow5(struct big *x, int e)
+{
+	for (; e >= 13; e -= 13)
+		big_mul32(x, 1220703125u); /* 5^13 */
+	if (e > 0)
+		big_mul32(x, (uint32_t)pow10u[e] >> e); /* 5^e = 10^e / 2^e */
+}
+
+static void big_shl(struct big *x, int bits)
+{
+	int w = bits / 32, r = bits % 32;
+
+	if (x->n == 0)
+		return;
+	x->d[x->n] = 0;
+	for (int i = x->n; i >= 0; i--) {
+		uint32_t v = x->d[i] << r;
+
+		if (r && i > 0)
+			v |= x->d[i - 1] >> (32 - r);
+		x->d[i + w] = v;
+	}
+	for (int i = 0; i < w; i++)
+		x->d[i] = 0;
+	x->n += w + 1;
+	while (x->n > 0 && x->d[x->n - 1] == 0)
+		x->n--;
+}
+
+static int big_cmp(const struct big *a, const struct big *b)
+{
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	for (int i = a->n - 1; i >= 0; i--)
+		if (a->d[i] != b->d[i])
+			return a->d[i] < b->d[i] ? -1 : 1;
+	return 0;
+}
+
+/* sign(m * 2^e2 * 10^k - t), exactly: m * 5^k * 2^(e2+k) against t, the
+ * negative powers moved to t's side. */
+static int cmp_exact(uint64_t m, uint64_t t, int k, int e2)
+{
+	struct big a, b;
+
+	big_set(&a, m);
+	big_set(&b, t);
+	big_mul_pow5(k >= 0 ? &a : &b, k >= 0 ? k : -k);
+	if (e2 + k >= 0)
+		big_shl(&a, e2 + k);
+	else
+		big_shl(&b, -(e2 + k));
+	return big_cmp(&a, &b);
+}
+
+/* sign(p->m * 2^(q-2) * 10^k - t): from the whole product P = m * G
+ * when it decides (the exact product lies in [P, P + m)), exactly
+ * otherwise. */
+static int cmp_full(const struct prod *p, uint64_t t, const struct scale *sc)
+{
+	uint64_t tw[3] = {0, 0, 0}, pw[3], d0, d1, d2, br;
+	unsigned w = sc->s / 64, r = sc->s % 64;
+	u128 a = (u128)p->m * sc->lo, b = (u128)p->m * sc->hi;
+	u128 mid = (a >> 64) + (uint64_t)b;
+
+	pw[0] = (uint64_t)a;
+	pw[1] = (uint64_t)mid;
+	pw[2] = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
+	tw[w] = t << r; /* T * 2^s fits in 192 bits */
+	if (r && w < 2)
+		tw[w + 1] = t >> (64 - r);
+	for (int i = 2; i >= 0; i--) {
+		if (pw[i] != tw[i]) {
+			if (pw[i] > tw[i])
+				return 1;
+			goto below;
+		}
+	}
+	return sc->exact ? 0 : 1; /* P == T * 2^s: above by delta * m > 0 */
+below:
+	if (sc->exact)
+		return -1;
+	d0 = tw[0] - pw[0];
+	br = tw[0] < pw[0];
+	d1 = tw[1] - pw[1] - br;
+	br = tw[1] < pw[1] || (tw[1] == pw[1] && br);
+	d2 = tw[2] - pw[2] - br;
+	if (d2 || d1 || d0 >= p->m)
+		return -1; /* exact < P + m <= T * 2^s */
+	return cmp_exact(p->m, t, sc->k, sc->e2);
+}
+
+/* The same, from i and f alone unless t is i with f = 0 (v may be t) or
+ * i + 1 with f all ones (v may reach t): the usual case costs two
+ * compares. */
+static inline int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
+{
+	if (t < p->i)
+		return 1;
+	if (t > p->i + 1)
+		return -1;
+	if (t == p->i && p->f != 0)
+		return 1;
+	if (t == p->i + 1 && p->f != UINT64_MAX)
+		return -1;
+	return cmp_full(p, t, sc);
+}
+
+/* %g's layout of the p-digit n times 10^(x - p + 1), radix '.', with ".0"
+ * when there would be neither '.' nor 'e'. */
+static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char dig[40]; /* the digits, then 17 '0's: read 17 or 16 at a time */
+	int nd = p, i;
+
+	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
+	while (nd > 8 && n % 100000000 == 0) {
+		n /= 100000000;
+		nd -= 8;
+	}
+	if (nd > 4 && n % 10000 == 0) {
+		n /= 10000;
+		nd -= 4;
+	}
+	if (nd > 2 && n % 100 == 0) {
+		n /= 100;
+		nd -= 2;
+	}
+	if (nd > 1 && n % 10 == 0) {
+		n /= 10;
+		nd--;
+	}
+	for (i = nd; i >= 2; i -= 2, n /= 100)
+		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
+	if (i == 1)
+		dig[0] = (char)('0' + n);
+	memcpy(dig + nd, "00000000000000000", 17);
+	/* Copies of a fixed size (no call): what lies past the text is
+	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
+	if (x < -4 || x >= p) { /* d.ddde+XX */
+		int ax = x < 0 ? -x : x;
+
+		b[o] = dig[0];
+		b[o + 1] = '.';
+		memcpy(b + o + 2, dig + 1, 16);
+		o += nd > 1 ? (size_t)nd + 1 : 1;
+		b[o++] = 'e';
+		b[o++] = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			b[o++] = (char)('0' + ax / 100);
+		b[o++] = (char)('0' + ax / 10 % 10);
+		b[o++] = (char)('0' + ax % 10);
+	} else if (x >= 0) { /* ddd.ddd, ddd.0: the zeros after nd digits are dig's */
+		memcpy(b + o, dig, 17);
+		o += (size_t)x + 1;
+		b[o++] = '.';
+		memcpy(b + o, dig + x + 1, 16);
+		o += nd > x + 1 ? (size_t)(nd - x - 1) : 1;
+	} else { /* 0.000ddd */
+		memcpy(b + o, "0.0000", 6);
+		o += (size_t)(1 - x);
+		memcpy(b + o, dig, 17);
+		o += (size_t)nd;
+	}
+	b[o] = '\0';
+	return o;
+}
+
+size_t llog__f64_text(char *b, double d)
+{
+	uint64_t bits, f, c, m4, I, n = 0, ten17 = pow10u[17];
+	int be, q, x, p, sticky;
+	struct scale sc;
+	struct prod pv, plo, phi;
+	size_t o = 0;
+
+	memcpy(&bits, &d, sizeof bits);
+	be = (int)(bits >> 52 & 0x7ff);
+	f = bits & ((UINT64_C(1) << 52) - 1);
+	if (be == 0x7ff) {
+		const char *s = f ? "nan" : bits >> 63 ? "-inf" : "inf";
+
+		memcpy(b, s, strlen(s) + 1);
+		return strlen(s);
+	}
+	if (bits >> 63)
+		b[o++] = '-';
+	if (be == 0 && f == 0) {
+		memcpy(b + o, "0.0", 4);
+		return o + 3;
+	}
+	c = be ? f | UINT64_C(1) << 52 : f;
+	q = be ? be - 1075 : -1074;
+	m4 = 4 * c;
+
+	/* X: d in [2^e, 2^(e+1)), e = q + bit length - 1, so X is
+	 * floor(e * log10(2)) or one above. (e * 78913) >> 18 is that floor
+	 * for every e of a double (-1074 .. 1023; test_f64_text formats 2^e
+	 * for each, which a floor one too high would get wrong). One step up
+	 * at most, so no comparison can make this loop. */
+	{
+		int e = q + 63 - __builtin_clzll(c);
+
+		x = e >= 0 ? (e * 78913) >> 18 : -((-e * 78913 + (1 << 18) - 1) >> 18);
+	}
+	scale_set(&sc, 16 - x, q);
+	mul(&pv, m4, &sc);
+	if (cmp(&pv, ten17, &sc) >= 0) {
+		x++;
+		scale_set(&sc, 16 - x, q);
+		mul(&pv, m4, &sc);
+	}
+	I = pv.i; /* floor(v) or one below */
+	if (cmp(&pv, I + 1, &sc) >= 0)
+		I++;
+	sticky = cmp(&pv, I, &sc) != 0;
+	mul(&plo, c == UINT64_C(1) << 52 && be > 1 ? m4 - 1 : m4 - 2, &sc);
+	mul(&phi, m4 + 2, &sc);
+
+	for (p = be ? 15 : 1; p <= 17; p++) {
+		uint64_t div = pow10u[17 - p], r;
+		int up, l, h;
+
+		n = I / div;
+		r = I - n * div;
+		if (p < 17) {
+			up = r > div / 2 || (r == div / 2 && (sticky || (n & 1)));
+		} else { /* v against I + 1/2, from f unless f is 1/2 or just below */
+			uint64_t half = UINT64_C(1) << 63;
+			int hc = I != pv.i ? -1 : pv.f > half ? 1 : pv.f < half - 1 ? -1 : 2;
+
+			if (hc == 2) { /* 2v against 2I + 1 */
+				struct prod p8;
+
+				mul(&p8, 2 * m4, &sc);
+				hc = cmp(&p8, 2 * I + 1, &sc);
+			}
+			up = hc > 0 || (hc == 0 && (n & 1));
+		}
+		n += (uint64_t)up;
+		if (p == 17)
+			break;
+		l = cmp(&plo, n * div, &sc);
+		h = cmp(&phi, n * div, &sc);
+		if ((l < 0 || (l == 0 && !(c & 1))) && (h > 0 || (h == 0 && !(c & 1))))
+			break; /* n * 10^(17-p) reads back to d */
+	}
+	if (n == pow10u[p]) { /* rounded up to 10^p: one more digit before */
+		n = pow10u[p - 1];
+		x++;
+	}
+	return put_g(b, o, n, p, x);
+}
