@@ -19,7 +19,9 @@
 #                                journald sink's test runs a journald of its own)
 #                                and ccache (scripts/test.sh: the mutants' builds
 #                                reuse the release and TSan steps' objects) and
-#                                groff-base (llogcat_manpage renders tools/llogcat.1)
+#                                groff-base (llogcat_manpage renders tools/llogcat.1) and
+#                                locales (test_f64_text makes a ',' radix locale
+#                                from its de_DE source with localedef)
 #   bash scripts/deps.sh bench   the build packages plus zstd, g++, spdlog (the
 #                                peer of bench/run.sh) and gnuplot-nox
 #
@@ -40,7 +42,7 @@ profile=${1:-build}
 build_pkgs=(build-essential cmake ninja-build pkg-config libzstd-dev)
 test_pkgs=(zstd libcmocka-dev spin clang libclang-rt-14-dev rsyslog rsyslog-relp
 	rsyslog-kafka rsyslog-elasticsearch python3
-	patch binutils perl logrotate systemd ccache groff-base)
+	patch binutils perl logrotate systemd ccache groff-base locales)
 bench_pkgs=(zstd g++ libspdlog-dev gnuplot-nox)
 
 case $profile in
