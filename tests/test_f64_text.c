@@ -208,6 +208,39 @@ static void exact_ties(struct tally *t)
 	}
 }
 
+/*
+ * Doubles one end of whose rounding interval, (2c -+ 1) * 2^(q-1), is
+ * exactly a decimal of 15 or 16 digits: 2c -+ 1 = 5^(K+1) * j (j odd)
+ * and d's decimal exponent 16 + K, K = 1 .. 22. Whether such an end is
+ * in or out (c even or odd) is what the exact comparison of f64_text.c
+ * settles, with 5^k for every k the table's powers are not exact at.
+ */
+static void exact_ends(struct tally *t)
+{
+	for (int k = 1; k <= 22; k++) {
+		uint64_t p5 = 1;
+
+		for (int i = 0; i <= k; i++)
+			p5 *= 5;
+		for (uint64_t j = ((UINT64_C(1) << 53) / p5) | 1, step = 0; step < 300;
+		     j += 2, step++) {
+			for (int sign = -1; sign <= 1; sign += 2) {
+				uint64_t c = (p5 * j + (uint64_t)(int64_t)sign) / 2;
+				int q0;
+
+				if (p5 * j / p5 != j || c < (UINT64_C(1) << 52) ||
+				    c >= (UINT64_C(1) << 53))
+					continue;
+				/* q for d's decimal exponent 16 + k, give or take
+				 * one: the neighbours are values as good */
+				q0 = (int)floor((16 + k) * 3.3219280948873623 - log2((double)c));
+				for (int q = q0 - 1; q <= q0 + 4; q++)
+					check(t, ldexp((double)c, q));
+			}
+		}
+	}
+}
+
 static void test_specials(void **state)
 {
 	struct tally t = {.readback = 1};
@@ -217,6 +250,7 @@ static void test_specials(void **state)
 	powers(&t);
 	precision_edges(&t);
 	exact_ties(&t);
+	exact_ends(&t);
 	print_message("%ld values checked, %ld mismatches\n", t.checked, t.bad);
 	assert_int_equal(t.bad, 0);
 }

@@ -36,8 +36,10 @@
  * slow, path is what an exact tie under an inexact power of ten takes:
  * an integer-valued double from about 1e17 to 1e39 whose value times
  * 10^k (k < 0) is an integer or a half (about 1 in 1000 random bit
- * patterns, 35,000 of i * 1e18 for i < 10^6), and any value within
- * 2^-67 of a tie without being one; the big integers are then of a few
+ * patterns, 35,000 of i * 1e18 for i < 10^6); an end of the rounding
+ * interval that is exactly a p-digit decimal N * 10^(17-p) (c even or
+ * odd then decides whether it reads back); and any value within 2^-67
+ * of such a tie without being one. The big integers are then of a few
  * words, and the result is exact either way.
  * No state but the constant table; no memory orderings are involved.
  *
@@ -141,10 +143,15 @@ static void big_mul32(struct big *x, uint32_t f)
 
 static void big_mul_pow5(struct big *x, int e)
 {
+	static const uint32_t pow5[13] = {
+		1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u,
+		9765625u, 48828125u, 244140625u,
+	};
+
 	for (; e >= 13; e -= 13)
 		big_mul32(x, 1220703125u); /* 5^13 */
 	if (e > 0)
-		big_mul32(x, (uint32_t)pow10u[e] >> e); /* 5^e = 10^e / 2^e */
+		big_mul32(x, pow5[e]);
 }
 
 static void big_shl(struct big *x, int bits)
@@ -255,9 +262,10 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char dig[40]; /* the digits, then 17 '0's: read 17 or 16 at a time */
+	char dig[40]; /* the digits, then '0's: read 17 or 16 at a time */
 	int nd = p, i;
 
+	memset(dig, '0', sizeof(dig));
 	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
 	while (nd > 8 && n % 100000000 == 0) {
 		n /= 100000000;
@@ -279,7 +287,6 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
 	if (i == 1)
 		dig[0] = (char)('0' + n);
-	memcpy(dig + nd, "00000000000000000", 17);
 	/* Copies of a fixed size (no call): what lies past the text is
 	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
 	if (x < -4 || x >= p) { /* d.ddde+XX */

@@ -7,8 +7,12 @@
  *     for p = (subnormal ? 1 : 15) .. 17:
  *       s = snprintf("%.*g", p, d); stop if p == 17 or strtod(s) == d
  *   then ".0" when s has neither '.' nor 'e' ("1.0", "-0.0", "1e+20"),
- *   and "nan", "inf", "-inf" when d is not finite.
+ *   and "nan", "inf", "-inf" when d is not finite,
+ * with the loop's snprintf and strtod rounding to nearest, ties to even
+ * (the default rounding mode: a program that changes it with fesetround
+ * changed what the loop wrote, not what this writes).
  * tests/test_f64_text.c checks it against that loop byte for byte.
+ * Needs unsigned __int128 (gcc and clang on 64-bit targets).
  */
 #ifndef LLOG_F64_TEXT_H
 #define LLOG_F64_TEXT_H
@@ -21,10 +25,11 @@
 #define LLOG__F64_TEXT_MAX 40
 #define LLOG__F64_TEXT_LEN 24
 
-/* Writes d's text and a NUL into b (LLOG__F64_TEXT_MAX bytes, which may
- * all be written); returns the length (at most LLOG__F64_TEXT_LEN). Thread-safe and async-signal-safe (the crash drain calls
- * it): no libc formatting, no allocation, no lock, no global state but a
- * constant table; never blocks. */
+/* Writes d's text and a NUL into b (LLOG__F64_TEXT_MAX bytes, of which
+ * scratch copies may write more than the text); returns the length (at
+ * most LLOG__F64_TEXT_LEN). Thread-safe and async-signal-safe (the crash
+ * drain calls it): no libc formatting, no allocation, no lock, no global
+ * state but a constant table; never blocks. */
 size_t llog__f64_text(char *b, double d);
 
 #endif
