@@ -288,6 +288,16 @@ static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char
 	return 0;
 }
 
+/* Whether one of the n fields at o is named key (their lengths first: the
+ * keys of a call are its site's, nearly always distinct). */
+static int kept_has(const struct llog_field *o, uint32_t n, const char *key, size_t klen)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (o[i].key_len == klen && memcmp(o[i].key, key, klen) == 0)
+			return 1;
+	return 0;
+}
+
 void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
 			struct llog_entry *e)
 {
@@ -321,12 +331,14 @@ void llog__fields_entry(const void *ctx, const void *call, struct llog_field *ou
 			out[n++] = f;
 		}
 	}
-	for (uint32_t i = 0; i < nstored; i++) {
+	for (uint32_t i = 0, first = n; i < nstored; i++) {
 		struct llog_field f;
 
 		call_field(ks, i, &cp, &f);
-		if (i > 0 && call_has(ks, i, f.key, f.key_len)) {
-			trunc++; /* a key repeated in the call: the first kept */
+		/* A key repeated in the call: the first kept (an earlier one
+		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
+		if (kept_has(out + first, n - first, f.key, f.key_len)) {
+			trunc++;
 			continue;
 		}
 		if (n == LLOG_FIELDS_MAX) {
