@@ -86,22 +86,37 @@ struct llog__arena {
 	uint32_t mask;
 	/* Bytes of the ring faulted in, from its start (size: all of it). */
 	uint32_t faulted;
-	/* Records of this thread dropped since its last pushed record (the
-	 * next one's notice). Atomic: a signal handler of the owner adds to
-	 * it in the middle of a LOG (producer.c); only the owner and its
-	 * handlers touch it, so relaxed single-instruction RMWs suffice. */
-	_Atomic uint32_t dropped_pending;
-	volatile int in_log;   /* re-entry guard (signal handlers) */
+	union {
+		struct {
+			/* Records of this thread dropped since its last pushed
+			 * record (the next one's notice). Atomic: a signal
+			 * handler of the owner adds to it in the middle of a
+			 * LOG (producer.c); only the owner and its handlers
+			 * touch it, so relaxed single-instruction RMWs
+			 * suffice. */
+			_Atomic uint32_t dropped_pending;
+			volatile uint8_t in_log; /* re-entry guard (signal handlers) */
+			/* Whether the flusher's copy of the context misses a
+			 * change (a CTX record dropped under DROP: sent again
+			 * first); ctx_busy while ctx.c rewrites ctx (a signal
+			 * handler's synchronous record then goes without the
+			 * context rather than read it torn; in_log is set
+			 * then too). */
+			uint8_t ctx_dirty;
+			volatile uint8_t ctx_busy;
+		};
+		/* The four above as one word: nonzero, the LOG has
+		 * something to do first, or cannot log now (the fast
+		 * path's one test, producer.c). Only the owner and its
+		 * signal handlers write them, so the owner's plain read
+		 * races with no other thread. */
+		uint64_t busy;
+	};
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
 	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
 	/* The owner's copy of the thread's context (a field list, kv.h;
-	 * count 0 when empty) and whether the flusher's copy misses a
-	 * change (a CTX record dropped under DROP: sent again first);
-	 * ctx_busy while ctx.c rewrites ctx (a signal handler's synchronous
-	 * record then goes without the context rather than read it torn). */
-	uint8_t ctx_dirty;
-	volatile uint8_t ctx_busy;
+	 * count 0 when empty; ctx_dirty and ctx_busy above). */
 	alignas(8) unsigned char ctx[LLOG__CTX_BYTES_MAX];
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
@@ -169,9 +184,10 @@ static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_res
 	a->reserve = old_reserve;
 }
 
-/* Past half full: refreshes the view of released and wakes the flusher if
- * the ring is still more than half full. */
-static inline void llog__arena_check_fill(struct llog__arena *a)
+/* Past half full: refreshes the view of released and says whether the
+ * ring is still more than half full (the flusher is to be woken: the
+ * caller may do it after leaving the arena, as the fast path does). */
+static inline int llog__arena_fill_wants_wake(struct llog__arena *a)
 {
 	if (__builtin_expect(a->reserve - a->cached_released > a->size / 2, 0)) {
 		/* Acquire: pairs with the flusher's store-release of
@@ -179,9 +195,16 @@ static inline void llog__arena_check_fill(struct llog__arena *a)
 		a->cached_released = llog__load_acquire(&a->released);
 		if (a->faulted == a->size)
 			a->limit = a->cached_released + a->size;
-		if (a->reserve - a->cached_released > a->size / 2)
-			llog__wake_flusher();
+		return a->reserve - a->cached_released > a->size / 2;
 	}
+	return 0;
+}
+
+/* The same, waking the flusher. */
+static inline void llog__arena_check_fill(struct llog__arena *a)
+{
+	if (__builtin_expect(llog__arena_fill_wants_wake(a), 0))
+		llog__wake_flusher();
 }
 
 /* Whether records of a are still pushed and not released (a shutdown's

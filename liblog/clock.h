@@ -84,6 +84,27 @@ static inline uint64_t llog__clock_push(void)
 	return llog__clock_realtime_ns();
 }
 
+/* Whether llog__clock_push is the unordered TSC (llog__clock_tsc), read
+ * without a call. Relaxed: as llog__clock_push. */
+static inline int llog__clock_push_is_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return llog__load_relaxed(&llog__clock_push_mode) == LLOG__CLOCK_TSC;
+#else
+	return 0;
+#endif
+}
+
+/* llog__clock_push where llog__clock_push_is_tsc() said so (named apart from the llog__clock_tsc flag). */
+static inline uint64_t llog__clock_push_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	return llog__clock_push();
+#endif
+}
+
 /*
  * Whether raw times are the TSC and the kernel vouches for it as one clock
  * for every CPU, as a sharded queue's merge needs: > 0 when it does. The

@@ -432,12 +432,284 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A typed call (llog/detail.h "Typed calls"): the arguments in n slots. */
+/*
+ * The fast path: a typed call of a FAST site (site.h, "Fixed sites") whose
+ * thread has nothing to do first. One relaxed load of the site's state
+ * gives the record's shape and level; then the thread's arena and its busy
+ * word (re-entry, drops to report, a context to resend), the site's
+ * backtrace verdict, the head (not CLOSED), the reservation, the slots
+ * stored by the shape (strings with strnlen and memcpy), the header, the
+ * push and the fill check: log_core's steps for this case, without the
+ * plan, the overflow policy or anything rare. Whatever it does not handle
+ * it leaves before changing anything, to log_core from its start
+ * (log_t_slow): no arena, a busy word, a record kept for the backtrace
+ * only, a closed list, a NULL string, strings that would be clipped, a
+ * ring without room below its limit now (llog__arena_room's look at the
+ * flusher's progress, and the overflow policy, are log_core's). A list
+ * closed between the peek and the push is log_core's case after capture
+ * (llog__producer_closed_after_capture). Its records are byte for byte
+ * log_core's for the same call: the same slots in the same layout
+ * (fmt_slots.h). Without strings and with the TSC as the push clock, no
+ * call is made before the push and each call after it is the last step
+ * (the flusher is woken after in_log is cleared), so the path needs few
+ * registers and saves almost none.
+ *
+ * When the fast path gives a call to log_core, its count of slots is
+ * LLOG__SHAPE_MAX_ARGS where the call's is not at hand: the site's verdict
+ * checked that its plan consumes no more than its calls pass, and log_core
+ * reads no more than the plan consumes.
+ */
+static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
+	__attribute__((noinline));
+
+/* The list closed after the fast path's capture: as log_core. */
+static __attribute__((noinline, cold)) int fast_closed(struct llog__arena *a,
+						       struct llog__rec *r, uint32_t old_reserve)
+{
+	llog__producer_closed_after_capture(a, r, old_reserve);
+	llog__producer_signal_fence();
+	a->in_log = 0;
+	return 0;
+}
+
+static __attribute__((noinline)) int fast_wake(void)
+{
+	llog__wake_flusher();
+	return 0;
+}
+
+/* After the header and payload: the push (llog__push_from; the TSC read
+ * inline when tsc, a constant), the fill check, in_log cleared and, when
+ * the fill asks for it, the wake-up. Every call is the caller's last
+ * step. */
+static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a,
+							   struct llog__rec *r,
+							   struct llist_head *h,
+							   struct llist_node *first,
+							   uint32_t old_reserve, int tsc)
+{
+	int wake;
+
+	/* first is not CLOSED (the caller's peek) */
+	for (;;) {
+		r->ts = tsc ? llog__clock_push_tsc() : llog__clock_push();
+		/* Release CAS (llist.h): publishes the header and payload. */
+		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
+			break;
+		if (__builtin_expect(first == LLOG__CLOSED, 0))
+			return fast_closed(a, r, old_reserve);
+	}
+	/* Below ERROR: no wake-up for the level, only for the fill. */
+	wake = llog__arena_fill_wants_wake(a);
+	llog__producer_signal_fence();
+	a->in_log = 0;
+	if (__builtin_expect(wake, 0))
+		return fast_wake();
+	return 0;
+}
+
+static __attribute__((noinline)) int fast_push_call(struct llog__arena *a, struct llog__rec *r,
+						    struct llist_head *h, struct llist_node *first,
+						    uint32_t old_reserve)
+{
+	return fast_push(a, r, h, first, old_reserve, 0);
+}
+
+/* Sets in_log and places `bytes` at a's reserve position (as
+ * llog__arena_reserve, without its slow side): the record, or NULL with
+ * in_log cleared again and nothing changed. *old and *total: the reserve
+ * position before, and the bytes the reservation takes (a skipped tail
+ * included); a->reserve is not moved (the caller does). */
+static inline __attribute__((always_inline)) struct llog__rec *
+fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total)
+{
+	uint32_t off, tail;
+
+	a->in_log = 1;
+	/* As in log_core: a signal handler that sees in_log == 0 finds the
+	 * arena consistent. */
+	llog__producer_signal_fence();
+	*old = a->reserve;
+	off = *old & a->mask;
+	tail = a->size - off;
+	*total = bytes > tail ? bytes + tail : bytes;
+	if (__builtin_expect(*total > a->limit - *old, 0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return NULL;
+	}
+	return (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
+}
+
+/* The header of a fast record of n payload bytes. */
+static inline __attribute__((always_inline)) void
+fast_header(struct llog__rec *r, struct llog_site *site, struct llog__arena *a, uint32_t n)
+{
+	r->len = n;
+	r->dropped = 0;
+	r->kind = LLOG__K_LOG;
+	r->flags = 0;
+	r->site = site;
+	r->arena = a;
+}
+
+/* Stores the slot *q at d as its shape code (the low 2 bits of args, not
+ * a string) says: an int's 4 bytes or all 8; returns the end. */
+static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned char *d,
+								       unsigned args,
+								       const uint64_t *q)
+{
+	uint32_t w = (uint32_t)*q;
+
+	if (args & LLOG__SHAPE_WIDE) {
+		memcpy(d, q, 8);
+		return d + 8;
+	}
+	memcpy(d, &w, 4);
+	return d + 4;
+}
+
+/* A FAST site without strings: the record's size is the shape's. */
+static inline __attribute__((always_inline)) int
+fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__arena *a,
+	   struct llist_head *h, struct llist_node *first)
+{
+	uint32_t n = LLOG__SHAPE_FIXED(s), old, total;
+	struct llog__rec *r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n), &old, &total);
+	unsigned char *d;
+
+	if (__builtin_expect(r == NULL, 0))
+		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+	a->reserve = old + total;
+	r->end = old + total;
+	fast_header(r, site, a, n);
+	d = llog__rec_payload(r);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
+		d = fast_slot(d, args, v);
+	if (llog__clock_push_is_tsc())
+		return fast_push(a, r, h, first, old, 1);
+	return fast_push_call(a, r, h, first, old);
+}
+
+/* A FAST site with strings, in one pass: the room for the largest record
+ * (the shape's bytes and every string up to the record's bound) is placed
+ * first, the header, slots and strings are written into it, and only then
+ * is the reservation taken, at its exact size (as log_core's reservation
+ * and shrink). A NULL string or one that would be clipped leaves the call
+ * to log_core, nothing taken. Across the strings' calls only the record
+ * and the loop's own values stay live: what the push needs after them is
+ * read back from the header (arena, first) and the arena (reserve, which
+ * nothing moves while in_log is set). */
+static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint64_t *v,
+					      unsigned n, unsigned s, struct llog__arena *a,
+					      struct llist_head *h, struct llist_node *first)
+{
+	/* Relaxed: see config.h. A multiple of 8. */
+	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, total, used;
+	const uint64_t *q = v;
+	struct llog__rec *r;
+	unsigned char *d;
+
+	if (__builtin_expect(fixed > max, 0) ||
+	    (r = fast_place(a, LLOG__REC_HDR + max, &old, &total)) == NULL)
+		return log_t_slow(site, v, n);
+	fast_header(r, site, a, 0);
+	r->node.next = first;
+	room = max - fixed; /* for the strings' bytes */
+	d = llog__rec_payload(r);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++) {
+		if ((args & 3u) == LLOG__SHAPE_STR) {
+			const char *p = (const char *)(uintptr_t)*q;
+			uint32_t len;
+
+			if (__builtin_expect(p == NULL, 0))
+				goto slow;
+			len = (uint32_t)strnlen(p, (size_t)room + 1);
+			if (__builtin_expect(len > room, 0))
+				goto slow;
+			room -= len;
+			memcpy(d, &len, 4);
+			memcpy(d + 4, p, len);
+			d += 4 + len;
+		} else {
+			d = fast_slot(d, args, q);
+		}
+	}
+	used = (uint32_t)(d - (unsigned char *)llog__rec_payload(r));
+	a = r->arena;
+	old = a->reserve;
+	/* the record, and the ring's tail if it was skipped (fast_place) */
+	total = LLOG__REC_HDR + llog__producer_align8(used);
+	if ((unsigned char *)r != a->ring + (old & a->mask))
+		total += a->size - (old & a->mask);
+	a->reserve = old + total;
+	r->end = old + total;
+	r->len = used;
+	return fast_push(a, r, h, r->node.next, old, 0);
+slow:
+	llog__producer_signal_fence();
+	r->arena->in_log = 0;
+	return log_t_slow(site, v, n);
+}
+
+/* A typed call (llog/detail.h "Typed calls"): the arguments in n slots.
+ * The first call of a site (log_core) decides its shape (site.h, "Fixed
+ * sites"); from then on its calls take the fast path when they can. */
 int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 {
-	struct call_args ca = {NULL, v};
+	/* Relaxed: the shape is in the word itself; no plan is read. */
+	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	struct llog__arena *a = llog__tls_arena;
+	struct llist_node *first;
+	struct llist_head *h;
 
-	return log_core(site, &ca, 1, n, NULL, NULL, NULL);
+	if (__builtin_expect(!(s & LLOG__SITE_FAST) || a == NULL, 0))
+		goto slow;
+	/* Re-entry, drops to report, a context to resend (arena.h, busy). A
+	 * drop that a signal handler counts after this read stays for the
+	 * thread's next record, as in log_core. */
+	if (__builtin_expect(a->busy != 0, 0))
+		goto slow;
+	/* Kept for the backtrace only (below the output level of the
+	 * site's cache, which the macro's check has just read or made;
+	 * relaxed as there): log_core flags it. */
+	if (__builtin_expect(LLOG__SHAPE_LEVEL(s) <
+				     (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) &
+						7u),
+			     0))
+		goto slow;
+	h = llog__queue_mine();
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0))
+		goto slow;
+	if (s & LLOG__SHAPE_HAS_STR)
+		return fast_str(site, v, n, s, a, h, first);
+	return fast_fixed(site, v, s, a, h, first);
+slow:
+	return log_t_slow(site, v, n);
+}
+
+/* log_core for a typed call; after the site's first call, its verdict. */
+static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
+{
+	struct call_args ca = {NULL, v};
+	_Atomic int *state = (_Atomic int *)&site->state;
+	int rc = log_core(site, &ca, 1, n, NULL, NULL, NULL);
+	int s = LLOG__SITE_READY;
+
+	/* Relaxed CAS: the word carries all the fast path reads, and as a
+	 * read-modify-write it continues the release sequence of the READY
+	 * store, so a reader's acquire load that sees it still sees the plan
+	 * (site.h). A lost race changes nothing: every first call stores
+	 * the same word. */
+	if (rc == 0 && llog__load_relaxed(state) == LLOG__SITE_READY &&
+	    (site->level & LLOG__SITE_V2))
+		(void)llog__cas_strong_relaxed(
+			state, &s,
+			(int)llog__site_shape(llog__site_published(site), n,
+					      llog__site_level(site)));
+	return rc;
 }
 
 void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,

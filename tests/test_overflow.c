@@ -208,8 +208,125 @@ static void test_ring_smaller_than_new_bound(void **state)
 	free(text);
 }
 
+/* ---- what a thread owes before its next record ------------------------ */
+
+/* A thread whose ring filled while the flusher was held owes the records
+ * it dropped (a notice) and a context change that did not fit (its CTX
+ * record, sent again): both before its next record, also when that record
+ * comes from a site whose calls take the fast path (liblog/producer.c). */
+
+static struct gate hold;
+static char ctx_value[1001];
+static int owed_ctx_ok = -1;  /* "r -1" carried the new context */
+static long owed_notice = -1; /* the drops noted right before "r -2" */
+static long owed_last_notice;
+
+/* One site for every record of the worker (fast after its first call). */
+static void log_r(int i)
+{
+	LOG_INFO("r %d", i);
+}
+
+static void owed_hook(struct memsink *m, const struct llog_entry *e)
+{
+	char buf[64];
+	unsigned long long tid;
+	unsigned n;
+
+	(void)m;
+	copy_cut(buf, sizeof(buf), e->msg, e->msg_len);
+	if (strcmp(buf, "hold") == 0) {
+		gate_pass(&hold);
+	} else if (sscanf(buf, "llog: thread %llu dropped %u records", &tid, &n) == 2) {
+		owed_last_notice = n;
+		return;
+	} else if (strcmp(buf, "r -1") == 0) {
+		owed_ctx_ok = e->nfields == 1 && strcmp(e->fields[0].key, "c") == 0 &&
+			      e->fields[0].v.str.len == sizeof(ctx_value) - 1 &&
+			      memcmp(e->fields[0].v.str.ptr, ctx_value, sizeof(ctx_value) - 1) == 0;
+	} else if (strcmp(buf, "r -2") == 0) {
+		owed_notice = owed_last_notice;
+	}
+	owed_last_notice = 0; /* a notice counts only right before */
+}
+
+/* Holds the flusher: a record the hook waits at, the gate closed (the
+ * test opens it again). */
+static void hold_flusher(void)
+{
+	gate_init(&hold, 1);
+	LOG_ERROR("hold"); /* ERROR: the flusher is woken now */
+	gate_wait_held(&hold);
+}
+
+static void *owes(void *arg)
+{
+	(void)arg;
+	log_r(0); /* the site's first call: its calls are fast from now on */
+	pthread_barrier_wait(&step); /* [1] the flusher is held */
+	pthread_barrier_wait(&step);
+	/* 280 records of 56 bytes in a fresh 16 KiB ring: 704 bytes left,
+	 * room for more records but not for the context (about 1 KiB) */
+	for (int i = 1; i <= 280; i++)
+		log_r(i);
+	(void)llog_ctx_set("c", ctx_value);
+	pthread_barrier_wait(&step); /* [2] drained */
+	pthread_barrier_wait(&step);
+	log_r(-1);
+	pthread_barrier_wait(&step); /* [3] the flusher is held again */
+	pthread_barrier_wait(&step);
+	for (int i = 0; i < 400; i++)
+		log_r(1000 + i); /* about 290 fit: the rest is dropped */
+	pthread_barrier_wait(&step); /* [4] drained */
+	pthread_barrier_wait(&step);
+	log_r(-2);
+	(void)llog_ctx_clear();
+	return NULL;
+}
+
+static void test_owed_before_next_record(void **state)
+{
+	struct llog_config cfg = {.arena_bytes = 16 * 1024, .overflow = LLOG_OVERFLOW_DROP};
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_stats st0, st1, st2;
+	pthread_t th;
+
+	(void)state;
+	memset(ctx_value, 'v', sizeof(ctx_value) - 1);
+	m->hook = owed_hook;
+	m->nostore = 1;
+	pthread_barrier_init(&step, NULL, 2);
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(pthread_create(&th, NULL, owes, NULL), 0);
+	for (int phase = 0; phase < 2; phase++) {
+		pthread_barrier_wait(&step);
+		llog_flush();
+		llog_get_stats(&st0);
+		hold_flusher();
+		pthread_barrier_wait(&step);
+		pthread_barrier_wait(&step); /* the worker filled its ring */
+		llog_get_stats(&st1);
+		gate_open(&hold);
+		llog_flush();
+		if (phase == 0)
+			assert_int_equal(st1.dropped, st0.dropped); /* only the CTX */
+		else
+			assert_true(st1.dropped - st0.dropped >= 100);
+		pthread_barrier_wait(&step);
+	}
+	pthread_join(th, NULL);
+	llog_shutdown();
+	llog_get_stats(&st2);
+	assert_int_equal(owed_ctx_ok, 1);
+	assert_int_equal(owed_notice, (long)(st1.dropped - st0.dropped));
+	assert_int_equal(st2.dropped, st1.dropped);
+	pthread_barrier_destroy(&step);
+	memsink_free(m);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_block_loses_nothing),
 	cmocka_unit_test(test_drop_counts_exactly),
 	cmocka_unit_test(test_ring_smaller_than_new_bound),
+	cmocka_unit_test(test_owed_before_next_record),
 )

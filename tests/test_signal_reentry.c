@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -164,6 +165,75 @@ static void test_signal_reentry_notice(void **state)
 	memsink_free(m);
 }
 
+/* ---- a drop inside a LOG, then the same site's next call ---------------- */
+
+/* A string argument on a page that cannot be read: the LOG faults while it
+ * captures (in_log set), and the SIGSEGV handler logs (dropped: counted),
+ * makes the page readable and returns, so the capture goes on. The next
+ * record of the thread, from the same site (whose calls take the fast
+ * path, liblog/producer.c), must come right after the notice of that
+ * drop. Deterministic, unlike the signals above. */
+static char *guarded;
+static long page_size;
+static _Atomic int faults;
+
+static void log_s(const char *s)
+{
+	LOG_INFO("s %s", s);
+}
+
+static void fault_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if ((char *)si->si_addr < guarded || (char *)si->si_addr >= guarded + page_size)
+		abort();
+	atomic_fetch_add(&faults, 1);
+	LOG_INFO("in the handler");
+	mprotect(guarded, (size_t)page_size, PROT_READ | PROT_WRITE);
+}
+
+static void test_fault_in_capture_notice(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct sigaction sa = {0}, old;
+	struct llog_stats before, after;
+	char notice[96];
+
+	(void)state;
+	page_size = sysconf(_SC_PAGESIZE);
+	guarded = mmap(NULL, (size_t)page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	assert_true(guarded != MAP_FAILED);
+	strcpy(guarded, "guarded");
+	sa.sa_sigaction = fault_handler;
+	sa.sa_flags = SA_SIGINFO;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	/* after llog_init: instead of llog's crash handler */
+	assert_int_equal(sigaction(SIGSEGV, &sa, &old), 0);
+	before = stats_now();
+	log_s("first"); /* the site's first call: its verdict */
+	assert_int_equal(mprotect(guarded, (size_t)page_size, PROT_NONE), 0);
+	log_s(guarded);
+	log_s("after");
+	llog_flush();
+	after = stats_now();
+	sigaction(SIGSEGV, &old, NULL);
+	llog_shutdown();
+	assert_int_equal(atomic_load(&faults), 1);
+	assert_int_equal(after.dropped - before.dropped, 1);
+	snprintf(notice, sizeof(notice), "llog: thread %llu dropped 1 records",
+		 (unsigned long long)gettid());
+	assert_int_equal(m->n, 4);
+	assert_string_equal(m->e[0].msg, "s first");
+	assert_string_equal(m->e[1].msg, "s guarded");
+	assert_string_equal(m->e[2].msg, notice);
+	assert_string_equal(m->e[3].msg, "s after");
+	munmap(guarded, (size_t)page_size);
+	memsink_free(m);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_signal_reentry_notice),
+	cmocka_unit_test(test_fault_in_capture_notice),
 )

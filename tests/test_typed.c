@@ -37,6 +37,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "site.h"
 #include "testutil.h"
 
 /* %m and a NULL %s are cases here on purpose: the pedantic build's
@@ -70,13 +71,17 @@ static void __attribute__((format(printf, 1, 2))) expect(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One case: the LOG and its expected message. The arguments are
- * evaluated twice here (once by each), so cases with side effects are
- * written out by hand below. */
+/* One case: the LOG and its expected message, twice: a site's first call
+ * decides whether its calls take the fast path (liblog/site.h, "Fixed
+ * sites"), so the second is the fast path's where it can be. The
+ * arguments are evaluated twice per round here (once by each), so cases
+ * with side effects are written out by hand below. */
 #define CASE(...)                                                             \
 	do {                                                                  \
-		LOG_INFO(__VA_ARGS__);                                        \
-		expect(__VA_ARGS__);                                          \
+		for (int case_k_ = 0; case_k_ < 2; case_k_++) {               \
+			LOG_INFO(__VA_ARGS__);                                \
+			expect(__VA_ARGS__);                                  \
+		}                                                             \
 	} while (0)
 
 enum color { RED = 1, GREEN = 2 };
@@ -260,6 +265,86 @@ static void test_llog__log_t_returns(void **state)
 	memsink_free(m);
 }
 
+/* A direct site at level lv called twice with the same slots (both taken:
+ * 0); its state word after: the verdict of its first call (site.h). */
+#define SITE_TWICE(lv, fmt, v, n)                                             \
+	__extension__({                                                       \
+		static struct llog_site s_ = {fmt, __FILE__, __func__, __LINE__, \
+					      (lv) | LLOG__SITE_V2, 0, {0}, NULL, 0}; \
+		assert_int_equal(llog__log_t(&s_, (v), (n)), 0);              \
+		assert_true((unsigned)s_.state & LLOG__SITE_CHECKED);          \
+		assert_int_equal(llog__log_t(&s_, (v), (n)), 0);              \
+		(unsigned)s_.state;                                           \
+	})
+
+/* Which sites take the fast path, and the shape they keep for it: a
+ * format of 4-byte ints, 8-byte values and plain strings (at most 8), at a
+ * level below ERROR; anything else stays on log_core's path. Both calls'
+ * messages are the same either way. */
+static void test_fast_sites(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	uint64_t v[8] = {(uint64_t)-3, 0, 0, 7, 8, 9, 10, 11};
+	uint64_t vi[8] = {1, 2, 3, 4, 5, 6, 7, (uint64_t)-8};
+	uint64_t v7[7] = {(uint64_t)-3, 0x10, 'c', 255, 8, 9, 10}, vp[2] = {2, 0};
+	double d = 0.5;
+	const char *str = "str";
+	unsigned w;
+
+	(void)state;
+	memcpy(&v[1], &d, sizeof(d));
+	v[2] = vp[1] = (uint64_t)(uintptr_t)str;
+	assert_int_equal(memsink_start(m, NULL), 0);
+
+	w = SITE_TWICE(LLOG_INFO, "fast %d %.1f %s", v, 3);
+	assert_int_equal(w & (LLOG__SITE_STATE_MASK | LLOG__SITE_CHECKED | LLOG__SITE_FAST),
+			 LLOG__SITE_READY | LLOG__SITE_CHECKED | LLOG__SITE_FAST);
+	assert_true(w & LLOG__SHAPE_HAS_STR);
+	assert_int_equal(LLOG__SHAPE_LEVEL(w), LLOG_INFO);
+	assert_int_equal(LLOG__SHAPE_ARGS(w),
+			 LLOG__SHAPE_INT | LLOG__SHAPE_WIDE << 2 | LLOG__SHAPE_STR << 4);
+	assert_int_equal(LLOG__SHAPE_FIXED(w), 4 + 8 + 4);
+
+	w = SITE_TWICE(LLOG_TRACE, "fast, no argument", NULL, 0);
+	assert_true(w & LLOG__SITE_FAST);
+	assert_false(w & LLOG__SHAPE_HAS_STR);
+	assert_int_equal(LLOG__SHAPE_ARGS(w), 0);
+	assert_int_equal(LLOG__SHAPE_FIXED(w), 0);
+
+	w = SITE_TWICE(LLOG_WARN, "fast %ld %p %c %x %u %d %lu", v7, 7);
+	assert_true(w & LLOG__SITE_FAST);
+	assert_int_equal(LLOG__SHAPE_LEVEL(w), LLOG_WARN);
+	assert_int_equal(LLOG__SHAPE_FIXED(w), 8 + 8 + 4 + 4 + 4 + 4 + 8);
+	w = SITE_TWICE(LLOG_DEBUG, "fast %d %d %d %d %d %d %d %d", vi, 8);
+	assert_true(w & LLOG__SITE_FAST);
+	/* more slots than the format consumes: the format's count */
+	w = SITE_TWICE(LLOG_INFO, "fast %d", v, 3);
+	assert_true(w & LLOG__SITE_FAST);
+
+	/* not fixed: a precision, %.*s; the levels that wake or abort */
+	w = SITE_TWICE(LLOG_INFO, "slow %.2s", &v[2], 1);
+	assert_int_equal(w, LLOG__SITE_READY | LLOG__SITE_CHECKED);
+	w = SITE_TWICE(LLOG_INFO, "slow %.*s", vp, 2);
+	assert_int_equal(w, LLOG__SITE_READY | LLOG__SITE_CHECKED);
+	w = SITE_TWICE(LLOG_ERROR, "slow %d", v, 1);
+	assert_int_equal(w, LLOG__SITE_READY | LLOG__SITE_CHECKED);
+
+	llog_flush();
+	assert_int_equal(m->n, 16);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(m->e[0 + k].msg, "fast -3 0.5 str");
+		assert_string_equal(m->e[2 + k].msg, "fast, no argument");
+		assert_string_equal(m->e[4 + k].msg, "fast -3 0x10 c ff 8 9 10");
+		assert_string_equal(m->e[6 + k].msg, "fast 1 2 3 4 5 6 7 -8");
+		assert_string_equal(m->e[8 + k].msg, "fast -3");
+		assert_string_equal(m->e[10 + k].msg, "slow st");
+		assert_string_equal(m->e[12 + k].msg, "slow st");
+		assert_string_equal(m->e[14 + k].msg, "slow -3");
+	}
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* The whole messages of the entries (the flusher's, memsink's hook). */
 static char whole[4][8192];
 static size_t whole_len[4], nwhole;
@@ -281,12 +366,13 @@ static void test_positional_long_string(void **state)
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	static char big[10001];
 	static const char marker[] = " [truncated]";
-	struct llog_stats st;
+	struct llog_stats st0, st;
 
 	(void)state;
 	memset(big, 'x', sizeof(big) - 1);
 	m->hook = keep_whole;
 	nwhole = 0;
+	llog_get_stats(&st0); /* the counts go on across sessions */
 	assert_int_equal(memsink_start(m, NULL), 0);
 	LOG_INFO("%s|%d", big, 7);
 	QUIET_BEGIN
@@ -298,7 +384,7 @@ static void test_positional_long_string(void **state)
 	llog_flush();
 	llog_get_stats(&st);
 	assert_int_equal(nwhole, 4);
-	assert_int_equal(st.truncated, 4);
+	assert_int_equal(st.truncated - st0.truncated, 4);
 	assert_true(whole_len[0] > 4000 && whole_len[0] <= 4096 + sizeof(marker) - 1);
 	assert_memory_equal(whole[0] + whole_len[0] - (sizeof(marker) - 1), marker,
 			    sizeof(marker) - 1);
@@ -309,6 +395,42 @@ static void test_positional_long_string(void **state)
 	assert_memory_equal(whole[2], whole[0], whole_len[0]);
 	/* seven more (empty) strings: 28 more bytes of lengths */
 	assert_int_equal(whole_len[3], whole_len[0] - 28);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* The fast path takes a string that fills the record's bound exactly
+ * (4 KiB: its 4-byte length and 4092 bytes); one byte more is clipped,
+ * by log_core, and marked: the same as the first call of the site. */
+static void test_fast_string_bound(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	static char fits[4093], over[4094];
+	static const char marker[] = " [truncated]";
+	struct llog_stats st0, st;
+
+	(void)state;
+	memset(fits, 'f', sizeof(fits) - 1);
+	memset(over, 'o', sizeof(over) - 1);
+	m->hook = keep_whole;
+	nwhole = 0;
+	llog_get_stats(&st0);
+	assert_int_equal(memsink_start(m, NULL), 0);
+	for (int k = 0; k < 2; k++)
+		LOG_INFO("%s", fits);
+	for (int k = 0; k < 2; k++)
+		LOG_INFO("%s", over);
+	llog_flush();
+	llog_get_stats(&st);
+	assert_int_equal(nwhole, 4);
+	assert_int_equal(st.truncated - st0.truncated, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(whole_len[k], sizeof(fits) - 1);
+		assert_memory_equal(whole[k], fits, sizeof(fits) - 1);
+		assert_int_equal(whole_len[2 + k], 4092 + sizeof(marker) - 1);
+		assert_memory_equal(whole[2 + k], over, 4092);
+		assert_memory_equal(whole[2 + k] + 4092, marker, sizeof(marker) - 1);
+	}
 	llog_shutdown();
 	memsink_free(m);
 }
@@ -346,5 +468,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_closed_list_goes_to_llog__log),
 	cmocka_unit_test(test_llog__log_t_returns),
 	cmocka_unit_test(test_messages_equal_snprintf),
+	cmocka_unit_test(test_fast_sites),
+	cmocka_unit_test(test_fast_string_bound),
 	cmocka_unit_test(test_positional_long_string),
 )

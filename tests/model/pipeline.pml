@@ -186,7 +186,10 @@ inline sync_deliver(node)
 	}
 }
 
-/* one application thread: KP(p) LOG calls (llog__log) */
+/* one application thread: KP(p) LOG calls (llog__log; the fast path of a
+ * typed call, producer.c fast_push, takes the same steps in the same
+ * order: reserve, write, the release CAS, and on CLOSED the case after
+ * capture; then the fill check) */
 /* C: liblog/producer.c log_core ord llog__producer_closed_list llog__arena_get llog__push_from llog__wake_flusher llog__arena_check_fill llog__producer_closed_after_capture */
 proctype Producer(byte p)
 {
@@ -271,7 +274,9 @@ proctype Producer(byte p)
 #ifndef NO_HIGHWATER
 				:: else ->
 					if
-					/* C: liblog/arena.h llog__arena_check_fill ord cached_released llog__wake_flusher */
+					/* C: liblog/arena.h llog__arena_check_fill ord llog__arena_fill_wants_wake llog__wake_flusher */
+					/* C: liblog/arena.h llog__arena_fill_wants_wake ord cached_released */
+					/* C: liblog/producer.c fast_push ord llist_try_add LLOG__CLOSED fast_closed llog__arena_fill_wants_wake fast_wake */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
 					:: else -> skip
 					fi
