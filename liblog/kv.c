@@ -71,6 +71,8 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 
 			slen[i] = llog__kv_str_len(v[i].s, &cut);
 			need += llog__kv_align8(slen[i] + 1u);
+			if (cut)
+				slen[i] |= LLOG__KV_SLEN_CUT;
 		} else if (ks->types[i] == LLOG__KV_HEX && hex(&v[i]) != NULL &&
 			   hex(&v[i])->ptr != NULL) {
 			size_t len = hex(&v[i])->len;
@@ -125,9 +127,8 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 		if (v[i].s == NULL) {
 			meta = LLOG__KV_META_NULL;
 		} else {
-			len = slen[i];
-			/* Measured: the same bound again gives the same cut. */
-			meta = strnlen(v[i].s, (size_t)len + 1) > len ? LLOG__KV_META_CUT : 0;
+			len = slen[i] & ~LLOG__KV_SLEN_CUT;
+			meta = (slen[i] & LLOG__KV_SLEN_CUT) ? LLOG__KV_META_CUT : 0;
 		}
 		memcpy(p, &len, 4);
 		memcpy(p + 4, &meta, 4);

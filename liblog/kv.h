@@ -78,9 +78,13 @@ static inline uint32_t llog__kv_align8(size_t n)
  * character (at most 3 bytes backed off); *cut set when shorter. */
 uint32_t llog__kv_str_len(const char *s, int *cut);
 
+/* A string's slen[] entry with this bit: it was cut (its length is the
+ * rest). */
+#define LLOG__KV_SLEN_CUT 0x80000000u
+
 /*
  * The call block of (ks, v): fills slen[] (per field: the kept length of
- * a string) and returns its bytes, at most budget (fields that do not fit
+ * a string, with LLOG__KV_SLEN_CUT when it was cut) and returns its bytes, at most budget (fields that do not fit
  * are left out: *nstored of them are kept). Then llog__kv_call_write
  * writes it to dst (8-aligned). Producer, lock-free, malloc-free.
  */

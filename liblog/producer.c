@@ -653,62 +653,80 @@ slow:
 	return log_t_slow(site, v, n);
 }
 
+/* The fast path's entry: whether site's call may take it (its verdict
+ * FAST, the thread's arena not busy, not a backtrace-only record, the head
+ * open); then *s, *a, *h, *first are its state word, arena, head and the
+ * head's first node. */
+static inline __attribute__((always_inline)) int
+fast_enter(struct llog_site *site, unsigned *s, struct llog__arena **a, struct llist_head **h,
+	   struct llist_node **first)
+{
+	/* Relaxed: the shape is in the word itself; no plan is read. */
+	*s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	*a = llog__tls_arena;
+	if (__builtin_expect(!(*s & LLOG__SITE_FAST) || *a == NULL, 0))
+		return 0;
+	/* Re-entry, drops to report, a context to resend (arena.h, busy). A
+	 * drop that a signal handler counts after this read stays for the
+	 * thread's next record, as in log_core. */
+	if (__builtin_expect((*a)->busy != 0, 0))
+		return 0;
+	/* Kept for the backtrace only (below the output level of the
+	 * site's cache, which the macro's check has just read or made;
+	 * relaxed as there): log_core flags it. */
+	if (__builtin_expect(LLOG__SHAPE_LEVEL(*s) <
+				     (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) &
+						7u),
+			     0))
+		return 0;
+	*h = llog__queue_mine();
+	*first = llog__queue_peek(*h);
+	return __builtin_expect(*first != LLOG__CLOSED, 1);
+}
+
 /* A typed call (llog/detail.h "Typed calls"): the arguments in n slots.
  * The first call of a site (log_core) decides its shape (site.h, "Fixed
  * sites"); from then on its calls take the fast path when they can. */
 int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 {
-	/* Relaxed: the shape is in the word itself; no plan is read. */
-	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__tls_arena;
 	struct llist_node *first;
 	struct llist_head *h;
+	struct llog__arena *a;
+	unsigned s;
 
-	if (__builtin_expect(!(s & LLOG__SITE_FAST) || a == NULL, 0))
-		goto slow;
-	/* Re-entry, drops to report, a context to resend (arena.h, busy). A
-	 * drop that a signal handler counts after this read stays for the
-	 * thread's next record, as in log_core. */
-	if (__builtin_expect(a->busy != 0, 0))
-		goto slow;
-	/* Kept for the backtrace only (below the output level of the
-	 * site's cache, which the macro's check has just read or made;
-	 * relaxed as there): log_core flags it. */
-	if (__builtin_expect(LLOG__SHAPE_LEVEL(s) <
-				     (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) &
-						7u),
-			     0))
-		goto slow;
-	h = llog__queue_mine();
-	first = llog__queue_peek(h);
-	if (__builtin_expect(first == LLOG__CLOSED, 0))
-		goto slow;
+	if (!fast_enter(site, &s, &a, &h, &first))
+		return log_t_slow(site, v, n);
 	if (s & LLOG__SHAPE_HAS_STR)
 		return fast_str(site, v, n, s, a, h, first);
 	return fast_fixed(site, v, s, a, h, first);
-slow:
-	return log_t_slow(site, v, n);
+}
+
+/* The first call of a site, taken by log_core (rc 0), decides its verdict
+ * (site.h, "Fixed sites"). Relaxed CAS: the word carries all the fast path
+ * reads, and as a read-modify-write it continues the release sequence of
+ * the READY store, so a reader's acquire load that sees it still sees the
+ * plan (site.h). A lost race changes nothing: every first call stores the
+ * same word. */
+static void site_verdict(struct llog_site *site, unsigned n)
+{
+	_Atomic int *state = (_Atomic int *)&site->state;
+	int s = LLOG__SITE_READY;
+
+	if (llog__load_relaxed(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2))
+		(void)llog__cas_strong_relaxed(
+			state, &s,
+			(int)llog__site_shape(llog__site_published(site), n,
+					      llog__site_level(site)));
 }
 
 /* log_core for a typed call; after the site's first call, its verdict. */
 static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 {
 	struct call_args ca = {NULL, v};
-	_Atomic int *state = (_Atomic int *)&site->state;
 	int rc = log_core(site, &ca, 1, n, NULL, NULL, NULL);
-	int s = LLOG__SITE_READY;
 
-	/* Relaxed CAS: the word carries all the fast path reads, and as a
-	 * read-modify-write it continues the release sequence of the READY
-	 * store, so a reader's acquire load that sees it still sees the plan
-	 * (site.h). A lost race changes nothing: every first call stores
-	 * the same word. */
-	if (rc == 0 && llog__load_relaxed(state) == LLOG__SITE_READY &&
-	    (site->level & LLOG__SITE_V2))
-		(void)llog__cas_strong_relaxed(
-			state, &s,
-			(int)llog__site_shape(llog__site_published(site), n,
-					      llog__site_level(site)));
+	if (rc == 0)
+		site_verdict(site, n);
 	return rc;
 }
 
@@ -722,13 +740,66 @@ void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
 	va_end(ap);
 }
 
-/* A typed call with fields: the message's arguments in n slots. */
+static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
+		     const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+	__attribute__((noinline));
+
+/* The fast path of a call with fields whose message has no string (its
+ * record: the header, the message's slots, the call block, kv.h): the call
+ * block is measured first (as log_core, under the same bound), then placed
+ * with the message as one record. */
+static __attribute__((noinline)) int fast_kv(struct llog_site *site,
+					     const struct llog__kv_site *ks,
+					     const union llog__kv_val *kv, const uint64_t *v,
+					     unsigned s, struct llog__arena *a, struct llist_head *h,
+					     struct llist_node *first)
+{
+	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, total;
+	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
+	struct llog__rec *r;
+	unsigned char *d;
+
+	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n) + kvbytes, &old, &total);
+	if (__builtin_expect(r == NULL, 0))
+		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
+	a->reserve = old + total;
+	r->end = old + total;
+	fast_header(r, site, a, n);
+	r->flags = LLOG__REC_FIELDS;
+	d = llog__rec_payload(r);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
+		d = fast_slot(d, args, v);
+	llog__kv_call_write(ks, kv, slen, nkv,
+			    (char *)llog__rec_payload(r) + llog__producer_align8(n));
+	return fast_push(a, r, h, first, old, 0);
+}
+
+/* log_core for a typed call with fields; after the site's first call,
+ * its verdict. */
+static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
+		     const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+{
+	struct call_args ca = {NULL, v};
+	int rc = log_core(site, &ca, 1, n, NULL, ks, kv);
+
+	if (rc == 0)
+		site_verdict(site, n);
+	return rc;
+}
+
+/* A typed call with fields: the message's arguments in n slots; the fast
+ * path as llog__log_t's for a message without strings. */
 int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 {
-	struct call_args ca = {NULL, v};
+	struct llist_node *first;
+	struct llist_head *h;
+	struct llog__arena *a;
+	unsigned s;
 
-	return log_core(site, &ca, 1, n, NULL, ks, kv);
+	if (fast_enter(site, &s, &a, &h, &first) && !(s & LLOG__SHAPE_HAS_STR))
+		return fast_kv(site, ks, kv, v, s, a, h, first);
+	return kv_t_slow(site, ks, kv, v, n);
 }
 
 /* llog__log with a va_list, for tests whose formats are made at run time
