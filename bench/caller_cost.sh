@@ -4,7 +4,8 @@
 #
 #   bash bench/caller_cost.sh [--baseline REV] [CALLS]     default 200000
 #
-# Builds llog_bench in Release with -g into build/prof (and, with
+# Builds llog_bench (and llog_cxx_bench, the same program as C++: its rows
+# "now, C++") in Release with -g into build/prof (and, with
 # --baseline, REV's llog_bench in a worktree, build/prof-base), runs
 #   valgrind --tool=callgrind --separate-threads=yes \
 #     build/prof/bench/llog_bench tput -t 1 -m MSG -n CALLS -f FILE
@@ -27,10 +28,10 @@ if [[ ${1:-} == --baseline ]]; then
 fi
 n=${1:-200000}
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
-flags=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BUILD_BENCH=ON -DLLOG_BUILD_TESTS=OFF
+flags=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DCMAKE_CXX_FLAGS=-g -DLLOG_BUILD_BENCH=ON -DLLOG_BUILD_TESTS=OFF
 	-DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF -DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 cmake -S . -B build/prof "${flags[@]}" >&2
-cmake --build build/prof --parallel 2 --target llog_bench >&2
+cmake --build build/prof --parallel 2 --target llog_bench llog_cxx_bench >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 builds=(build/prof)
@@ -47,12 +48,12 @@ if [[ -n $baseline ]]; then
 	names=("$rev" now)
 fi
 
-# per_call DIR MSG: "entry macro" instructions per call
+# per_call DIR MSG [PROGRAM]: "entry macro" instructions per call
 per_call() {
 	local f pf=""
 	rm -f "$out"/cg.*
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
-		"$1/bench/llog_bench" tput -t 1 -m "$2" -n "$n" -f "$out/x.zst" >/dev/null 2>"$out/vg.txt"
+		"$1/bench/${3:-llog_bench}" tput -t 1 -m "$2" -n "$n" -f "$out/x.zst" >/dev/null 2>"$out/vg.txt"
 	for f in "$out"/cg.*-*; do
 		callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 		grep -q 'bench_common\.h:bench_run_worker' "$f.txt" && pf=$f
@@ -71,4 +72,6 @@ for msg in static fmt kv; do
 		read -r e m <<<"$(per_call "${builds[$i]}" "$msg")"
 		printf "| %s | %s | %s | %s | %s |\n" "$msg" "${names[$i]}" "$e" "$m" $((e + m))
 	done
+	read -r e m <<<"$(per_call build/prof "$msg" llog_cxx_bench)"
+	printf "| %s | now, C++ | %s | %s | %s |\n" "$msg" "$e" "$m" $((e + m))
 done

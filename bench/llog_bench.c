@@ -9,9 +9,13 @@
  * BENCH_BACKTRACE=1 ("llog-bt") the calls are LOG_DEBUG under level INFO
  * with the backtrace on (64 records, from DEBUG): each is captured and
  * kept, never written; with BENCH_BACKTRACE=2 ("llog-below") the same
- * calls with the backtrace off: filtered out by the level check.
+ * calls with the backtrace off: filtered out by the level check. And as
+ * C++ (llog_cxx_bench.cpp, "llog-cxx"): the same calls through llog.h's
+ * C++ side (its templates where C has _Generic).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <llog.h>
 #include <llog/sinks.h>
 
@@ -79,14 +83,21 @@ static void logger_shutdown(void)
 
 static int logger_init(const struct bench_opts *o)
 {
-	struct llog_file_options fo = {.path = o->file};
+	/* (zeroed and set, not designated: the file is C++ too) */
+	struct llog_file_options fo;
+	struct llog_config cfg;
+	struct llog_sink *s;
+
+	memset(&fo, 0, sizeof(fo));
+	fo.path = o->file;
 #ifdef LLOG_BENCH_BINARY
 	fo.compression = LLOG_FILE_BINARY;
 #endif
 	if (getenv("LLOG_BENCH_ZSTD_LEVEL") != NULL)
 		fo.zstd_level = atoi(getenv("LLOG_BENCH_ZSTD_LEVEL"));
-	struct llog_config cfg = {.level = LLOG_INFO};
-	struct llog_sink *s = llog_file_sink(&fo);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.level = LLOG_INFO;
+	s = llog_file_sink(&fo);
 
 #if BENCH_BACKTRACE == 1
 	cfg.backtrace_records = 64;

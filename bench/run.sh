@@ -57,9 +57,10 @@ if [[ -n $given_build ]]; then
 		exit 2
 	}
 fi
-# llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md)
-loggers=(llog llog-bin spdlog spdlog-sync)
-targets=(llog_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered llog_bt_bench llog_below_bench)
+# llog-bin: llog with a binary file sink (LLOG_FILE_BINARY, docs/file-format.md);
+# llog-cxx: llog_bench compiled as C++ (llog.h's C++ side), a text file as llog's
+loggers=(llog llog-cxx llog-bin spdlog spdlog-sync)
+targets=(llog_bench llog_cxx_bench llog_bin_bench spdlog_bench spdlog_sync_bench llogcat filtered llog_bt_bench llog_below_bench)
 peer_args=(-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME=)
 nanolog_rt=""
 if [[ -n $peers ]]; then
@@ -104,6 +105,7 @@ file_of() {
 	case $1 in
 	llog) echo "$work/llog.log.zst" ;;
 	llog-base) echo "$work/llog-base.log.zst" ;;
+	llog-cxx) echo "$work/llog-cxx.log.zst" ;;
 	llog-bin) echo "$work/llog-bin.log.zst" ;;
 	nanolog) echo "$work/nanolog.bin" ;;
 	*) echo "$work/$1.log" ;;
@@ -124,7 +126,7 @@ records_in() {
 	local f
 	f=$(file_of "$1")
 	case $1 in
-	llog | llog-base) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
+	llog | llog-base | llog-cxx) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$(zstdcat "$f" | wc -c) ;;
 	llog-bin) lines=$("$build/tools/llogcat" "$f" | wc -l); text=$("$build/tools/llogcat" "$f" | wc -c) ;;
 	nanolog) lines=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep -c ' NOTICE\[') ;
 		text=$("$nanolog_rt/decompressor" decompress "$f" 2>/dev/null | grep ' NOTICE\[' | wc -c) ;;
@@ -240,7 +242,7 @@ function ratio(a, b,   x, y) {
 # llog against the best peer for key suffix `rest` (prefix mode, then
 # logger, then rest): the lowest median (latency) or the highest
 # (throughput, high = 1). "0.85 (fmtlog)". Peers: every logger that is not
-# llog in another form (llog-bin, llog-base).
+# llog in another form (llog-cxx, llog-bin, llog-base).
 function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
 	best = ""; bname = ""
 	for (i = 2; i <= nl; i++) {
@@ -276,7 +278,7 @@ END {
 	nt = 0; for (t in T) tl[++nt] = t + 0
 	for (i = 2; i <= nt; i++) { x = tl[i]; for (j = i - 1; j >= 1 && tl[j] > x; j--) tl[j + 1] = tl[j]; tl[j + 1] = x }
 	printf "## llog and its peers (%s, %s, %s CPUs; %d repeats: median (min-max))\n\n", date, cpu, ncpu, reps
-	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best peer'"'"'s in that column (llog-bin and llog-base are not peers; below 1: llog is faster).\n\n", loggers
+	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best peer'"'"'s in that column (llog-cxx, llog-bin and llog-base are not peers; below 1: llog is faster).\n\n", loggers
 	split("burst warm each", MO, " ")
 	for (mi = 1; mi <= 3; mi++) {
 		mode = MO[mi]
