@@ -86,15 +86,13 @@ struct llog__arena {
 	uint32_t mask;
 	/* Bytes of the ring faulted in, from its start (size: all of it). */
 	uint32_t faulted;
+	/* Records of this thread dropped since its last pushed record (the
+	 * next one's notice). Atomic: a signal handler of the owner adds to
+	 * it in the middle of a LOG (producer.c); only the owner and its
+	 * handlers touch it, so relaxed single-instruction RMWs suffice. */
+	_Atomic uint32_t dropped_pending;
 	union {
 		struct {
-			/* Records of this thread dropped since its last pushed
-			 * record (the next one's notice). Atomic: a signal
-			 * handler of the owner adds to it in the middle of a
-			 * LOG (producer.c); only the owner and its handlers
-			 * touch it, so relaxed single-instruction RMWs
-			 * suffice. */
-			_Atomic uint32_t dropped_pending;
 			volatile uint8_t in_log; /* re-entry guard (signal handlers) */
 			/* Whether the flusher's copy of the context misses a
 			 * change (a CTX record dropped under DROP: sent again
@@ -105,12 +103,12 @@ struct llog__arena {
 			uint8_t ctx_dirty;
 			volatile uint8_t ctx_busy;
 		};
-		/* The four above as one word: nonzero, the LOG has
-		 * something to do first, or cannot log now (the fast
-		 * path's one test, producer.c). Only the owner and its
-		 * signal handlers write them, so the owner's plain read
-		 * races with no other thread. */
-		uint64_t busy;
+		/* The three above as one word: nonzero, the LOG cannot log
+		 * now or has a context to send first (the fast path's one
+		 * test, producer.c). Only the owner and its signal handlers
+		 * write them, so the owner's plain read races with no other
+		 * thread. */
+		uint32_t busy;
 	};
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */

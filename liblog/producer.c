@@ -58,6 +58,7 @@
 #include "levels.h"
 #include "producer_parts.h"
 #include "queue.h"
+#include "sched_points.h"
 #include "site.h"
 #include "stats.h"
 
@@ -436,16 +437,18 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * The fast path: a typed call of a FAST site (site.h, "Fixed sites") whose
  * thread has nothing to do first. One relaxed load of the site's state
  * gives the record's shape and level; then the thread's arena and its busy
- * word (re-entry, drops to report, a context to resend), the site's
- * backtrace verdict, the head (not CLOSED), the reservation, the slots
- * stored by the shape (strings with strnlen and memcpy), the header, the
- * push and the fill check: log_core's steps for this case, without the
- * plan, the overflow policy or anything rare. Whatever it does not handle
- * it leaves before changing anything, to log_core from its start
- * (log_t_slow): no arena, a busy word, a record kept for the backtrace
- * only, a closed list, a NULL string, strings that would be clipped, a
- * ring without room below its limit now (llog__arena_room's look at the
- * flusher's progress, and the overflow policy, are log_core's). A list
+ * word (re-entry, a context to resend), the site's backtrace verdict, the
+ * head (not CLOSED), in_log, the reservation (and the context word again:
+ * a signal handler may have run since the test), the slots stored by the
+ * shape (strings with strnlen and memcpy), the header, the drops to report
+ * (read after the payload, as log_core reads them), the push and the fill
+ * check: log_core's steps for this case, without the plan, the overflow
+ * policy or anything rare. Whatever it does not handle it leaves before
+ * changing anything, to log_core from its start (log_t_slow): no arena, a
+ * busy word, a record kept for the backtrace only, a closed list, a NULL
+ * string, strings that would be clipped, a ring without room below its
+ * limit now (llog__arena_room's look at the flusher's progress, and the
+ * overflow policy, are log_core's). A list
  * closed between the peek and the push is log_core's case after capture
  * (llog__producer_closed_after_capture). Its records are byte for byte
  * log_core's for the same call: the same slots in the same layout
@@ -488,8 +491,13 @@ static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a
 							   struct llist_node *first,
 							   uint32_t old_reserve, int tsc)
 {
+	/* As log_core: the drops the record carries are read after its
+	 * payload (a signal handler's drop counted while this call captured
+	 * is announced before this record); relaxed, see arena.h. */
+	uint32_t carried = llog__load_relaxed(llog__producer_pending_drops(a));
 	int wake;
 
+	r->dropped = carried;
 	/* first is not CLOSED (the caller's peek) */
 	for (;;) {
 		r->ts = tsc ? llog__clock_push_tsc() : llog__clock_push();
@@ -499,6 +507,10 @@ static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return fast_closed(a, r, old_reserve);
 	}
+	/* Only what the record carries: a handler's drop counted after the
+	 * read above stays for the next record (as log_core). */
+	if (__builtin_expect(carried != 0, 0))
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
 	/* Below ERROR: no wake-up for the level, only for the fill. */
 	wake = llog__arena_fill_wants_wake(a);
 	llog__producer_signal_fence();
@@ -525,6 +537,7 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 {
 	uint32_t off, tail;
 
+	LLOG__SCHED(FAST_ENTER);
 	a->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
@@ -533,7 +546,10 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 	off = *old & a->mask;
 	tail = a->size - off;
 	*total = bytes > tail ? bytes + tail : bytes;
-	if (__builtin_expect(*total > a->limit - *old, 0)) {
+	/* ctx_dirty again, now that no handler runs a LOG of ours: one that
+	 * ran after the entry's test may have had its CTX record dropped
+	 * (log_core reads it only here) */
+	if (__builtin_expect(*total > a->limit - *old || a->ctx_dirty, 0)) {
 		llog__producer_signal_fence();
 		a->in_log = 0;
 		return NULL;
@@ -541,12 +557,11 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 	return (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
 }
 
-/* The header of a fast record of n payload bytes. */
+/* The header of a fast record of n payload bytes (its drops: fast_push). */
 static inline __attribute__((always_inline)) void
 fast_header(struct llog__rec *r, struct llog_site *site, struct llog__arena *a, uint32_t n)
 {
 	r->len = n;
-	r->dropped = 0;
 	r->kind = LLOG__K_LOG;
 	r->flags = 0;
 	r->site = site;
@@ -666,9 +681,9 @@ fast_enter(struct llog_site *site, unsigned *s, struct llog__arena **a, struct l
 	*a = llog__tls_arena;
 	if (__builtin_expect(!(*s & LLOG__SITE_FAST) || *a == NULL, 0))
 		return 0;
-	/* Re-entry, drops to report, a context to resend (arena.h, busy). A
-	 * drop that a signal handler counts after this read stays for the
-	 * thread's next record, as in log_core. */
+	/* Re-entry, a context to resend or being rewritten (arena.h, busy;
+	 * ctx_dirty is read again once in_log is set, fast_place). Drops to
+	 * report ride in the record as in log_core (fast_push). */
 	if (__builtin_expect((*a)->busy != 0, 0))
 		return 0;
 	/* Kept for the backtrace only (below the output level of the
@@ -712,7 +727,9 @@ static void site_verdict(struct llog_site *site, unsigned n)
 	_Atomic int *state = (_Atomic int *)&site->state;
 	int s = LLOG__SITE_READY;
 
-	if (llog__load_relaxed(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2))
+	/* Acquire: the plan read below is published by the READY store
+	 * (this call's plan may have been a private copy, site.h). */
+	if (llog__load_acquire(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2))
 		(void)llog__cas_strong_relaxed(
 			state, &s,
 			(int)llog__site_shape(llog__site_published(site), n,

@@ -38,6 +38,8 @@
  *   WAITERS_BUMP   llog__arena_wake_waiters: a waiter seen, before the
  *                  bump of space.seq and the wake
  *   ROUND_END      flusher_main: a non-final round is over, before F6
+ *   FAST_ENTER     producer.c fast_place: a call passed the fast path's
+ *                  entry checks (busy word, head), before it sets in_log
  *
  * The hook may be called on any thread that logs, on the flusher and from
  * a signal handler (a crash drain wakes the flusher); a test's hook only
@@ -60,6 +62,7 @@ enum llog__sched_point {
 	LLOG__SP_SPACE_WOKEN,
 	LLOG__SP_WAITERS_BUMP,
 	LLOG__SP_ROUND_END,
+	LLOG__SP_FAST_ENTER,
 	LLOG__SP_COUNT
 };
 

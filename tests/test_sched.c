@@ -28,6 +28,13 @@
  *        after A, a record B on head 1 (taken by this round): B must still
  *        come after A, held back by the round's cut (queue.c take_shards;
  *        mutant M11)
+ *   test_fast_path_taken                 which calls take the fast path
+ *        of typed calls (liblog/producer.c): a site's calls after its
+ *        first, with or without a string or fields; never ERROR or a
+ *        record kept for the backtrace only
+ *   test_fast_path_ctx_after_entry       a context that could not be
+ *        sent, marked between the fast path's entry test and its in_log
+ *        (as by a signal handler there), is still sent before the record
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -47,6 +54,7 @@
 
 #include "llog.h"
 #include "memsink.h"
+#include "arena.h"
 #include "queue.h"
 #include "sched_points.h"
 #include "shards.h"
@@ -568,6 +576,115 @@ static void test_shard_cut_keeps_happens_before(void **state)
 	memsink_free(m);
 }
 
+/* ---- the fast path (liblog/producer.c) ------------------------------------ */
+
+/* FAST_ENTER: a call passed the fast path's entry checks, before in_log. */
+static _Atomic int fast_entered;
+static _Atomic int dirty_once;
+
+static void hook_count_fast(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_FAST_ENTER)
+		atomic_fetch_add(&fast_entered, 1);
+}
+
+static void log_same(int i)
+{
+	LOG_INFO("same %d", i);
+}
+
+static void log_str(const char *s)
+{
+	LOG_INFO("str %s", s);
+}
+
+static void log_fields(int i)
+{
+	LOG_INFO_KV(("k", i), "kv");
+}
+
+static void log_err(int i)
+{
+	LOG_ERROR("err %d", i);
+}
+
+static void log_bt(int i)
+{
+	LOG_DEBUG("kept %d", i);
+}
+
+/* Which calls take the fast path: a site's calls after its first, with
+ * an int, a string or fields; never an ERROR (it wakes the flusher) nor a
+ * record kept for the backtrace only (log_core flags it). */
+static void test_fast_path_taken(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+
+	(void)state;
+	cfg.level = LLOG_INFO;
+	cfg.backtrace_records = 16;
+	cfg.backtrace_level = LLOG_DEBUG;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	atomic_store(&fast_entered, 0);
+	llog__sched_set_hook(hook_count_fast);
+	for (int i = 0; i < 3; i++)
+		log_same(i);
+	assert_int_equal(atomic_load(&fast_entered), 2);
+	for (int i = 0; i < 3; i++)
+		log_str("x");
+	assert_int_equal(atomic_load(&fast_entered), 4);
+	for (int i = 0; i < 3; i++)
+		log_fields(i);
+	assert_int_equal(atomic_load(&fast_entered), 6);
+	for (int i = 0; i < 3; i++)
+		log_err(i);
+	for (int i = 0; i < 3; i++)
+		log_bt(i);
+	assert_int_equal(atomic_load(&fast_entered), 6);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	assert_int_equal(memsink_count(m, "same 2"), 1);
+	assert_int_equal(memsink_count(m, "str x"), 3);
+	assert_int_equal(memsink_count(m, "kv"), 3);
+	assert_int_equal(memsink_count(m, "err 2"), 1);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* As a signal handler that runs between the fast path's test of the busy
+ * word and its in_log, and whose llog_ctx_set finds no room for its CTX
+ * record: ctx_dirty set at that point. */
+static void hook_dirty(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_FAST_ENTER && atomic_exchange(&dirty_once, 0))
+		llog__tls_arena->ctx_dirty = 1;
+}
+
+/* The fast path reads ctx_dirty again once in_log is set, as log_core
+ * reads it: the call goes to log_core, which sends the context first. */
+static void test_fast_path_ctx_after_entry(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+
+	(void)state;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	assert_int_equal(llog_ctx_set("c", "v"), 0);
+	log_same(1); /* the site's first call */
+	atomic_store(&dirty_once, 1);
+	llog__sched_set_hook(hook_dirty);
+	log_same(2);
+	llog__sched_set_hook(NULL);
+	assert_int_equal(atomic_load(&dirty_once), 0); /* the fast path was entered */
+	assert_int_equal(llog__tls_arena->ctx_dirty, 0);   /* and the context sent */
+	llog_flush();
+	assert_int_equal(memsink_count(m, "same 1"), 1);
+	assert_int_equal(memsink_count(m, "same 2"), 1);
+	(void)llog_ctx_clear();
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -587,6 +704,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_blocked_producer_woken, teardown),
 		cmocka_unit_test_teardown(test_push_during_final_take, teardown),
 		cmocka_unit_test_teardown(test_shard_cut_keeps_happens_before, teardown),
+		cmocka_unit_test_teardown(test_fast_path_taken, teardown),
+		cmocka_unit_test_teardown(test_fast_path_ctx_after_entry, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
