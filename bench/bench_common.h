@@ -27,6 +27,11 @@
  *                  logger never goes idle; -g sets the gap)
  *          each    method (b): every call bracketed by lfence;rdtsc ...
  *                  rdtscp;lfence, same bursts and waits; -n bursts per thread
+ *          cold    as burst, but before each burst a sweep of 32 MiB (one
+ *                  store per cache line) and a system call (getppid: with
+ *                  page-table isolation the TLB is flushed) disturb the
+ *                  caches and the TLB; only the burst's first call is timed,
+ *                  alone as in each mode; -n bursts per thread
  *          tput    -n records logged back to back (split over the threads),
  *                  time until the last one is on disk
  *   -g US  the gap between bursts, in us (burst: 2000, warm: 50; a random
@@ -45,6 +50,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -52,7 +58,7 @@
 #define BENCH_BURST 20
 #define BENCH_WARMUP 100
 
-enum bench_mode { MODE_BURST, MODE_WARM, MODE_EACH, MODE_TPUT };
+enum bench_mode { MODE_BURST, MODE_WARM, MODE_EACH, MODE_TPUT, MODE_COLD };
 enum bench_msg { MSG_FMT, MSG_STATIC, MSG_KV };
 static const char *const bench_msg_names[] = {"fmt", "static", "kv"};
 
@@ -118,8 +124,13 @@ static void bench_busy_wait_ns(uint64_t ns)
 
 static const char *const bench_peers[] = {"10.0.0.17:443", "10.0.3.4:8443", "192.168.1.20:80"};
 
+/* Cold mode: the bytes swept between bursts (more than a last-level
+ * cache of this size class), one store per cache line. */
+#define BENCH_SWEEP_BYTES (32u << 20)
+
 struct bench_worker {
 	pthread_t th;
+	unsigned char *sweep; /* cold mode's buffer */
 	unsigned seed;
 	int index;
 	const struct bench_opts *o;
@@ -161,7 +172,26 @@ static void *bench_run_worker(void *arg)
 	for (long b = 0; b < BENCH_WARMUP + o->count; b++) {
 		bench_busy_wait_ns((uint64_t)o->gap_us * 1000u +
 				   (uint64_t)(rand_r(&w->seed) % (o->gap_us * 100u + 1u)));
-		if (o->mode != MODE_EACH) {
+		if (o->mode == MODE_COLD) {
+			/* Caches and TLB disturbed: a sweep of a buffer larger
+			 * than the caches (one store per line) and a system
+			 * call (with page-table isolation it flushes the TLB);
+			 * then the burst's first call timed alone, the rest of
+			 * the burst as in burst mode, untimed. */
+			uint64_t c0, c1;
+			long i = b * BENCH_BURST;
+
+			for (size_t k = 0; k < BENCH_SWEEP_BYTES; k += 64)
+				w->sweep[k]++;
+			(void)syscall(SYS_getppid);
+			c0 = tsc_begin();
+			BENCH_CALL(o, i);
+			c1 = tsc_end();
+			if (b >= BENCH_WARMUP)
+				w->samples[w->n++] = (double)(c1 - c0) * bench_ns_per_tick;
+			for (i++; i < (b + 1) * BENCH_BURST; i++)
+				BENCH_CALL(o, i);
+		} else if (o->mode != MODE_EACH) {
 			uint64_t c0 = __rdtsc(), c1;
 
 			for (long i = b * BENCH_BURST; i < (b + 1) * BENCH_BURST; i++)
@@ -219,7 +249,7 @@ static double bench_timer_overhead(void)
 static void bench_usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s burst|warm|each|tput [-t threads] [-n count] [-m fmt|static|kv] [-f file]"
+		"usage: %s burst|warm|each|cold|tput [-t threads] [-n count] [-m fmt|static|kv] [-f file]"
 		" [-c curve-file] [-g gap-us] [-d]\n",
 		argv0);
 	exit(2);
@@ -249,6 +279,8 @@ int main(int argc, char **argv)
 		o.mode = MODE_EACH;
 	else if (strcmp(argv[1], "tput") == 0)
 		o.mode = MODE_TPUT;
+	else if (strcmp(argv[1], "cold") == 0)
+		o.mode = MODE_COLD;
 	else
 		bench_usage(argv[0]);
 	optind = 2;
@@ -291,7 +323,7 @@ int main(int argc, char **argv)
 	unlink(o.file);
 	if (o.mode != MODE_TPUT) {
 		bench_calibrate();
-		if (o.mode == MODE_EACH)
+		if (o.mode == MODE_EACH || o.mode == MODE_COLD)
 			timer = bench_timer_overhead();
 	}
 	if (logger_init(&o) != 0)
@@ -302,6 +334,8 @@ int main(int argc, char **argv)
 		w[i].seed = 12345u + (unsigned)i;
 		w[i].index = i;
 		w[i].o = &o;
+		if (o.mode == MODE_COLD)
+			w[i].sweep = (unsigned char *)calloc(BENCH_SWEEP_BYTES, 1);
 		if (o.mode != MODE_TPUT)
 			w[i].samples = (double *)calloc(
 				(size_t)o.count * (o.mode == MODE_EACH ? BENCH_BURST : 1),

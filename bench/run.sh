@@ -142,14 +142,20 @@ for rep in $(seq 1 "$reps"); do
 		warm_gap=50
 		((t > 1)) && warm_gap=200
 		for m in fmt static; do
-			for mode in burst warm each; do
+			for mode in burst warm each cold; do
 				[[ $mode == warm && $m == static ]] && continue
+				# cold: one thread (the first call after caches and TLB
+				# were disturbed); the smoke test, fmt and 20 bursts
+				[[ $mode == cold && $t != "${threads%% *}" ]] && continue
+				((quick)) && [[ $mode == cold && $m == static ]] && continue
+				n=$bursts
+				((quick)) && [[ $mode == cold ]] && n=20
 				for lg in "${loggers[@]}"; do
 					curve=() gap=()
-					[[ $rep == 1 && $t == "${threads%% *}" && $m == fmt && $mode != warm ]] &&
+					[[ $rep == 1 && $t == "${threads%% *}" && $m == fmt && $mode != warm && $mode != cold ]] &&
 						curve=(-c "$out/curve-$mode-$lg.dat")
 					[[ $mode == warm ]] && gap=(-g "$warm_gap")
-					one "$lg" $mode -t "$t" -m $m -n "$bursts" "${curve[@]}" "${gap[@]}"
+					one "$lg" $mode -t "$t" -m $m -n "$n" "${curve[@]}" "${gap[@]}"
 				done
 			done
 			for lg in "${loggers[@]}"; do
@@ -259,7 +265,7 @@ function vs_best(mode, rest, high,   i, k, x, best, bname, l) {
 	lg = val($0, "logger"); mode = val($0, "mode"); t = val($0, "threads"); m = val($0, "msg")
 	if (mode == "" || val($0, "set") != "") next
 	T[t] = 1; M[m] = 1
-	if (mode == "burst" || mode == "warm" || mode == "each") {
+	if (mode == "burst" || mode == "warm" || mode == "each" || mode == "cold") {
 		split("p50 p90 p99 p999 max timer", P, " ")
 		for (i = 1; i <= 6; i++) add(mode SUBSEP lg SUBSEP t SUBSEP m SUBSEP P[i], val($0, P[i]))
 	} else if (mode == "tput" || mode == "drop") {
@@ -279,15 +285,17 @@ END {
 	for (i = 2; i <= nt; i++) { x = tl[i]; for (j = i - 1; j >= 1 && tl[j] > x; j--) tl[j + 1] = tl[j]; tl[j + 1] = x }
 	printf "## llog and its peers (%s, %s, %s CPUs; %d repeats: median (min-max))\n\n", date, cpu, ncpu, reps
 	printf "Loggers: %s. \"llog / best\": llog'"'"'s median over the best peer'"'"'s in that column (llog-cxx, llog-bin and llog-base are not peers; below 1: llog is faster).\n\n", loggers
-	split("burst warm each", MO, " ")
-	for (mi = 1; mi <= 3; mi++) {
+	split("burst warm each cold", MO, " ")
+	for (mi = 1; mi <= 4; mi++) {
 		mode = MO[mi]
 		if (mode == "burst")
 			printf "### 1a. Caller latency, ns per call: bursts of 20 timed with rdtsc, 2.0-2.2 ms apart (%d bursts per thread)\n\n", bursts
 		else if (mode == "warm")
 			printf "### 1b. Caller latency, ns per call, warm: bursts of 20, 50-55 us apart with 1 thread, 200-220 us with more (%d bursts per thread)\n\n", bursts
-		else
+		else if (mode == "each")
 			printf "### 1c. Caller latency, ns per call: each call timed alone (lfence;rdtsc ... rdtscp;lfence, overhead %s ns included)\n\n", cell("each" SUBSEP "llog" SUBSEP tl[1] SUBSEP "fmt" SUBSEP "timer")
+		else
+			printf "### 1d. Caller latency, cold: the first call of a burst, timed alone, after a 32 MiB sweep and a system call disturbed the caches and the TLB (timer overhead %s ns included)\n\n", cell("cold" SUBSEP "llog" SUBSEP tl[1] SUBSEP "fmt" SUBSEP "timer")
 		print "| threads | message | logger | p50 | p90 | p99 | p99.9 | max |"
 		print "|---|---|---|---|---|---|---|---|"
 		for (ti = 1; ti <= nt; ti++) for (m in M) {
