@@ -13,6 +13,11 @@
  * No lock, no malloc (after the thread's first LOG), no system call unless
  * the flusher must be woken or the ring is full under BLOCK.
  *
+ * A typed call of a site whose record has a fixed shape (site.h, "Fixed
+ * sites": decided at the site's first call) takes the fast path below
+ * instead ("The fast path"): the same five steps for that case only, with
+ * no plan, and log_core for everything else.
+ *
  * Off the hot path, each in one cold function of producer_cold.c
  * (producer_parts.h): a full ring under the overflow policy, a closed list
  * (no flusher: the record is written synchronously, sync.h; in a fork
