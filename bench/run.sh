@@ -88,6 +88,8 @@ if [[ -n $baseline ]]; then
 	git worktree remove --force "$base_tree" 2>/dev/null || rm -rf "$base_tree"
 	git worktree prune
 	git worktree add --detach "$base_tree" "$base_rev" >&2
+	# the same driver (modes, timing) for both: this tree's
+	cp bench/bench_common.h "$base_tree/bench/bench_common.h"
 	cmake -S "$base_tree" -B "$build/base" -DCMAKE_BUILD_TYPE=Release -DLLOG_BUILD_BENCH=ON \
 		-DLLOG_BUILD_TESTS=OFF -DLLOG_BUILD_EXAMPLES=OFF -DLLOG_BUILD_TOOLS=OFF \
 		-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
