@@ -621,9 +621,11 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
  * read back from the header (arena, first) and the arena (reserve, which
  * nothing moves while in_log is set). */
 static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint64_t *v,
-					      unsigned n, unsigned s, struct llog__arena *a,
+					      unsigned s, struct llog__arena *a,
 					      struct llist_head *h, struct llist_node *first)
 {
+	/* (six arguments, all in registers: the caller's call is a jump) */
+	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
 	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, total, used;
@@ -717,7 +719,7 @@ int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 	if (!fast_enter(site, &s, &a, &h, &first))
 		return log_t_slow(site, v, n);
 	if (s & LLOG__SHAPE_HAS_STR)
-		return fast_str(site, v, n, s, a, h, first);
+		return fast_str(site, v, s, a, h, first);
 	return fast_fixed(site, v, s, a, h, first);
 }
 
