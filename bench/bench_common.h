@@ -334,8 +334,11 @@ int main(int argc, char **argv)
 		w[i].seed = 12345u + (unsigned)i;
 		w[i].index = i;
 		w[i].o = &o;
-		if (o.mode == MODE_COLD)
-			w[i].sweep = (unsigned char *)calloc(BENCH_SWEEP_BYTES, 1);
+		if (o.mode == MODE_COLD &&
+		    (w[i].sweep = (unsigned char *)calloc(BENCH_SWEEP_BYTES, 1)) == NULL) {
+			fprintf(stderr, "%s: no memory for the cold mode's sweep\n", BENCH_NAME);
+			return 1;
+		}
 		if (o.mode != MODE_TPUT)
 			w[i].samples = (double *)calloc(
 				(size_t)o.count * (o.mode == MODE_EACH ? BENCH_BURST : 1),
@@ -364,6 +367,7 @@ int main(int argc, char **argv)
 			memcpy(all + k, w[i].samples, w[i].n * sizeof(double));
 			k += w[i].n;
 			free(w[i].samples);
+			free(w[i].sweep);
 		}
 		qsort(all, k, sizeof(double), bench_cmp_double);
 		printf(" samples=%zu p50=%.1f p90=%.1f p99=%.1f p999=%.1f max=%.1f timer=%.1f", k,

@@ -812,7 +812,7 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * in the default category.
  *
  * gcc and clang check the format against the arguments (printf rules).
- * In C11 with gcc or clang, a call with 1 to 8 arguments after the format
+ * In C11 with gcc or clang, a call with up to 8 arguments after the format
  * passes them in typed 8-byte slots rather than through a variadic call
  * (the record holds the same bytes); each argument is evaluated once
  * (a pointer to a variable-length array twice: cast it to void * to log

@@ -252,7 +252,6 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 	r->flags = trunc ? LLOG__REC_TRUNCATED : 0;
 	r->site = site;
 	r->arena = a;
-	r->dropped = llog__load_relaxed(llog__producer_pending_drops(a));
 	return r;
 }
 
@@ -387,6 +386,11 @@ dropped:
 	}
 	if (bt)
 		r->flags |= LLOG__REC_BACKTRACE;
+	/* The drops this record announces: read after its whole payload
+	 * (message, rate-limit count, fields), as the fast path reads them
+	 * (fast_push); a drop counted later stays for the next record.
+	 * Relaxed: see arena.h. */
+	r->dropped = llog__load_relaxed(llog__producer_pending_drops(a));
 	carried = r->dropped;                                          /* 5 */
 	if (rl != NULL && rl->ts != 0)
 		pushed = llog__push_from_at(r, h, first, rl->ts);
@@ -511,6 +515,10 @@ static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a
 			break;
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
 			return fast_closed(a, r, old_reserve);
+		/* A retry reads the clock as llog__push_from does, by the
+		 * mode in force (the list may have been reopened sharded
+		 * since, whose pushes read the clock ordered). */
+		tsc = 0;
 	}
 	/* Only what the record carries: a handler's drop counted after the
 	 * read above stays for the next record (as log_core). */
@@ -616,10 +624,10 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
  * first, the header, slots and strings are written into it, and only then
  * is the reservation taken, at its exact size (as log_core's reservation
  * and shrink). A NULL string or one that would be clipped leaves the call
- * to log_core, nothing taken. Across the strings' calls only the record
- * and the loop's own values stay live: what the push needs after them is
- * read back from the header (arena, first) and the arena (reserve, which
- * nothing moves while in_log is set). */
+ * to log_core, nothing taken. Fewer values stay live across the strings'
+ * calls: what the push needs after them is read back from the header
+ * (arena, first) and the arena (reserve, which nothing moves while in_log
+ * is set). */
 static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint64_t *v,
 					      unsigned s, struct llog__arena *a,
 					      struct llist_head *h, struct llist_node *first)

@@ -39,6 +39,9 @@
 
 enum { LLOG__SITE_NEW = 0, LLOG__SITE_PARSING = 1, LLOG__SITE_READY = 2 };
 
+_Static_assert(sizeof(struct llog__plan) <= sizeof(((struct llog_site *)0)->plan),
+	       "plan must fit in the site");
+
 /* state, once READY: bits 0-1 READY; the rest, the verdict (see above). */
 #define LLOG__SITE_STATE_MASK 3u
 #define LLOG__SITE_CHECKED 0x4u /* the verdict below was decided */

@@ -54,6 +54,7 @@ static void test_types(void **state)
 {
 	const char *nul = NULL;
 	char buf[] = "mutable";
+	const unsigned char raw[] = {0x0a, 0x1b, 0xff};
 	int64_t imin = INT64_MIN;
 	uint64_t umax = UINT64_MAX;
 	const struct kv_entry *k;
@@ -66,15 +67,17 @@ static void test_types(void **state)
 		LOG_INFO_KV(("imin", imin, "umax", umax, "negzero", -0.0, "nan", (double)NAN,
 			     "inf", (double)INFINITY, "ninf", -(double)INFINITY, "t", (_Bool)1,
 			     "f", (bool)false, "null", nul, "empty", "", "chr", 'x', "short", (short)-7,
-			     "uch", (unsigned char)200, "flt", 1.5f, "arr", buf, "int", -42),
+			     "uch", (unsigned char)200, "flt", 1.5f, "arr", buf, "int", -42,
+			     "hex", LLOG_HEX(raw, sizeof(raw))),
 			    "types %d", 1);
 		k = last();
 		assert_string_equal(k->msg, "types 1");
-		assert_int_equal(k->nfields, 16);
+		assert_int_equal(k->nfields, 17);
 		assert_int_equal(k->fields_truncated, 0);
 		/* call order kept */
 		assert_string_equal(k->f[0].key, "imin");
 		assert_string_equal(k->f[15].key, "int");
+		assert_string_equal(k->f[16].key, "hex");
 
 		f = kv_get(k, "imin");
 		assert_int_equal(f->type, LLOG_FIELD_I64);
@@ -116,6 +119,10 @@ static void test_types(void **state)
 		assert_string_equal(f->str, "mutable");
 		f = kv_get(k, "int");
 		assert_true(f->type == LLOG_FIELD_I64 && f->i64 == -42);
+		f = kv_get(k, "hex"); /* the digits, made by the flusher once */
+		assert_int_equal(f->type, LLOG_FIELD_STR);
+		assert_int_equal(f->flags, LLOG_FIELD_HEX);
+		assert_string_equal(f->str, "0a1bff");
 	}
 }
 

@@ -265,8 +265,9 @@ static void *owes(void *arg)
 	log_r(0); /* the site's first call: its calls are fast from now on */
 	pthread_barrier_wait(&step); /* [1] the flusher is held */
 	pthread_barrier_wait(&step);
-	/* 280 records of 56 bytes in a fresh 16 KiB ring: 704 bytes left,
-	 * room for more records but not for the context (about 1 KiB) */
+	/* 280 records of 56 bytes in this thread's 16 KiB ring, after the
+	 * first one (released by the flusher before it was held): 704 bytes
+	 * left, room for more records but not for the context (about 1 KiB) */
 	for (int i = 1; i <= 280; i++)
 		log_r(i);
 	(void)llog_ctx_set("c", ctx_value);

@@ -1,5 +1,5 @@
 /*
- * test_typed.c - typed calls (llog/detail.h "Typed calls"): a LOG with 1 to 8
+ * test_typed.c - typed calls (llog/detail.h "Typed calls"): a LOG with 0 to 8
  * arguments passes them as 8-byte slots to llog__log_t instead of through
  * llog__log's va_list.
  *

@@ -180,7 +180,7 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
 	LLOG__PRINTF(2, 3);
 
 /*
- * Typed calls. In C (gcc and clang), a call with 1 to 8 arguments after
+ * Typed calls. In C (gcc and clang), a call with 0 to 8 arguments after
  * the format does not go through the variadic llog__log: the macro
  * converts each argument, by its type (_Generic), into an 8-byte slot -
  * an integer's value (sign- or zero-extended), a float or double's bits as
