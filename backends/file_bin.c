@@ -445,7 +445,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	struct llog__bin *b = fs->bin;
 	const struct llog__capture *c = llog__capture_of(e);
 	const char *name = e->thread_name ? e->thread_name : "";
-	size_t nlen = e->thread_name ? strnlen(name, 15) : 0, len;
+	/* thread_name_len is the name's length (llog_entry), at most 15 */
+	size_t nlen = e->thread_name ? (e->thread_name_len < 15 ? e->thread_name_len : 15) : 0, len;
 	const char *body;
 	unsigned tag;
 	long id = -1;

@@ -89,14 +89,12 @@ static int covers(const char *name, size_t len, const char *c, size_t clen)
 	return clen >= len && memcmp(c, name, len) == 0 && (clen == len || c[len] == '.');
 }
 
-int llog__catsel_match(const struct llog__catsel *s, const struct llog_entry *e)
+int llog__catsel_match_list(const struct llog__catsel *s, const struct llog_entry *e)
 {
 	const char *c = e->category != NULL ? e->category : "";
 	size_t clen = e->category != NULL ? e->category_len : 0;
 	int best = -1;
 
-	if (s->n == 0 || e->level >= LLOG_FATAL)
-		return 1;
 	for (int i = 0; i < s->n; i++)
 		if (covers(s->it[i].name, s->it[i].len, c, clen) &&
 		    (best < 0 || s->it[i].len > s->it[best].len))

@@ -38,7 +38,14 @@ struct llog__catsel {
  * -EINVAL with a reason for llog's error message (llog__sink_set_error). */
 int llog__catsel_parse(const char *spec, struct llog__catsel *out);
 
-/* Whether e goes to a sink with selection s. */
-int llog__catsel_match(const struct llog__catsel *s, const struct llog_entry *e);
+/* Whether e goes to a sink with selection s (n != 0: the walk). */
+int llog__catsel_match_list(const struct llog__catsel *s, const struct llog_entry *e);
+
+/* Whether e goes to a sink with selection s: inline for a sink that
+ * selects every category, the flusher's case for each entry and sink. */
+static inline int llog__catsel_match(const struct llog__catsel *s, const struct llog_entry *e)
+{
+	return s->n == 0 || e->level >= LLOG_FATAL || llog__catsel_match_list(s, e);
+}
 
 #endif /* LLOG_CATSEL_H */

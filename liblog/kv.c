@@ -299,8 +299,8 @@ static int kept_has(const struct llog_field *o, uint32_t n, const char *key, siz
 	return 0;
 }
 
-void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
-			struct llog_entry *e)
+void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
+			     struct llog_entry *e)
 {
 	const struct llog__kv_site *ks = NULL;
 	uint32_t nstored = 0, left = 0, n = 0, trunc = 0;

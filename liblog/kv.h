@@ -43,6 +43,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "llog.h"
 #include "llog/sinks.h"
@@ -108,7 +109,25 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
  * e->fields_truncated in llog_stats.fields_truncated. Writes only the
  * call block's hex values, once (above). Pure code, async-signal-safe.
  */
-void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
-			struct llog_entry *e);
+void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
+			     struct llog_entry *e);
+
+/* The same, inline where there is nothing to read (no call block, an empty
+ * context that refused nothing): the flusher's case for most records. */
+static inline void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
+				      struct llog_entry *e)
+{
+	struct llog__kv_list h = {0, 0, 0, 0};
+
+	if (ctx != NULL)
+		memcpy(&h, ctx, sizeof(h));
+	if (call != NULL || h.count != 0 || h.refused != 0) {
+		llog__fields_entry_from(ctx, call, out, e);
+		return;
+	}
+	e->fields = NULL;
+	e->nfields = 0;
+	e->fields_truncated = 0;
+}
 
 #endif /* LLOG_KV_H */
