@@ -289,12 +289,13 @@ static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char
 	return 0;
 }
 
-/* Whether one of the n fields at o is named key (their lengths first: the
- * keys of a call are its site's, nearly always distinct). */
+/* Whether one of the n fields at o is named key (their lengths and first
+ * bytes first: the keys of a call are its site's, nearly always distinct). */
 static int kept_has(const struct llog_field *o, uint32_t n, const char *key, size_t klen)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (o[i].key_len == klen && memcmp(o[i].key, key, klen) == 0)
+		if (o[i].key_len == klen && (klen == 0 || o[i].key[0] == key[0]) &&
+		    memcmp(o[i].key, key, klen) == 0)
 			return 1;
 	return 0;
 }
@@ -329,27 +330,25 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 				trunc++;
 				continue;
 			}
+			trunc += (f.flags & LLOG_FIELD_TRUNCATED) != 0;
 			out[n++] = f;
 		}
 	}
+	/* Built where they go (out[n], taken by n++ only when kept): the
+	 * call's fields are most of a record's. */
 	for (uint32_t i = 0, first = n; i < nstored; i++) {
-		struct llog_field f;
+		struct llog_field spare, *f = n < LLOG_FIELDS_MAX ? &out[n] : &spare;
 
-		call_field(ks, i, &cp, &f);
+		call_field(ks, i, &cp, f);
 		/* A key repeated in the call: the first kept (an earlier one
 		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
-		if (kept_has(out + first, n - first, f.key, f.key_len)) {
+		if (kept_has(out + first, n - first, f->key, f->key_len) || f == &spare) {
 			trunc++;
 			continue;
 		}
-		if (n == LLOG_FIELDS_MAX) {
-			trunc++;
-			continue;
-		}
-		out[n++] = f;
+		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
+		n++;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		trunc += (out[i].flags & LLOG_FIELD_TRUNCATED) != 0;
 	e->fields = n != 0 ? out : NULL;
 	e->nfields = n;
 	e->fields_truncated = trunc;
