@@ -535,13 +535,17 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	    (n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)body,
 			    len)) != (size_t)-1) {
 		/* Packed after a 1-byte length, moved on when it needs more. */
-		char lb[10];
-		size_t ll = (size_t)(put_varint(lb, n) - lb);
+		if (n < 0x80) {
+			*p = (char)n;
+			p += 1 + n;
+		} else {
+			char lb[10];
+			size_t ll = (size_t)(put_varint(lb, n) - lb);
 
-		if (ll > 1)
 			memmove(p + ll, p + 1, n);
-		memcpy(p, lb, ll);
-		p += ll + n;
+			memcpy(p, lb, ll);
+			p += ll + n;
+		}
 	} else {
 		/* A capture llog__pack refused (not its plan's layout: it
 		 * does not happen) goes unpacked, the site's state as it was. */
