@@ -135,7 +135,7 @@ static struct llog__arena *arena_create(void)
 	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)
 		a->name[0] = '\0';
 	a->name[LLOG__NAME_BYTES - 1] = '\0';
-	memcpy(a->fl_name, a->name, LLOG__NAME_BYTES);
+	llog__arena_fl_name(a, a->name);
 	/* Relaxed: the arena is not shared until its first record is pushed
 	 * (the push's release CAS publishes this initialisation). */
 	llog__store_relaxed(&a->released, 0);
@@ -237,7 +237,7 @@ void llog__arena_rename_closed(struct llog__arena *a, const char *name)
 	 * for records we push after it (release CAS). */
 	wait_drained(a);
 	memcpy(a->name, name, LLOG__NAME_BYTES);
-	memcpy(a->fl_name, name, LLOG__NAME_BYTES);
+	llog__arena_fl_name(a, name);
 }
 
 void llog__arena_ctx_closed(struct llog__arena *a)
@@ -352,7 +352,7 @@ void llog__arena_after_fork(void)
 	llog__store_relaxed(&a->released, a->reserve);
 	/* A NAME record of ours still in the parent's list is dropped with
 	 * it: the owner's copy is the current name. */
-	memcpy(a->fl_name, a->name, LLOG__NAME_BYTES);
+	llog__arena_fl_name(a, a->name);
 	/* So is a CTX record: the child's flusher starts from the owner's
 	 * context (docs/fields.md 2: the child's thread keeps it). */
 	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));

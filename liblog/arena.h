@@ -119,6 +119,7 @@ struct llog__arena {
 	/* flusher side, on its own cache line */
 	alignas(64) _Atomic uint32_t released;
 	char fl_name[LLOG__NAME_BYTES]; /* the name records are rendered with */
+	uint8_t fl_name_len;            /* its length (llog__arena_fl_name) */
 	/* The context records are rendered with: written as fl_name is
 	 * (flusher, a closed list's owner, a fork child's), from CTX records. */
 	alignas(8) unsigned char fl_ctx[LLOG__CTX_BYTES_MAX];
@@ -235,12 +236,21 @@ void llog__arena_ctx_closed(struct llog__arena *a);
 
 /* ---- the flusher ---------------------------------------------------------- */
 
+/* Sets a's flusher copy of the name from name (LLOG__NAME_BYTES bytes,
+ * cut at the last) and its length, which each record's entry takes
+ * (whoever may write fl_name: arena.h, "Thread name"). */
+static inline void llog__arena_fl_name(struct llog__arena *a, const char *name)
+{
+	memcpy(a->fl_name, name, LLOG__NAME_BYTES);
+	a->fl_name[LLOG__NAME_BYTES - 1] = '\0';
+	a->fl_name_len = (uint8_t)strlen(a->fl_name);
+}
+
 /* A NAME record reached: its arena's records from here on carry the new
  * name (flusher, or its crash drain, only). */
 static inline void llog__arena_apply_name(const struct llog__rec *r)
 {
-	memcpy(r->arena->fl_name, llog__rec_payload(r), LLOG__NAME_BYTES);
-	r->arena->fl_name[LLOG__NAME_BYTES - 1] = '\0';
+	llog__arena_fl_name(r->arena, (const char *)llog__rec_payload(r));
 }
 
 /* A CTX record reached: its arena's records from here on carry the

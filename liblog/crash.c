@@ -265,9 +265,13 @@ static void report(int sig, const siginfo_t *si)
 	/* The crashing thread's name for the crash record: prctl is one
 	 * system call (async-signal-safe in practice); the record is
 	 * rendered from crash_arena's flusher copy. */
-	if (prctl(PR_GET_NAME, crash_arena.fl_name, 0, 0, 0) != 0)
-		crash_arena.fl_name[0] = '\0';
-	crash_arena.fl_name[LLOG__NAME_BYTES - 1] = '\0';
+	{
+		char name[LLOG__NAME_BYTES];
+
+		if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+			name[0] = '\0';
+		llog__arena_fl_name(&crash_arena, name);
+	}
 	r->kind = LLOG__K_TEXT;
 	r->site = &crash_site;
 	r->arena = &crash_arena;

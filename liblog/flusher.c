@@ -117,7 +117,7 @@ void llog__flusher_notice_entry(struct llog__flusher *f, const struct llog__rec 
 {
 	llog__render_notice(r->arena->tid, dropped, note, e);
 	e->thread_name = r->arena->fl_name; /* the flusher's copy (arena.h) */
-	e->thread_name_len = strlen(e->thread_name);
+	e->thread_name_len = r->arena->fl_name_len;
 	e->seq = ++f->seq;
 	e->ts_ns = out_ts(f, r->ts);
 }

@@ -107,7 +107,7 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 	/* The flusher's copy: render_record runs on the flusher (or its
 	 * crash drain); sync.c replaces it by the owner's (arena.h). */
 	e->thread_name = r->arena->fl_name;
-	e->thread_name_len = strlen(e->thread_name);
+	e->thread_name_len = r->arena->fl_name_len;
 	e->msg = buf;
 	e->msg_len = finish(buf, n, trunc);
 	suppressed_count(r, e);
@@ -119,7 +119,7 @@ void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__pl
 	site_fields(r->site, e);
 	e->tid = r->arena->tid;
 	e->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
-	e->thread_name_len = strlen(e->thread_name);
+	e->thread_name_len = r->arena->fl_name_len;
 	e->msg = NULL;
 	e->msg_len = 0;
 	if (r->flags & LLOG__REC_TRUNCATED)

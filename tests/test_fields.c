@@ -44,7 +44,9 @@ struct logger {
 	int other_line;      /* __LINE__ of the LOG in other_fn */
 };
 
-static struct logger lg[2] = {{"before", 1, 0, 0, 'a', 0}, {"other", 0, 0, 0, 'b', 0}};
+/* The first name is shorter than the second: a length kept from the old
+ * name would cut the new one. */
+static struct logger lg[2] = {{"pre", 1, 0, 0, 'a', 0}, {"other", 0, 0, 0, 'b', 0}};
 
 static void other_fn(struct logger *l)
 {
