@@ -503,9 +503,11 @@ static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a
 	/* As log_core: the drops the record carries are read after its
 	 * payload (a signal handler's drop counted while this call captured
 	 * is announced before this record); relaxed, see arena.h. */
-	uint32_t carried = llog__load_relaxed(llog__producer_pending_drops(a));
+	uint32_t carried;
 	int wake;
 
+	LLOG__SCHED(FAST_PUSH);
+	carried = llog__load_relaxed(llog__producer_pending_drops(a));
 	r->dropped = carried;
 	/* first is not CLOSED (the caller's peek) */
 	for (;;) {

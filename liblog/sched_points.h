@@ -40,6 +40,9 @@
  *   ROUND_END      flusher_main: a non-final round is over, before F6
  *   FAST_ENTER     producer.c fast_place: a call passed the fast path's
  *                  entry checks (busy word, head), before it sets in_log
+ *   FAST_PUSH      producer.c fast_push: the fast path wrote the whole
+ *                  record, before its push (a call that leaves it for
+ *                  log_core never gets here)
  *
  * The hook may be called on any thread that logs, on the flusher and from
  * a signal handler (a crash drain wakes the flusher); a test's hook only
@@ -63,6 +66,7 @@ enum llog__sched_point {
 	LLOG__SP_WAITERS_BUMP,
 	LLOG__SP_ROUND_END,
 	LLOG__SP_FAST_ENTER,
+	LLOG__SP_FAST_PUSH,
 	LLOG__SP_COUNT
 };
 

@@ -35,6 +35,10 @@
  *   test_fast_path_ctx_after_entry       a context that could not be
  *        sent, marked between the fast path's entry test and its in_log
  *        (as by a signal handler there), is still sent before the record
+ *        (by log_core: the fast path does not push it)
+ *   test_fast_path_string_bound          a string that fills the record's
+ *        bound is written by the fast path; one byte more goes to
+ *        log_core, clipped and marked
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -578,14 +582,18 @@ static void test_shard_cut_keeps_happens_before(void **state)
 
 /* ---- the fast path (liblog/producer.c) ------------------------------------ */
 
-/* FAST_ENTER: a call passed the fast path's entry checks, before in_log. */
-static _Atomic int fast_entered;
+/* FAST_ENTER: a call passed the fast path's entry checks, before in_log;
+ * FAST_PUSH: the fast path wrote the whole record (a call it left to
+ * log_core after FAST_ENTER does not get there). */
+static _Atomic int fast_entered, fast_pushed;
 static _Atomic int dirty_once;
 
 static void hook_count_fast(enum llog__sched_point p)
 {
 	if (p == LLOG__SP_FAST_ENTER)
 		atomic_fetch_add(&fast_entered, 1);
+	if (p == LLOG__SP_FAST_PUSH)
+		atomic_fetch_add(&fast_pushed, 1);
 }
 
 static void log_same(int i)
@@ -630,27 +638,88 @@ static void test_fast_path_taken(void **state)
 	cfg.backtrace_level = LLOG_DEBUG;
 	assert_int_equal(memsink_start(m, &cfg), 0);
 	atomic_store(&fast_entered, 0);
+	atomic_store(&fast_pushed, 0);
 	llog__sched_set_hook(hook_count_fast);
 	for (int i = 0; i < 3; i++)
 		log_same(i);
 	assert_int_equal(atomic_load(&fast_entered), 2);
+	assert_int_equal(atomic_load(&fast_pushed), 2);
 	for (int i = 0; i < 3; i++)
 		log_str("x");
 	assert_int_equal(atomic_load(&fast_entered), 4);
+	assert_int_equal(atomic_load(&fast_pushed), 4);
 	for (int i = 0; i < 3; i++)
 		log_fields(i);
 	assert_int_equal(atomic_load(&fast_entered), 6);
+	assert_int_equal(atomic_load(&fast_pushed), 6);
 	for (int i = 0; i < 3; i++)
 		log_err(i);
 	for (int i = 0; i < 3; i++)
 		log_bt(i);
 	assert_int_equal(atomic_load(&fast_entered), 6);
+	assert_int_equal(atomic_load(&fast_pushed), 6);
 	llog__sched_set_hook(NULL);
 	llog_flush();
 	assert_int_equal(memsink_count(m, "same 2"), 1);
 	assert_int_equal(memsink_count(m, "str x"), 3);
 	assert_int_equal(memsink_count(m, "kv"), 3);
 	assert_int_equal(memsink_count(m, "err 2"), 1);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+static void log_bound(const char *s)
+{
+	LOG_INFO("%s", s);
+}
+
+/* The fast path's string bound: a string that fills the record's bound
+ * exactly (the default max_record_bytes, 4 KiB: 4,092 bytes of one %s) is
+ * written by the fast path; one byte more is left to log_core, which
+ * clips and marks it, with nothing of the fast path's placement taken. */
+static void test_fast_path_string_bound(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	static char fits[4093], over[4094];
+	struct llog_stats st0, st;
+
+	(void)state;
+	memset(fits, 'f', sizeof(fits) - 1);
+	memset(over, 'o', sizeof(over) - 1);
+	cfg.flush_interval_ms = 5; /* as above */
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	llog_get_stats(&st0);
+	log_bound("first"); /* the site's first call: log_core */
+	atomic_store(&fast_entered, 0);
+	atomic_store(&fast_pushed, 0);
+	llog__sched_set_hook(hook_count_fast);
+	log_bound(fits);
+	assert_int_equal(atomic_load(&fast_entered), 1);
+	assert_int_equal(atomic_load(&fast_pushed), 1);
+	log_bound(over);
+	assert_int_equal(atomic_load(&fast_entered), 2);
+	assert_int_equal(atomic_load(&fast_pushed), 1);
+	log_bound(fits);
+	assert_int_equal(atomic_load(&fast_pushed), 2);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	llog_get_stats(&st);
+	assert_int_equal(st.truncated - st0.truncated, 1);
+	assert_int_equal(st.dropped - st0.dropped, 0);
+	/* (the memsink keeps a message's length and its first bytes) */
+	assert_int_equal(memsink_count(m, "first"), 1);
+	for (size_t i = 0, nf = 0, no = 0; i < m->n; i++) {
+		nf += m->e[i].msg_len == sizeof(fits) - 1 && m->e[i].msg[0] == 'f' &&
+		      m->e[i].msg[MEMSINK_MSG - 2] == 'f';
+		no += m->e[i].msg_len == sizeof(over) - 2 + strlen(" [truncated]") &&
+		      m->e[i].msg[0] == 'o';
+		if (i + 1 == m->n) {
+			assert_int_equal(nf, 2);
+			assert_int_equal(no, 1);
+		}
+	}
+	assert_int_equal(m->n, 4);
 	llog_shutdown();
 	memsink_free(m);
 }
@@ -662,6 +731,8 @@ static void hook_dirty(enum llog__sched_point p)
 {
 	if (p == LLOG__SP_FAST_ENTER && atomic_exchange(&dirty_once, 0))
 		llog__tls_arena->ctx_dirty = 1;
+	if (p == LLOG__SP_FAST_PUSH)
+		atomic_fetch_add(&fast_pushed, 1);
 }
 
 /* The fast path reads ctx_dirty again once in_log is set, as log_core
@@ -677,10 +748,12 @@ static void test_fast_path_ctx_after_entry(void **state)
 	assert_int_equal(llog_ctx_set("c", "v"), 0);
 	log_same(1); /* the site's first call */
 	atomic_store(&dirty_once, 1);
+	atomic_store(&fast_pushed, 0);
 	llog__sched_set_hook(hook_dirty);
 	log_same(2);
 	llog__sched_set_hook(NULL);
 	assert_int_equal(atomic_load(&dirty_once), 0); /* the fast path was entered */
+	assert_int_equal(atomic_load(&fast_pushed), 0); /* and left to log_core */
 	assert_int_equal(llog__tls_arena->ctx_dirty, 0);   /* and the context sent */
 	llog_flush();
 	assert_int_equal(memsink_count(m, "same 1"), 1);
@@ -711,6 +784,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_shard_cut_keeps_happens_before, teardown),
 		cmocka_unit_test_teardown(test_fast_path_taken, teardown),
 		cmocka_unit_test_teardown(test_fast_path_ctx_after_entry, teardown),
+		cmocka_unit_test_teardown(test_fast_path_string_bound, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

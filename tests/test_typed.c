@@ -401,7 +401,8 @@ static void test_positional_long_string(void **state)
 
 /* The fast path takes a string that fills the record's bound exactly
  * (4 KiB: its 4-byte length and 4092 bytes); one byte more is clipped,
- * by log_core, and marked: the same as the first call of the site. */
+ * by log_core, and marked: the same as the first call of the site. (Which
+ * path wrote each call: test_sched's test_fast_path_string_bound.) */
 static void test_fast_string_bound(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
