@@ -191,7 +191,9 @@ for rep in $(seq 1 "$reps"); do
 		done
 	done
 	# The backtrace: 1 thread, the fmt message, the three
-	# variants interleaved (table 6).
+	# variants interleaved; lines tagged set=bt (table 6 only: its llog
+	# runs are not table 1's).
+	tag="set=bt "
 	for mode in burst each; do
 		for lg in llog llog-bt llog-below; do
 			one "$lg" $mode -t 1 -m fmt -n "$bursts"
@@ -352,7 +354,7 @@ END {
 		for (li = 1; li <= nl; li++) printf " %s |", cell("tput" SUBSEP L[li] SUBSEP t SUBSEP m SUBSEP "rss")
 		print ""
 	}
-	printf "\n### 6. llogcat rendering rate, records/s (the throughput run'"'"'s file into /dev/null; llog-bin: binary records formatted by llogcat)\n\n"
+	printf "\n### 3b. llogcat rendering rate, records/s (the throughput run'"'"'s file into /dev/null; llog-bin: binary records formatted by llogcat)\n\n"
 	print "| message | llog (text file) | llog-bin (binary file) |"
 	print "|---|---|---|"
 	for (m in M) printf "| %s | %s | %s |\n", m, cell("render" SUBSEP "llog" SUBSEP tl[1] SUBSEP m), cell("render" SUBSEP "llog-bin" SUBSEP tl[1] SUBSEP m)
@@ -381,7 +383,7 @@ function med(k,   n, i, j, a, t) {
 }
 {
 	lg = val($0, "logger"); mode = val($0, "mode")
-	if (val($0, "set") != "") next
+	if (val($0, "set") != "bt") next
 	if (val($0, "threads") != 1 || val($0, "msg") != "fmt" || (mode != "burst" && mode != "each")) next
 	for (p = 1; p <= 2; p++) { P = p == 1 ? "p50" : "p99"; k = mode SUBSEP lg SUBSEP P; cnt[k]++; vals[k, cnt[k]] = val($0, P) + 0 }
 }
