@@ -2,8 +2,13 @@
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
 # stage, measured with callgrind on llog_bench's throughput mode.
 #
-#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv] [level=N]     default 200000
+#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv] [own] [level=N]     default 200000
 #
+# With "own", the file sink runs on a thread of its own (llog_bench's
+# LLOG_BENCH_SINK_THREAD=own: LLOG_SINK_THREAD_OWN, its queue BLOCK): the
+# flusher renders each record's message and copies the entry into the
+# sink's queue (llog__sinkq_put); the line, the binary record and zstd are
+# the sink's thread's, whose total per record is printed after the table.
 # With level=N, the file's zstd level is N (LLOG_BENCH_ZSTD_LEVEL; negative
 # levels are zstd's fast ones) instead of the sink's default.
 # With "kv", the record is llog_bench's -m kv (the fmt record's values as
@@ -31,7 +36,8 @@ for a in "${@:2}"; do
 	bin) prog=llog_bin_bench ;;
 	kv) mode=kv ;;
 	level=*) export LLOG_BENCH_ZSTD_LEVEL=${a#level=} ;;
-	*) echo "usage: $0 [RECORDS] [bin] [kv] [level=N]" >&2; exit 2 ;;
+	own) export LLOG_BENCH_SINK_THREAD=own ;;
+	*) echo "usage: $0 [RECORDS] [bin] [kv] [own] [level=N]" >&2; exit 2 ;;
 	esac
 done
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2
@@ -46,7 +52,14 @@ valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%
 for f in "$out"/cg.*-*; do
 	callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 	grep -q 'flusher_main' "$f.txt" && fl=$f.txt
+	grep -q 'sinkq_worker\.c:worker_main' "$f.txt" && wk=$f.txt
 done
+# the sink's own thread, with "own": its whole work per record
+own_line() {
+	[[ -n ${wk:-} ]] || return 0
+	awk -v n="$n" '/sinkq_worker\.c:worker_main/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
+		END { printf "\nThe sink'"'"'s own thread (own): %.0f instructions per record (the line or the binary record, zstd, the write).\n", m / n }' "$wk"
+}
 # inclusive FUNCTION: the largest inclusive count of a function whose name
 # matches, from the flusher's annotation
 inclusive() {
@@ -66,6 +79,7 @@ if [[ $prog == llog_bin_bench ]]; then
 		printf "| of which packing the arguments (llog__pack) | %.0f | %.0f %% |\n", k / n, 100 * k / t
 		printf "| the rest (entries, sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - e) / n, 100 * (t - z - e) / t
 	}'
+	own_line
 	exit 0
 fi
 render=$(inclusive 'render\.c:llog__render_record')
@@ -82,3 +96,4 @@ awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fiel
 		printf "| of which the fields (llog__line_put_fields) | %.0f | %.0f %% |\n", f / n, 100 * f / t
 	printf "| the rest (sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - r - l) / n, 100 * (t - z - r - l) / t
 }'
+own_line

@@ -86,6 +86,7 @@ static int logger_init(const struct bench_opts *o)
 	/* (zeroed and set, not designated: the file is C++ too) */
 	struct llog_file_options fo;
 	struct llog_config cfg;
+	struct llog_sink_options so;
 	struct llog_sink *s;
 
 	memset(&fo, 0, sizeof(fo));
@@ -114,7 +115,17 @@ static int logger_init(const struct bench_opts *o)
 		cfg.overflow = LLOG_OVERFLOW_DROP;
 		cfg.arena_bytes = 16384;
 	}
-	if (s == NULL || llog_add_sink(s) != 0 || llog_init(&cfg) != 0) {
+	/* LLOG_BENCH_SINK_THREAD=own: the file sink on a thread of its own
+	 * (LLOG_SINK_THREAD_OWN, its queue BLOCK: nothing dropped), the
+	 * formatting and compression off the flusher (bench/flusher_cost.sh
+	 * own compares). */
+	memset(&so, 0, sizeof(so));
+	if (getenv("LLOG_BENCH_SINK_THREAD") != NULL &&
+	    strcmp(getenv("LLOG_BENCH_SINK_THREAD"), "own") == 0) {
+		so.thread = LLOG_SINK_THREAD_OWN;
+		so.full = LLOG_QUEUE_BLOCK;
+	}
+	if (s == NULL || llog_add_sink_opts(s, &so) != 0 || llog_init(&cfg) != 0) {
 		fprintf(stderr, "llog_bench: init failed: %s\n", llog_file_sink_error());
 		return 1;
 	}
