@@ -8,19 +8,23 @@
  * id, the time, the sequence number, the thread when it changed, and the
  * argument bytes as they are in the arena (fmt.h's layout, strings copied
  * at the call); llogcat renders it later with the same llog__fmt_render and
- * line formatter as the text mode. An entry without a capture (an EAGER
- * plan, a TEXT record, a notice, a sink on its own thread) is stored as its
- * rendered message (a TEXT record). The entry's structured fields ride in
+ * line formatter as the text mode. The capture comes beside the entry on
+ * the flusher and, on a thread of its own, as its queue's copy (capture.h).
+ * An entry without a capture (an EAGER plan, a TEXT record, a notice) is
+ * stored as its rendered message (a TEXT record). The entry's structured fields ride in
  * the record's extension blob (put_ext: item kind 1, typed, exact values).
  * The layout: docs/file-format.md.
  *
  * Call sites. Each distinct site gets an id, in order of first use, from a
- * table of this sink (keyed by the struct llog_site, or for text entries by
- * the text of file and function, line, level and category: a sink's queue hands out
- * copies of the strings; after a library was unloaded, fmt_cache.h's
- * generation changed, a LOG key is checked against its definition once:
- * the address may hold another library's site); its definition (format, plan, file,
- * line, function, level) is serialised once, at first use, into `defs`.
+ * table of this sink (keyed by the struct llog_site's address, or for text
+ * entries by the text of file and function, line, level and category: a
+ * sink's queue hands out copies of the strings; when a capture's
+ * generation (capture.h: fmt_cache.h's, counting unloaded libraries) is not
+ * the one its key last matched, the key is checked against its definition
+ * once: the address may hold another library's site); its definition
+ * (format, plan, file, line, function, level: the capture's format and the
+ * entry's fields, never read through the site) is serialised once, at first
+ * use, into `defs`.
  * A chunk (one future frame) notes the ids allocated up to its end; before
  * its frame is written to a file, the definitions of the ids that file has
  * not seen yet go out as sites frames in the same write(2):
@@ -56,8 +60,6 @@
 #include "fileformat.h"
 #include "sink.h"
 #include "file.h"
-#include "fmt_cache.h"
-#include "levels.h"
 
 #define LLOG__BIN_SITES 65536u    /* ids per stream */
 #define HASH_SLOTS (2u * LLOG__BIN_SITES)
@@ -67,10 +69,9 @@
 #define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
 
 struct bin_key {
-	const void *site;  /* LOG: the llog_site; TEXT: NULL */
-	const char *fmt;   /* LOG: its format and line, as when defined (a */
-	int line;          /* site of an unloaded library may be reused) */
-	uint64_t gen;      /* LOG: llog__fmt_cache_gen() when last matched */
+	const void *site;  /* LOG: the llog_site's address; TEXT: NULL */
+	int line;          /* LOG: its line, as when defined */
+	uint64_t gen;      /* LOG: the generation (capture.h) last matched */
 	uint64_t h;        /* TEXT: hash of file, function, line, level */
 	uint32_t id1;      /* id + 1; 0: free slot */
 };
@@ -87,10 +88,10 @@ struct llog__bin {
 	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */
 	uint64_t frames;           /* frames started: the packing stamp */
 	/* The last LOG site's id: consecutive records of one site skip the
-	 * table (valid while llog__fmt_cache_gen() is memo_gen: ids are
-	 * never reused, and a site's category never changes unloaded). */
+	 * table (valid for captures of generation memo_gen: ids are never
+	 * reused, and a site's category is a field of the site, which never
+	 * changes unloaded). */
 	const void *memo_site;
-	const char *memo_cat;
 	uint64_t memo_gen;
 	long memo_id;
 };
@@ -201,26 +202,26 @@ static int text_def_is(const struct llog__bin *b, uint32_t id, const char *file,
 	return v == cl && memcmp(p, cat, cl) == 0;
 }
 
-/* Whether definition id is the LOG site of capture c in category (cat,
- * cl), field by field as define() wrote it: after an unload the site's
- * address (and its format's) may hold another site. */
+/* Whether definition id is the LOG site of capture c (entry e) in
+ * category (cat, cl), field by field as define() wrote it: after an unload
+ * the site's address may hold another site. */
 static int log_def_is(const struct llog__bin *b, uint32_t id, const struct llog__capture *c,
-		      const char *cat, size_t cl)
+		      const struct llog_entry *e, const char *cat, size_t cl)
 {
-	const struct llog_site *s = c->site;
 	const char *p = b->defs + b->off[id] + 5, *end;
 	uint64_t v;
 
 	end = id + 1 < b->nsites ? b->defs + b->off[id + 1] : b->defs + b->defs_len;
-	if (p[0] != (char)LLOG_BIN_SITE_LOG || p[1] != (char)llog__site_level(s))
+	if (p[0] != (char)LLOG_BIN_SITE_LOG || p[1] != (char)e->level)
 		return 0;
 	p = get_varint(p + 2, &v);
-	if (v != (uint32_t)s->line || (unsigned char)p[0] != (c->plan ? c->plan->nargs : 0) ||
+	if (v != (uint32_t)e->line || (unsigned char)p[0] != (c->plan ? c->plan->nargs : 0) ||
 	    (unsigned char)p[1] != (c->plan ? c->plan->flags & LLOG__PLAN_FILE_FLAGS : 0) ||
 	    (c->plan && memcmp(p + 2, c->plan->type, c->plan->nargs) != 0))
 		return 0;
 	p += 2 + (unsigned char)p[0];
-	if (!same_str(&p, s->fmt) || !same_str(&p, s->file) || !same_str(&p, s->func))
+	if (!same_str(&p, c->fmt) || !same_str(&p, e->file ? e->file : "") ||
+	    !same_str(&p, e->func ? e->func : ""))
 		return 0;
 	if (p == end)
 		return cl == 0;
@@ -274,8 +275,11 @@ static long define(struct llog__bin *b, unsigned kind, int level, int line,
 	return (long)b->nsites++;
 }
 
-/* The id of a site (LOG: key a = the llog_site; TEXT: a = file, b = func),
- * defining it on first use; -1 when the table is full. */
+/* The id of a site (LOG: keyed by the capture's site address and
+ * generation; TEXT: by file, function, line and level), defining it on
+ * first use; -1 when the table is full. A LOG site's format, file, line,
+ * function and level are the capture's fmt and the entry's (capture.h):
+ * never read through the site, which a queued copy may outlive. */
 static long site_id(struct llog__bin *b, const struct llog_entry *e, const struct llog__capture *c)
 {
 	const char *file = e->file ? e->file : "", *func = e->func ? e->func : "";
@@ -283,7 +287,7 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 	uint64_t h = c ? (uint64_t)(uintptr_t)site * 0x9E3779B97F4A7C15ull
 		       : text_hash(file, func, e->line, (int)e->level);
 	uint32_t i = slot_of(h);
-	uint64_t gen = c ? llog__fmt_cache_gen() : 0;
+	uint64_t gen = c ? c->gen : 0;
 	size_t cl = e->category != NULL ? strnlen(e->category, e->category_len) : 0;
 	long id;
 
@@ -301,28 +305,27 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 				return (long)k->id1 - 1;
 			continue;
 		}
-		if (k->fmt != c->site->fmt || k->line != c->site->line)
+		if (k->line != e->line)
 			continue;
 		/* A library was unloaded since: the same addresses may be
 		 * another site now (fmt_cache.h); a different one takes
 		 * this slot with an id of its own. */
-		if (k->gen == gen || log_def_is(b, k->id1 - 1, c, e->category, cl)) {
+		if (k->gen == gen || log_def_is(b, k->id1 - 1, c, e, e->category, cl)) {
 			k->gen = gen;
 			return (long)k->id1 - 1;
 		}
 		break;
 	}
 	if (c != NULL)
-		id = define(b, LLOG_BIN_SITE_LOG, llog__site_level(c->site), c->site->line, c->plan,
-			    c->site->fmt, c->site->file, c->site->func, e->category, cl);
+		id = define(b, LLOG_BIN_SITE_LOG, (int)e->level, e->line, c->plan, c->fmt, file, func,
+			    e->category, cl);
 	else
 		id = define(b, LLOG_BIN_SITE_TEXT, (int)e->level, e->line, NULL, "", file, func,
 			    e->category, cl);
 	if (id < 0)
 		return -1;
 	/* At most LLOG__BIN_SITES of HASH_SLOTS slots used: a free one exists. */
-	b->slot[i] = (struct bin_key){site, c ? c->site->fmt : NULL, c ? c->site->line : 0, gen, h,
-				      (uint32_t)id + 1};
+	b->slot[i] = (struct bin_key){site, c ? e->line : 0, gen, h, (uint32_t)id + 1};
 	return id;
 }
 
@@ -429,7 +432,7 @@ static const char *fallback_text(struct llog__bin *b, const struct llog__capture
 	int trunc = c->truncated;
 	size_t room = c->room < SCRATCH_CAP - LLOG__MARKER_LEN ? c->room
 							       : SCRATCH_CAP - LLOG__MARKER_LEN;
-	size_t n = llog__fmt_render(b->scratch, room, c->site->fmt, c->plan, c->args, &trunc);
+	size_t n = llog__fmt_render(b->scratch, room, c->fmt, c->plan, c->args, &trunc);
 
 	if (trunc) {
 		memcpy(b->scratch + n, LLOG__MARKER, LLOG__MARKER_LEN);
@@ -456,17 +459,13 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	if (c != NULL && b->room == 0)
 		b->room = c->room;
 	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX) {
-		uint64_t gen = llog__fmt_cache_gen();
-
 		/* not on the crash path (!fr->pack): it may have interrupted
 		 * an update of the memo */
-		if (fr->pack && c->site == b->memo_site && e->category == b->memo_cat &&
-		    gen == b->memo_gen) {
+		if (fr->pack && c->site == b->memo_site && c->gen == b->memo_gen) {
 			id = b->memo_id;
 		} else if ((id = site_id(b, e, c)) >= 0 && fr->pack) {
 			b->memo_site = c->site;
-			b->memo_cat = e->category;
-			b->memo_gen = gen;
+			b->memo_gen = c->gen;
 			b->memo_id = id;
 		}
 	}

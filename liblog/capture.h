@@ -16,15 +16,23 @@
  * The renderer (render.c) sets the slot when it builds an entry from a LOG
  * record and clears it for every other entry it builds; the flusher clears
  * it once the entry was handed to the sinks. So an entry made anywhere
- * else (a sink's queue, a rate-limit line, a caller's own entry) never
- * matches, whatever its fields hold, and public struct llog_entry keeps
- * its layout: no field a sink compiled elsewhere might leave uninitialised
- * is ever read. A sink on a thread of its own sees no capture (its thread
- * has its own slot, never set): it gets the rendered message.
+ * else (a rate-limit line, a caller's own entry) never matches, whatever
+ * its fields hold, and public struct llog_entry keeps its layout: no field
+ * a sink compiled elsewhere might leave uninitialised is ever read.
+ *
+ * A sink on a thread of its own that declares LLOG__SINK_F_RAW gets the
+ * capture too: its queue's item carries a copy (the format's text, the
+ * plan, the argument bytes; sinkq.c), and its worker notes that copy in
+ * its own thread's slot beside the entry it rebuilt from the item
+ * (sinkq_worker.c), for the one write call. So nothing in a capture is
+ * read through the call site but its address, an identity compared along
+ * with gen: the site's format, file, function, line and level are the
+ * capture's fmt and the entry's fields.
  *
  * The flusher skips rendering a LOG record's message when every sink that
- * gets it runs on the flusher and declares LLOG__SINK_F_RAW (sink.h): the
- * entry's msg is then NULL (msg_len 0) and the capture is the record.
+ * gets it declares LLOG__SINK_F_RAW (sink.h), on the flusher or on a thread
+ * of its own: the entry's msg is then NULL (msg_len 0) and the capture is
+ * the record.
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
  * caller). Async-signal-safe to read (initial-exec TLS, touched by the
@@ -42,7 +50,14 @@
 
 struct llog__capture {
 	const struct llog_entry *entry; /* the entry this is the capture of */
-	const struct llog_site *site;   /* fmt, file, line, func, level */
+	/* The call site: its address only, never read through (a queued
+	 * copy may outlive the library that held it); with gen, the site's
+	 * identity: the same address in another generation may be another
+	 * library's site (fmt_cache.h, llog__fmt_cache_gen). */
+	const struct llog_site *site;
+	uint64_t gen;                   /* llog__fmt_cache_gen() when captured */
+	const char *fmt;                /* the site's format (file, line, func,
+					   level: the entry's) */
 	const struct llog__plan *plan;  /* valid while the entry is */
 	const void *args;               /* the captured bytes (fmt.h layout) */
 	size_t len;

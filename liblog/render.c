@@ -32,6 +32,8 @@ static void note_capture(const struct llog__rec *r, const struct llog__plan *pla
 	struct llog__capture *c = &llog__cur_capture;
 
 	c->site = r->site;
+	c->gen = llog__fmt_cache_gen();
+	c->fmt = r->site->fmt;
 	c->plan = plan;
 	c->args = llog__rec_payload(r);
 	c->len = r->len;
