@@ -150,7 +150,8 @@ static void drop_notice(struct llog__flusher *f, struct llog__rec *r)
 }
 
 /* Whether some sink that gets r needs its message rendered: all but the
- * flusher's own sinks that store the capture (LLOG__SINK_F_RAW, capture.h). */
+ * sinks that store the capture (LLOG__SINK_F_RAW, capture.h), on the
+ * flusher or on a thread of their own (their queue copies the capture). */
 static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 {
 	if (r->kind != LLOG__K_LOG)
@@ -159,8 +160,7 @@ static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 		const struct llog_sink *s = f->sinks.s[i];
 
 		if (llog__site_level(r->site) >= (int)s->level &&
-		    (llog__flusher_queue_of(f, i) != NULL || s->ops->version < 3 ||
-		     !(s->ops->flags & LLOG__SINK_F_RAW)))
+		    (s->ops->version < 3 || !(s->ops->flags & LLOG__SINK_F_RAW)))
 			return 1;
 	}
 	return 0;

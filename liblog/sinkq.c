@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "atomic.h"
+#include "capture.h"
 #include "buf.h"
 #include "clock.h"
 #include "kv.h"
@@ -37,12 +38,10 @@ static size_t cat_len(const struct llog_entry *e)
 }
 #define COMMIT_SIZE ((uint64_t)sizeof(struct llog__sinkq_item))
 
-/* An item's bytes before its fields (their offset), 8-aligned. */
-static uint64_t item_base(const struct llog_entry *e, size_t file_len, size_t func_len)
-{
-	uint64_t n = sizeof(struct llog__sinkq_item) + file_len + 1 + func_len + 1 + e->msg_len +
-		     cat_len(e) + 1;
+#define NAME_MAX_BYTES 4000u /* file and function names beyond any real one: cut */
 
+static uint64_t align8(uint64_t n)
+{
 	return (n + ITEM_ALIGN - 1) & ~(uint64_t)(ITEM_ALIGN - 1);
 }
 
@@ -51,14 +50,61 @@ static int has_fields(const struct llog_entry *e)
 	return e->nfields != 0 || e->fields_truncated != 0;
 }
 
-/* The whole item: the fields deep-copied after the strings. */
-static uint64_t item_size(const struct llog_entry *e, size_t file_len, size_t func_len)
-{
-	uint64_t n = item_base(e, file_len, func_len);
+/* What an entry's item holds, and where (sinkq_state.h). */
+struct layout {
+	size_t file_len, func_len;
+	size_t msg_len;                  /* copied (0 with a capture), or the
+					    bound of the one rendered here */
+	const struct llog__capture *cap; /* copied, or NULL */
+	size_t fmt_len;                  /* the capture's format */
+	int render;                      /* the message is rendered here from
+					    a capture whose format is too long
+					    to copy (and the entry has none) */
+	uint64_t fields_at, cap_at, size;
+};
 
-	if (has_fields(e))
-		n += llog__kv_list_size(e->fields, e->nfields);
-	return n;
+/* Lays out e's item; raw: the sink stores captures (q->raw), so e's
+ * capture (capture.h) goes in the item instead of its message. */
+static void lay_out(const struct llog_entry *e, int raw, struct layout *l)
+{
+	const struct llog__capture *c = raw ? llog__capture_of(e) : NULL;
+	uint64_t n;
+
+	l->file_len = e->file != NULL ? strnlen(e->file, NAME_MAX_BYTES) : 0;
+	l->func_len = e->func != NULL ? strnlen(e->func, NAME_MAX_BYTES) : 0;
+	l->msg_len = e->msg != NULL ? e->msg_len : 0;
+	l->cap = NULL;
+	l->fmt_len = 0;
+	l->render = 0;
+	if (c != NULL) {
+		size_t fl = strnlen(c->fmt, LLOG__SINKQ_FMT_MAX + 1);
+
+		if (fl <= LLOG__SINKQ_FMT_MAX) {
+			l->cap = c;
+			l->fmt_len = fl;
+			l->msg_len = 0;
+		} else if (e->msg == NULL) {
+			l->render = 1;
+			l->msg_len = c->room + LLOG__MARKER_LEN;
+		}
+	}
+	n = sizeof(struct llog__sinkq_item) + l->file_len + 1 + l->func_len + 1 + l->msg_len +
+	    cat_len(e) + 1;
+	l->fields_at = align8(n);
+	n = l->fields_at + (has_fields(e) ? llog__kv_list_size(e->fields, e->nfields) : 0);
+	l->cap_at = align8(n);
+	if (l->cap != NULL)
+		n = align8(l->cap_at + sizeof(struct llog__sinkq_cap) + l->fmt_len + 1) + l->cap->len;
+	l->size = align8(n);
+}
+
+/* The whole item of e (a sink that stores no captures). */
+static uint64_t item_size(const struct llog_entry *e)
+{
+	struct layout l;
+
+	lay_out(e, 0, &l);
+	return l.size;
 }
 
 /* ---- the flusher's side -------------------------------------------------- */
@@ -138,12 +184,50 @@ static void publish(struct llog__sinkq *q, uint64_t need)
 		llog__sinkq_wake(&q->work_word, &q->worker_sleeping);
 }
 
-static void write_entry(struct llog__sinkq_item *it, uint64_t size, uint16_t kind,
-			const struct llog_entry *e, size_t file_len, size_t func_len)
+/* Copies capture c into the item at l->cap_at (sinkq_state.h). */
+static void write_cap(struct llog__sinkq_item *it, const struct layout *l)
+{
+	const struct llog__capture *c = l->cap;
+	struct llog__sinkq_cap *k = (struct llog__sinkq_cap *)(void *)((char *)it + l->cap_at);
+	char *f = (char *)(k + 1);
+
+	k->site = c->site;
+	k->gen = c->gen;
+	k->len = (uint32_t)c->len;
+	k->room = (uint32_t)c->room;
+	k->fmt_len = (uint32_t)l->fmt_len;
+	k->truncated = (uint32_t)c->truncated;
+	k->plan = *c->plan;
+	memcpy(f, c->fmt, l->fmt_len);
+	f[l->fmt_len] = '\0';
+	if (c->len != 0)
+		memcpy((char *)it + align8(l->cap_at + sizeof(*k) + l->fmt_len + 1), c->args, c->len);
+	it->cap_off = (uint32_t)l->cap_at;
+}
+
+/* The message of capture c rendered at dst (its bound: c->room and the
+ * marker), as the binary sink's own fallback renders it; returns its
+ * length. */
+static size_t render_cap(char *dst, const struct llog__capture *c)
+{
+	int trunc = c->truncated;
+	size_t n = llog__fmt_render(dst, c->room, c->fmt, c->plan, c->args, &trunc);
+
+	if (trunc) {
+		memcpy(dst + n, LLOG__MARKER, LLOG__MARKER_LEN);
+		n += LLOG__MARKER_LEN;
+	}
+	return n;
+}
+
+static void write_entry(struct llog__sinkq_item *it, const struct layout *l, uint16_t kind,
+			const struct llog_entry *e)
 {
 	char *p = (char *)(it + 1);
+	size_t file_len = l->file_len, func_len = l->func_len, msg_len = l->msg_len;
+	char *msg;
 
-	it->size = (uint32_t)size;
+	it->size = (uint32_t)l->size;
 	it->kind = kind;
 	it->level = (uint16_t)e->level;
 	it->line = e->line;
@@ -152,69 +236,76 @@ static void write_entry(struct llog__sinkq_item *it, uint64_t size, uint16_t kin
 	it->seq = e->seq;
 	it->tid = e->tid;
 	it->ts_ns = e->ts_ns;
-	it->msg_len = e->msg_len;
 	it->epoch = 0;
 	it->reported = 0;
 	it->suppressed = e->suppressed;
 	it->backtrace = e->backtrace != 0;
 	{
-		size_t tn = e->thread_name != NULL ? strnlen(e->thread_name, e->thread_name_len) : 0;
+		/* thread_name_len is the name's length (llog_entry) */
+		size_t tn = e->thread_name != NULL ? e->thread_name_len : 0;
 
 		tn = tn < sizeof(it->tname) ? tn : sizeof(it->tname) - 1;
 		memcpy(it->tname, e->thread_name != NULL ? e->thread_name : "", tn);
 		memset(it->tname + tn, 0, sizeof(it->tname) - tn);
 	}
-	memcpy(p, e->file, file_len);
+	if (file_len != 0)
+		memcpy(p, e->file, file_len);
 	p[file_len] = '\0';
 	p += file_len + 1;
-	memcpy(p, e->func, func_len);
+	if (func_len != 0)
+		memcpy(p, e->func, func_len);
 	p[func_len] = '\0';
-	memcpy(p + func_len + 1, e->msg, e->msg_len);
+	msg = p + func_len + 1;
+	if (l->render)
+		msg_len = render_cap(msg, llog__capture_of(e));
+	else if (msg_len != 0)
+		memcpy(msg, e->msg, msg_len);
+	it->msg_len = msg_len;
 	it->cat_len = (uint32_t)cat_len(e);
 	if (it->cat_len != 0)
-		memcpy(p + func_len + 1 + e->msg_len, e->category, it->cat_len);
-	p[func_len + 1 + e->msg_len + it->cat_len] = '\0';
+		memcpy(msg + msg_len, e->category, it->cat_len);
+	msg[msg_len + it->cat_len] = '\0';
 	it->fields_off = 0;
 	if (has_fields(e)) {
 		/* Deep copy: the entry's fields point into the flusher's
 		 * record and context, gone once it returns. */
-		it->fields_off = (uint32_t)item_base(e, file_len, func_len);
+		it->fields_off = (uint32_t)l->fields_at;
 		llog__kv_list_write(e->fields, e->nfields, e->fields_truncated,
 				    (char *)it + it->fields_off);
 	}
+	it->cap_off = 0;
+	if (l->cap != NULL)
+		write_cap(it, l); /* the record's bytes: they go with its arena's */
 }
 
 /* Queues e if it fits now, as an item of kind (an entry; or the queue's
  * drop notice, reporting `reported` drops); returns whether it did. Only
  * an entry counts in queued. */
-static int try_put(struct llog__sinkq *q, const struct llog_entry *e, uint16_t kind,
-		   uint64_t reported)
+static int try_put_laid(struct llog__sinkq *q, const struct llog_entry *e, uint16_t kind,
+			uint64_t reported, const struct layout *l)
 {
 	struct llog__sinkq_item *it;
-	size_t file_len = e->file != NULL ? strlen(e->file) : 0;
-	size_t func_len = e->func != NULL ? strlen(e->func) : 0;
-	uint64_t size, need;
-	struct llog_entry z;
+	uint64_t need;
 
-	if (file_len > 4000 || func_len > 4000) {
-		z = *e; /* names beyond any real one: cut, to keep the bound */
-		z.file = e->file != NULL ? e->file : "";
-		z.func = e->func != NULL ? e->func : "";
-		e = &z;
-		file_len = file_len > 4000 ? 4000 : file_len;
-		func_len = func_len > 4000 ? 4000 : func_len;
-	}
-	size = item_size(e, file_len, func_len);
-	if (!fits(q, size, 1, &need))
+	if (!fits(q, l->size, 1, &need))
 		return 0;
-	it = place(q, size, need);
-	write_entry(it, size, kind, e, file_len, func_len);
+	it = place(q, l->size, need);
+	write_entry(it, l, kind, e);
 	it->reported = reported;
 	publish(q, need);
 	q->dirty = 1;
 	if (kind == LLOG__SINKQ_ITEM_ENTRY)
 		llog__fetch_add_relaxed(&q->queued, 1);
 	return 1;
+}
+
+static int try_put(struct llog__sinkq *q, const struct llog_entry *e, uint16_t kind,
+		   uint64_t reported)
+{
+	struct layout l;
+
+	lay_out(e, q->raw && kind == LLOG__SINKQ_ITEM_ENTRY, &l);
+	return try_put_laid(q, e, kind, reported, &l);
 }
 
 /* The final round's bound: one deadline for the whole round, from the
@@ -259,9 +350,10 @@ static int wait_room(struct llog__sinkq *q, uint64_t size, int64_t deadline_ms)
 /* The most an item of the drop notice takes (put_notice). */
 static uint64_t notice_size(void)
 {
-	struct llog_entry n = {.msg_len = LLOG__NOTICE_BYTES + LLOG__SINKQ_NAME_BYTES};
+	struct llog_entry n = {.msg_len = LLOG__NOTICE_BYTES + LLOG__SINKQ_NAME_BYTES,
+			       .msg = "", .file = __FILE__, .func = "queue_full"};
 
-	return item_size(&n, strlen(__FILE__), strlen("queue_full"));
+	return item_size(&n);
 }
 
 /* The notice that precedes the first entry after drops. */
@@ -317,12 +409,12 @@ static void drop(struct llog__sinkq *q, const struct llog_entry *e)
 int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final)
 {
 	int wait = final || q->full == LLOG_QUEUE_BLOCK;
+	struct layout l;
 
+	lay_out(e, q->raw, &l);
 	if (wait) {
 		int64_t deadline = -1;
-		uint64_t size = item_size(e, e->file ? strlen(e->file) : 0,
-					  e->func ? strlen(e->func) : 0);
-
+		uint64_t size = l.size;
 		if (final) /* one bound for the whole final round */
 			deadline = final_deadline(q);
 		if (q->drops != 0)
@@ -334,7 +426,7 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 		drop(q, e); /* still in the episode of overload (sinkq.h) */
 		return 0;
 	}
-	if ((q->drops == 0 || put_notice(q)) && try_put(q, e, LLOG__SINKQ_ITEM_ENTRY, 0))
+	if ((q->drops == 0 || put_notice(q)) && try_put_laid(q, e, LLOG__SINKQ_ITEM_ENTRY, 0, &l))
 		return 1;
 	drop(q, e);
 	return 0;

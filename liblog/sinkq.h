@@ -17,7 +17,10 @@
  * the bytes [tail, head) are queued and head - tail <= cap. An item (an
  * entry with its file, function and message copied, or a commit marker)
  * is contiguous: one that would cross the end of the ring is preceded by a
- * pad item up to the end. Each entry leaves room behind it for the commit
+ * pad item up to the end. For a sink that stores captures (capture.h) an
+ * entry's item holds the LOG record's capture (format, plan, argument
+ * bytes) in place of the message; the worker notes it beside the entry it
+ * rebuilds for the write. Each entry leaves room behind it for the commit
  * marker that ends its round, so a marker always fits.
  *   the flusher's release store of head publishes the item bytes (the
  *   worker loads head with acquire); the worker's release store of tail

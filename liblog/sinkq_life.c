@@ -52,9 +52,10 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 {
 	struct llog__sinkq *q = aligned_alloc(64, sizeof(*q));
 	/* Relaxed: see config.h. The largest entry: a whole record, its
-	 * marker, and generous file and function names. */
+	 * marker, and generous file and function names; or its capture
+	 * (arguments no longer than the record) with its format. */
 	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192 +
-		       FIELDS_MAX_BYTES;
+		       FIELDS_MAX_BYTES + sizeof(struct llog__sinkq_cap) + LLOG__SINKQ_FMT_MAX + 16;
 	uint64_t want = opt->queue_bytes ? opt->queue_bytes : DEFAULT_QUEUE_BYTES;
 	struct llog__buf nb;
 
@@ -69,6 +70,7 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 		return NULL;
 	}
 	q->sink = s;
+	q->raw = s->ops->version >= 3 && (s->ops->flags & LLOG__SINK_F_RAW) != 0;
 	q->full = opt->full;
 	q->timeout_ms = opt->drain_timeout_ms ? opt->drain_timeout_ms : DEFAULT_DRAIN_MS;
 	nb = LLOG__BUF(q->name, LLOG__SINKQ_NAME_BYTES - 1);

@@ -29,6 +29,7 @@
 
 #include "llog/sinks.h"
 #include "atomic.h"
+#include "fmt.h"
 #include "queue.h"
 #include "sinkq.h"
 #include "stats.h"
@@ -55,7 +56,9 @@ enum llog__sinkq_call {
 /* An item in the ring; size and kind are its first 8 bytes, so a pad item
  * (only those) fits in any 8-byte gap. Entries are followed by file NUL
  * func NUL msg category NUL (its first CAT_MAX bytes, sinkq.c; none: NUL
- * alone). */
+ * alone), then, each 8-aligned where present, the fields (fields_off) and
+ * the capture (cap_off: struct llog__sinkq_cap, the format NUL, the
+ * argument bytes; the message is then not copied: msg_len 0). */
 struct llog__sinkq_item {
 	uint32_t size; /* the whole item, a multiple of 8 */
 	uint16_t kind;
@@ -72,10 +75,32 @@ struct llog__sinkq_item {
 	/* Where the entry's fields are, a field list (kv.h) from the item's
 	 * start; 0: none (no field, none left out). */
 	uint32_t fields_off;
+	/* Where the record's capture is (a sink that stores captures,
+	 * LLOG__SINK_F_RAW: capture.h); 0: none. */
+	uint32_t cap_off;
 };
+
+/* A LOG record's capture, copied into its item for a sink that stores
+ * captures (capture.h): what struct llog__capture points to, by value.
+ * Followed by the format (fmt_len bytes, NUL) and, 8-aligned, the
+ * argument bytes (len). */
+struct llog__sinkq_cap {
+	const void *site; /* an identity only: never read through */
+	uint64_t gen;
+	uint32_t len, room;
+	uint32_t fmt_len;
+	uint32_t truncated;
+	struct llog__plan plan;
+};
+
+/* The longest format whose capture an item carries (the binary file sink
+ * stores a longer one as text anyway): a longer one's message is rendered
+ * into the item instead (sinkq.c). */
+#define LLOG__SINKQ_FMT_MAX 16384u
 
 struct llog__sinkq {
 	struct llog_sink *sink;
+	int raw;      /* the sink stores captures (LLOG__SINK_F_RAW, version >= 3) */
 	char *ring;
 	uint64_t cap; /* a power of two */
 	enum llog_queue_full full;

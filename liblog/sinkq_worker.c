@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "atomic.h"
+#include "capture.h"
 #include "kv.h"
 #include "queue.h"
 #include "sinkq.h"
@@ -35,6 +36,27 @@ static int work_ready(struct llog__sinkq *q)
 	 * (set by the flusher after its last put). */
 	return llog__load_acquire(&q->head) != llog__load_relaxed(&q->tail) ||
 	       llog__load_acquire(&q->stop) != 0;
+}
+
+/* The capture an item carries (a sink that stores captures: capture.h),
+ * noted in this thread's slot beside e, the entry rebuilt from the item,
+ * for the sink's write; the slot is cleared after it (run_item). */
+static void item_capture(const struct llog__sinkq_item *it, const struct llog_entry *e)
+{
+	const struct llog__sinkq_cap *k =
+		(const struct llog__sinkq_cap *)(const void *)((const char *)it + it->cap_off);
+	struct llog__capture *c = &llog__cur_capture;
+	size_t args_at = (it->cap_off + sizeof(*k) + k->fmt_len + 1 + 7u) & ~(size_t)7u;
+
+	c->site = k->site;
+	c->gen = k->gen;
+	c->fmt = (const char *)(k + 1);
+	c->plan = &k->plan;
+	c->args = (const char *)it + args_at;
+	c->len = k->len;
+	c->room = k->room;
+	c->truncated = (int)k->truncated;
+	c->entry = e;
 }
 
 /* The entry an item carries (strings in the ring). */
@@ -63,6 +85,8 @@ static void item_entry(const struct llog__sinkq_item *it, struct llog_field *fie
 	e->fields_truncated = 0;
 	if (it->fields_off != 0)
 		llog__kv_list_entry((const char *)it + it->fields_off, fields, e);
+	if (it->cap_off != 0)
+		item_capture(it, e);
 }
 
 /*
@@ -136,6 +160,7 @@ static enum run run_item(struct llog__sinkq *q, const struct llog__sinkq_item *i
 	if (it->kind != LLOG__SINKQ_ITEM_COMMIT) {
 		item_entry(it, q->wfields, &e);
 		rc = s->ops->write(s, &e);
+		llog__capture_clear(); /* e goes out of scope */
 	} else {
 		rc = s->ops->commit(s);
 	}

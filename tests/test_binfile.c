@@ -714,21 +714,27 @@ static void log_site(struct llog_site *s, ...)
 
 /* After dlclose and a dlopen at the same address, a site's struct and its
  * format's text sit at the addresses of the old one's, with another format
- * (and plan): the binary record must be rendered with the new definition. */
-static void test_site_reused(void **state)
+ * (and plan): the binary record must be rendered with the new definition.
+ * On a thread of its own (own) the sink gets both records' captures as its
+ * queue's copies: the generation each carries from the flusher (capture.h)
+ * tells the second site from the first. */
+static void site_reused(int own)
 {
 	static char fmt[32];
 	static struct llog_site site;
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 	struct tdir t;
 	size_t len;
 	char *out;
 
-	(void)state;
 	llogcat();
 	tdir_make(&t, "bin.zst");
 	bo.path = t.path;
-	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	if (own)
+		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	else
+		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(NULL), 0);
 	strcpy(fmt, "reuse old=%d");
 	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_INFO, 0, {0}, NULL, 0};
@@ -747,6 +753,18 @@ static void test_site_reused(void **state)
 	assert_non_null(strstr(out, "WARN"));
 	free(out);
 	tdir_remove(&t);
+}
+
+static void test_site_reused(void **state)
+{
+	(void)state;
+	site_reused(0);
+}
+
+static void test_site_reused_own_thread(void **state)
+{
+	(void)state;
+	site_reused(1);
 }
 
 /* ---- 8. text entries of two categories at one line ----------------------------- */
@@ -872,6 +890,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_own_thread),
 	cmocka_unit_test(test_fork_same_file),
 	cmocka_unit_test(test_site_reused),
+	cmocka_unit_test(test_site_reused_own_thread),
 	cmocka_unit_test(test_text_sites_by_category),
 	cmocka_unit_test(test_long_text_fallback),
 	cmocka_unit_test(test_backtrace_marked),

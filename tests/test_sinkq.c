@@ -5,7 +5,8 @@
  * nothing; a sink thread's LOG is dropped and counted, its llog_flush
  * returns at once; a sink stuck at shutdown does not hang it and is not
  * closed while in use, and its counters add up exactly and stay readable
- * after shutdown.
+ * after shutdown. A sink that stores captures (the binary file sink's
+ * internal flag) gets them on its own thread too, copied by its queue.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,7 +30,10 @@
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "capture.h"
+#include "fmt.h"
 #include "sanitizer.h"
+#include "sink.h"
 #include "stuck_sink.h"
 #include "testutil.h"
 
@@ -734,6 +738,163 @@ static void test_failed_commit_retried_when_idle(void **state)
 	llog_shutdown();
 }
 
+/* ---- a sink that stores captures, on a thread of its own ------------------ */
+
+void llog__logv(struct llog_site *site, va_list ap); /* producer.c, for tests */
+
+static void log_site(struct llog_site *s, ...)
+{
+	va_list ap;
+
+	va_start(ap, s);
+	llog__logv(s, ap);
+	va_end(ap);
+}
+
+/* What a sink that declares LLOG__SINK_F_RAW (the binary file sink, on its
+ * own thread) was handed: each entry's message rendered from its capture
+ * (capture.h) when it had one, else the entry's own. */
+struct raw_sink {
+	struct llog_sink base;
+	long captured, texts, bad;
+	char last[256];
+	size_t last_len;
+	long other_msg_len; /* a captured entry's msg_len (0: not copied) */
+	size_t text_len;    /* the last text entry's msg_len, and its end */
+	char text_tail[LLOG__MARKER_LEN + 1];
+	char first_bad[400];
+};
+
+static long raw_write(struct llog_sink *sk, const struct llog_entry *e)
+{
+	struct raw_sink *r = (struct raw_sink *)sk;
+	const struct llog__capture *c = llog__capture_of(e);
+	char expect[64];
+	int i = -1;
+	size_t n;
+
+	if (c != NULL) {
+		int trunc = c->truncated;
+
+		n = llog__fmt_render(r->last, sizeof(r->last) - 1, c->fmt, c->plan, c->args, &trunc);
+		r->captured++;
+		r->other_msg_len += (long)e->msg_len;
+	} else {
+		n = e->msg_len < sizeof(r->last) - 1 ? e->msg_len : sizeof(r->last) - 1;
+		memcpy(r->last, e->msg, n);
+		r->texts++;
+		r->text_len = e->msg_len;
+		if (e->msg_len >= LLOG__MARKER_LEN)
+			memcpy(r->text_tail, e->msg + e->msg_len - LLOG__MARKER_LEN, LLOG__MARKER_LEN);
+	}
+	r->last[n] = '\0';
+	r->last_len = n;
+	/* "raw i=I s=<I's string> d=<I / 4>" from raw_records */
+	if (sscanf(r->last, "raw i=%d", &i) == 1) {
+		snprintf(expect, sizeof(expect), "raw i=%d s=%s d=%.2f", i, i % 2 ? "odd" : "even",
+			 i / 4.0);
+		if (strcmp(expect, r->last) != 0 || strcmp(e->func, "raw_records") != 0 ||
+		    e->level != LLOG_WARN) {
+			if (r->bad++ == 0)
+				snprintf(r->first_bad, sizeof(r->first_bad), "[%s] [%s]", r->last,
+					 expect);
+		}
+	}
+	return (long)n;
+}
+
+static long raw_commit(struct llog_sink *sk)
+{
+	(void)sk;
+	return 0;
+}
+
+static void raw_close(struct llog_sink *sk)
+{
+	(void)sk;
+}
+
+static const struct llog_sink_ops raw_ops = {
+	.version = LLOG_SINK_VERSION,
+	.write = raw_write,
+	.commit = raw_commit,
+	.close = raw_close,
+	.flags = LLOG__SINK_F_RAW,
+};
+
+static void raw_records(int n)
+{
+	for (int i = 0; i < n; i++)
+		LOG_WARN("raw i=%d s=%s d=%.2f", i, i % 2 ? "odd" : "even", i / 4.0);
+}
+
+static void count_entry(void *user, const struct llog_entry *e)
+{
+	(void)e;
+	atomic_fetch_add((_Atomic long *)user, 1);
+}
+
+/* On a thread of its own, a sink that stores captures gets each LOG
+ * record's capture (format, plan and arguments copied by its queue, the
+ * message not copied), alone or beside a sink that needs the text; its
+ * renderings are the messages. */
+static void test_raw_sink_gets_captures(void **state)
+{
+	struct llog_sink_options own = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	_Atomic long texts = 0;
+
+	(void)state;
+	for (int with_text = 0; with_text < 2; with_text++) {
+		struct raw_sink r = {.base = {.ops = &raw_ops, .level = LLOG_TRACE}};
+
+		assert_int_equal(llog_add_sink_opts(&r.base, &own), 0);
+		if (with_text) {
+			/* on the flusher: it needs the text */
+			struct llog_callback_options co = {.on_entry = count_entry, .user = &texts};
+
+			assert_int_equal(llog_add_sink(llog_callback_sink(&co)), 0);
+		}
+		assert_int_equal(llog_init(NULL), 0);
+		raw_records(3000);
+		llog_shutdown();
+		if (r.bad != 0)
+			fail_msg("%ld bad renderings, first %s", r.bad, r.first_bad);
+		assert_int_equal(r.captured, 3000);
+		assert_int_equal(r.other_msg_len, 0);
+		assert_int_equal(atomic_load(&texts), with_text ? 3000 : 0);
+	}
+}
+
+/* A format too long for the queue to copy (over 16 KiB) with no sink that
+ * needs the text: the queue renders the message into the item, and the
+ * sink gets it as text. */
+static void test_raw_sink_long_format(void **state)
+{
+	struct llog_sink_options own = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	struct raw_sink r = {.base = {.ops = &raw_ops, .level = LLOG_TRACE}};
+	size_t fl = 20000;
+	char *fmt = malloc(fl + 8);
+	struct llog_site site;
+
+	(void)state;
+	memset(fmt, 'x', fl);
+	memcpy(fmt + fl, "%d", 3);
+	site = (struct llog_site){fmt, "long.c", "long", 1, LLOG_INFO, 0, {0}, NULL, 0};
+	assert_int_equal(llog_add_sink_opts(&r.base, &own), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	log_site(&site, 42);
+	llog_shutdown();
+	assert_int_equal(r.captured, 0);
+	assert_int_equal(r.texts, 1);
+	/* the message, cut at the room of a record's rendering and marked
+	 * (this sink keeps its first bytes and its end) */
+	assert_int_equal(r.last_len, sizeof(r.last) - 1);
+	assert_memory_equal(r.last, fmt, r.last_len);
+	assert_true(r.text_len > 1000 && r.text_len < fl);
+	assert_string_equal(r.text_tail, LLOG__MARKER);
+	free(fmt);
+}
+
 TEST_MAIN(
 	cmocka_unit_test_teardown(test_threads_up_when_started, unpin),
 	cmocka_unit_test(test_blocked_sink_stalls_nothing),
@@ -747,4 +908,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_flush_waits_its_own_timeout),
 	cmocka_unit_test(test_fork_with_stuck_sink_thread),
 	cmocka_unit_test(test_failed_commit_retried_when_idle),
+	cmocka_unit_test(test_raw_sink_gets_captures),
+	cmocka_unit_test(test_raw_sink_long_format),
 )
