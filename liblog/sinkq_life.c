@@ -51,11 +51,14 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 				    int index)
 {
 	struct llog__sinkq *q = aligned_alloc(64, sizeof(*q));
+	int raw = s->ops->version >= 3 && (s->ops->flags & LLOG__SINK_F_RAW) != 0;
 	/* Relaxed: see config.h. The largest entry: a whole record, its
-	 * marker, and generous file and function names; or its capture
-	 * (arguments no longer than the record) with its format. */
+	 * marker, and generous file and function names; for a sink that
+	 * stores captures, its capture (arguments no longer than the record)
+	 * with its format, too. */
 	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192 +
-		       FIELDS_MAX_BYTES + sizeof(struct llog__sinkq_cap) + LLOG__SINKQ_FMT_MAX + 16;
+		       FIELDS_MAX_BYTES +
+		       (raw ? sizeof(struct llog__sinkq_cap) + LLOG__SINKQ_FMT_MAX + 16 : 0);
 	uint64_t want = opt->queue_bytes ? opt->queue_bytes : DEFAULT_QUEUE_BYTES;
 	struct llog__buf nb;
 
@@ -70,7 +73,7 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 		return NULL;
 	}
 	q->sink = s;
-	q->raw = s->ops->version >= 3 && (s->ops->flags & LLOG__SINK_F_RAW) != 0;
+	q->raw = raw;
 	q->full = opt->full;
 	q->timeout_ms = opt->drain_timeout_ms ? opt->drain_timeout_ms : DEFAULT_DRAIN_MS;
 	nb = LLOG__BUF(q->name, LLOG__SINKQ_NAME_BYTES - 1);
