@@ -767,12 +767,16 @@ static void test_site_reused_own_thread(void **state)
 	site_reused(1);
 }
 
-/* ---- 8. text entries of two categories at one line ----------------------------- */
+/* ---- 8. sites of two categories at one line ----------------------------------- */
 
-/* Two sites on one line (one macro), same level, other categories: on a
- * thread of its own the binary sink stores text entries, each under the
- * category of its own site. */
+/* Two sites on one line (one macro), same level, other categories, on a
+ * thread of its own: each record is stored under the category of its own
+ * site, as a capture (BOTH_CATS) and as text (BOTH_CATS_TEXT: a string
+ * precision over 239 makes the format eager, fmt_plan.c, so the record is
+ * its text and the binary sink keys its site by file, function, line and
+ * level, with the category compared). */
 #define BOTH_CATS(i) do { LOG_INFO_CAT("alpha", "both i=%d", i); LOG_INFO_CAT("beta", "both i=%d", i); } while (0)
+#define BOTH_CATS_TEXT(i) do { LOG_INFO_CAT("alpha", "text %.300s i=%d", "t", i); LOG_INFO_CAT("beta", "text %.300s i=%d", "t", i); } while (0)
 
 static void test_text_sites_by_category(void **state)
 {
@@ -781,10 +785,14 @@ static void test_text_sites_by_category(void **state)
 
 	(void)state;
 	own_thread_sinks(&t, text, bin);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		BOTH_CATS(i);
+		BOTH_CATS_TEXT(i);
+	}
 	llog_shutdown();
 	expect_same_cat("", text, "", bin, "beta");
+	expect_same_cat("--category alpha", text, "--category alpha", bin, "text t i=2");
+	expect_same_cat("--category beta", text, "--category beta", bin, "text t i=2");
 	tdir_remove(&t);
 }
 

@@ -563,7 +563,10 @@ enum llog_file_compression {
 	 * read (`llogcat --json FILE` as JSON); zstdcat does not. format and
 	 * line are ignored (llogcat chooses when it reads); see
 	 * docs/file-format.md. On a thread of its own (LLOG_SINK_THREAD_OWN)
-	 * the sink stores the rendered messages instead of the arguments.
+	 * the file holds the same records: the sink's queue carries each
+	 * record's arguments and format, and their encoding and compression
+	 * run on that thread instead of the flusher (bench/README.md, "The
+	 * file sink on a thread of its own", measures both).
 	 * Memory: as LLOG_FILE_ZSTD, plus its call-site table (65,536 sites:
 	 * about 21 MiB of address space, backed only as sites are used). */
 	LLOG_FILE_BINARY = 2
