@@ -85,8 +85,14 @@ static void item_entry(const struct llog__sinkq_item *it, struct llog_field *fie
 	e->fields_truncated = 0;
 	if (it->fields_off != 0)
 		llog__kv_list_entry((const char *)it + it->fields_off, fields, e);
-	if (it->cap_off != 0)
+	if (it->cap_off != 0) {
+		/* as on the flusher (llog__render_capture): no message, the
+		 * capture is the record (a sink that cannot store it renders
+		 * it from the capture, as file_bin.c's fallback does) */
+		e->msg = NULL;
+		e->msg_len = 0;
 		item_capture(it, e);
+	}
 }
 
 /*

@@ -869,6 +869,68 @@ static void test_long_text_fallback(void **state)
 
 /* ---- 10. backtrace entries ------------------------------------------------------ */
 
+/* ---- 11. a full site table --------------------------------------------------- */
+
+/* More call sites than a stream has ids (65,536, file_bin.c), on the
+ * flusher and on a thread of its own: the records of the first 65,536
+ * sites are in the file, once each and in order; those of the sites past
+ * the last id (their text would need a site id too) are counted lost
+ * (llog_stats.sink_lost), never written wrong. */
+static void site_table_full(int own)
+{
+	enum { SITES = 65536 + 8 };
+	struct llog_stats st0, st;
+	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	struct llog_site *site = calloc(SITES, sizeof(*site));
+	struct tdir t;
+	long next = 0;
+	size_t len;
+	char *out;
+
+	llogcat();
+	tdir_make(&t, "bin.zst");
+	bo.path = t.path;
+	if (own)
+		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	else
+		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	assert_int_equal(llog_init(NULL), 0);
+	llog_get_stats(&st0);
+	for (int i = 0; i < SITES; i++) {
+		site[i] = (struct llog_site){"full s=%d", "full.c", "full", 1 + i, LLOG_INFO, 0, {0},
+					     NULL, 0};
+		log_site(&site[i], i);
+	}
+	llog_shutdown();
+	llog_get_stats(&st);
+	assert_int_equal(st.sink_lost - st0.sink_lost, SITES - 65536);
+	out = cat("", t.path, &len);
+	for (const char *p = out; (p = scan_find(p, " full s=")) != NULL; p++) {
+		long v = -1;
+
+		assert_int_equal(scan_longs(p, " full s=#", &v, 1), 1);
+		assert_int_equal(v, next);
+		next++;
+	}
+	assert_int_equal(next, 65536);
+	free(out);
+	free(site);
+	tdir_remove(&t);
+}
+
+static void test_site_table_full(void **state)
+{
+	(void)state;
+	site_table_full(0);
+}
+
+static void test_site_table_full_own_thread(void **state)
+{
+	(void)state;
+	site_table_full(1);
+}
+
 /* Entries of the backtrace (written before a trigger record) are marked in
  * a binary file as in a text one. */
 static void test_backtrace_marked(void **state)
@@ -902,4 +964,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_text_sites_by_category),
 	cmocka_unit_test(test_long_text_fallback),
 	cmocka_unit_test(test_backtrace_marked),
+	cmocka_unit_test(test_site_table_full),
+	cmocka_unit_test(test_site_table_full_own_thread),
 )
