@@ -71,16 +71,22 @@ const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *l
 	return t;
 }
 
-/* A key in text is bare when made only of these (and not empty). */
+/* A key in text is bare when made only of these (and not empty):
+ * a-z A-Z 0-9 _ . - / : @, one bit per ASCII byte (bit c of bare[c / 64]),
+ * one lookup a byte. */
 static int bare_key(const char *k, size_t n)
 {
+	static const uint64_t bare[2] = {
+		0x07ffe00000000000ull, /* - . / 0-9 : */
+		0x07fffffe87ffffffull, /* @ A-Z _ a-z */
+	};
+
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)k[i];
 
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-' || c == '/' || c == ':' || c == '@'))
+		if (c >= 128 || !(bare[c >> 6] >> (c & 63) & 1))
 			return 0;
 	}
 	return 1;
@@ -100,8 +106,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		unsigned c;
 		char e[4];
 
-		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
-			j++;
+		j += llog__line_clean_run(s + j, len - j, 0x7f, '"');
 		llog__buf_put(o, str + i, j - i);
 		if (j == len)
 			break;

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <llog/sinks.h>
 
@@ -107,6 +108,80 @@ static inline void llog__line_put_whole(struct llog__buf *o, const char *s, size
 static inline int llog__line_is_c1(const unsigned char *s, size_t n)
 {
 	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
+/*
+ * The clean run at the start of s[0..n): how many bytes come before the
+ * first one that is below 0x20, at or above hi (0x7f: DEL and every
+ * non-ASCII byte; 0x80: non-ASCII only), a backslash or q. The escapers
+ * copy a clean run whole and look at the byte that ends it alone.
+ *
+ * Sixteen bytes are tested at a time, as a GNU C vector (gcc and clang
+ * lower it to SSE2 on x86-64, to plain words elsewhere): a run shorter
+ * than 16 is tested once with its bytes laid into one vector (the two
+ * ends of the run overlapping, 'a' in what is left), a longer one 16 at
+ * a time and its last 16 overlapping. Only a vector that holds a byte to
+ * stop at is then walked byte by byte, to find it. Nothing is read
+ * outside s[0..n).
+ */
+typedef unsigned char llog__line_v16 __attribute__((vector_size(16))); /* GNU extension */
+typedef uint64_t llog__line_v2x64 __attribute__((vector_size(16)));  /* GNU extension */
+
+/* Whether byte c ends a clean run (as llog__line_clean_run decides). */
+static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
+{
+	return c - 0x20 >= hi - 0x20 || c == '\\' || c == q;
+}
+
+/* Whether one of the 16 bytes of x ends a clean run. */
+static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned char q)
+{
+	llog__line_v16 off = x - (unsigned char)0x20;
+	llog__line_v16 stop = (llog__line_v16)(off >= (unsigned char)(hi - 0x20)) |
+			      (llog__line_v16)(x == (unsigned char)'\\') | (llog__line_v16)(x == q);
+	llog__line_v2x64 w = (llog__line_v2x64)stop;
+
+	return (w[0] | w[1]) != 0;
+}
+
+static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsigned hi,
+					  unsigned char q)
+{
+	llog__line_v16 x;
+	size_t j = 0;
+
+	if (n >= 16) {
+		for (; n - j > 16; j += 16) {
+			memcpy(&x, s + j, 16);
+			if (llog__line_stop_v16(x, hi, q))
+				goto bytes;
+		}
+		memcpy(&x, s + n - 16, 16);
+		if (!llog__line_stop_v16(x, hi, q))
+			return n;
+	} else {
+		unsigned char t[16];
+
+		memset(t, 'a', sizeof(t));
+		if (n >= 8) {
+			memcpy(t, s, 8);
+			memcpy(t + 8, s + n - 8, 8);
+		} else if (n >= 4) {
+			memcpy(t, s, 4);
+			memcpy(t + 4, s + n - 4, 4);
+		} else if (n > 0) {
+			t[0] = s[0];
+			t[1] = s[n / 2];
+			t[2] = s[n - 1];
+		}
+		memcpy(&x, t, 16);
+		if (!llog__line_stop_v16(x, hi, q))
+			return n;
+	}
+bytes:
+	while (j < n && !llog__line_stop_byte(s[j], hi, q))
+		j++;
+	return j;
 }
 
 /* A message, file, function or thread name in text: the controls, DEL, a
