@@ -31,7 +31,11 @@
  * format as text.
  *
  * A compiled format (llog__fmt_compile) is the walk of run() done once:
- * render_prog makes the same conversions in the same order from it.
+ * render_prog makes the same conversions in the same order from it. Its
+ * plain conversions (the flusher's usual "%d", "%s" and a double's "%.3f")
+ * are written without llog__fmt_render_conv's dispatch, each the way it
+ * would write it, and short texts are appended by fixed-size copies
+ * (llog__fmt_put_short) instead of calls to memcpy.
  *
  * Nothing here locks, and nothing allocates but llog__fmt_compile; render
  * and capture never call snprintf for integers, characters or strings.
@@ -85,7 +89,9 @@ static void run(struct llog__buf *o, const char *fmt, struct src *s)
  * k-th turn of run()'s loop, the literal text it copies and what ends the
  * turn. Rendering from it makes the same calls as run() in the same order
  * (the cut check before each turn included), so its output is run()'s,
- * byte for byte; only strchrnul and llog__fmt_parse_spec are not repeated.
+ * byte for byte; only strchrnul and llog__fmt_parse_spec are not repeated,
+ * and a plain conversion's dispatch (OP_D, OP_S, OP_F). A positional
+ * walk has a loop of its own (run_prog_pos) that checks every conversion.
  */
 enum {
 	OP_END,  /* the format (or a conversion cut short by it) ends here */
@@ -93,6 +99,8 @@ enum {
 	OP_CONV, /* a conversion, sp */
 	OP_D,    /* OP_CONV that is a plain "%d" or "%i" (no flag, width, ...) */
 	OP_S,    /* OP_CONV that is a plain "%s" */
+	OP_F,    /* OP_CONV that is a double's %f or %F, no '*' (flags, width
+		  * and precision in sp) */
 };
 
 struct rop {
@@ -160,6 +168,9 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 			else if (op->sp.conv == 's' && op->sp.kind == A_STR)
 				op->op = OP_S;
 		}
+		if (!op->sp.positional && !op->sp.width_star && !op->sp.prec_star && !op->sp.snp &&
+		    (op->sp.conv == 'f' || op->sp.conv == 'F') && op->sp.kind == A_DBL)
+			op->op = OP_F;
 	}
 	return prog;
 }
@@ -183,7 +194,7 @@ static inline int plain_d(struct llog__buf *o, struct src *s)
 				      1);
 	if (v < 0)
 		*--d = '-';
-	llog__buf_put(o, d, (size_t)(end - d));
+	llog__fmt_put_short(o, d, (size_t)(end - d));
 	return 1;
 }
 
@@ -201,28 +212,38 @@ static inline int plain_s(struct llog__buf *o, struct src *s)
 	if (n == STR_NULL) {
 		llog__buf_put(o, "(null)", 6);
 	} else {
-		llog__buf_put(o, (const char *)s->p, n);
+		llog__fmt_put_short(o, (const char *)s->p, n);
 		s->p += n;
 	}
 	return 1;
 }
 
-/* run() from a compiled format. */
-static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+/* A double's %f: llog__fmt_render_conv's, without its dispatch (no '*',
+ * no "n$", not an snprintf one). */
+static inline int plain_f(struct llog__buf *o, const struct spec *sp, struct src *s)
 {
-	for (const struct rop *op = prog->op; !o->cut; op++) {
-		unsigned kind = op->op;
+	double d;
 
-		/* a positional walk checks every conversion (none is a plain
-		 * one: those have no "n$") */
-		if (s->pos != NULL && (kind == OP_D || kind == OP_S))
-			kind = OP_CONV;
-		llog__buf_put(o, op->lit, op->lit_len);
-		switch (kind) {
+	if (s->i >= s->n || s->type[s->i] != A_DBL)
+		return 0;
+	s->i++;
+	memcpy(&d, s->p, 8);
+	s->p += 8;
+	llog__fmt_render_fixed(o, sp, d);
+	return 1;
+}
+
+/* run() from a compiled format: a sequential walk, whose plain
+ * conversions skip llog__fmt_render_conv. */
+static void run_prog_seq(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	for (const struct rop *op = prog->op;; op++) {
+		llog__fmt_put_short(o, op->lit, op->lit_len);
+		switch (op->op) {
 		case OP_END:
 			return;
 		case OP_PCT:
-			llog__buf_put(o, "%", 1);
+			llog__buf_putc(o, '%');
 			break;
 		case OP_D:
 			if (!plain_d(o, s))
@@ -231,6 +252,38 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 		case OP_S:
 			if (!plain_s(o, s))
 				return;
+			break;
+		case OP_F:
+			if (!plain_f(o, &op->sp, s))
+				return;
+			break;
+		default:
+			if (op->sp.positional) {
+				/* as run(): the rest of the format, as text */
+				llog__buf_put(o, op->sp.start, strlen(op->sp.start));
+				return;
+			}
+			if (!llog__fmt_render_conv(o, &op->sp, s))
+				return;
+			break;
+		}
+		/* run()'s check before its next turn */
+		if (o->cut)
+			return;
+	}
+}
+
+/* run() from a compiled format, in a positional walk: every conversion
+ * is checked (none is a plain one: those have no "n$"). */
+static void run_prog_pos(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	for (const struct rop *op = prog->op; !o->cut; op++) {
+		llog__buf_put(o, op->lit, op->lit_len);
+		switch (op->op) {
+		case OP_END:
+			return;
+		case OP_PCT:
+			llog__buf_put(o, "%", 1);
 			break;
 		default:
 			if (!llog__fmt_pos_conv_ok(&op->sp, s)) {
@@ -243,6 +296,14 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 			break;
 		}
 	}
+}
+
+static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	if (s->pos != NULL)
+		run_prog_pos(o, prog, s);
+	else
+		run_prog_seq(o, prog, s);
 }
 
 /* ---- entry points -------------------------------------------------------- */

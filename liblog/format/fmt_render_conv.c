@@ -289,7 +289,14 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 		unsigned sh = (unsigned)-e;
 		u128 x = (u128)m * p10[prec]; /* < 2^83 */
 
-		if (sh >= 127) {
+		if (sh < 64) {
+			/* the usual case: the remainder and the half in one word */
+			uint64_t rem = (uint64_t)x & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+
+			q = x >> sh;
+			if (rem > half || (rem == half && (q & 1)))
+				q++;
+		} else if (sh >= 127) {
 			q = 0; /* x < 2^83 < half: rounds down */
 		} else {
 			u128 one = 1, rem, half;
@@ -325,10 +332,22 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 	if (!(fl & F_MINUS))
 		for (; pad > 0; pad--)
 			llog__buf_put(o, "0", 1);
-	llog__buf_put(o, b, (size_t)(end - b));
+	llog__fmt_put_short(o, b, (size_t)(end - b));
 	for (; pad > 0; pad--)
 		llog__buf_put(o, " ", 1);
 	return 1;
+}
+
+/* A compiled format's %f of a double, its flags, width and precision in
+ * sp (fmt_render_parts.h). */
+void llog__fmt_render_fixed(struct llog__buf *o, const struct spec *sp, double d)
+{
+	union val v;
+
+	if (emit_fixed(o, sp->flags, sp->width, sp->prec, d))
+		return;
+	v.d = d;
+	llog__fmt_render_snp(o, sp, sp->flags, sp->width, sp->prec, A_DBL, &v);
 }
 
 /* ---- one conversion ------------------------------------------------------ */
