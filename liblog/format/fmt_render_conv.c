@@ -324,6 +324,12 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 	sign = neg ? '-' : (fl & F_PLUS) ? '+' : (fl & F_SPACE) ? ' ' : 0;
 	len = (size_t)(end - b) + (sign != 0);
 	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	if (pad == 0) { /* the usual case: the sign and the body, one copy */
+		if (sign)
+			*--b = sign;
+		llog__fmt_put_short(o, b, (size_t)(end - b));
+		return 1;
+	}
 	if (!(fl & F_MINUS) && !(fl & F_ZERO))
 		for (; pad > 0; pad--)
 			llog__buf_put(o, " ", 1);

@@ -63,8 +63,8 @@ struct src {
 
 /* v in decimal, at least min digits (zeros in front), written backwards
  * so that it ends just before end; returns its first byte. Two digits per
- * division. Inline: the integer and %f conversions and the plain "%d"
- * path each make their digits with it. */
+ * division (in 32 bits once v fits them). Inline: the integer and %f
+ * conversions and the plain "%d" path each make their digits with it. */
 static inline char *llog__fmt_render_dec_back(char *end, uint64_t v, int min)
 {
 	static const char pairs[] =
@@ -73,19 +73,29 @@ static inline char *llog__fmt_render_dec_back(char *end, uint64_t v, int min)
 		"50515253545556575859606162636465666768697071727374"
 		"75767778798081828384858687888990919293949596979899";
 	char *d = end;
+	uint32_t w;
 
-	while (v >= 100) {
+	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100) * 2;
 
 		v /= 100;
 		d -= 2;
 		memcpy(d, pairs + r, 2);
 	}
-	if (v >= 10) {
+	/* the rest in 32 bits: a cheaper division by 100 */
+	w = (uint32_t)v;
+	while (w >= 100) {
+		unsigned r = w % 100 * 2;
+
+		w /= 100;
 		d -= 2;
-		memcpy(d, pairs + v * 2, 2);
+		memcpy(d, pairs + r, 2);
+	}
+	if (w >= 10) {
+		d -= 2;
+		memcpy(d, pairs + w * 2, 2);
 	} else {
-		*--d = (char)('0' + v);
+		*--d = (char)('0' + w);
 	}
 	while (end - d < min)
 		*--d = '0';
