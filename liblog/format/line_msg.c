@@ -28,7 +28,7 @@ static int ends_like_suppressed(const char *m, size_t n)
 	static const char tail[] = " suppressed]";
 	size_t tn = sizeof(tail) - 1, d = 0;
 
-	if (n < tn + 3 || memcmp(m + n - tn, tail, tn) != 0)
+	if (n < tn + 3 || m[n - 1] != ']' || memcmp(m + n - tn, tail, tn) != 0)
 		return 0;
 	n -= tn;
 	while (d < n && m[n - 1 - d] >= '0' && m[n - 1 - d] <= '9')
@@ -48,7 +48,7 @@ static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 {
 	int last = ends_like_suppressed(m, n);
 
-	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
+	if (n >= 12 && m[0] == '[' && memcmp(m, "[backtrace] ", 12) == 0) {
 		llog__line_put_whole(o, "\\x5b", 4);
 		m++;
 		n--;
