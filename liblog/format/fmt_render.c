@@ -35,7 +35,7 @@
  * plain conversions (the flusher's usual "%d", "%s" and a double's "%.3f")
  * are written without llog__fmt_render_conv's dispatch, each the way it
  * would write it, and short texts are appended by fixed-size copies
- * (llog__fmt_put_short) instead of calls to memcpy.
+ * (llog__buf_put_short) instead of calls to memcpy.
  *
  * Nothing here locks, and nothing allocates but llog__fmt_compile; render
  * and capture never call snprintf for integers, characters or strings.
@@ -188,13 +188,13 @@ static inline int plain_d(struct llog__buf *o, struct src *s)
 	s->i++;
 	memcpy(&v, s->p, 4);
 	s->p += 4;
-	d = llog__fmt_render_dec_back(end,
+	d = llog__buf_dec_back(end,
 				      v < 0 ? 0ull - (unsigned long long)(long long)v
 					    : (unsigned long long)v,
 				      1);
 	if (v < 0)
 		*--d = '-';
-	llog__fmt_put_short(o, d, (size_t)(end - d));
+	llog__buf_put_short(o, d, (size_t)(end - d));
 	return 1;
 }
 
@@ -212,7 +212,7 @@ static inline int plain_s(struct llog__buf *o, struct src *s)
 	if (n == STR_NULL) {
 		llog__buf_put(o, "(null)", 6);
 	} else {
-		llog__fmt_put_short(o, (const char *)s->p, n);
+		llog__buf_put_short(o, (const char *)s->p, n);
 		s->p += n;
 	}
 	return 1;
@@ -238,7 +238,7 @@ static inline int plain_f(struct llog__buf *o, const struct spec *sp, struct src
 static void run_prog_seq(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
 {
 	for (const struct rop *op = prog->op;; op++) {
-		llog__fmt_put_short(o, op->lit, op->lit_len);
+		llog__buf_put_short(o, op->lit, op->lit_len);
 		switch (op->op) {
 		case OP_END:
 			return;

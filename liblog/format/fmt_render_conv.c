@@ -154,7 +154,7 @@ static void emit_int(struct llog__buf *o, char conv, unsigned fl, int width,
 		} while (m);
 		break;
 	default:
-		d = llog__fmt_render_dec_back(end, m, 1);
+		d = llog__buf_dec_back(end, m, 1);
 		break;
 	}
 	ndig = (size_t)(end - d);
@@ -317,17 +317,17 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 		frac = (uint64_t)(q % p10[prec]);
 	}
 	if (prec > 0) {
-		b = llog__fmt_render_dec_back(b, frac, prec);
+		b = llog__buf_dec_back(b, frac, prec);
 		*--b = '.';
 	}
-	b = llog__fmt_render_dec_back(b, ip, 1);
+	b = llog__buf_dec_back(b, ip, 1);
 	sign = neg ? '-' : (fl & F_PLUS) ? '+' : (fl & F_SPACE) ? ' ' : 0;
 	len = (size_t)(end - b) + (sign != 0);
 	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
 	if (pad == 0) { /* the usual case: the sign and the body, one copy */
 		if (sign)
 			*--b = sign;
-		llog__fmt_put_short(o, b, (size_t)(end - b));
+		llog__buf_put_short(o, b, (size_t)(end - b));
 		return 1;
 	}
 	if (!(fl & F_MINUS) && !(fl & F_ZERO))
@@ -338,7 +338,7 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 	if (!(fl & F_MINUS))
 		for (; pad > 0; pad--)
 			llog__buf_put(o, "0", 1);
-	llog__fmt_put_short(o, b, (size_t)(end - b));
+	llog__buf_put_short(o, b, (size_t)(end - b));
 	for (; pad > 0; pad--)
 		llog__buf_put(o, " ", 1);
 	return 1;

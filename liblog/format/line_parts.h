@@ -144,6 +144,29 @@ static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned ch
 	return (w[0] | w[1]) != 0;
 }
 
+/* The bytes of s[0..n), n < 16, laid into one vector: its two ends
+ * (overlapping), 'a' in what is left; every byte of s is in it. */
+static inline llog__line_v16 llog__line_v16_short(const unsigned char *s, size_t n)
+{
+	unsigned char t[16];
+	llog__line_v16 x;
+
+	memset(t, 'a', sizeof(t));
+	if (n >= 8) {
+		memcpy(t, s, 8);
+		memcpy(t + 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(t, s, 4);
+		memcpy(t + 4, s + n - 4, 4);
+	} else if (n > 0) {
+		t[0] = s[0];
+		t[1] = s[n / 2];
+		t[2] = s[n - 1];
+	}
+	memcpy(&x, t, 16);
+	return x;
+}
+
 static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsigned hi,
 					  unsigned char q)
 {
@@ -159,24 +182,8 @@ static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsi
 		memcpy(&x, s + n - 16, 16);
 		if (!llog__line_stop_v16(x, hi, q))
 			return n;
-	} else {
-		unsigned char t[16];
-
-		memset(t, 'a', sizeof(t));
-		if (n >= 8) {
-			memcpy(t, s, 8);
-			memcpy(t + 8, s + n - 8, 8);
-		} else if (n >= 4) {
-			memcpy(t, s, 4);
-			memcpy(t + 4, s + n - 4, 4);
-		} else if (n > 0) {
-			t[0] = s[0];
-			t[1] = s[n / 2];
-			t[2] = s[n - 1];
-		}
-		memcpy(&x, t, 16);
-		if (!llog__line_stop_v16(x, hi, q))
-			return n;
+	} else if (!llog__line_stop_v16(llog__line_v16_short(s, n), hi, q)) {
+		return n;
 	}
 bytes:
 	while (j < n && !llog__line_stop_byte(s[j], hi, q))
