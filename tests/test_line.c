@@ -684,6 +684,40 @@ static void expect_text_json(const char *msg, size_t len, const char *text, cons
 		fail_msg("%s: json \"%s\", want \"%s\"", what, out, json);
 }
 
+/* Every byte at each position of messages of 1 to 48 bytes (the clean
+ * runs are found and stored 16 bytes at a time, the last 16 overlapping:
+ * the byte in the first vector, in a middle one, in the last one, in the
+ * overlap), in text and in JSON: the bytes around it as they are, the
+ * byte as it is alone (expect_byte). */
+static void test_escape_every_position(void **state)
+{
+	char msg[64], text[32], json[32], out[512], want[512];
+
+	(void)state;
+	for (unsigned b = 0; b <= 0xff; b++) {
+		expect_byte(b, text, json);
+		for (size_t len = 1; len <= 48; len++) {
+			for (size_t pos = 0; pos < len; pos++) {
+				for (int f = 0; f <= 1; f++) {
+					const char *x = f ? json : text;
+					size_t xl = strlen(x) - 2, n; /* less 'a' and 'z' */
+
+					memset(msg, 'm', len);
+					msg[pos] = (char)b;
+					memset(want, 'm', pos);
+					memcpy(want + pos, x + 1, xl);
+					memset(want + pos + xl, 'm', len - pos - 1);
+					n = format_msg(f ? LLOG_FORMAT_JSON : LLOG_FORMAT_TEXT, msg, len,
+						       out, sizeof(out));
+					if (n != len - 1 + xl || memcmp(out, want, n) != 0)
+						fail_msg("byte 0x%02x at %zu of %zu: \"%s\"", b, pos,
+							 len, out);
+				}
+			}
+		}
+	}
+}
+
 static void test_every_byte_escaped(void **state)
 {
 	char msg[4], text[32], json[32], what[16];
@@ -750,5 +784,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_timestamps_cached_second),
 	cmocka_unit_test(test_cut_lines_stay_lines),
 	cmocka_unit_test(test_every_byte_escaped),
+	cmocka_unit_test(test_escape_every_position),
 	cmocka_unit_test(test_c1_in_utf8),
 )

@@ -99,11 +99,10 @@ void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t le
 
 	while (i < len) {
 		/* a clean run, then the byte that ended it */
-		size_t j = i + llog__line_clean_run(s + i, len - i, 0x7f, '\\'), n;
+		size_t j = i + llog__line_put_clean(o, s + i, len - i, 0x7f, '\\'), n;
 		unsigned c;
 		char e[4];
 
-		llog__buf_put(o, str + i, j - i);
 		if (j == len)
 			break;
 		c = s[j];
@@ -150,10 +149,7 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 		size_t n;
 
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			size_t j = i + llog__line_clean_run(s + i, len - i, 0x80, '"');
-
-			llog__buf_put(o, str + i, j - i);
-			i = j;
+			i += llog__line_put_clean(o, s + i, len - i, 0x80, '"');
 			continue;
 		}
 		switch (c) {

@@ -118,8 +118,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		unsigned c;
 		char e[4];
 
-		j += llog__line_clean_run(s + j, len - j, 0x7f, '"');
-		llog__buf_put(o, str + i, j - i);
+		j += llog__line_put_clean(o, s + j, len - j, 0x7f, '"');
 		if (j == len)
 			break;
 		c = s[j];

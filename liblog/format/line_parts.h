@@ -191,6 +191,46 @@ bytes:
 	return j;
 }
 
+/*
+ * Appends the clean run at the start of s[0..n) (llog__line_clean_run's)
+ * and returns its length. When the room holds all n bytes and n >= 16,
+ * each vector is stored as soon as it is tested (no second pass, no call
+ * to memcpy; a vector that holds a stop byte is stored too, and only its
+ * clean bytes counted: what lies past o->n is scratch); else the run is
+ * found, then appended as llog__buf_put would (clipped to the room).
+ */
+static inline size_t llog__line_put_clean(struct llog__buf *o, const unsigned char *s, size_t n,
+					  unsigned hi, unsigned char q)
+{
+	size_t j = 0;
+
+	if (n >= 16 && n <= o->cap - o->n) {
+		unsigned char *d = (unsigned char *)o->p + o->n;
+		llog__line_v16 x;
+
+		for (; n - j > 16; j += 16) {
+			memcpy(&x, s + j, 16);
+			memcpy(d + j, &x, 16);
+			if (llog__line_stop_v16(x, hi, q))
+				goto stop;
+		}
+		memcpy(&x, s + n - 16, 16);
+		memcpy(d + n - 16, &x, 16); /* [j, n) stored: n - 16 <= j */
+		if (!llog__line_stop_v16(x, hi, q)) {
+			o->n += n;
+			return n;
+		}
+stop:
+		while (j < n && !llog__line_stop_byte(s[j], hi, q))
+			j++;
+		o->n += j;
+		return j;
+	}
+	j = llog__line_clean_run(s, n, hi, q);
+	llog__buf_put_short(o, (const char *)s, j);
+	return j;
+}
+
 /* A message, file, function or thread name in text: the controls, DEL, a
  * backslash and the C1 controls escaped (line_escape.c). */
 void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t len);
