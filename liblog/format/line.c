@@ -244,7 +244,8 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 	put_location(o, e, lo);
 	llog__line_put_msg(o, e, lo, &m, 0, 1);
 	/* The field section ends the line, after the markers (fields.md 3). */
-	llog__line_put_fields(o, e, lo, 0);
+	if (!llog__line_no_fields(e, lo))
+		llog__line_put_fields(o, e, lo, 0);
 }
 
 static void format_json(struct llog__buf *o, const struct llog_entry *e,

@@ -65,6 +65,14 @@ void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 	size_t sl, fr;
 	char suf[32];
 
+	/* The usual message: no marker, no cut tail, nothing kept for what
+	 * follows (the general path below does the same then). */
+	if (m->tl == 0 && rest == 0 && (!lo->full || (e->suppressed == 0 && !e->backtrace)) &&
+	    (!fields_after || llog__line_no_fields(e, lo))) {
+		put_text_msg(o, e->msg, e->msg_len);
+		return;
+	}
+
 	/* A rate-limited site's count ends the message (or its cut tail):
 	 * " [N suppressed]" (llog.h). */
 	sl = suppressed_suffix(e, lo, suf);

@@ -255,6 +255,14 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 #define LLOG__FIELDS_END 32
 #define LLOG__FIELDS_RESERVE (LLOG__FIELDS_START + LLOG__FIELDS_END)
 
+/* Whether the entry has no field section for sure (then the two below
+ * do nothing and return 0): its appended fields may not be read, or it
+ * has none and left none out. Inline: most entries have none. */
+static inline int llog__line_no_fields(const struct llog_entry *e, const struct llog__lopt *lo)
+{
+	return !lo->full || (e->fields == NULL && e->fields_truncated == 0);
+}
+
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
  * entry has fields (or left some out), else 0. */
 size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
