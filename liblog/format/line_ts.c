@@ -169,21 +169,16 @@ struct ts_second {
 	char text[25]; /* "YYYY-MM-DDTHH:MM:SS", then local time's "+HH:MM" */
 };
 
-/* The cached second ts_ns falls in, rebuilt when it does not (with
- * localtime_r's offset in local time); its nanoseconds in *ns. */
-static const char *second_of(struct ts_second *c, int local, int64_t ts_ns, uint32_t *ns)
+/* The second ts_ns falls in made into c, with localtime_r's offset in
+ * local time; its nanoseconds in *ns. Out of line: once a second. */
+static __attribute__((noinline)) const char *second_made(struct ts_second *c, int local,
+							 int64_t ts_ns, uint32_t *ns)
 {
-	int64_t secs, sub;
+	/* floor; not (ts_ns - 999999999) / 10^9, which overflows near INT64_MIN */
+	int64_t secs = ts_ns / 1000000000 - (ts_ns % 1000000000 < 0);
+	int64_t sub = ts_ns % 1000000000 + (ts_ns % 1000000000 < 0 ? 1000000000 : 0);
 	int ok;
 
-	/* the hit: one subtraction, no division */
-	if (c->ok && ts_ns >= c->base && (uint64_t)ts_ns - (uint64_t)c->base < 1000000000u) {
-		*ns = (uint32_t)((uint64_t)ts_ns - (uint64_t)c->base);
-		return c->text;
-	}
-	/* floor; not (ts_ns - 999999999) / 10^9, which overflows near INT64_MIN */
-	secs = ts_ns / 1000000000 - (ts_ns % 1000000000 < 0);
-	sub = ts_ns % 1000000000 + (ts_ns % 1000000000 < 0 ? 1000000000 : 0);
 	*ns = (uint32_t)sub;
 	c->ok = 0; /* see LLOG__CACHE_OPEN */
 	LLOG__CACHE_OPEN();
@@ -201,6 +196,17 @@ static const char *second_of(struct ts_second *c, int local, int64_t ts_ns, uint
 	LLOG__CACHE_CLOSE();
 	c->ok = ok;
 	return c->text;
+}
+
+/* The cached second ts_ns falls in (a hit: one subtraction, no
+ * division), made when it does not; its nanoseconds in *ns. */
+static inline const char *second_of(struct ts_second *c, int local, int64_t ts_ns, uint32_t *ns)
+{
+	if (c->ok && ts_ns >= c->base && (uint64_t)ts_ns - (uint64_t)c->base < 1000000000u) {
+		*ns = (uint32_t)((uint64_t)ts_ns - (uint64_t)c->base);
+		return c->text;
+	}
+	return second_made(c, local, ts_ns, ns);
 }
 
 /*
