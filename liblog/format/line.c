@@ -92,35 +92,44 @@ static const char *category(const struct llog_entry *e, const struct llog__lopt 
  * last (level, tid) pair is kept per thread: consecutive records of one
  * thread repeat it. Keyed by the values, not by any pointer of the entry.
  */
-static size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
+static __thread struct {
+	int valid;
+	enum llog_level level;
+	uint64_t tid;
+	size_t n;
+	char text[LEVEL_TID_MAX];
+} lt_cache;
+
+/* level_tid's text made anew (out of line: once per change of level or
+ * thread). */
+static __attribute__((noinline)) size_t level_tid_made(char *dst, enum llog_level level,
+							uint64_t tid)
 {
-	static __thread struct {
-		int valid;
-		enum llog_level level;
-		uint64_t tid;
-		size_t n;
-		char text[LEVEL_TID_MAX];
-	} c;
+	struct llog__buf b = LLOG__BUF(lt_cache.text, sizeof(lt_cache.text));
 
-	if (!c.valid || c.level != level || c.tid != tid) {
-		struct llog__buf b = LLOG__BUF(c.text, sizeof(c.text));
+	lt_cache.valid = 0; /* see LLOG__CACHE_OPEN */
+	LLOG__CACHE_OPEN();
+	llog__buf_putc(&b, ' ');
+	put_level(&b, level, 1);
+	llog__buf_put(&b, " [", 2);
+	llog__buf_num(&b, tid, 10);
+	lt_cache.n = b.n;
+	lt_cache.level = level;
+	lt_cache.tid = tid;
+	LLOG__CACHE_CLOSE();
+	lt_cache.valid = !b.cut;
+	if (b.cut)
+		return 0; /* a level name longer than the room */
+	memcpy(dst, lt_cache.text, LEVEL_TID_MAX);
+	return lt_cache.n;
+}
 
-		c.valid = 0; /* see LLOG__CACHE_OPEN */
-		LLOG__CACHE_OPEN();
-		llog__buf_putc(&b, ' ');
-		put_level(&b, level, 1);
-		llog__buf_put(&b, " [", 2);
-		llog__buf_num(&b, tid, 10);
-		c.n = b.n;
-		c.level = level;
-		c.tid = tid;
-		LLOG__CACHE_CLOSE();
-		c.valid = !b.cut;
-		if (b.cut)
-			return 0; /* a level name longer than the room */
-	}
-	memcpy(dst, c.text, LEVEL_TID_MAX); /* a fixed size: no call; dst has the room */
-	return c.n;
+static inline size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
+{
+	if (!lt_cache.valid || lt_cache.level != level || lt_cache.tid != tid)
+		return level_tid_made(dst, level, tid);
+	memcpy(dst, lt_cache.text, LEVEL_TID_MAX); /* a fixed size: no call; dst has the room */
+	return lt_cache.n;
 }
 
 #define LOC_KEY_MAX 192 /* put_location's cached path and function, bytes at most */
