@@ -34,8 +34,9 @@
  * render_prog makes the same conversions in the same order from it. Its
  * plain conversions (the flusher's usual "%d", "%s" and a double's "%.3f")
  * are written without llog__fmt_render_conv's dispatch, each the way it
- * would write it, and short texts are appended by fixed-size copies
- * (llog__buf_put_short) instead of calls to memcpy.
+ * would write it; short texts are appended by fixed-size copies
+ * (llog__buf_put_short, and a literal's first 16 bytes kept in the
+ * program) instead of calls to memcpy.
  *
  * Nothing here locks, and nothing allocates but llog__fmt_compile; render
  * and capture never call snprintf for integers, characters or strings.
@@ -107,7 +108,8 @@ struct rop {
 	const char *lit; /* literal text before the '%', lit_len bytes */
 	size_t lit_len;
 	unsigned op;     /* OP_* */
-	struct spec sp;  /* OP_CONV, OP_D, OP_S */
+	struct spec sp;  /* OP_CONV, OP_D, OP_S, OP_F */
+	char lit16[16];  /* the literal's first 16 bytes, zeros after it */
 };
 
 struct llog__fmt_prog {
@@ -148,6 +150,8 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 
 		op->lit = p;
 		op->lit_len = (size_t)(q - p);
+		memset(op->lit16, 0, sizeof(op->lit16));
+		memcpy(op->lit16, p, op->lit_len < 16 ? op->lit_len : 16);
 		op->op = OP_END;
 		if (*q == '\0')
 			break;
@@ -233,12 +237,25 @@ static inline int plain_f(struct llog__buf *o, const struct spec *sp, struct src
 	return 1;
 }
 
+/* op's literal text, as llog__buf_put appends it: one of at most 16
+ * bytes, when the room has 16, as a copy of all of lit16 (what lies past
+ * the literal is scratch, overwritten next). */
+static inline void put_lit(struct llog__buf *o, const struct rop *op)
+{
+	if (op->lit_len <= 16 && o->cap - o->n >= 16) {
+		memcpy(o->p + o->n, op->lit16, 16);
+		o->n += op->lit_len;
+		return;
+	}
+	llog__buf_put(o, op->lit, op->lit_len);
+}
+
 /* run() from a compiled format: a sequential walk, whose plain
  * conversions skip llog__fmt_render_conv. */
 static void run_prog_seq(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
 {
 	for (const struct rop *op = prog->op;; op++) {
-		llog__buf_put_short(o, op->lit, op->lit_len);
+		put_lit(o, op);
 		switch (op->op) {
 		case OP_END:
 			return;
