@@ -257,7 +257,8 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 
 /* Whether the entry has no field section for sure (then the two below
  * do nothing and return 0): its appended fields may not be read, or it
- * has none and left none out. Inline: most entries have none. */
+ * has none and left none out (the test line_fields.c's entry_fields
+ * starts with). Inline: most entries have none. */
 static inline int llog__line_no_fields(const struct llog_entry *e, const struct llog__lopt *lo)
 {
 	return !lo->full || (e->fields == NULL && e->fields_truncated == 0);
