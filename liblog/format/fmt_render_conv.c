@@ -285,6 +285,19 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 		if (e > 10)
 			return 0; /* >= 2^63: snprintf */
 		q = ((u128)m << e) * p10[prec];
+	} else if (prec <= 3) {
+		/* m * 10^prec < 2^53 * 1000 < 2^63: all in one word */
+		unsigned sh = (unsigned)-e;
+		uint64_t x = m * p10[prec], q64 = 0;
+
+		if (sh < 64) {
+			uint64_t rem = x & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+
+			q64 = x >> sh;
+			if (rem > half || (rem == half && (q64 & 1)))
+				q64++;
+		} /* else x < 2^63 <= half: rounds down to 0 */
+		q = q64;
 	} else {
 		unsigned sh = (unsigned)-e;
 		u128 x = (u128)m * p10[prec]; /* < 2^83 */
