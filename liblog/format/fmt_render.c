@@ -193,9 +193,9 @@ static inline int plain_d(struct llog__buf *o, struct src *s)
 	memcpy(&v, s->p, 4);
 	s->p += 4;
 	d = llog__buf_dec_back(end,
-				      v < 0 ? 0ull - (unsigned long long)(long long)v
-					    : (unsigned long long)v,
-				      1);
+			       v < 0 ? 0ull - (unsigned long long)(long long)v
+				     : (unsigned long long)v,
+			       1);
 	if (v < 0)
 		*--d = '-';
 	llog__buf_put_short(o, d, (size_t)(end - d));

@@ -6,11 +6,11 @@
  * characters, strings and plain %f itself and hands the rest to
  * fmt_render_snp.c (snprintf of that one conversion); a compiled
  * program's plain "%d" and "%s" fmt_render.c writes itself, and a
- * double's %f through llog__fmt_render_fixed (fmt_render_conv.c). A positional format
- * ("%2$s %1$d") has its arguments fetched first, in index order, by
- * fmt_pos.c (through fmt_render_conv.c's fetch). They call one way,
- * never back: fmt_render.c -> fmt_pos.c -> fmt_render_conv.c ->
- * fmt_render_snp.c.
+ * double's %f through llog__fmt_render_fixed (fmt_render_conv.c). A
+ * positional format ("%2$s %1$d") has its arguments fetched first, in
+ * index order, by fmt_pos.c (through fmt_render_conv.c's fetch). They
+ * call one way, never back: fmt_render.c -> fmt_pos.c ->
+ * fmt_render_conv.c -> fmt_render_snp.c.
  *
  * The message is built in a struct llog__buf; output is a prefix of
  * snprintf's: once something does not fit, cut is set and the walk stops.
