@@ -18,8 +18,9 @@
  * JSON.
  *
  * Both escape by runs: the bytes up to the next one that may need an
- * escape are found 16 at a time (llog__line_clean_run, line_parts.h) and
- * copied whole; only that byte is looked at alone.
+ * escape are found and copied 16 at a time (llog__line_put_clean,
+ * line_parts.h; a field's quoted value too, line_fields.c); only that
+ * byte is looked at alone.
  */
 #include <stdint.h>
 #include <string.h>
