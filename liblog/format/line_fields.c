@@ -227,7 +227,10 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 		o->cut = 1;
 		return;
 	}
-	llog__buf_put(o, json ? ",\"fields\":{" : "\t", json ? 11 : 1);
+	if (json)
+		llog__buf_put(o, ",\"fields\":{", 11);
+	else
+		llog__buf_putc(o, '\t');
 	o->cap = full - LLOG__FIELDS_END;
 	for (size_t i = 0; i < nf; i++) {
 		size_t at = o->n;
