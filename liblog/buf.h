@@ -89,4 +89,82 @@ static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
 	llog__buf_put(b, tmp + i, sizeof(tmp) - i);
 }
 
+/* Appends s[0..n) as llog__buf_put does. One that is short (a format's
+ * literal text, a number's digits, a key) and fits is moved by two
+ * overlapping loads and stores of 8, 4 or 1 bytes instead of a call to
+ * memcpy; nothing outside s[0..n) is read, nothing outside the n bytes
+ * appended is written. */
+static inline void llog__buf_put_short(struct llog__buf *b, const char *s, size_t n)
+{
+	char *d = b->p + b->n;
+
+	if (n > 16 || n > b->cap - b->n) {
+		llog__buf_put(b, s, n);
+		return;
+	}
+	if (n >= 8) {
+		uint64_t x, y;
+
+		memcpy(&x, s, 8);
+		memcpy(&y, s + n - 8, 8);
+		memcpy(d, &x, 8);
+		memcpy(d + n - 8, &y, 8);
+	} else if (n >= 4) {
+		uint32_t x, y;
+
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n > 0) {
+		char x = s[0], y = s[n / 2], z = s[n - 1];
+
+		d[0] = x;
+		d[n / 2] = y;
+		d[n - 1] = z;
+	}
+	b->n += n;
+}
+
+/* v in decimal, at least min digits (zeros in front), written backwards
+ * so that it ends just before end; returns its first byte. Two digits per
+ * division (in 32 bits once v fits them). The printf renderer's integers
+ * and %f and the line's integer fields make their digits with it. */
+static inline char *llog__buf_dec_back(char *end, uint64_t v, int min)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char *d = end;
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
+		unsigned r = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		d -= 2;
+		memcpy(d, pairs + r, 2);
+	}
+	/* the rest in 32 bits: a cheaper division by 100 */
+	w = (uint32_t)v;
+	while (w >= 100) {
+		unsigned r = w % 100 * 2;
+
+		w /= 100;
+		d -= 2;
+		memcpy(d, pairs + r, 2);
+	}
+	if (w >= 10) {
+		d -= 2;
+		memcpy(d, pairs + w * 2, 2);
+	} else {
+		*--d = (char)('0' + w);
+	}
+	while (end - d < min)
+		*--d = '0';
+	return d;
+}
+
 #endif /* LLOG_BUF_H */

@@ -65,6 +65,95 @@ static void test_text_adversarial(void **state)
 			    "fake=\"x\\\" forged=1\" \"\xc3\xa9\"=\"1\"\n");
 }
 
+/* A key's text by the contract (docs/fields.md 3), written independently
+ * of line_fields.c: bare when made of a-z A-Z 0-9 _ . - / : @ only (and
+ * not empty), else quoted with '"' '\\' \n \r \t escaped and every other
+ * byte below 0x20, 0x7f and each byte 0x80 and above (the keys here have
+ * no valid UTF-8 of two bytes or more) as \xNN. */
+static size_t ref_key(const unsigned char *k, size_t n, char *out)
+{
+	size_t o = 0, bare = n > 0;
+
+	for (size_t i = 0; i < n; i++)
+		bare &= (k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+			(k[i] >= '0' && k[i] <= '9') || strchr("_.-/:@", k[i]) != NULL;
+	if (bare) {
+		memcpy(out, k, n);
+		return n;
+	}
+	out[o++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = k[i];
+
+		if (c == '"' || c == '\\')
+			o += (size_t)sprintf(out + o, "\\%c", c);
+		else if (c == '\n' || c == '\r' || c == '\t')
+			o += (size_t)sprintf(out + o, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else if (c < 0x20 || c >= 0x7f)
+			o += (size_t)sprintf(out + o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o++] = '"';
+	return o;
+}
+
+/* Every byte, at the start, middle and end of keys of 1 to 40 bytes (the
+ * bare test and the escaping look at 16 bytes at a time), and the integer
+ * fields' edges (INT64_MIN, the powers of ten and 2^32 around, UINT64_MAX):
+ * each the text of the reference or of snprintf. */
+static void test_text_keys_and_integers(void **state)
+{
+	static const int64_t ints[] = {INT64_MIN, INT64_MIN + 1, -4294967297LL, -4294967296LL,
+				       -100, -1, 0, 1, 9, 10, 99, 100, 4294967295LL, 4294967296LL,
+				       999999999999LL, INT64_MAX};
+	static const uint64_t uints[] = {0, 4294967295u, 4294967296u, 9223372036854775808u,
+					 10000000000000000000u, UINT64_MAX};
+	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
+	char line[512], want[256];
+
+	(void)state;
+	for (size_t len = 1; len <= 40; len++) {
+		for (unsigned b = 1; b < 256; b++) {
+			for (int at = 0; at < 3; at++) {
+				unsigned char key[48];
+				struct llog_field f = FI("", 1);
+				struct llog_entry e;
+				size_t pos = at == 0 ? 0 : at == 1 ? len / 2 : len - 1, n, w;
+
+				memset(key, 'k', len);
+				key[pos] = (unsigned char)b;
+				key[len] = '\0';
+				f.key = (const char *)key;
+				f.key_len = len;
+				e = entry("m", &f, 1);
+				n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, line, sizeof(line));
+				want[0] = '\t';
+				w = 1 + ref_key(key, len, want + 1);
+				memcpy(want + w, "=1\n", 3);
+				w += 3;
+				if (n < w || memcmp(line + n - w, want, w) != 0)
+					fail_msg("key of %zu bytes, 0x%02x at %zu: %.*s", len, b, pos,
+						 (int)n, line);
+			}
+		}
+	}
+	for (size_t i = 0; i < NF(ints) + NF(uints); i++) {
+		struct llog_field f = i < NF(ints) ? (struct llog_field)FI("v", ints[i])
+						   : (struct llog_field)FU("v", uints[i - NF(ints)]);
+		struct llog_entry e = entry("m", &f, 1);
+		size_t n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, line, sizeof(line)), w;
+
+		if (i < NF(ints))
+			w = (size_t)snprintf(want, sizeof(want), "\tv=%lld\n", (long long)ints[i]);
+		else
+			w = (size_t)snprintf(want, sizeof(want), "\tv=%llu\n",
+					     (unsigned long long)uints[i - NF(ints)]);
+		assert_true(n >= w);
+		assert_memory_equal(line + n - w, want, w);
+	}
+}
+
 /* A cut value ends with "..." after its quote; fields left out: "+N" last
  * (N = fields_truncated less the cut values). */
 static void test_text_cut_and_left_out(void **state)
@@ -366,6 +455,7 @@ static void test_callback_as_is(void **state)
 TEST_MAIN(
 	cmocka_unit_test(test_text_every_type),
 	cmocka_unit_test(test_text_adversarial),
+	cmocka_unit_test(test_text_keys_and_integers),
 	cmocka_unit_test(test_text_cut_and_left_out),
 	cmocka_unit_test(test_text_message_escapes),
 	cmocka_unit_test(test_text_after_markers),

@@ -824,6 +824,89 @@ static void test_compiled_early_ends(void **state)
 	}
 }
 
+/*
+ * Renders fmt's capture at every cap from 0 to its length + 1, from the
+ * format and compiled (render_both): each a prefix of vsnprintf's text,
+ * cut exactly at cap, *trunc set iff cap is short.
+ */
+static void check_every_cap(const char *fmt, ...)
+{
+	struct llog__plan plan;
+	uint32_t slen[LLOG__PLAN_MAX_ARGS];
+	va_list ap, a;
+	int n, trunc = 0;
+	size_t need;
+
+	va_start(ap, fmt);
+	va_copy(a, ap);
+	n = vsnprintf(expect, sizeof(expect), fmt, a);
+	va_end(a);
+	assert_true(n >= 0 && (size_t)n < 4096);
+	llog__fmt_plan_parse(fmt, &plan);
+	va_copy(a, ap);
+	need = llog__fmt_capture_measure(&plan, a, sizeof(capbuf), slen, &trunc);
+	va_end(a);
+	assert_true(need <= sizeof(capbuf));
+	llog__fmt_capture_write(&plan, ap, slen, capbuf);
+	va_end(ap);
+	ncases++;
+	for (size_t cap = 0; cap <= (size_t)n + 1; cap++) {
+		size_t len;
+
+		trunc = 0;
+		memset(got, 'Z', cap + 1);
+		len = render_both(got, cap, fmt, &plan, capbuf, &trunc);
+		if (len != (cap < (size_t)n ? cap : (size_t)n) || trunc != (cap < (size_t)n) ||
+		    memcmp(got, expect, len) != 0 || got[cap] != 'Z')
+			fail_case("every cap", fmt, expect, (size_t)n, got, len);
+	}
+}
+
+/*
+ * A compiled format's plain conversions ("%d", "%s", a double's "%f":
+ * written without llog__fmt_render_conv's dispatch, their text and the
+ * literal text between them appended by short fixed-size copies) against
+ * vsnprintf at every cap: literal runs of 0 to 24 bytes around them, the
+ * integers' edges (INT_MIN, INT_MAX, 0, -1, each power of ten and one
+ * below), strings of 0 to 40 bytes and NULL, doubles that llog writes
+ * and that go to snprintf.
+ */
+static void test_compiled_plain_ops(void **state)
+{
+	static const int ints[] = {INT_MIN, INT_MIN + 1, -1000000000, -999999999, -100, -99,
+				   -10, -9, -1, 0, 1, 9, 10, 99, 100, 999, 1000, 99999,
+				   100000, 999999999, 1000000000, INT_MAX - 1, INT_MAX};
+	static const double dbls[] = {0.0, -0.0, 0.0005, 0.0015, 17.283, -17.2835, 1e-300,
+				      123456789.125, 9.2233720368547758e18, 1e300, -1e300,
+				      2.5, 999.9995};
+	static const char *const fspecs[] = {"%.3f", "%f", "%.0f", "%+.9F", "%-12.2f", "%09.1f",
+					     "%lf"};
+	static const char lit[] = "abcdefghijklmnopqrstuvwxyz";
+	char str[48], f[160];
+
+	(void)state;
+	memset(str, 0, sizeof(str));
+	for (size_t k = 0; k < 41; k++) {
+		/* literal runs of 0 to 24 bytes, a string of k bytes (NULL
+		 * last) */
+		int l1 = (int)(k % 25), l2 = (int)(k * 7 % 25), l3 = (int)(k * 11 % 25),
+		    l4 = (int)((k * 5 + 3) % 25);
+		const char *sv = k == 40 ? NULL : str;
+
+		if (k < 40)
+			str[k] = (char)('A' + k % 26);
+		for (size_t i = 0; i < sizeof(fspecs) / sizeof(fspecs[0]); i++) {
+			snprintf(f, sizeof(f), "%.*s%s%.*s%s%.*s%%s%.*s", l1, lit,
+				 i % 2 ? "%i" : "%d", l2, lit + 1, fspecs[i], l3, lit + 2, l4, lit);
+			check_every_cap(f, ints[(k + i) % (sizeof(ints) / sizeof(ints[0]))],
+					dbls[(k * 3 + i) % (sizeof(dbls) / sizeof(dbls[0]))], sv);
+		}
+	}
+	check_every_cap("%d|%d|%d|%d", INT_MIN, INT_MAX, 0, -1);
+	check_every_cap("%s%s%s", "", "0123456789abcdef", "0123456789abcdefg");
+	check_every_cap("x%.3fy%.3fz", -0.0005, 0.0005);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_differential_corpus),
 	cmocka_unit_test(test_edge_formats),
@@ -837,4 +920,5 @@ TEST_MAIN(
 	cmocka_unit_test(test_plan_layout),
 	cmocka_unit_test(test_fixed_point_exact),
 	cmocka_unit_test(test_compiled_early_ends),
+	cmocka_unit_test(test_compiled_plain_ops),
 )

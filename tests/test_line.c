@@ -209,6 +209,80 @@ static void test_timestamps_earliest(void **state)
 	}
 }
 
+/* The text of ts under the options, after a timestamp of another second
+ * (the thread's per-second cache misses) and again right after itself
+ * (it hits): both alike; the first into out (LLOG__TS-sized). */
+static size_t ts_miss_then_hit(int64_t ts, unsigned flags, enum llog_ts_precision p, char *out)
+{
+	struct llog_line_options o = {.flags = flags, .ts_precision = p};
+	struct llog_entry e = line_entry("m", 1);
+	char again[128];
+	size_t n, m;
+
+	e.ts_ns = ts > 0 ? ts - 5000000000 : ts + 5000000000;
+	llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, out, 128);
+	e.ts_ns = ts;
+	n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, out, 128);
+	m = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, again, sizeof(again));
+	assert_int_equal(n, m);
+	assert_memory_equal(out, again, n);
+	return n;
+}
+
+/* A timestamp made from the thread's cached second (the hit: its
+ * nanoseconds by a subtraction) is the one made afresh, at every
+ * precision, in UTC and local time, at the ends of the int64 range and
+ * on both sides of second boundaries; the nanoseconds' nine digits match
+ * snprintf's for a walk through a second's range. */
+static void test_timestamps_cached_second(void **state)
+{
+	static const int64_t ts[] = {
+		INT64_MIN, INT64_MIN + 1, INT64_MIN + 854775807, INT64_MIN + 854775808,
+		INT64_MIN + 999999999, INT64_MIN + 1000000000, -1000000001, -1000000000,
+		-999999999, -1, 0, 1, 999999999, 1000000000, 1764750000000000000,
+		1764750000999999999, INT64_MAX - 1000000000, INT64_MAX - 854775807,
+		INT64_MAX - 854775808, INT64_MAX - 1, INT64_MAX,
+	};
+	static const enum llog_ts_precision precs[] = {LLOG_TS_NS, LLOG_TS_US, LLOG_TS_MS,
+						       LLOG_TS_S};
+	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
+	char buf[128], want[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		for (unsigned local = 0; local <= 1; local++)
+			for (size_t k = 0; k < sizeof(precs) / sizeof(precs[0]); k++)
+				ts_miss_then_hit(ts[i], local ? LLOG_LINE_LOCAL_TIME : 0, precs[k],
+						 buf);
+	/* one end of the range right after the other: the cached second
+	 * of one is no hit for the other (the differences wrap) */
+	for (int k = 0; k < 4; k++) {
+		int64_t a = k & 1 ? INT64_MIN : INT64_MAX - 1, b = k & 1 ? INT64_MAX : INT64_MIN;
+		struct llog_line_options ok = {.flags = k & 2 ? LLOG_LINE_LOCAL_TIME : 0};
+		struct llog_entry e = line_entry("m", 1);
+		char fresh[128];
+		size_t n = ts_miss_then_hit(b, ok.flags, LLOG_TS_NS, fresh);
+
+		e.ts_ns = a;
+		llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &ok, buf, sizeof(buf));
+		e.ts_ns = b;
+		assert_int_equal(llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &ok, buf, sizeof(buf)),
+				 n);
+		assert_memory_equal(buf, fresh, n);
+	}
+	/* one second walked in steps that hit every digit's value, the
+	 * cache kept from one to the next */
+	for (int64_t ns = 0; ns < 1000000000; ns += 1234567) {
+		struct llog_entry e = line_entry("m", 1);
+
+		e.ts_ns = 1764750000000000000 + ns;
+		llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, buf, sizeof(buf));
+		snprintf(want, sizeof(want), ".%09lldZ", (long long)ns);
+		assert_memory_equal(buf, "2025-12-03T08:20:00", 19);
+		assert_memory_equal(buf + 19, want, 11);
+	}
+}
+
 static void test_json_escaping(void **state)
 {
 	char buf[512];
@@ -610,6 +684,40 @@ static void expect_text_json(const char *msg, size_t len, const char *text, cons
 		fail_msg("%s: json \"%s\", want \"%s\"", what, out, json);
 }
 
+/* Every byte at each position of messages of 1 to 48 bytes (the clean
+ * runs are found and stored 16 bytes at a time, the last 16 overlapping:
+ * the byte in the first vector, in a middle one, in the last one, in the
+ * overlap), in text and in JSON: the bytes around it as they are, the
+ * byte as it is alone (expect_byte). */
+static void test_escape_every_position(void **state)
+{
+	char msg[64], text[32], json[32], out[512], want[512];
+
+	(void)state;
+	for (unsigned b = 0; b <= 0xff; b++) {
+		expect_byte(b, text, json);
+		for (size_t len = 1; len <= 48; len++) {
+			for (size_t pos = 0; pos < len; pos++) {
+				for (int f = 0; f <= 1; f++) {
+					const char *x = f ? json : text;
+					size_t xl = strlen(x) - 2, n; /* less 'a' and 'z' */
+
+					memset(msg, 'm', len);
+					msg[pos] = (char)b;
+					memset(want, 'm', pos);
+					memcpy(want + pos, x + 1, xl);
+					memset(want + pos + xl, 'm', len - pos - 1);
+					n = format_msg(f ? LLOG_FORMAT_JSON : LLOG_FORMAT_TEXT, msg, len,
+						       out, sizeof(out));
+					if (n != len - 1 + xl || memcmp(out, want, n) != 0)
+						fail_msg("byte 0x%02x at %zu of %zu: \"%s\"", b, pos,
+							 len, out);
+				}
+			}
+		}
+	}
+}
+
 static void test_every_byte_escaped(void **state)
 {
 	char msg[4], text[32], json[32], what[16];
@@ -673,7 +781,9 @@ TEST_MAIN(
 	cmocka_unit_test(test_timestamps_match_gmtime),
 	cmocka_unit_test(test_json_escaping),
 	cmocka_unit_test(test_timestamps_earliest),
+	cmocka_unit_test(test_timestamps_cached_second),
 	cmocka_unit_test(test_cut_lines_stay_lines),
 	cmocka_unit_test(test_every_byte_escaped),
+	cmocka_unit_test(test_escape_every_position),
 	cmocka_unit_test(test_c1_in_utf8),
 )

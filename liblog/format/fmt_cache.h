@@ -49,7 +49,7 @@
 
 #define LLOG__FMT_CACHE_SLOTS 1024u
 #define LLOG__FMT_CACHE_WAYS 4u
-#define LLOG__FMT_CACHE_POOL (128u * 1024u) /* about 450 sites of 3 conversions */
+#define LLOG__FMT_CACHE_POOL (128u * 1024u) /* about 390 sites of 3 conversions */
 
 struct llog__fmt_cache;
 

@@ -31,7 +31,12 @@
  * format as text.
  *
  * A compiled format (llog__fmt_compile) is the walk of run() done once:
- * render_prog makes the same conversions in the same order from it.
+ * render_prog makes the same conversions in the same order from it. Its
+ * plain conversions (the flusher's usual "%d", "%s" and a double's "%.3f")
+ * are written without llog__fmt_render_conv's dispatch, each the way it
+ * would write it; short texts are appended by fixed-size copies
+ * (llog__buf_put_short, and a literal's first 16 bytes kept in the
+ * program) instead of calls to memcpy.
  *
  * Nothing here locks, and nothing allocates but llog__fmt_compile; render
  * and capture never call snprintf for integers, characters or strings.
@@ -85,7 +90,9 @@ static void run(struct llog__buf *o, const char *fmt, struct src *s)
  * k-th turn of run()'s loop, the literal text it copies and what ends the
  * turn. Rendering from it makes the same calls as run() in the same order
  * (the cut check before each turn included), so its output is run()'s,
- * byte for byte; only strchrnul and llog__fmt_parse_spec are not repeated.
+ * byte for byte; only strchrnul and llog__fmt_parse_spec are not repeated,
+ * and a plain conversion's dispatch (OP_D, OP_S, OP_F). A positional
+ * walk has a loop of its own (run_prog_pos) that checks every conversion.
  */
 enum {
 	OP_END,  /* the format (or a conversion cut short by it) ends here */
@@ -93,13 +100,16 @@ enum {
 	OP_CONV, /* a conversion, sp */
 	OP_D,    /* OP_CONV that is a plain "%d" or "%i" (no flag, width, ...) */
 	OP_S,    /* OP_CONV that is a plain "%s" */
+	OP_F,    /* OP_CONV that is a double's %f or %F, no '*' (flags, width
+		  * and precision in sp) */
 };
 
 struct rop {
 	const char *lit; /* literal text before the '%', lit_len bytes */
 	size_t lit_len;
 	unsigned op;     /* OP_* */
-	struct spec sp;  /* OP_CONV, OP_D, OP_S */
+	struct spec sp;  /* OP_CONV, OP_D, OP_S, OP_F */
+	char lit16[16];  /* the literal's first 16 bytes, zeros after it */
 };
 
 struct llog__fmt_prog {
@@ -140,6 +150,8 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 
 		op->lit = p;
 		op->lit_len = (size_t)(q - p);
+		memset(op->lit16, 0, sizeof(op->lit16));
+		memcpy(op->lit16, p, op->lit_len < 16 ? op->lit_len : 16);
 		op->op = OP_END;
 		if (*q == '\0')
 			break;
@@ -160,6 +172,9 @@ struct llog__fmt_prog *llog__fmt_compile_at(const char *fmt, void *mem)
 			else if (op->sp.conv == 's' && op->sp.kind == A_STR)
 				op->op = OP_S;
 		}
+		if (!op->sp.positional && !op->sp.width_star && !op->sp.prec_star && !op->sp.snp &&
+		    (op->sp.conv == 'f' || op->sp.conv == 'F') && op->sp.kind == A_DBL)
+			op->op = OP_F;
 	}
 	return prog;
 }
@@ -177,13 +192,13 @@ static inline int plain_d(struct llog__buf *o, struct src *s)
 	s->i++;
 	memcpy(&v, s->p, 4);
 	s->p += 4;
-	d = llog__fmt_render_dec_back(end,
-				      v < 0 ? 0ull - (unsigned long long)(long long)v
-					    : (unsigned long long)v,
-				      1);
+	d = llog__buf_dec_back(end,
+			       v < 0 ? 0ull - (unsigned long long)(long long)v
+				     : (unsigned long long)v,
+			       1);
 	if (v < 0)
 		*--d = '-';
-	llog__buf_put(o, d, (size_t)(end - d));
+	llog__buf_put_short(o, d, (size_t)(end - d));
 	return 1;
 }
 
@@ -201,28 +216,51 @@ static inline int plain_s(struct llog__buf *o, struct src *s)
 	if (n == STR_NULL) {
 		llog__buf_put(o, "(null)", 6);
 	} else {
-		llog__buf_put(o, (const char *)s->p, n);
+		llog__buf_put_short(o, (const char *)s->p, n);
 		s->p += n;
 	}
 	return 1;
 }
 
-/* run() from a compiled format. */
-static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+/* A double's %f: llog__fmt_render_conv's, without its dispatch (no '*',
+ * no "n$", not an snprintf one). */
+static inline int plain_f(struct llog__buf *o, const struct spec *sp, struct src *s)
 {
-	for (const struct rop *op = prog->op; !o->cut; op++) {
-		unsigned kind = op->op;
+	double d;
 
-		/* a positional walk checks every conversion (none is a plain
-		 * one: those have no "n$") */
-		if (s->pos != NULL && (kind == OP_D || kind == OP_S))
-			kind = OP_CONV;
-		llog__buf_put(o, op->lit, op->lit_len);
-		switch (kind) {
+	if (s->i >= s->n || s->type[s->i] != A_DBL)
+		return 0;
+	s->i++;
+	memcpy(&d, s->p, 8);
+	s->p += 8;
+	llog__fmt_render_fixed(o, sp, d);
+	return 1;
+}
+
+/* op's literal text, as llog__buf_put appends it: one of at most 16
+ * bytes, when the room has 16, as a copy of all of lit16 (what lies past
+ * the literal is scratch, overwritten next). */
+static inline void put_lit(struct llog__buf *o, const struct rop *op)
+{
+	if (op->lit_len <= 16 && o->cap - o->n >= 16) {
+		memcpy(o->p + o->n, op->lit16, 16);
+		o->n += op->lit_len;
+		return;
+	}
+	llog__buf_put(o, op->lit, op->lit_len);
+}
+
+/* run() from a compiled format: a sequential walk, whose plain
+ * conversions skip llog__fmt_render_conv. */
+static void run_prog_seq(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	for (const struct rop *op = prog->op;; op++) {
+		put_lit(o, op);
+		switch (op->op) {
 		case OP_END:
 			return;
 		case OP_PCT:
-			llog__buf_put(o, "%", 1);
+			llog__buf_putc(o, '%');
 			break;
 		case OP_D:
 			if (!plain_d(o, s))
@@ -231,6 +269,38 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 		case OP_S:
 			if (!plain_s(o, s))
 				return;
+			break;
+		case OP_F:
+			if (!plain_f(o, &op->sp, s))
+				return;
+			break;
+		default:
+			if (op->sp.positional) {
+				/* as run(): the rest of the format, as text */
+				llog__buf_put(o, op->sp.start, strlen(op->sp.start));
+				return;
+			}
+			if (!llog__fmt_render_conv(o, &op->sp, s))
+				return;
+			break;
+		}
+		/* run()'s check before its next turn */
+		if (o->cut)
+			return;
+	}
+}
+
+/* run() from a compiled format, in a positional walk: every conversion
+ * is checked (none is a plain one: those have no "n$"). */
+static void run_prog_pos(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	for (const struct rop *op = prog->op; !o->cut; op++) {
+		llog__buf_put(o, op->lit, op->lit_len);
+		switch (op->op) {
+		case OP_END:
+			return;
+		case OP_PCT:
+			llog__buf_put(o, "%", 1);
 			break;
 		default:
 			if (!llog__fmt_pos_conv_ok(&op->sp, s)) {
@@ -243,6 +313,14 @@ static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, str
 			break;
 		}
 	}
+}
+
+static void run_prog(struct llog__buf *o, const struct llog__fmt_prog *prog, struct src *s)
+{
+	if (s->pos != NULL)
+		run_prog_pos(o, prog, s);
+	else
+		run_prog_seq(o, prog, s);
 }
 
 /* ---- entry points -------------------------------------------------------- */

@@ -154,7 +154,7 @@ static void emit_int(struct llog__buf *o, char conv, unsigned fl, int width,
 		} while (m);
 		break;
 	default:
-		d = llog__fmt_render_dec_back(end, m, 1);
+		d = llog__buf_dec_back(end, m, 1);
 		break;
 	}
 	ndig = (size_t)(end - d);
@@ -285,11 +285,31 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 		if (e > 10)
 			return 0; /* >= 2^63: snprintf */
 		q = ((u128)m << e) * p10[prec];
+	} else if (prec <= 3) {
+		/* m * 10^prec < 2^53 * 1000 < 2^63: all in one word */
+		unsigned sh = (unsigned)-e;
+		uint64_t x = m * p10[prec], q64 = 0;
+
+		if (sh < 64) {
+			uint64_t rem = x & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+
+			q64 = x >> sh;
+			if (rem > half || (rem == half && (q64 & 1)))
+				q64++;
+		} /* else x < 2^63 <= half: rounds down to 0 */
+		q = q64;
 	} else {
 		unsigned sh = (unsigned)-e;
 		u128 x = (u128)m * p10[prec]; /* < 2^83 */
 
-		if (sh >= 127) {
+		if (sh < 64) {
+			/* the usual case: the remainder and the half in one word */
+			uint64_t rem = (uint64_t)x & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+
+			q = x >> sh;
+			if (rem > half || (rem == half && (q & 1)))
+				q++;
+		} else if (sh >= 127) {
 			q = 0; /* x < 2^83 < half: rounds down */
 		} else {
 			u128 one = 1, rem, half;
@@ -310,13 +330,19 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 		frac = (uint64_t)(q % p10[prec]);
 	}
 	if (prec > 0) {
-		b = llog__fmt_render_dec_back(b, frac, prec);
+		b = llog__buf_dec_back(b, frac, prec);
 		*--b = '.';
 	}
-	b = llog__fmt_render_dec_back(b, ip, 1);
+	b = llog__buf_dec_back(b, ip, 1);
 	sign = neg ? '-' : (fl & F_PLUS) ? '+' : (fl & F_SPACE) ? ' ' : 0;
 	len = (size_t)(end - b) + (sign != 0);
 	pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+	if (pad == 0) { /* the usual case: the sign and the body, one copy */
+		if (sign)
+			*--b = sign;
+		llog__buf_put_short(o, b, (size_t)(end - b));
+		return 1;
+	}
 	if (!(fl & F_MINUS) && !(fl & F_ZERO))
 		for (; pad > 0; pad--)
 			llog__buf_put(o, " ", 1);
@@ -325,10 +351,22 @@ static int emit_fixed(struct llog__buf *o, unsigned fl, int width, int prec, dou
 	if (!(fl & F_MINUS))
 		for (; pad > 0; pad--)
 			llog__buf_put(o, "0", 1);
-	llog__buf_put(o, b, (size_t)(end - b));
+	llog__buf_put_short(o, b, (size_t)(end - b));
 	for (; pad > 0; pad--)
 		llog__buf_put(o, " ", 1);
 	return 1;
+}
+
+/* A compiled format's %f of a double, its flags, width and precision in
+ * sp (fmt_render_parts.h). */
+void llog__fmt_render_fixed(struct llog__buf *o, const struct spec *sp, double d)
+{
+	union val v;
+
+	if (emit_fixed(o, sp->flags, sp->width, sp->prec, d))
+		return;
+	v.d = d;
+	llog__fmt_render_snp(o, sp, sp->flags, sp->width, sp->prec, A_DBL, &v);
 }
 
 /* ---- one conversion ------------------------------------------------------ */

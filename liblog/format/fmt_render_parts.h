@@ -4,11 +4,13 @@
  * fmt_render.c walks the format (its text or its compiled program) and
  * hands each conversion to fmt_render_conv.c, which writes integers,
  * characters, strings and plain %f itself and hands the rest to
- * fmt_render_snp.c (snprintf of that one conversion). A positional format
- * ("%2$s %1$d") has its arguments fetched first, in index order, by
- * fmt_pos.c (through fmt_render_conv.c's fetch). They call one way,
- * never back: fmt_render.c -> fmt_pos.c -> fmt_render_conv.c ->
- * fmt_render_snp.c.
+ * fmt_render_snp.c (snprintf of that one conversion); a compiled
+ * program's plain "%d" and "%s" fmt_render.c writes itself, and a
+ * double's %f through llog__fmt_render_fixed (fmt_render_conv.c). A
+ * positional format ("%2$s %1$d") has its arguments fetched first, in
+ * index order, by fmt_pos.c (through fmt_render_conv.c's fetch). They
+ * call one way, never back: fmt_render.c -> fmt_pos.c ->
+ * fmt_render_conv.c -> fmt_render_snp.c.
  *
  * The message is built in a struct llog__buf; output is a prefix of
  * snprintf's: once something does not fit, cut is set and the walk stops.
@@ -59,37 +61,6 @@ struct src {
 	const struct pos_args *pos;
 };
 
-/* v in decimal, at least min digits (zeros in front), written backwards
- * so that it ends just before end; returns its first byte. Two digits per
- * division. Inline: the integer and %f conversions and the plain "%d"
- * path each make their digits with it. */
-static inline char *llog__fmt_render_dec_back(char *end, uint64_t v, int min)
-{
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-	char *d = end;
-
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		d -= 2;
-		memcpy(d, pairs + r, 2);
-	}
-	if (v >= 10) {
-		d -= 2;
-		memcpy(d, pairs + v * 2, 2);
-	} else {
-		*--d = (char)('0' + v);
-	}
-	while (end - d < min)
-		*--d = '0';
-	return d;
-}
-
 /* ---- fmt_pos.c ---- */
 
 /* (llog__fmt_pos_scan: fmt_spec.h.) */
@@ -126,6 +97,12 @@ int llog__fmt_render_fetch(struct src *s, int kind, union val *v);
  * precision first) from s. Returns 0 when the arguments ran out or do not
  * match the plan (the walk stops there). */
 int llog__fmt_render_conv(struct llog__buf *o, const struct spec *sp, struct src *s);
+
+/* %f or %F of a double d whose conversion sp has no '*' and no "n$" (a
+ * compiled format's OP_F): as llog__fmt_render_conv writes it, by llog
+ * (a precision of at most 9, a finite d below 2^63, no '#' nor locale
+ * flag, a width of at most 48) or else by snprintf. */
+void llog__fmt_render_fixed(struct llog__buf *o, const struct spec *sp, double d);
 
 /* ---- fmt_render_snp.c ---- */
 

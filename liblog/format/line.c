@@ -86,40 +86,50 @@ static const char *category(const struct llog_entry *e, const struct llog__lopt 
 #define LEVEL_TID_MAX 48 /* level_tid's bytes, at most (1 + 5 + 2 + 20) */
 
 /*
- * " LEVEL [tid" (the level padded to 5 columns), into dst, or 0 bytes when
- * it does not fit LEVEL_TID_MAX (the caller appends it itself). The text of the
+ * " LEVEL [tid" (the level padded to 5 columns), into dst (LEVEL_TID_MAX
+ * bytes of room, written whole), or 0 bytes when it does not fit
+ * LEVEL_TID_MAX (the caller appends it itself). The text of the
  * last (level, tid) pair is kept per thread: consecutive records of one
  * thread repeat it. Keyed by the values, not by any pointer of the entry.
  */
-static size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
+static __thread struct {
+	int valid;
+	enum llog_level level;
+	uint64_t tid;
+	size_t n;
+	char text[LEVEL_TID_MAX];
+} lt_cache;
+
+/* level_tid's text made anew (out of line: once per change of level or
+ * thread). */
+static __attribute__((noinline)) size_t level_tid_made(char *dst, enum llog_level level,
+							uint64_t tid)
 {
-	static __thread struct {
-		int valid;
-		enum llog_level level;
-		uint64_t tid;
-		size_t n;
-		char text[LEVEL_TID_MAX];
-	} c;
+	struct llog__buf b = LLOG__BUF(lt_cache.text, sizeof(lt_cache.text));
 
-	if (!c.valid || c.level != level || c.tid != tid) {
-		struct llog__buf b = LLOG__BUF(c.text, sizeof(c.text));
+	lt_cache.valid = 0; /* see LLOG__CACHE_OPEN */
+	LLOG__CACHE_OPEN();
+	llog__buf_putc(&b, ' ');
+	put_level(&b, level, 1);
+	llog__buf_put(&b, " [", 2);
+	llog__buf_num(&b, tid, 10);
+	lt_cache.n = b.n;
+	lt_cache.level = level;
+	lt_cache.tid = tid;
+	LLOG__CACHE_CLOSE();
+	lt_cache.valid = !b.cut;
+	if (b.cut)
+		return 0; /* a level name longer than the room */
+	memcpy(dst, lt_cache.text, LEVEL_TID_MAX);
+	return lt_cache.n;
+}
 
-		c.valid = 0; /* see LLOG__CACHE_OPEN */
-		LLOG__CACHE_OPEN();
-		llog__buf_putc(&b, ' ');
-		put_level(&b, level, 1);
-		llog__buf_put(&b, " [", 2);
-		llog__buf_num(&b, tid, 10);
-		c.n = b.n;
-		c.level = level;
-		c.tid = tid;
-		LLOG__CACHE_CLOSE();
-		c.valid = !b.cut;
-		if (b.cut)
-			return 0; /* a level name longer than the room */
-	}
-	memcpy(dst, c.text, c.n);
-	return c.n;
+static inline size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
+{
+	if (!lt_cache.valid || lt_cache.level != level || lt_cache.tid != tid)
+		return level_tid_made(dst, level, tid);
+	memcpy(dst, lt_cache.text, LEVEL_TID_MAX); /* a fixed size: no call; dst has the room */
+	return lt_cache.n;
 }
 
 #define LOC_KEY_MAX 192 /* put_location's cached path and function, bytes at most */
@@ -134,12 +144,12 @@ static size_t level_tid(char *dst, enum llog_level level, uint64_t tid)
  * was made from (the path's and the function's bytes, the line, the flag),
  * never by the pointers: an entry's strings may sit in a buffer that is
  * reused (llog_format_entry's callers, llogcat) or in a library that was
- * unloaded and replaced at the same address. Consecutive records of one
- * site then cost two strlen and a compare instead of the escaping (about
- * 330 instructions of the flusher's 3,700 per record,
- * bench/flusher_cost.sh). The cached text is used only where it fits whole,
- * so a cut line is cut exactly as without it. Rebuilt as the caches above
- * (LLOG__CACHE_OPEN).
+ * unloaded and replaced at the same address. The key holds both strings
+ * with their NULs, so consecutive records of one site cost two strcmp
+ * (no strlen) instead of the escaping (about 330 instructions of the
+ * flusher's 3,700 per record, bench/flusher_cost.sh). The cached text is
+ * used only where it fits whole, so a cut line is cut exactly as without
+ * it. Rebuilt as the caches above (LLOG__CACHE_OPEN).
  */
 static void put_location(struct llog__buf *o, const struct llog_entry *e,
 			 const struct llog__lopt *lo)
@@ -148,21 +158,22 @@ static void put_location(struct llog__buf *o, const struct llog_entry *e,
 		int valid;
 		int line;
 		int func;
-		size_t plen, flen, n;
-		char key[LOC_KEY_MAX];
+		size_t plen, n;
+		char key[LOC_KEY_MAX + 2]; /* the path, NUL, the function, NUL */
 		char text[LOC_MAX];
 	} c;
 	const char *fn = e->func != NULL ? e->func : "";
 	int func = (lo->flags & LLOG_LINE_FUNC) != 0;
-	size_t plen = strlen(e->file), flen = func ? strlen(fn) : 0, start = o->n, bn;
+	size_t plen, flen, start = o->n, bn;
 	const char *b;
 
-	if (c.valid && c.line == e->line && c.func == func && c.plen == plen && c.flen == flen &&
-	    c.n <= o->cap - o->n && memcmp(c.key, e->file, plen) == 0 &&
-	    memcmp(c.key + plen, fn, flen) == 0) {
+	if (c.valid && c.line == e->line && c.func == func && c.n <= o->cap - o->n &&
+	    strcmp(c.key, e->file) == 0 && (!func || strcmp(c.key + c.plen + 1, fn) == 0)) {
 		llog__buf_put(o, c.text, c.n);
 		return;
 	}
+	plen = strlen(e->file);
+	flen = func ? strlen(fn) : 0;
 	b = base_name(e->file, plen, &bn);
 	llog__line_put_text_escaped(o, b, bn);
 	llog__buf_putc(o, ':');
@@ -176,12 +187,12 @@ static void put_location(struct llog__buf *o, const struct llog_entry *e,
 		return;
 	c.valid = 0; /* see LLOG__CACHE_OPEN */
 	LLOG__CACHE_OPEN();
-	memcpy(c.key, e->file, plen);
-	memcpy(c.key + plen, fn, flen);
+	memcpy(c.key, e->file, plen + 1);
+	memcpy(c.key + plen + 1, fn, flen);
+	c.key[plen + 1 + flen] = '\0';
 	memcpy(c.text, o->p + start, o->n - start);
 	c.n = o->n - start;
 	c.plen = plen;
-	c.flen = flen;
 	c.line = e->line;
 	c.func = func;
 	LLOG__CACHE_CLOSE();
@@ -202,11 +213,21 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 	}
 
 	/* timestamp, level and thread id: one append ("INFO  db.pool [tid]":
-	 * a category goes after the level, by the longer path) */
+	 * a category goes after the level, by the longer path), made in
+	 * place when the room allows (the bytes past them are overwritten
+	 * next) */
 	cat = category(e, lo, &cl);
-	hn = llog__line_ts_text(h, e->ts_ns, lo);
-	n = cat == NULL ? level_tid(h + hn, e->level, e->tid) : 0;
-	llog__buf_put(o, h, hn + n);
+	if (o->cap - o->n >= sizeof(h)) {
+		char *at = o->p + o->n;
+
+		hn = llog__line_ts_text(at, e->ts_ns, lo);
+		n = cat == NULL ? level_tid(at + hn, e->level, e->tid) : 0;
+		o->n += hn + n;
+	} else {
+		hn = llog__line_ts_text(h, e->ts_ns, lo);
+		n = cat == NULL ? level_tid(h + hn, e->level, e->tid) : 0;
+		llog__buf_put(o, h, hn + n);
+	}
 	if (n == 0) {
 		llog__buf_putc(o, ' ');
 		put_level(o, e->level, 1);
@@ -232,7 +253,8 @@ static void format_text(struct llog__buf *o, const struct llog_entry *e,
 	put_location(o, e, lo);
 	llog__line_put_msg(o, e, lo, &m, 0, 1);
 	/* The field section ends the line, after the markers (fields.md 3). */
-	llog__line_put_fields(o, e, lo, 0);
+	if (!llog__line_no_fields(e, lo))
+		llog__line_put_fields(o, e, lo, 0);
 }
 
 static void format_json(struct llog__buf *o, const struct llog_entry *e,

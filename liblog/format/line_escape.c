@@ -16,6 +16,11 @@
  * escaped, the C1 controls as \u0080..\u009f, invalid UTF-8, stray
  * 0x80..0x9f included, replaced by U+FFFD), so the output is always valid
  * JSON.
+ *
+ * Both escape by runs: the bytes up to the next one that may need an
+ * escape are found and copied 16 at a time (llog__line_put_clean,
+ * line_parts.h; a field's quoted value too, line_fields.c); only that
+ * byte is looked at alone.
  */
 #include <stdint.h>
 #include <string.h>
@@ -57,22 +62,6 @@ size_t llog__line_utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
-/* Nonzero when one of the 8 bytes of w is below 0x20, is 0x7f, is a
- * backslash or is 0x80 and above (SWAR: for each byte b, (b - 0x20) borrows into bit 7 only if
- * b < 0x20, b ^ 0x7f is zero only if b == 0x7f, and bit 7 of b itself is
- * set for 0x80 and above). Bytes 0x80 and above go to the slow path, which
- * tells valid UTF-8 (kept) from C1 controls and stray bytes. */
-static inline uint64_t has_ctl(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t del = w ^ (0x7f * ones), bs = w ^ (0x5c * ones);
-
-	/* bs: the same test as del's for the backslash (0x5c), escaped \\
-	 * since file format version 2; a false positive only sends the
-	 * word to the byte loop, which decides. */
-	return (((w - 0x20 * ones) | (del - ones) | (bs - ones) | w) & high);
-}
-
 /* One byte's escape, for text and a field's value (line_parts.h). */
 size_t llog__line_escape_byte(char *e, unsigned c)
 {
@@ -110,20 +99,11 @@ void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t le
 	size_t i = 0;
 
 	while (i < len) {
-		size_t j = i, n;
-		uint64_t w;
+		/* a clean run, then the byte that ended it */
+		size_t j = i + llog__line_put_clean(o, s + i, len - i, 0x7f, '\\'), n;
 		unsigned c;
 		char e[4];
 
-		while (j + 8 <= len && (memcpy(&w, s + j, 8), !has_ctl(w)))
-			j += 8;
-		/* The last word read overlapping: [j, len) is in it. */
-		if (j < len && len >= 8 && j + 8 > len &&
-		    (memcpy(&w, s + len - 8, 8), !has_ctl(w)))
-			j = len;
-		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '\\')
-			j++;
-		llog__buf_put(o, str + i, j - i);
 		if (j == len)
 			break;
 		c = s[j];
@@ -170,12 +150,7 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 		size_t n;
 
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			size_t j = i + 1;
-
-			while (j < len && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
-				j++;
-			llog__buf_put(o, str + i, j - i);
-			i = j;
+			i += llog__line_put_clean(o, s + i, len - i, 0x80, '"');
 			continue;
 		}
 		switch (c) {

@@ -31,6 +31,8 @@ static size_t entry_fields(const struct llog_entry *e, const struct llog__lopt *
 
 	*f = NULL;
 	*left_out = 0;
+	/* llog__line_no_fields's test, written out: the line parts' callers
+	 * ask it before they call here */
 	if (!lo->full || (e->fields == NULL && e->fields_truncated == 0))
 		return 0;
 	n = e->fields != NULL ? e->nfields : 0;
@@ -71,19 +73,37 @@ const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *l
 	return t;
 }
 
-/* A key in text is bare when made only of these (and not empty). */
+/* Whether every byte of x may be in a bare key: a-z A-Z (x | 0x20 folds
+ * the capitals), - . / 0-9 : (one range from '-' to ':'), @ and _. */
+static inline int bare_v16(llog__line_v16 x)
+{
+	llog__line_v16 ok = (llog__line_v16)((llog__line_v16)((x | 0x20) - 'a') < 26) |
+			    (llog__line_v16)((llog__line_v16)(x - '-') < 14) |
+			    (llog__line_v16)(x == '@') | (llog__line_v16)(x == '_');
+	llog__line_v2x64 w = (llog__line_v2x64)ok;
+
+	return (w[0] & w[1]) == UINT64_MAX;
+}
+
+/* A key in text is bare when made only of these (and not empty); tested
+ * 16 bytes at a time, as llog__line_clean_run does. */
 static int bare_key(const char *k, size_t n)
 {
+	const unsigned char *s = (const unsigned char *)k;
+	llog__line_v16 x;
+	size_t j;
+
 	if (n == 0)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)k[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-' || c == '/' || c == ':' || c == '@'))
+	if (n < 16)
+		return bare_v16(llog__line_v16_short(s, n));
+	for (j = 0; n - j > 16; j += 16) {
+		memcpy(&x, s + j, 16);
+		if (!bare_v16(x))
 			return 0;
 	}
-	return 1;
+	memcpy(&x, s + n - 16, 16);
+	return bare_v16(x);
 }
 
 /* A quoted string of the field section: '"' and '\\' escaped, \n \r \t,
@@ -100,9 +120,7 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 		unsigned c;
 		char e[4];
 
-		while (j < len && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
-			j++;
-		llog__buf_put(o, str + i, j - i);
+		j += llog__line_put_clean(o, s + j, len - j, 0x7f, '"');
 		if (j == len)
 			break;
 		c = s[j];
@@ -134,19 +152,24 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 		llog__buf_putc(o, ':');
 	} else {
 		if (bare_key(f->key, f->key_len))
-			llog__buf_put(o, f->key, f->key_len);
+			llog__buf_put_short(o, f->key, f->key_len);
 		else
 			put_field_text(o, f->key, f->key_len);
 		llog__buf_putc(o, '=');
 	}
 	switch (f->type) {
 	case LLOG_FIELD_I64:
-		if (f->v.i64 < 0)
-			llog__buf_putc(o, '-');
+	case LLOG_FIELD_U64: {
+		char t[24], *end = t + sizeof(t), *p;
+		int neg = f->type == LLOG_FIELD_I64 && f->v.i64 < 0;
+
 		/* 0 - (uint64_t)v: |INT64_MIN| too */
-		llog__buf_num(o, f->v.i64 < 0 ? 0 - (uint64_t)f->v.i64 : (uint64_t)f->v.i64, 10);
+		p = llog__buf_dec_back(end, neg ? 0 - (uint64_t)f->v.i64 : f->v.u64, 1);
+		if (neg)
+			*--p = '-';
+		llog__buf_put_short(o, p, (size_t)(end - p));
 		break;
-	case LLOG_FIELD_U64: llog__buf_num(o, f->v.u64, 10); break;
+	}
 	case LLOG_FIELD_F64:
 		dn = llog__line_field_f64(d, f->v.f64);
 		if (json && !isfinite(f->v.f64)) {
@@ -155,7 +178,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 							 : "\"-Infinity\"");
 			break;
 		}
-		llog__buf_put(o, d, dn);
+		llog__buf_put_short(o, d, dn);
 		break;
 	case LLOG_FIELD_BOOL: llog__buf_puts(o, f->v.b ? "true" : "false"); break;
 	case LLOG_FIELD_STR:
@@ -204,7 +227,10 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 		o->cut = 1;
 		return;
 	}
-	llog__buf_put(o, json ? ",\"fields\":{" : "\t", json ? 11 : 1);
+	if (json)
+		llog__buf_put(o, ",\"fields\":{", 11);
+	else
+		llog__buf_putc(o, '\t');
 	o->cap = full - LLOG__FIELDS_END;
 	for (size_t i = 0; i < nf; i++) {
 		size_t at = o->n;

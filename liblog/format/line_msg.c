@@ -28,7 +28,7 @@ static int ends_like_suppressed(const char *m, size_t n)
 	static const char tail[] = " suppressed]";
 	size_t tn = sizeof(tail) - 1, d = 0;
 
-	if (n < tn + 3 || memcmp(m + n - tn, tail, tn) != 0)
+	if (n < tn + 3 || m[n - 1] != ']' || memcmp(m + n - tn, tail, tn) != 0)
 		return 0;
 	n -= tn;
 	while (d < n && m[n - 1 - d] >= '0' && m[n - 1 - d] <= '9')
@@ -48,7 +48,7 @@ static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 {
 	int last = ends_like_suppressed(m, n);
 
-	if (n >= 12 && memcmp(m, "[backtrace] ", 12) == 0) {
+	if (n >= 12 && m[0] == '[' && memcmp(m, "[backtrace] ", 12) == 0) {
 		llog__line_put_whole(o, "\\x5b", 4);
 		m++;
 		n--;
@@ -64,6 +64,14 @@ void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 {
 	size_t sl, fr;
 	char suf[32];
+
+	/* The usual message: no marker, no cut tail, nothing kept for what
+	 * follows (the general path below does the same then). */
+	if (m->tl == 0 && rest == 0 && (!lo->full || (e->suppressed == 0 && !e->backtrace)) &&
+	    (!fields_after || llog__line_no_fields(e, lo))) {
+		put_text_msg(o, e->msg, e->msg_len);
+		return;
+	}
 
 	/* A rate-limited site's count ends the message (or its cut tail):
 	 * " [N suppressed]" (llog.h). */

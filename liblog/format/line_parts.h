@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <llog/sinks.h>
 
@@ -109,6 +110,127 @@ static inline int llog__line_is_c1(const unsigned char *s, size_t n)
 	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
 }
 
+/*
+ * The clean run at the start of s[0..n): how many bytes come before the
+ * first one that is below 0x20, at or above hi (0x7f: DEL and every
+ * non-ASCII byte; 0x80: non-ASCII only), a backslash or q. The escapers
+ * copy a clean run whole and look at the byte that ends it alone.
+ *
+ * Sixteen bytes are tested at a time, as a GNU C vector (gcc and clang
+ * lower it to SSE2 on x86-64, to plain words elsewhere): a run shorter
+ * than 16 is tested once with its bytes laid into one vector (the two
+ * ends of the run overlapping, 'a' in what is left), a longer one 16 at
+ * a time and its last 16 overlapping. Only a vector that holds a byte to
+ * stop at is then walked byte by byte, to find it. Nothing is read
+ * outside s[0..n).
+ */
+typedef unsigned char llog__line_v16 __attribute__((vector_size(16))); /* GNU extension */
+typedef uint64_t llog__line_v2x64 __attribute__((vector_size(16)));  /* GNU extension */
+
+/* Whether byte c ends a clean run (as llog__line_clean_run decides). */
+static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
+{
+	return c - 0x20 >= hi - 0x20 || c == '\\' || c == q;
+}
+
+/* Whether one of the 16 bytes of x ends a clean run. */
+static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned char q)
+{
+	llog__line_v16 off = x - (unsigned char)0x20;
+	llog__line_v16 stop = (llog__line_v16)(off >= (unsigned char)(hi - 0x20)) |
+			      (llog__line_v16)(x == (unsigned char)'\\') | (llog__line_v16)(x == q);
+	llog__line_v2x64 w = (llog__line_v2x64)stop;
+
+	return (w[0] | w[1]) != 0;
+}
+
+/* The bytes of s[0..n), n < 16, laid into one vector: its two ends
+ * (overlapping), 'a' in what is left; every byte of s is in it. */
+static inline llog__line_v16 llog__line_v16_short(const unsigned char *s, size_t n)
+{
+	unsigned char t[16];
+	llog__line_v16 x;
+
+	memset(t, 'a', sizeof(t));
+	if (n >= 8) {
+		memcpy(t, s, 8);
+		memcpy(t + 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(t, s, 4);
+		memcpy(t + 4, s + n - 4, 4);
+	} else if (n > 0) {
+		t[0] = s[0];
+		t[1] = s[n / 2];
+		t[2] = s[n - 1];
+	}
+	memcpy(&x, t, 16);
+	return x;
+}
+
+static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsigned hi,
+					  unsigned char q)
+{
+	llog__line_v16 x;
+	size_t j = 0;
+
+	if (n >= 16) {
+		for (; n - j > 16; j += 16) {
+			memcpy(&x, s + j, 16);
+			if (llog__line_stop_v16(x, hi, q))
+				goto bytes;
+		}
+		memcpy(&x, s + n - 16, 16);
+		if (!llog__line_stop_v16(x, hi, q))
+			return n;
+	} else if (!llog__line_stop_v16(llog__line_v16_short(s, n), hi, q)) {
+		return n;
+	}
+bytes:
+	while (j < n && !llog__line_stop_byte(s[j], hi, q))
+		j++;
+	return j;
+}
+
+/*
+ * Appends the clean run at the start of s[0..n) (llog__line_clean_run's)
+ * and returns its length. When the room holds all n bytes and n >= 16,
+ * each vector is stored as soon as it is tested (no second pass, no call
+ * to memcpy; a vector that holds a stop byte is stored too, and only its
+ * clean bytes counted: what lies past o->n is scratch); else the run is
+ * found, then appended as llog__buf_put would (clipped to the room).
+ */
+static inline size_t llog__line_put_clean(struct llog__buf *o, const unsigned char *s, size_t n,
+					  unsigned hi, unsigned char q)
+{
+	size_t j = 0;
+
+	if (n >= 16 && n <= o->cap - o->n) {
+		unsigned char *d = (unsigned char *)o->p + o->n;
+		llog__line_v16 x;
+
+		for (; n - j > 16; j += 16) {
+			memcpy(&x, s + j, 16);
+			memcpy(d + j, &x, 16);
+			if (llog__line_stop_v16(x, hi, q))
+				goto stop;
+		}
+		memcpy(&x, s + n - 16, 16);
+		memcpy(d + n - 16, &x, 16); /* [j, n) stored: n - 16 <= j */
+		if (!llog__line_stop_v16(x, hi, q)) {
+			o->n += n;
+			return n;
+		}
+stop:
+		while (j < n && !llog__line_stop_byte(s[j], hi, q))
+			j++;
+		o->n += j;
+		return j;
+	}
+	j = llog__line_clean_run(s, n, hi, q);
+	llog__buf_put_short(o, (const char *)s, j);
+	return j;
+}
+
 /* A message, file, function or thread name in text: the controls, DEL, a
  * backslash and the C1 controls escaped (line_escape.c). */
 void llog__line_put_text_escaped(struct llog__buf *o, const char *str, size_t len);
@@ -132,6 +254,15 @@ void llog__line_put_json_string(struct llog__buf *o, const char *str, size_t len
 #define LLOG__FIELDS_START 11
 #define LLOG__FIELDS_END 32
 #define LLOG__FIELDS_RESERVE (LLOG__FIELDS_START + LLOG__FIELDS_END)
+
+/* Whether the entry has no field section for sure (then the two below
+ * do nothing and return 0): its appended fields may not be read, or it
+ * has none and left none out (the test line_fields.c's entry_fields
+ * starts with). Inline: most entries have none. */
+static inline int llog__line_no_fields(const struct llog_entry *e, const struct llog__lopt *lo)
+{
+	return !lo->full || (e->fields == NULL && e->fields_truncated == 0);
+}
 
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
  * entry has fields (or left some out), else 0. */

@@ -14,6 +14,10 @@
  * called: the thread's last offset is used, or UTC when it has none. The
  * crash handler says how to know (llog__line_set_crash_probe): this file
  * is part of the format unit, which calls nothing of the core.
+ *
+ * The cache keeps its second's first nanosecond (base), so a timestamp
+ * of the same second costs a subtraction (ns = ts - base), no division;
+ * eight of the fraction's nine digits are made in one 64-bit word (put_frac9).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -119,22 +123,90 @@ static void format_offset(char *b, long off)
 	put_fixed(b + 4, (uint64_t)(a / 60 % 60), 2);
 }
 
-/* Two decimal digits of 0..99, for the fraction. */
-static const char pairs[] =
-	"00010203040506070809101112131415161718192021222324"
-	"25262728293031323334353637383940414243444546474849"
-	"50515253545556575859606162636465666768697071727374"
-	"75767778798081828384858687888990919293949596979899";
-
-/* ".NNNNNNNNN" of ns (0..999999999): 10 bytes, two digits per step. */
+/*
+ * ".NNNNNNNNN" of ns (0..999999999): 10 bytes. The first digit and two
+ * groups of four by divisions; those eight digits in one 64-bit word,
+ * each step splitting every lane of the word in two at once (SWAR): 4 + 4
+ * digits in 32-bit lanes,
+ * 2 + 2 in 16-bit lanes (x * 10486 >> 20 is x / 100 for x < 10000), 1 + 1
+ * in bytes (x * 103 >> 10 is x / 10 for x < 100); the digits then sit in
+ * the word in the order they are written (little-endian). Elsewhere, a
+ * digit per division.
+ */
 static void put_frac9(char *b, uint32_t ns)
 {
+	uint32_t hi = ns / 10000, lo = ns - hi * 10000; /* 5 and 4 digits */
+	uint32_t d0 = hi / 10000, mid = hi - d0 * 10000;  /* 1 and 4 */
+
 	b[0] = '.';
-	for (int k = 8; k > 0; k -= 2) {
-		memcpy(b + k, pairs + 2 * (ns % 100), 2);
-		ns /= 100;
+	b[1] = (char)('0' + d0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		uint64_t v = mid | (uint64_t)lo << 32, q;
+
+		/* the masks keep each lane's quotient, not the bits the
+		 * shift brought down from the lane above */
+		q = (v * 10486 >> 20) & 0x0000007f0000007full; /* 32-bit lanes / 100 */
+		v = q | (v - q * 100) << 16;			/* 16-bit lanes */
+		q = (v * 103 >> 10) & 0x000f000f000f000full;	/* 16-bit lanes / 10 */
+		v = q | (v - q * 10) << 8;			/* one digit a byte */
+		v += 0x3030303030303030ull;			/* '0' in every byte */
+		memcpy(b + 2, &v, 8);
 	}
-	b[1] = (char)('0' + ns);
+#else
+	for (int k = 5; k >= 2; k--, mid /= 10, lo /= 10) {
+		b[k] = (char)('0' + mid % 10);
+		b[k + 4] = (char)('0' + lo % 10);
+	}
+#endif
+}
+
+/* A thread's text of one second of timestamps (UTC or local): valid for
+ * base <= ts_ns < base + 10^9 when ok. */
+struct ts_second {
+	int ok;
+	int64_t base;
+	char text[25]; /* "YYYY-MM-DDTHH:MM:SS", then local time's "+HH:MM" */
+};
+
+/* The second ts_ns falls in made into c, with localtime_r's offset in
+ * local time; its nanoseconds in *ns. Out of line: once a second. */
+static __attribute__((noinline)) const char *second_made(struct ts_second *c, int local,
+							 int64_t ts_ns, uint32_t *ns)
+{
+	/* floor; not (ts_ns - 999999999) / 10^9, which overflows near INT64_MIN */
+	int64_t secs = ts_ns / 1000000000 - (ts_ns % 1000000000 < 0);
+	int64_t sub = ts_ns % 1000000000 + (ts_ns % 1000000000 < 0 ? 1000000000 : 0);
+	int ok;
+
+	*ns = (uint32_t)sub;
+	c->ok = 0; /* see LLOG__CACHE_OPEN */
+	LLOG__CACHE_OPEN();
+	if (local) {
+		long off = local_offset(secs);
+
+		format_second(c->text, secs + off);
+		format_offset(c->text + 19, off);
+	} else {
+		format_second(c->text, secs);
+	}
+	/* the first second's start is below INT64_MIN: never a hit */
+	ok = (uint64_t)ts_ns - (uint64_t)INT64_MIN >= (uint64_t)sub;
+	c->base = ok ? ts_ns - sub : 0;
+	LLOG__CACHE_CLOSE();
+	c->ok = ok;
+	return c->text;
+}
+
+/* The cached second ts_ns falls in (a hit: one subtraction, no
+ * division), made when it does not; its nanoseconds in *ns. */
+static inline const char *second_of(struct ts_second *c, int local, int64_t ts_ns, uint32_t *ns)
+{
+	if (c->ok && ts_ns >= c->base && (uint64_t)ts_ns - (uint64_t)c->base < 1000000000u) {
+		*ns = (uint32_t)((uint64_t)ts_ns - (uint64_t)c->base);
+		return c->text;
+	}
+	return second_made(c, local, ts_ns, ns);
 }
 
 /*
@@ -147,42 +219,20 @@ static void put_frac9(char *b, uint32_t ns)
 size_t llog__line_ts_text(char *b, int64_t ts_ns, const struct llog__lopt *lo)
 {
 	static const unsigned digits[] = {9, 6, 3, 0};
-	static __thread int64_t utc_sec = INT64_MIN, local_sec = INT64_MIN;
-	static __thread char utc[19], local[25];
+	static __thread struct ts_second utc, local;
 	size_t n = 19;
 	unsigned prec = lo->prec <= LLOG_TS_S ? lo->prec : LLOG_TS_NS;
-	/* floor; not (ts_ns - 999999999) / 10^9, which overflows near INT64_MIN */
-	int64_t secs = ts_ns / 1000000000 - (ts_ns % 1000000000 < 0);
-	int64_t ns = ts_ns % 1000000000 + (ts_ns % 1000000000 < 0 ? 1000000000 : 0);
+	int loc = (lo->flags & LLOG_LINE_LOCAL_TIME) != 0;
+	uint32_t ns;
+	const char *sec = second_of(loc ? &local : &utc, loc, ts_ns, &ns);
 
-	if (!(lo->flags & LLOG_LINE_LOCAL_TIME)) {
-		if (secs != utc_sec) {
-			utc_sec = INT64_MIN; /* see LLOG__CACHE_OPEN */
-			LLOG__CACHE_OPEN();
-			format_second(utc, secs);
-			LLOG__CACHE_CLOSE();
-			utc_sec = secs;
-		}
-		memcpy(b, utc, 19);
-	} else {
-		if (secs != local_sec) {
-			long off = local_offset(secs);
-
-			local_sec = INT64_MIN;
-			LLOG__CACHE_OPEN();
-			format_second(local, secs + off);
-			format_offset(local + 19, off);
-			LLOG__CACHE_CLOSE();
-			local_sec = secs;
-		}
-		memcpy(b, local, 19);
-	}
+	memcpy(b, sec, 19);
 	if (digits[prec] > 0) {
-		put_frac9(b + n, (uint32_t)ns); /* all 9; the first ones kept */
+		put_frac9(b + n, ns); /* all 9; the first ones kept */
 		n += 1 + digits[prec];
 	}
-	if (lo->flags & LLOG_LINE_LOCAL_TIME) {
-		memcpy(b + n, local + 19, 6);
+	if (loc) {
+		memcpy(b + n, sec + 19, 6);
 		n += 6;
 	} else {
 		b[n++] = 'Z';
