@@ -64,8 +64,8 @@
 #define LLOG__BIN_SITES 65536u    /* ids per stream */
 #define HASH_SLOTS (2u * LLOG__BIN_SITES)
 #define DEFS_CAP ((size_t)8 << 20) /* bytes of definitions, at most */
-#define SITE_STR_MAX 16384u        /* a longer format (or name) is stored as text */
-#define SCRATCH_CAP (64u << 10)    /* a record rendered here (fallback) */
+#define SITE_STR_MAX LLOG__CAPTURE_FMT_MAX /* a longer format (or name): stored as text */
+#define SCRATCH_CAP LLOG__CAPTURE_TEXT_MAX /* a record rendered here (fallback) */
 #define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
 
 struct bin_key {

@@ -35,8 +35,8 @@
  * the record.
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
- * caller). Async-signal-safe to read (initial-exec TLS, touched by the
- * flusher before its first round).
+ * caller, a sink's own thread around its write). Async-signal-safe to read
+ * (initial-exec TLS, touched by the flusher before its first round).
  */
 #ifndef LLOG_CAPTURE_H
 #define LLOG_CAPTURE_H
@@ -47,6 +47,15 @@
 #include "fmt.h"
 #include "llog.h"
 #include "llog/sinks.h"
+
+/* A sink that stores captures keeps a format of at most
+ * LLOG__CAPTURE_FMT_MAX bytes as part of its site's definition, and a
+ * message it stores as text (a capture it cannot store) cut at
+ * LLOG__CAPTURE_TEXT_MAX bytes, marker included: the binary file sink
+ * (file_bin.c), and the queue of such a sink on a thread of its own
+ * (sinkq.c), which hands it the same. */
+#define LLOG__CAPTURE_FMT_MAX 16384u
+#define LLOG__CAPTURE_TEXT_MAX (64u << 10)
 
 struct llog__capture {
 	const struct llog_entry *entry; /* the entry this is the capture of */

@@ -151,7 +151,9 @@ static void drop_notice(struct llog__flusher *f, struct llog__rec *r)
 
 /* Whether some sink that gets r needs its message rendered: all but the
  * sinks that store the capture (LLOG__SINK_F_RAW, capture.h), on the
- * flusher or on a thread of their own (their queue copies the capture). */
+ * flusher or on a thread of their own (their queue copies the capture),
+ * unless it is queued and its format longer than a queue copies (the
+ * message then goes instead: sinkq.c). */
 static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 {
 	if (r->kind != LLOG__K_LOG)
@@ -160,7 +162,9 @@ static int needs_text(const struct llog__flusher *f, const struct llog__rec *r)
 		const struct llog_sink *s = f->sinks.s[i];
 
 		if (llog__site_level(r->site) >= (int)s->level &&
-		    (s->ops->version < 3 || !(s->ops->flags & LLOG__SINK_F_RAW)))
+		    (s->ops->version < 3 || !(s->ops->flags & LLOG__SINK_F_RAW) ||
+		     (llog__flusher_queue_of(f, i) != NULL &&
+		      strnlen(r->site->fmt, LLOG__CAPTURE_FMT_MAX + 1) > LLOG__CAPTURE_FMT_MAX)))
 			return 1;
 	}
 	return 0;

@@ -91,6 +91,7 @@ int llog__flusher_sinktab_start(struct llog__sinktab *t)
 
 		if (t->q[i] == NULL)
 			continue;
+		(void)llog__sinkq_fit(t->q[i]);
 		rc = llog__sinkq_start(t->q[i], &t->blocked);
 		if (rc != 0) {
 			/* Without its thread the sink runs on the flusher

@@ -57,14 +57,18 @@ struct layout {
 					    bound of the one rendered here */
 	const struct llog__capture *cap; /* copied, or NULL */
 	size_t fmt_len;                  /* the capture's format */
-	int render;                      /* the message is rendered here from
-					    a capture whose format is too long
-					    to copy (and the entry has none) */
+	int cut;                         /* the message is cut at
+					    LLOG__CAPTURE_TEXT_MAX (marked) */
 	uint64_t fields_at, cap_at, size;
 };
 
 /* Lays out e's item; raw: the sink stores captures (q->raw), so e's
- * capture (capture.h) goes in the item instead of its message. */
+ * capture (capture.h) goes in the item instead of its message. A capture
+ * whose format is longer than such a sink keeps (LLOG__CAPTURE_FMT_MAX) is
+ * not copied: the flusher rendered the message for it (needs_text), and
+ * the item holds it as the sink would store it, cut at
+ * LLOG__CAPTURE_TEXT_MAX and marked (file_bin.c's fallback_text: the
+ * message rendered within a smaller room is its prefix). */
 static void lay_out(const struct llog_entry *e, int raw, struct layout *l)
 {
 	const struct llog__capture *c = raw ? llog__capture_of(e) : NULL;
@@ -75,17 +79,17 @@ static void lay_out(const struct llog_entry *e, int raw, struct layout *l)
 	l->msg_len = e->msg != NULL ? e->msg_len : 0;
 	l->cap = NULL;
 	l->fmt_len = 0;
-	l->render = 0;
+	l->cut = 0;
 	if (c != NULL) {
-		size_t fl = strnlen(c->fmt, LLOG__SINKQ_FMT_MAX + 1);
+		size_t fl = strnlen(c->fmt, LLOG__CAPTURE_FMT_MAX + 1);
 
-		if (fl <= LLOG__SINKQ_FMT_MAX) {
+		if (fl <= LLOG__CAPTURE_FMT_MAX) {
 			l->cap = c;
 			l->fmt_len = fl;
 			l->msg_len = 0;
-		} else if (e->msg == NULL) {
-			l->render = 1;
-			l->msg_len = c->room + LLOG__MARKER_LEN;
+		} else if (l->msg_len > LLOG__CAPTURE_TEXT_MAX) {
+			l->cut = 1;
+			l->msg_len = LLOG__CAPTURE_TEXT_MAX;
 		}
 	}
 	n = sizeof(struct llog__sinkq_item) + l->file_len + 1 + l->func_len + 1 + l->msg_len +
@@ -205,21 +209,6 @@ static void write_cap(struct llog__sinkq_item *it, const struct layout *l)
 	it->cap_off = (uint32_t)l->cap_at;
 }
 
-/* The message of capture c rendered at dst (its bound: c->room and the
- * marker), as the binary sink's own fallback renders it; returns its
- * length. */
-static size_t render_cap(char *dst, const struct llog__capture *c)
-{
-	int trunc = c->truncated;
-	size_t n = llog__fmt_render(dst, c->room, c->fmt, c->plan, c->args, &trunc);
-
-	if (trunc) {
-		memcpy(dst + n, LLOG__MARKER, LLOG__MARKER_LEN);
-		n += LLOG__MARKER_LEN;
-	}
-	return n;
-}
-
 static void write_entry(struct llog__sinkq_item *it, const struct layout *l, uint16_t kind,
 			const struct llog_entry *e)
 {
@@ -256,10 +245,12 @@ static void write_entry(struct llog__sinkq_item *it, const struct layout *l, uin
 		memcpy(p, e->func, func_len);
 	p[func_len] = '\0';
 	msg = p + func_len + 1;
-	if (l->render)
-		msg_len = render_cap(msg, llog__capture_of(e));
-	else if (msg_len != 0)
+	if (l->cut) {
+		memcpy(msg, e->msg, msg_len - LLOG__MARKER_LEN);
+		memcpy(msg + msg_len - LLOG__MARKER_LEN, LLOG__MARKER, LLOG__MARKER_LEN);
+	} else if (msg_len != 0) {
 		memcpy(msg, e->msg, msg_len);
+	}
 	it->msg_len = msg_len;
 	it->cat_len = (uint32_t)cat_len(e);
 	if (it->cat_len != 0)
@@ -412,6 +403,12 @@ int llog__sinkq_put(struct llog__sinkq *q, const struct llog_entry *e, int final
 	struct layout l;
 
 	lay_out(e, q->raw, &l);
+	if (l.size + COMMIT_SIZE > q->cap) {
+		/* Never fits (a ring llog__sinkq_fit could not grow): waiting
+		 * for room would wait for ever. */
+		drop(q, e);
+		return 0;
+	}
 	if (wait) {
 		int64_t deadline = -1;
 		uint64_t size = l.size;

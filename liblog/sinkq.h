@@ -94,6 +94,12 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 /* Frees q (not its sink); the worker must not run. */
 void llog__sinkq_free(struct llog__sinkq *q);
 
+/* Before a start: makes the ring as large as the configuration now in
+ * force needs (a sink added before llog_init was sized with the
+ * max_record_bytes of then), when it is empty. Returns 0 or -ENOMEM (the
+ * ring stays as it was: an item too large for it is dropped, counted). */
+int llog__sinkq_fit(struct llog__sinkq *q);
+
 /* Starts the worker (no-op when it runs), its thread blocking the signals
  * in *blocked (the flusher's mask: llog__flusher_sinktab_start). Returns 0 or a
  * negative errno. */

@@ -9,6 +9,7 @@
  * table, its fork hand-off and the control thread.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "capture.h"
 #include "clock.h"
 #include "config.h"
 #include "kv.h"
@@ -47,25 +49,34 @@ static uint64_t pow2_at_least(uint64_t n)
 	(sizeof(struct llog__kv_list) +                                      \
 	 LLOG_FIELDS_MAX * (sizeof(struct llog__kv_ent) + LLOG_FIELD_KEY_MAX + LLOG_FIELD_STR_MAX + 9))
 
+/* The ring's size for the configuration in force: the queue_bytes asked
+ * (want), at least 4 times the largest item. Relaxed: see config.h. The
+ * largest item: a whole record, its marker, the names (file and function
+ * at most 4,000 bytes each, the category 255, the item's header), the
+ * fields; for a sink that stores captures, its capture (arguments no
+ * longer than the record) with its format, too. */
+static uint64_t ring_bytes(uint64_t want, int raw)
+{
+	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192 +
+		       512 + FIELDS_MAX_BYTES +
+		       (raw ? sizeof(struct llog__sinkq_cap) + LLOG__CAPTURE_FMT_MAX + 16 : 0);
+
+	return pow2_at_least(want > 4 * rec ? want : 4 * rec);
+}
+
 struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_options *opt,
 				    int index)
 {
 	struct llog__sinkq *q = aligned_alloc(64, sizeof(*q));
 	int raw = s->ops->version >= 3 && (s->ops->flags & LLOG__SINK_F_RAW) != 0;
-	/* Relaxed: see config.h. The largest entry: a whole record, its
-	 * marker, and generous file and function names; for a sink that
-	 * stores captures, its capture (arguments no longer than the record)
-	 * with its format, too. */
-	uint64_t rec = llog__load_relaxed(&llog__cfg.max_record_bytes) + LLOG__MARKER_LEN + 8192 +
-		       FIELDS_MAX_BYTES +
-		       (raw ? sizeof(struct llog__sinkq_cap) + LLOG__SINKQ_FMT_MAX + 16 : 0);
 	uint64_t want = opt->queue_bytes ? opt->queue_bytes : DEFAULT_QUEUE_BYTES;
 	struct llog__buf nb;
 
 	if (q == NULL)
 		return NULL;
 	memset(q, 0, sizeof(*q));
-	q->cap = pow2_at_least(want > 4 * rec ? want : 4 * rec);
+	q->want = want;
+	q->cap = ring_bytes(want, raw);
 	/* calloc: pages are backed as the ring first reaches them. */
 	q->ring = calloc(1, q->cap);
 	if (q->ring == NULL) {
@@ -86,6 +97,25 @@ struct llog__sinkq *llog__sinkq_new(struct llog_sink *s, const struct llog_sink_
 	q->name[nb.n] = '\0';
 	pthread_mutex_init(&q->call_lock, NULL);
 	return q;
+}
+
+int llog__sinkq_fit(struct llog__sinkq *q)
+{
+	uint64_t cap = ring_bytes(q->want, q->raw);
+	char *ring;
+
+	/* Relaxed: no worker runs (the queue is not started). */
+	if (q->running || cap <= q->cap ||
+	    llog__load_relaxed(&q->head) != llog__load_relaxed(&q->tail))
+		return 0;
+	if ((ring = calloc(1, cap)) == NULL)
+		return -ENOMEM;
+	free(q->ring);
+	q->ring = ring;
+	q->cap = cap;
+	llog__store_relaxed(&q->head, 0);
+	llog__store_relaxed(&q->tail, 0);
+	return 0;
 }
 
 void llog__sinkq_free(struct llog__sinkq *q)

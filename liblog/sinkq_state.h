@@ -93,14 +93,11 @@ struct llog__sinkq_cap {
 	struct llog__plan plan;
 };
 
-/* The longest format whose capture an item carries (the binary file sink
- * stores a longer one as text anyway): a longer one's message is rendered
- * into the item instead (sinkq.c). */
-#define LLOG__SINKQ_FMT_MAX 16384u
 
 struct llog__sinkq {
 	struct llog_sink *sink;
 	int raw;      /* the sink stores captures (LLOG__SINK_F_RAW, version >= 3) */
+	uint64_t want; /* the queue_bytes asked (llog__sinkq_fit) */
 	char *ring;
 	uint64_t cap; /* a power of two */
 	enum llog_queue_full full;

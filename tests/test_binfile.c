@@ -801,15 +801,21 @@ static void test_text_sites_by_category(void **state)
 /* A format longer than a site definition may be (16 KiB) is stored as its
  * rendered text; with a large max_record_bytes that text is far longer
  * than the capture: it is stored cut to the room the sink reserved for it
- * (a frame never outgrows its bound).
- * Random bytes (incompressible), enough records for one frame's bound. */
-static void test_long_text_fallback(void **state)
+ * (a frame never outgrows its bound), 64 KiB, marked. The same on the
+ * flusher and on a thread of its own (own), with a text sink beside it or
+ * alone (no text sink: the flusher renders for the queued binary sink all
+ * the same). Random bytes (incompressible), enough records for one frame's
+ * bound. */
+static size_t long_ref[64]; /* the lines' lengths on the flusher */
+
+static void long_text_fallback(int own, int with_text)
 {
 	enum { N = 50, FL = 143360, SL = 61440 }; /* 200 KiB messages */
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
 	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
 	struct llog_config cfg = {.max_record_bytes = 256u << 10, .arena_bytes = 64u << 20,
 				  .flush_interval_ms = 60000};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 	struct llog_site *site = calloc(N, sizeof(*site));
 	char *fmt = malloc((size_t)N * (FL + 3)), *arg = malloc(SL + 1), text[200], bin[200];
 	uint64_t x = 88172645463325252ull;
@@ -817,7 +823,6 @@ static void test_long_text_fallback(void **state)
 	char *out;
 	struct tdir t;
 
-	(void)state;
 	llogcat();
 	/* each its own format: zstd finds no repeats */
 	for (int r = 0; r < N; r++) {
@@ -837,8 +842,14 @@ static void test_long_text_fallback(void **state)
 	snprintf(bin, sizeof(bin), "%s/bin.zst", t.dir);
 	to.path = text; /* a sink that needs the text: the flusher renders it */
 	bo.path = bin;
-	assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
-	assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	if (with_text)
+		assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
+	/* (added before llog_init: a queue sized for this max_record_bytes
+	 * when its thread starts, llog__sinkq_fit) */
+	if (own)
+		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
+	else
+		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
 	assert_int_equal(llog_init(&cfg), 0);
 	for (int r = 0; r < N; r++) {
 		for (size_t i = 0; i < SL; i++) {
@@ -860,11 +871,37 @@ static void test_long_text_fallback(void **state)
 	for (const char *p = out; (p = scan_find(p, " [truncated]\n")) != NULL; p++)
 		lines++;
 	assert_int_equal(lines, N);
+	/* the same lines as on the flusher (the same messages, seeded
+	 * alike; the same thread): their lengths, escaping included */
+	lines = 0;
+	for (const char *p = out, *nl; p < out + len; p = nl + 1, lines++) {
+		nl = memchr(p, '\n', (size_t)(out + len - p));
+		assert_non_null(nl);
+		if (!own)
+			long_ref[lines] = (size_t)(nl - p);
+		else if (long_ref[lines] != (size_t)(nl - p))
+			fail_msg("line %zu: %zu bytes, on the flusher %zu", lines, (size_t)(nl - p),
+				 long_ref[lines]);
+	}
 	free(out);
 	free(fmt);
 	free(arg);
 	free(site);
 	tdir_remove(&t);
+}
+
+static void test_long_text_fallback(void **state)
+{
+	(void)state;
+	long_text_fallback(0, 1);
+}
+
+static void test_long_text_fallback_own_thread(void **state)
+{
+	(void)state;
+	long_text_fallback(0, 1); /* the reference */
+	long_text_fallback(1, 1);
+	long_text_fallback(1, 0);
 }
 
 /* ---- 10. backtrace entries ------------------------------------------------------ */
@@ -963,6 +1000,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_site_reused_own_thread),
 	cmocka_unit_test(test_text_sites_by_category),
 	cmocka_unit_test(test_long_text_fallback),
+	cmocka_unit_test(test_long_text_fallback_own_thread),
 	cmocka_unit_test(test_backtrace_marked),
 	cmocka_unit_test(test_site_table_full),
 	cmocka_unit_test(test_site_table_full_own_thread),

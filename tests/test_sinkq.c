@@ -828,6 +828,20 @@ static void raw_records(int n)
 		LOG_WARN("raw i=%d s=%s d=%.2f", i, i % 2 ? "odd" : "even", i / 4.0);
 }
 
+/* The entries a callback got and the last one's message length. */
+struct sized {
+	_Atomic long n;
+	_Atomic size_t len;
+};
+
+static void sized_entry(void *user, const struct llog_entry *e)
+{
+	struct sized *g = user;
+
+	atomic_store(&g->len, e->msg_len);
+	atomic_fetch_add(&g->n, 1);
+}
+
 static void count_entry(void *user, const struct llog_entry *e)
 {
 	(void)e;
@@ -865,8 +879,8 @@ static void test_raw_sink_gets_captures(void **state)
 	}
 }
 
-/* A format too long for the queue to copy (over 16 KiB) with no sink that
- * needs the text: the queue renders the message into the item, and the
+/* A format too long for the queue to copy (over 16 KiB), with no sink that
+ * needs the text: the flusher renders the message all the same, and the
  * sink gets it as text. */
 static void test_raw_sink_long_format(void **state)
 {
@@ -895,6 +909,34 @@ static void test_raw_sink_long_format(void **state)
 	free(fmt);
 }
 
+/* A sink added before llog_init, on a thread of its own with BLOCK: its
+ * queue was made with the max_record_bytes in force then (the default),
+ * llog_init's is far larger. Its thread's start makes the ring as large as
+ * the record needs (llog__sinkq_fit): the record arrives, and llog_flush
+ * returns (before, the flusher waited for room that could never be). */
+static void test_queue_fits_init_record_bound(void **state)
+{
+	struct llog_sink_options own = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+	struct llog_config cfg = {.max_record_bytes = 8u << 20, .arena_bytes = 64u << 20};
+	size_t big = 6u << 20;
+	char *s = malloc(big + 1);
+	struct sized got = {0, 0};
+	struct llog_callback_options co = {.user = &got};
+
+	(void)state;
+	co.on_entry = sized_entry;
+	memset(s, 'b', big);
+	s[big] = '\0';
+	assert_int_equal(llog_add_sink_opts(llog_callback_sink(&co), &own), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	LOG_INFO("big %s", s);
+	llog_flush();
+	assert_int_equal(atomic_load(&got.n), 1);
+	assert_int_equal(atomic_load(&got.len), big + 4);
+	llog_shutdown();
+	free(s);
+}
+
 TEST_MAIN(
 	cmocka_unit_test_teardown(test_threads_up_when_started, unpin),
 	cmocka_unit_test(test_blocked_sink_stalls_nothing),
@@ -910,4 +952,5 @@ TEST_MAIN(
 	cmocka_unit_test(test_failed_commit_retried_when_idle),
 	cmocka_unit_test(test_raw_sink_gets_captures),
 	cmocka_unit_test(test_raw_sink_long_format),
+	cmocka_unit_test(test_queue_fits_init_record_bound),
 )

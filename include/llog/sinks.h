@@ -76,7 +76,7 @@ struct llog_entry {
 	 * llog_set_thread_name). An entry built by a caller for
 	 * llog_format_entry_opts may leave it NULL (read as ""). */
 	const char *thread_name;
-	size_t thread_name_len;
+	size_t thread_name_len; /* strlen(thread_name) (0 when NULL) */
 	/* Calls of this record's rate-limited call site (LOG_EVERY_N and
 	 * friends, llog.h) suppressed since the site's previous record, 0 for
 	 * every other record. A site's last count, not followed by a record,
@@ -318,7 +318,10 @@ struct llog_sink_options {
 	enum llog_sink_thread thread;
 	/* Bound of the queue (entries as rendered, with their file and
 	 * function names, plus 64 bytes each); 0 = 4 MiB. Rounded up to a
-	 * power of two of at least 64 KiB and 4 times the largest record. */
+	 * power of two of at least 64 KiB and 4 times the largest record
+	 * (llog_config.max_record_bytes as in force when the sink's thread
+	 * starts: a sink added before llog_init gets the bound llog_init
+	 * sets). */
 	size_t queue_bytes;
 	enum llog_queue_full full;
 	/* How long llog_flush() and llog_shutdown() wait for this sink to
@@ -566,7 +569,9 @@ enum llog_file_compression {
 	 * the file holds the same records: the sink's queue carries each
 	 * record's arguments and format, and their encoding and compression
 	 * run on that thread instead of the flusher (bench/README.md, "The
-	 * file sink on a thread of its own", measures both).
+	 * file sink on a thread of its own", measures both); as any sink's
+	 * queue, it cuts file and function names at 4,000 bytes and a
+	 * category at 255.
 	 * Memory: as LLOG_FILE_ZSTD, plus its call-site table (65,536 sites:
 	 * about 21 MiB of address space, backed only as sites are used). */
 	LLOG_FILE_BINARY = 2
