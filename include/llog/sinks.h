@@ -389,7 +389,8 @@ struct llog_sink_options {
  *     is reported and ends like any thread's crash, and flushes stop
  *     waiting for this sink.
  * Memory: the queue is allocated here (its pages are backed as they are
- * used) and a thread is created when llog runs.
+ * used), again larger when its thread starts if llog_init's
+ * max_record_bytes needs it, and a thread is created when llog runs.
  *
  * opt may be NULL (as llog_add_sink). Ownership, thread-safety and return
  * values as llog_add_sink(), and -EINVAL for a bad option (the sink is
