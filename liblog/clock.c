@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <fcntl.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@
 #endif
 
 int llog__clock_tsc;
-_Atomic int llog__clock_push_mode;
+/* Aligned: the line is theirs alone (clock.h). */
+alignas(64) struct llog__push_words llog__pw;
 
 uint64_t llog__clock_realtime_ns(void)
 {
@@ -48,7 +50,7 @@ __attribute__((constructor)) void llog__clock_init(void)
 	    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8))) {
 		llog__clock_tsc = 1;
 		/* Relaxed: before main; threads start after it. */
-		llog__store_relaxed(&llog__clock_push_mode, LLOG__CLOCK_TSC);
+		llog__store_relaxed(&llog__pw.clock_mode, LLOG__CLOCK_TSC);
 	}
 #endif
 }
@@ -111,7 +113,7 @@ void llog__clock_set_ordered(int on)
 {
 	/* Relaxed: see llog__clock_push. */
 	if (llog__clock_tsc)
-		llog__store_relaxed(&llog__clock_push_mode,
+		llog__store_relaxed(&llog__pw.clock_mode,
 				    on ? LLOG__CLOCK_TSC_ORDERED : LLOG__CLOCK_TSC);
 }
 

@@ -55,8 +55,23 @@ enum llog__clock_push_mode {
 	LLOG__CLOCK_TSC_ORDERED = 2  /* lfence; rdtsc (a sharded queue) */
 };
 
-/* Set by llog__clock_init, then by llog__clock_set_ordered. */
-extern _Atomic int llog__clock_push_mode LLOG__HIDDEN;
+/*
+ * The words every push reads, on one cache line of their own (a call's
+ * footprint: bench/README.md, caller_cost.sh): how it reads the clock
+ * (clock_mode, enum llog__clock_push_mode: set by llog__clock_init, then
+ * by llog__clock_set_ordered) and which head it pushes on (head_mask: the
+ * byte offsets of the heads in use from the queue's shard[0], (heads - 1) *
+ * sizeof(struct llog__shard), heads a power of two; nonzero: sharded, and
+ * pushes read the clock ordered; set by llog__queue_open, queue.h). Both
+ * change only while no flusher runs and every head is CLOSED: relaxed
+ * everywhere (queue.h, llog__queue_mine; llog__clock_push below).
+ */
+struct llog__push_words {
+	_Atomic int clock_mode;
+	_Atomic uint32_t head_mask;
+};
+
+extern struct llog__push_words llog__pw LLOG__HIDDEN;
 
 /*
  * The time a push stores in its record: llog__clock_raw, or, on a sharded
@@ -69,7 +84,7 @@ extern _Atomic int llog__clock_push_mode LLOG__HIDDEN;
  */
 static inline uint64_t llog__clock_push(void)
 {
-	int m = llog__load_relaxed(&llog__clock_push_mode);
+	int m = llog__load_relaxed(&llog__pw.clock_mode);
 
 #if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(m == LLOG__CLOCK_TSC, 1))
@@ -89,7 +104,7 @@ static inline uint64_t llog__clock_push(void)
 static inline int llog__clock_push_is_tsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	return llog__load_relaxed(&llog__clock_push_mode) == LLOG__CLOCK_TSC;
+	return llog__load_relaxed(&llog__pw.clock_mode) == LLOG__CLOCK_TSC;
 #else
 	return 0;
 #endif

@@ -50,7 +50,7 @@ static struct held held[LLOG__SHARDS_MAX];
  * (pthread_create orders them), or in the thread that calls it. */
 static unsigned heads_in_use(void)
 {
-	return llog__load_relaxed(&llog__q.head_mask) / (uint32_t)sizeof(struct llog__shard) + 1;
+	return llog__load_relaxed(&llog__pw.head_mask) / (uint32_t)sizeof(struct llog__shard) + 1;
 }
 
 #ifdef LLOG_TEST_SCHED
@@ -350,7 +350,7 @@ void llog__queue_open(unsigned shards)
 	 * name is below the larger count). The clock mode is read at the
 	 * push; a LOG racing llog_shutdown and the next llog_init (ABA on
 	 * an empty head) may read it old (docs/architecture/queue.md 9). */
-	llog__store_relaxed(&llog__q.head_mask,
+	llog__store_relaxed(&llog__pw.head_mask,
 			    (uint32_t)((shards - 1) * sizeof(struct llog__shard)));
 	llog__clock_set_ordered(shards > 1);
 	/* Release, for completeness only: the producers read the head

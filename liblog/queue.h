@@ -30,7 +30,7 @@
  *
  * Sharded (llog_config.queue_shards > 1): that many heads, each a list as
  * above; a thread pushes on the head llog__tls_head_off & head_mask
- * bytes from the first. The flusher reads
+ * (llog__pw, clock.h) bytes from the first. The flusher reads
  * a cut time, takes every head, and hands out each head's prefix below the
  * cut, merged by time (queue.c take_shards; tests/model/shards.pml). The
  * output keeps per-thread order and happens-before across threads, not one
@@ -103,12 +103,8 @@ struct llog__shard {
 };
 
 struct llog__queue {
-	/* Read by every push: the byte offsets of the heads in use from
-	 * shard[0], (heads - 1) * sizeof(struct llog__shard) (heads: a power
-	 * of two); nonzero: sharded, and pushes read the clock ordered
-	 * (llog__clock_push). Set while no flusher runs
-	 * (llog__queue_open). */
-	alignas(64) _Atomic uint32_t head_mask;
+	/* (Which heads are in use, head_mask, is read by every push with the
+	 * clock's mode: llog__pw, clock.h.) */
 	/* Futex word: 1 when the flusher has been asked to run a round. */
 	alignas(64) _Atomic uint32_t pending;
 	/* 1 from llog_shutdown until the flusher's final round took it. */
@@ -133,7 +129,7 @@ extern __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-ex
 static inline struct llist_head *llog__queue_mine(void)
 {
 	return &((struct llog__shard *)(void *)((char *)llog__q.shard +
-		(llog__tls_head_off & llog__load_relaxed(&llog__q.head_mask))))->head;
+		(llog__tls_head_off & llog__load_relaxed(&llog__pw.head_mask))))->head;
 }
 
 /*

@@ -43,7 +43,7 @@ static void check_heads(void)
 	uint32_t want = TEST_SHARDS > 1 ? (TEST_SHARDS - 1) * sizeof(struct llog__shard) : 0;
 
 	/* Relaxed: set by llog_init, before it returned. */
-	assert_int_equal(llog__load_relaxed(&llog__q.head_mask), want);
+	assert_int_equal(llog__load_relaxed(&llog__pw.head_mask), want);
 }
 
 /* memsink_start with cfg (NULL: defaults) and the build's queue heads. */

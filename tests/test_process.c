@@ -429,7 +429,7 @@ static void test_fork(void **state)
 		if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_init(&cfg) != 0)
 			_exit(20);
 		/* Relaxed: set by llog_init, before it returned. */
-		if (llog__load_relaxed(&llog__q.head_mask) != sizeof(struct llog__shard))
+		if (llog__load_relaxed(&llog__pw.head_mask) != sizeof(struct llog__shard))
 			_exit(23);
 		for (int i = 0; i < FORK_N; i++)
 			LOG_INFO("parent pid=%ld i=%d", (long)getpid(), i);

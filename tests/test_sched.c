@@ -550,14 +550,14 @@ static void test_shard_cut_keeps_happens_before(void **state)
 	shards_force(); /* heads on every machine (shards.h) */
 	assert_int_equal(memsink_start(m, &cfg), 0);
 	/* Relaxed: set by llog_init, before it returned. Two heads. */
-	assert_int_equal(llog__load_relaxed(&llog__q.head_mask), sizeof(struct llog__shard));
+	assert_int_equal(llog__load_relaxed(&llog__pw.head_mask), sizeof(struct llog__shard));
 	llog__sched_set_hook(hook_between_heads);
 	assert_int_equal(pthread_create(&ta, NULL, on_head_main, &sh.a), 0);
 	assert_int_equal(pthread_create(&tb, NULL, on_head_main, &sh.b), 0);
 	assert_true(wait_flag(&sh.a.ready, WAIT_MS));
 	assert_true(wait_flag(&sh.b.ready, WAIT_MS));
 	/* threads take the heads in turn: two new ones, two heads */
-	assert_int_not_equal(sh.a.given & llog__q.head_mask, sh.b.given & llog__q.head_mask);
+	assert_int_not_equal(sh.a.given & llog__pw.head_mask, sh.b.given & llog__pw.head_mask);
 	/* No llog_flush() here or below: it relies on the wake-up that
 	 * mutant M8 breaks, and would wait out the interval. The first
 	 * round after arming is the one held between its exchanges. */
