@@ -712,6 +712,18 @@ static void log_site(struct llog_site *s, ...)
 	va_end(ap);
 }
 
+/* A binary file sink of options bo, on the flusher or (own) on a thread
+ * of its own (BLOCK: nothing dropped). */
+static void add_bin_sink(const struct llog_file_options *bo, int own)
+{
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
+
+	if (own)
+		assert_int_equal(llog_add_sink_opts(llog_file_sink(bo), &so), 0);
+	else
+		assert_int_equal(llog_add_sink(llog_file_sink(bo)), 0);
+}
+
 /* After dlclose and a dlopen at the same address, a site's struct and its
  * format's text sit at the addresses of the old one's, with another format
  * (and plan): the binary record must be rendered with the new definition.
@@ -723,7 +735,6 @@ static void site_reused(int own)
 	static char fmt[32];
 	static struct llog_site site;
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
-	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 	struct tdir t;
 	size_t len;
 	char *out;
@@ -731,10 +742,7 @@ static void site_reused(int own)
 	llogcat();
 	tdir_make(&t, "bin.zst");
 	bo.path = t.path;
-	if (own)
-		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
-	else
-		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	add_bin_sink(&bo, own);
 	assert_int_equal(llog_init(NULL), 0);
 	strcpy(fmt, "reuse old=%d");
 	site = (struct llog_site){fmt, "reuse.c", "reuse", 7, LLOG_INFO, 0, {0}, NULL, 0};
@@ -815,7 +823,6 @@ static void long_text_fallback(int own, int with_text)
 	struct llog_file_options to = {.format = LLOG_FORMAT_TEXT};
 	struct llog_config cfg = {.max_record_bytes = 256u << 10, .arena_bytes = 64u << 20,
 				  .flush_interval_ms = 60000};
-	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 	struct llog_site *site = calloc(N, sizeof(*site));
 	char *fmt = malloc((size_t)N * (FL + 3)), *arg = malloc(SL + 1), text[200], bin[200];
 	uint64_t x = 88172645463325252ull;
@@ -846,10 +853,7 @@ static void long_text_fallback(int own, int with_text)
 		assert_int_equal(llog_add_sink(llog_file_sink(&to)), 0);
 	/* (added before llog_init: a queue sized for this max_record_bytes
 	 * when its thread starts, llog__sinkq_fit) */
-	if (own)
-		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
-	else
-		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	add_bin_sink(&bo, own);
 	assert_int_equal(llog_init(&cfg), 0);
 	for (int r = 0; r < N; r++) {
 		for (size_t i = 0; i < SL; i++) {
@@ -918,7 +922,6 @@ static void site_table_full(int own)
 	enum { SITES = 65536 + 8 };
 	struct llog_stats st0, st;
 	struct llog_file_options bo = {.compression = LLOG_FILE_BINARY};
-	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 	struct llog_site *site = calloc(SITES, sizeof(*site));
 	struct tdir t;
 	long next = 0;
@@ -928,10 +931,7 @@ static void site_table_full(int own)
 	llogcat();
 	tdir_make(&t, "bin.zst");
 	bo.path = t.path;
-	if (own)
-		assert_int_equal(llog_add_sink_opts(llog_file_sink(&bo), &so), 0);
-	else
-		assert_int_equal(llog_add_sink(llog_file_sink(&bo)), 0);
+	add_bin_sink(&bo, own);
 	assert_int_equal(llog_init(NULL), 0);
 	llog_get_stats(&st0);
 	for (int i = 0; i < SITES; i++) {
