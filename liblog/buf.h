@@ -96,12 +96,13 @@ static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
  * appended is written. */
 static inline void llog__buf_put_short(struct llog__buf *b, const char *s, size_t n)
 {
-	char *d = b->p + b->n;
+	char *d;
 
 	if (n > 16 || n > b->cap - b->n) {
 		llog__buf_put(b, s, n);
 		return;
 	}
+	d = b->p + b->n; /* (after the test: p may be NULL with cap 0) */
 	if (n >= 8) {
 		uint64_t x, y;
 

@@ -1073,7 +1073,9 @@ LLOG_EXPORT void llog_sink_destroy(struct llog_sink *sink);
  * Formats one entry as a line in the given format into buf (at most cap
  * bytes, always newline-terminated when cap > 0; no NUL). Control characters
  * in the message are escaped, so a record is always exactly one line.
- * Returns the number of bytes written. Thread-safe, does not allocate.
+ * Returns the number of bytes of the line, buf[0..n); the bytes after it,
+ * up to cap, may have been used as scratch. Thread-safe, does not
+ * allocate.
  * Reads only the fields of struct llog_entry up to msg_len (an entry built
  * by a caller compiled against an older header has no more): the default
  * line, and JSON without "thread_name". llog_format_entry_opts reads all.
