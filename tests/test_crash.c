@@ -3,7 +3,9 @@
  * crash of the flusher thread itself, the watchdog that bounds the handler,
  * a stack overflow in a thread that is not the llog_init thread, an
  * application's periodic timer across a recovered crash, and the flusher
- * faulting while an application thread reports its crash. Each
+ * faulting while an application thread reports its crash; the first
+ * three with a binary file, on the flusher and on a thread of its own
+ * (whose queue carries the records' captures, the crash drain's too). Each
  * scenario runs in a child process; the parent checks how it died (with an
  * upper bound on the time, as a hang detector) and what it left in the file
  * sink (through zstdcat and llogcat) and on the console (its stderr).
@@ -103,8 +105,10 @@ static void run_child(const struct tdir *t, void (*fn)(const struct tdir *))
 	run_crashing_child(t, fn, CHILD_LIMIT_S);
 }
 
-/* The file sink's kind: the binary variants set LLOG_FILE_BINARY. */
+/* The file sink's kind: the binary variants set LLOG_FILE_BINARY; and
+ * whether it runs on a thread of its own (BLOCK: nothing dropped). */
 static enum llog_file_compression file_kind = LLOG_FILE_ZSTD;
+static int file_own;
 
 /* In the child: a file sink (index 0) and a console sink (index 1), then
  * `extra` (index 2, may be NULL), then llog_init. */
@@ -117,8 +121,10 @@ static void child_init(const struct tdir *t, struct llog_sink *extra, unsigned i
 				  .crash_timeout_ms = crash_budget_ms};
 	struct llog_file_options fo = {.path = t->log, .compression = file_kind};
 	struct llog_console_options co = {.fd = 2, .color = LLOG_COLOR_NEVER};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_OWN, .full = LLOG_QUEUE_BLOCK};
 
-	if (llog_add_sink(llog_file_sink(&fo)) != 0 || llog_add_sink(llog_console_sink(&co)) != 0)
+	if (llog_add_sink_opts(llog_file_sink(&fo), file_own ? &so : NULL) != 0 ||
+	    llog_add_sink(llog_console_sink(&co)) != 0)
 		_exit(92);
 	if (extra != NULL && llog_add_sink(extra) != 0)
 		_exit(93);
@@ -908,12 +914,17 @@ static void check_binary(const struct tdir *t, int n)
 struct binary_params {
 	void (*child)(const struct tdir *);
 	int n;
+	int own; /* the binary sink on a thread of its own: its queue carries
+		    the captures, the crash drain's too */
 };
 
 static const struct binary_params
-	binary_drains = {flusher_crash_child, FIRST + ROUND + QUEUED},
-	binary_final_round = {final_round_crash_child, FIRST + ROUND},
-	binary_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1};
+	binary_drains = {flusher_crash_child, FIRST + ROUND + QUEUED, 0},
+	binary_final_round = {final_round_crash_child, FIRST + ROUND, 0},
+	binary_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1, 0},
+	binary_own_drains = {flusher_crash_child, FIRST + ROUND + QUEUED, 1},
+	binary_own_final_round = {final_round_crash_child, FIRST + ROUND, 1},
+	binary_own_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1, 1};
 
 static void test_binary(void **state)
 {
@@ -924,8 +935,10 @@ static void test_binary(void **state)
 	atomic_store(&queued, 0);
 	tdir_make(&t, "llog_crash_");
 	file_kind = LLOG_FILE_BINARY;
+	file_own = p->own;
 	run_child(&t, p->child);
 	file_kind = LLOG_FILE_ZSTD;
+	file_own = 0;
 	check_binary(&t, p->n);
 	tdir_remove(&t);
 }
@@ -946,4 +959,9 @@ TEST_MAIN(
 	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),
 	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
 	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),
+	TEST_CASE_ARG(test_binary_own_flusher_crash_drains, test_binary, &binary_own_drains),
+	TEST_CASE_ARG(test_binary_own_flusher_crash_in_final_round, test_binary,
+		      &binary_own_final_round),
+	TEST_CASE_ARG(test_binary_own_flusher_fault_during_report, test_binary,
+		      &binary_own_fault_in_report),
 )
