@@ -74,21 +74,6 @@ static inline void llog__buf_fill(struct llog__buf *b, char c, size_t n)
 	}
 }
 
-/* Appends v in base 10, or in base 16 with a "0x" prefix. */
-static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-
-	do {
-		tmp[--i] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v != 0);
-	if (base == 16)
-		llog__buf_put(b, "0x", 2);
-	llog__buf_put(b, tmp + i, sizeof(tmp) - i);
-}
-
 /* Appends s[0..n) as llog__buf_put does. One that is short (a format's
  * literal text, a number's digits, a key) and fits is moved by two
  * overlapping loads and stores of 8, 4 or 1 bytes instead of a call to
@@ -166,6 +151,23 @@ static inline char *llog__buf_dec_back(char *end, uint64_t v, int min)
 	while (end - d < min)
 		*--d = '0';
 	return d;
+}
+
+/* Appends v in base 10, or in base 16 with a "0x" prefix. */
+static inline void llog__buf_num(struct llog__buf *b, uint64_t v, unsigned base)
+{
+	char tmp[24], *end = tmp + sizeof(tmp), *d = end;
+
+	if (base == 10) {
+		d = llog__buf_dec_back(end, v, 1);
+	} else {
+		do {
+			*--d = "0123456789abcdef"[v % 16];
+			v /= 16;
+		} while (v != 0);
+		llog__buf_put(b, "0x", 2);
+	}
+	llog__buf_put(b, d, (size_t)(end - d));
 }
 
 #endif /* LLOG_BUF_H */

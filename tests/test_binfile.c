@@ -763,16 +763,10 @@ static void site_reused(int own)
 	tdir_remove(&t);
 }
 
+/* *state: on a thread of its own (1) or on the flusher (0). */
 static void test_site_reused(void **state)
 {
-	(void)state;
-	site_reused(0);
-}
-
-static void test_site_reused_own_thread(void **state)
-{
-	(void)state;
-	site_reused(1);
+	site_reused((int)(uintptr_t)*state);
 }
 
 /* ---- 8. sites of two categories at one line ----------------------------------- */
@@ -956,16 +950,10 @@ static void site_table_full(int own)
 	tdir_remove(&t);
 }
 
+/* *state: on a thread of its own (1) or on the flusher (0). */
 static void test_site_table_full(void **state)
 {
-	(void)state;
-	site_table_full(0);
-}
-
-static void test_site_table_full_own_thread(void **state)
-{
-	(void)state;
-	site_table_full(1);
+	site_table_full((int)(uintptr_t)*state);
 }
 
 /* Entries of the backtrace (written before a trigger record) are marked in
@@ -996,12 +984,12 @@ TEST_MAIN(
 	cmocka_unit_test(test_threads_rotation),
 	cmocka_unit_test(test_own_thread),
 	cmocka_unit_test(test_fork_same_file),
-	cmocka_unit_test(test_site_reused),
-	cmocka_unit_test(test_site_reused_own_thread),
+	TEST_CASE_ARG(test_site_reused, test_site_reused, 0),
+	TEST_CASE_ARG(test_site_reused_own_thread, test_site_reused, 1),
 	cmocka_unit_test(test_text_sites_by_category),
 	cmocka_unit_test(test_long_text_fallback),
 	cmocka_unit_test(test_long_text_fallback_own_thread),
 	cmocka_unit_test(test_backtrace_marked),
-	cmocka_unit_test(test_site_table_full),
-	cmocka_unit_test(test_site_table_full_own_thread),
+	TEST_CASE_ARG(test_site_table_full, test_site_table_full, 0),
+	TEST_CASE_ARG(test_site_table_full_own_thread, test_site_table_full, 1),
 )

@@ -30,12 +30,8 @@
 /* v in decimal at b; returns the byte after it. */
 static char *put_uint(char *b, unsigned v)
 {
-	char t[10], *e = t + sizeof(t), *d = e;
+	char t[10], *e = t + sizeof(t), *d = llog__buf_dec_back(e, v, 1);
 
-	do {
-		*--d = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	memcpy(b, d, (size_t)(e - d));
 	return b + (e - d);
 }
