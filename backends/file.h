@@ -2,10 +2,14 @@
  * file.h - the file sink's state, shared by its three files (internal).
  *
  * DESIGN
- * One file sink is one struct llog__file_sink, used by three files:
+ * One file sink is one struct llog__file_sink, used by five files:
  *   file.c         the sink proper: write/commit/close/after_fork, the
- *                  pending chunks, the zstd and metadata frames, the crash
- *                  path's raw-block frames, construction;
+ *                  pending chunks, the crash path's raw-block frames,
+ *                  construction;
+ *   file_frames.c  a chunk written as a frame: zstd, the metadata frame,
+ *                  a full disk; the chunks written leave the pending ones;
+ *   file_writer.c  the writer thread that writes an ordinary round's
+ *                  chunks off the flusher, and its handshake;
  *   file_rotate.c  the files on disk: opening, torn-tail repair, rotation
  *                  and retention of rotated files;
  *   file_bin.c     binary mode (LLOG_FILE_BINARY): entries into records,
@@ -13,12 +17,15 @@
  * The pending chunks are file.c's (its DESIGN: a full disk, the backlog
  * bound). Each group of fields below says which of them writes it. A sink is
  * used by one thread at a time, as every sink is (the constructor, then
- * the flusher, or the crash handler on the flusher's thread); the crash
- * path writes to fd as it is and never calls into file_rotate.c.
+ * the flusher, or the crash handler on the flusher's thread), but for
+ * what its writer thread owns while it holds chunks (file_writer.c: the
+ * handed chunks, the file, the compressor); the crash path writes to fd as
+ * it is and never calls into file_rotate.c.
  */
 #ifndef LLOG_FILE_H
 #define LLOG_FILE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zstd.h>
@@ -41,6 +48,7 @@ struct llog__file_chunk {
 			       bound once its first lines went out: gaps) */
 	uint64_t records;
 	uint32_t sites;     /* binary: site ids allocated up to its end */
+	size_t sites_end;   /* binary: bytes of their definitions (file_bin.c) */
 	int gaps;           /* its records' sequence numbers are not consecutive */
 };
 
@@ -55,6 +63,33 @@ struct llog__bin_frame {
 	uint64_t tid;
 	unsigned char name_len;
 	char name[16];
+};
+
+/*
+ * The writer (file_writer.c): a thread of the sink's own that compresses
+ * and writes the chunks an ordinary round's commit hands it, so that the
+ * flusher goes on with the next round meanwhile. The chunks ch[0, target)
+ * are handed; ch[0, done) of them are written; ch[target, nch) are the
+ * flusher's. Who may touch what, and the handshake, are file_writer.c's
+ * DESIGN.
+ */
+struct llog__file_writer {
+	pthread_t thread;
+	int running;              /* the thread exists (flusher) */
+	int refused;              /* it could not be started: commits write */
+	int abandoned;            /* stuck in a chunk at a crash: the sink is
+				     never freed */
+	_Atomic uint32_t target;  /* chunks handed (the flusher's) */
+	_Atomic uint32_t poke;    /* futex word: the flusher's requests, counted */
+	_Atomic uint32_t progress; /* futex word: the writer's reports, counted */
+	_Atomic uint32_t done;    /* chunks written (the writer while it
+				     works; the flusher while it is idle) */
+	_Atomic uint32_t failed;  /* the writer stopped at ch[done]: rc */
+	_Atomic uint32_t busy;    /* inside a chunk: the crash path waits */
+	_Atomic uint32_t quit;    /* 1: exit; 2: take no further chunk */
+	_Atomic uint32_t started; /* futex word: the thread runs */
+	int rc;                   /* the error it stopped at */
+	size_t chunk_max;         /* the writer's chunk_max (write_chunk) */
 };
 
 struct llog__file_sink {
@@ -89,7 +124,8 @@ struct llog__file_sink {
 	size_t chunk_max;       /* content bound of new chunks: LLOG_FRAME_CONTENT_MAX,
 				   less in binary mode after a short write */
 	size_t fit, tried;      /* a failed write: bytes it put out (0: none) of */
-	long bytes;             /* written since the last commit */
+	_Atomic long bytes;     /* written since the last commit (relaxed:
+				   the writer adds, the commit takes) */
 	int err;                /* first error since the last commit */
 	int failing;            /* a write failed and none succeeded since */
 	/* The crash path (file.c only). */
@@ -106,7 +142,59 @@ struct llog__file_sink {
 	char *sites_out;        /* sites frames before a data frame */
 	uint32_t bin_in_file;
 	unsigned file_gen, bin_gen;
+	struct llog__file_writer w;
 };
+
+#define LLOG__FILE_META_ROOM (8 + LLOG_META_MAX) /* before a frame in fs->out */
+
+static inline void llog__file_put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* ---- file_frames.c ------------------------------------------------------ */
+
+/* Writes chunk c (compressed unless plain) as one frame, or as several
+ * when part of a short write fit (file.c, write_chunk); *chunk_max bounds
+ * the binary chunks started after a short write. Returns 0, or the error
+ * with what is left of c pending. The thread that owns the file: the
+ * flusher, or the writer while it holds c. */
+int llog__file_write_chunk(struct llog__file_sink *fs, struct llog__file_chunk *c,
+			   size_t *chunk_max);
+/* Forgets the k oldest chunks and the lines of ch[k] already written. */
+void llog__file_drop_chunks(struct llog__file_sink *fs, int k);
+/* Notes the outcome of writing what was pending: rc < 0 an error (counted
+ * at the next commit, reported once on stderr), else a success after
+ * errors (reported). Flusher. */
+void llog__file_note_result(struct llog__file_sink *fs, int rc);
+/* Writes the pending chunks, oldest first, until one fails, and drops
+ * those written. Flusher, with nothing handed to the writer. */
+void llog__file_flush_chunks(struct llog__file_sink *fs);
+
+/* ---- file_writer.c (flusher thread, or whichever thread runs the sink) -- */
+
+/* Hands every pending chunk to the writer, starting it first if it does
+ * not run yet: 0; -1 when there is none (it could not be started: the
+ * caller writes them itself). Does not wait. */
+int llog__file_writer_hand(struct llog__file_sink *fs);
+/* When the writer has finished what it was handed (with wait: after
+ * waiting for that), takes its results: the chunks it wrote leave the
+ * pending ones, its error is noted, and whatever it did not write is the
+ * caller's again. Returns whether no chunk is handed now. */
+int llog__file_writer_collect(struct llog__file_sink *fs, int wait);
+/* The crash path, first: the writer takes no further chunk; after the one
+ * it is writing (waited for, at most a second) the chunks it wrote leave
+ * the pending ones (not when the crash interrupted the sink). Returns the
+ * first pending chunk the crash path writes: 0, or the one an abandoned
+ * writer is stuck in (file_writer.c). Async-signal-safe. */
+int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted);
+/* Ends the writer's thread after what it was handed (close). */
+void llog__file_writer_stop(struct llog__file_sink *fs);
+/* In a fork child: no writer (a commit starts one again). */
+void llog__file_writer_after_fork(struct llog__file_sink *fs);
 
 /* ---- file_bin.c (binary mode) ----------------------------------------- */
 
@@ -120,12 +208,15 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
  * Returns the bytes written; 0 when the record cannot be stored. */
 size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 			const struct llog_entry *e, char *dst);
-/* Site ids allocated so far. */
+/* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);
-/* Bytes of the sites frames of all ids, at most; the frames of [from, to). */
+size_t llog__bin_sites_end(const struct llog__file_sink *fs);
+/* Bytes of the sites frames of all ids, at most; the frames of [from, to),
+ * where `end` is llog__bin_sites_end() when to was llog__bin_sites() (the
+ * writer reads only what was defined before the chunk was handed). */
 size_t llog__bin_sites_cap(void);
 size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, uint32_t to,
-			      char *dst);
+			      size_t end, char *dst);
 /* In a fork child: a stream of its own. */
 void llog__bin_after_fork(struct llog__file_sink *fs);
 

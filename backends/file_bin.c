@@ -565,6 +565,11 @@ uint32_t llog__bin_sites(const struct llog__file_sink *fs)
 	return fs->bin->nsites;
 }
 
+size_t llog__bin_sites_end(const struct llog__file_sink *fs)
+{
+	return fs->bin->defs_len;
+}
+
 /* ---- sites frames ---------------------------------------------------------- */
 
 /* Every frame but the last holds more than LLOG_SITES_MAX less one
@@ -576,7 +581,7 @@ size_t llog__bin_sites_cap(void)
 }
 
 size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, uint32_t to,
-			      char *dst)
+			      size_t end_to, char *dst)
 {
 	const struct llog__bin *b = fs->bin;
 	char *p = dst;
@@ -587,7 +592,8 @@ size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, u
 
 		/* As many whole definitions as fit the payload bound. */
 		while (from < to) {
-			size_t end = from + 1 < b->nsites ? b->off[from + 1] : b->defs_len;
+			/* (not nsites: the flusher may be defining more) */
+			size_t end = from + 1 < to ? b->off[from + 1] : end_to;
 			size_t n = end - b->off[from];
 
 			if (from > first && (size_t)(q - h) - 8 + n > LLOG_SITES_MAX)

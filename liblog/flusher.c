@@ -84,6 +84,10 @@ static uint64_t queue_notices(struct llog__flusher *f)
 static void sinks_commit(struct llog__flusher *f, int barriers)
 {
 	f->epoch++;
+	/* An ordinary round's output may be written by a sink's thread after
+	 * this (sink.h); with barriers or in the final round it is written
+	 * when the commits return. */
+	llog__sink_set_commit_may_defer(!barriers && !f->final);
 	for (int i = 0; i < f->sinks.n; i++) {
 		struct llog__sinkq *q = llog__flusher_queue_of(f, i);
 
@@ -98,6 +102,7 @@ static void sinks_commit(struct llog__flusher *f, int barriers)
 			llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
 		}
 	}
+	llog__sink_set_commit_may_defer(0);
 	f->crash_sink = -1;
 }
 

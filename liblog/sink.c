@@ -79,6 +79,19 @@ void llog__diag(const char *fmt, ...)
 	(void)llog__write_all(2, line, (size_t)n, 100);
 }
 
+/* The flusher's own (sink.h): 0 on every other thread. */
+static _Thread_local int may_defer;
+
+int llog__sink_commit_may_defer(void)
+{
+	return may_defer;
+}
+
+void llog__sink_set_commit_may_defer(int may)
+{
+	may_defer = may;
+}
+
 static _Thread_local char sink_err[1024];
 
 const char *llog__sink_error(void)

@@ -11,6 +11,7 @@
 #include "buf.h"   /* the bounded append buffer, for formatting messages */
 #include "clock.h" /* llog__mono_ms, for deadlines and back-off */
 #include "line.h"  /* the line formatter (format unit): bounds, fields, UTF-8 */
+#include "thread.h" /* futexes and the start-up of a thread of a sink's own */
 
 #define LLOG__SINK_VERSION LLOG_SINK_VERSION
 /* An internal flag of ops->flags (llog's own sinks only): the sink stores a
@@ -22,6 +23,16 @@
  * bounded by timeout_ms in total) on EAGAIN; never raises SIGPIPE for
  * sockets. Returns bytes written or a negative errno. */
 long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms);
+
+/* Whether the commit running now may leave its output to a thread of the
+ * sink's own, to be written soon after it returns (the file sink's writer,
+ * file_writer.c): 1 only in the commits of an ordinary round of the
+ * flusher; 0 in a round with barriers (llog_flush, LOG_FATAL, a crash
+ * record) and the final one, on a sink's own thread, and everywhere else,
+ * where what a commit had must be written when it returns. The flusher
+ * sets it around its commits (this thread's only). */
+int llog__sink_commit_may_defer(void);
+void llog__sink_set_commit_may_defer(int may);
 
 /* Statistics a backend reports (stats.c; relaxed counters, any thread). */
 void llog__stats_count_sink_lost(uint64_t records);

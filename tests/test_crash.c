@@ -179,6 +179,39 @@ static void flusher_crash_child(const struct tdir *t)
 		pause();
 }
 
+/*
+ * The same crash with the FIRST records committed by the flusher's ordinary
+ * rounds (a 5 ms interval, no llog_flush): their chunks went to the file
+ * sink's writer thread, which may be writing one when the flusher crashes.
+ * The crash path stops it after its chunk and writes what it had not
+ * written: every record once, in order, the crash record last.
+ */
+static void flusher_crash_writer_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = crashing_entry};
+	struct llog_stats s;
+
+	child_init(t, llog_callback_sink(&cb), 5);
+	for (int i = 0; i < FIRST; i++)
+		LOG_INFO("rec i=%d first", i);
+	for (int i = 0; i < 20000; i++) {
+		llog_get_stats(&s);
+		if (s.written >= FIRST)
+			break;
+		sleep_ms(1);
+	}
+	for (int i = FIRST; i < FIRST + ROUND - 1; i++)
+		LOG_INFO("rec i=%d round", i);
+	LOG_ERROR("rec i=%d round", FIRST + ROUND - 1);
+	for (int i = 0; i < 10000 && !atomic_load(&at_crash_point); i++)
+		sleep_ms(1);
+	for (int i = FIRST + ROUND; i < FIRST + ROUND + QUEUED; i++)
+		LOG_INFO("rec i=%d queued", i);
+	atomic_store(&queued, 1);
+	for (;;)
+		pause();
+}
+
 static void check_output(const char *what, const char *s, int n)
 {
 	size_t last;
@@ -248,11 +281,13 @@ static char *check_fault_outputs(const struct tdir *t, int n)
 
 static void test_flusher_crash_drains(void **state)
 {
+	void (*child)(const struct tdir *) = (void (*)(const struct tdir *))(uintptr_t)*state;
 	struct tdir t;
 
-	(void)state;
+	atomic_store(&at_crash_point, 0);
+	atomic_store(&queued, 0);
 	tdir_make(&t, "llog_crash_");
-	run_child(&t, flusher_crash_child);
+	run_child(&t, child);
 	free(check_fault_outputs(&t, FIRST + ROUND + QUEUED));
 	/* The first FIRST records are in a normal, compressed frame, the rest
 	 * in the raw crash frames: zstd -t accepts the whole file. */
@@ -923,6 +958,7 @@ static const struct binary_params
 	binary_final_round = {final_round_crash_child, FIRST + ROUND, 0},
 	binary_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1, 0},
 	binary_own_drains = {flusher_crash_child, FIRST + ROUND + QUEUED, 1},
+	binary_writer_drains = {flusher_crash_writer_child, FIRST + ROUND + QUEUED, 0},
 	binary_own_final_round = {final_round_crash_child, FIRST + ROUND, 1},
 	binary_own_fault_in_report = {fault_in_report_child, BEFORE_MARK + 1, 1};
 
@@ -944,7 +980,10 @@ static void test_binary(void **state)
 }
 
 TEST_MAIN(
-	cmocka_unit_test(test_flusher_crash_drains),
+	TEST_CASE_ARG(test_flusher_crash_drains_flushed, test_flusher_crash_drains,
+		      flusher_crash_child),
+	TEST_CASE_ARG(test_flusher_crash_drains_writer, test_flusher_crash_drains,
+		      flusher_crash_writer_child),
 	cmocka_unit_test(test_flusher_crash_in_final_round),
 	cmocka_unit_test_prestate_setup_teardown(test_watchdog_wedged_crash_sink, budget_setup,
 						 budget_teardown, (void *)(uintptr_t)1000),
@@ -960,6 +999,7 @@ TEST_MAIN(
 	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
 	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),
 	TEST_CASE_ARG(test_binary_own_flusher_crash_drains, test_binary, &binary_own_drains),
+	TEST_CASE_ARG(test_binary_writer_flusher_crash_drains, test_binary, &binary_writer_drains),
 	TEST_CASE_ARG(test_binary_own_flusher_crash_in_final_round, test_binary,
 		      &binary_own_final_round),
 	TEST_CASE_ARG(test_binary_own_flusher_fault_during_report, test_binary,

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -551,6 +552,57 @@ static void test_refused_paths(void **state)
 
 /* Child: log until RLIMIT_FSIZE makes writes fail, lift the limit, log more.
  * Returns the exit status: 0, or the number of the failed check. */
+/* Polls (1 ms) until the flusher has written at least n records into its
+ * sinks (llog_stats.written), at most 20 s; returns whether it had. */
+static int wait_written(uint64_t n)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (stats_now().written >= n)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Whether a thread of this process is named name (/proc/self/task). */
+static int thread_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int found = 0;
+
+	if (d == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL)
+			found = strncmp(comm, name, strlen(name)) == 0 && comm[strlen(name)] == '\n';
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* log_range without llog_flush (every == 0: the file sink's writer writes
+ * the rounds' chunks), then waits for the flusher to have taken them. */
+static void log_range_rounds(char tag, long first, long n, long every, uint64_t written_before)
+{
+	log_range(tag, first, n, every);
+	if (every == 0 && !wait_written(written_before + (uint64_t)n))
+		fail_msg("the flusher did not take the records in 20 s");
+}
+
+/* The full disk below with commits by llog_flush (every 100 records), or
+ * by the flusher's ordinary rounds only (0: the writer's retries). */
+static long full_disk_every;
+
 static int full_disk_child(const char *path)
 {
 	struct llog_file_options o = {.path = path, .zstd_level = 1};
@@ -569,18 +621,21 @@ static int full_disk_child(const char *path)
 	if (start_file_sink(&o) != 0)
 		return 2;
 	while (stats_now().write_errors == s0.write_errors && n < 200000) {
-		log_range('a', n, 100, 100);
+		log_range_rounds('a', n, 100, full_disk_every, s0.written + (uint64_t)n);
 		n += 100;
 	}
 	if (stats_now().write_errors == s0.write_errors)
 		return 3;
-	log_range('a', n, 300, 100); /* still failing: kept for retry */
+	/* still failing: kept for retry */
+	log_range_rounds('a', n, 300, full_disk_every, s0.written + (uint64_t)n);
 	n += 300;
+	if (full_disk_every == 0 && !thread_named("llog-file"))
+		return 9; /* the rounds' chunks went to the writer */
 	s1 = stats_now();
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
 		return 4;
-	log_range('b', 0, 500, 100);
+	log_range_rounds('b', 0, 500, full_disk_every, s0.written + (uint64_t)n);
 	llog_shutdown();
 	s2 = stats_now();
 	if (s2.bytes_written <= s1.bytes_written)
@@ -601,7 +656,7 @@ static void test_full_disk(void **state)
 	struct tdir t;
 	pid_t pid;
 
-	(void)state;
+	full_disk_every = (long)(intptr_t)*state;
 	tdir_make(&t, "app.log.zst");
 	fflush(NULL);
 	pid = fork(); /* no llog running here: the child starts its own */
@@ -962,6 +1017,58 @@ static void test_two_processes(void **state)
 	tdir_remove(&t);
 }
 
+/*
+ * Four threads log WRITER_N records each with no llog_flush: the flusher's
+ * ordinary rounds hand their chunks to the sink's writer thread (which
+ * must run: looked up by name while they log). After llog_shutdown every
+ * record is in the file exactly once and in each thread's order, the file
+ * is whole for zstd, and the counters add up with nothing lost.
+ */
+#define WRITER_N 20000
+
+static void *writer_rounds_thread(void *arg)
+{
+	log_range((char)(intptr_t)arg, 0, WRITER_N, 0);
+	return NULL;
+}
+
+static void test_writer_rounds(void **state)
+{
+	struct llog_file_options o = {.compression = (enum llog_file_compression)(intptr_t)*state};
+	struct llog_stats s0 = stats_now(), s1;
+	struct decoded d = {0};
+	pthread_t th[4];
+	struct tdir t;
+	int seen = 0;
+
+	tdir_make(&t, o.compression == LLOG_FILE_PLAIN ? "app.log" : "app.log.zst");
+	o.path = t.path;
+	assert_int_equal(start_file_sink(&o), 0);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, writer_rounds_thread,
+						(void *)(intptr_t)('a' + k)),
+				 0);
+	for (int i = 0; i < 20000 && !(seen = thread_named("llog-file")); i++)
+		usleep(1000);
+	for (int k = 0; k < 4; k++)
+		pthread_join(th[k], NULL);
+	assert_true(seen);
+	llog_shutdown();
+	s1 = stats_now();
+	assert_int_equal(s1.logged - s0.logged, 4 * WRITER_N);
+	assert_int_equal(s1.written - s0.written, 4 * WRITER_N);
+	assert_int_equal(s1.sink_lost, s0.sink_lost);
+	assert_int_equal(s1.write_errors, s0.write_errors);
+	decode_file(t.path, o.compression == LLOG_FILE_PLAIN, &d);
+	assert_false(d.damaged);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(check_tag(d.text, (char)('a' + k), 0), WRITER_N);
+	if (o.compression != LLOG_FILE_PLAIN)
+		assert_true(zstd_test_ok(t.path));
+	free(d.text);
+	tdir_remove(&t);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_roundtrip_plain),
 	cmocka_unit_test(test_roundtrip_zstd),
@@ -972,7 +1079,10 @@ TEST_MAIN(
 	cmocka_unit_test(test_rotation_size_retention),
 	cmocka_unit_test(test_rotation_time),
 	cmocka_unit_test(test_refused_paths),
-	cmocka_unit_test(test_full_disk),
+	TEST_CASE_ARG(test_full_disk_flushed, test_full_disk, 100),
+	TEST_CASE_ARG(test_full_disk_rounds, test_full_disk, 0),
+	TEST_CASE_ARG(test_writer_rounds_text, test_writer_rounds, LLOG_FILE_ZSTD),
+	TEST_CASE_ARG(test_writer_rounds_plain, test_writer_rounds, LLOG_FILE_PLAIN),
 	cmocka_unit_test(test_full_disk_sums),
 	cmocka_unit_test(test_full_disk_small_room),
 	cmocka_unit_test(test_two_processes),

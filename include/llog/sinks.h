@@ -594,7 +594,7 @@ struct llog_file_options {
 	enum llog_file_compression compression;
 	int zstd_level;        /* 0 = 1 (on log lines and binary records
 				* faster and smaller than zstd's default, 3:
-				* backends/file.c); negative fast levels
+				* backends/file_frames.c); negative fast levels
 				* allowed */
 	/* Rotate before a frame would take the file past this many bytes;
 	 * 0 = no size rotation. A single frame larger than this still goes

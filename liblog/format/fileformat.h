@@ -23,7 +23,7 @@
  *     JSON lines as llog_format_entry produces them). A frame never splits a
  *     line and never exceeds LLOG_FRAME_CONTENT_MAX bytes of content; the
  *     writer ends a frame at every commit (and earlier when it reaches that
- *     size, or, after a full disk, when the room is less: backends/file.c). Each frame is written with one write(2), so appenders in other
+ *     size, or, after a full disk, when the room is less: backends/file_frames.c). Each frame is written with one write(2), so appenders in other
  *     processes never interleave inside a frame.
  *  3. Crash data: written only by the crash handler when the flusher thread
  *     crashed (backends/file.c, crash path): an ordinary zstd frame too,

@@ -1,0 +1,300 @@
+/*
+ * file_writer.c - the file sink's writer: a thread of the sink's own that
+ * compresses and writes the chunks an ordinary round's commit hands it,
+ * so that the flusher goes on with the next round meanwhile.
+ *
+ * DESIGN
+ * Compression is most of what the flusher spends on a record of a file
+ * sink (zstd, about half of a text record's instructions: bench/README.md,
+ * flusher_cost.sh). The writer takes it, and the write(2), off the flusher:
+ * the flusher formats records into chunks (file.c) and, at the commit of an
+ * ordinary round (llog__sink_commit_may_defer), hands every pending chunk
+ * over and returns. Every other commit (a round with barriers: llog_flush,
+ * LOG_FATAL, a crash record; the final round; a sink on a thread of its
+ * own; close) waits for the writer and writes the rest itself, so what
+ * was committed is in the file when those return, as without a writer.
+ * The writer starts at the first commit that hands it anything (never for
+ * a sink whose commits all wait: on a thread of its own, with fsync), in
+ * the flusher, whose signal mask it inherits (every signal blocked but the
+ * crash handler's).
+ *
+ * Ownership. ch[0, target) are handed: the writer writes them in order,
+ * ch[0, done) of them are written. While anything is handed the writer
+ * owns those chunks, the bytes of fs->in they cover and the file (fd,
+ * rotation, the binary sites frames, compression); the flusher owns the
+ * chunks after them, appends records after their bytes, and touches
+ * nothing of the writer's. When the writer has finished (done == target)
+ * or stopped at an error (failed), it touches nothing of the sink until
+ * the next poke: the flusher's collect then drops the chunks written from
+ * fs->in (compacting it), notes the error, and takes back what was not
+ * written (target = done = 0): the next commit hands it again, oldest
+ * first, as a commit without a writer retries. A binary chunk carries the
+ * site ids and the bytes of their definitions allocated up to its end
+ * (file.h), so the writer reads only definitions made before the chunk
+ * was handed while the flusher defines more.
+ *
+ * Handshake. poke counts the flusher's requests (a hand, a crash's
+ * restart, the stop): the writer sleeps on it (futex) and, woken, reads
+ * target and done. progress counts the writer's reports: the flusher's
+ * waits sleep on it. Orders: the flusher's release store of target pairs
+ * with the writer's acquire load (the chunks below target are complete,
+ * and done is the flusher's reset when it was reset); the writer's release
+ * stores of done and failed pair with the flusher's acquire loads in
+ * collect (the chunks written, the file's state and rc are final). The
+ * writer checks, before each chunk, that no poke came since it read target
+ * (else it starts over: the flusher may have taken chunks back).
+ *
+ * The crash path (on the flusher, or the crash drain): quit = 2 stops the
+ * writer before its next chunk; the one it is writing is waited for, at
+ * most a second (a Dekker pair on busy and quit, both seq_cst); then the
+ * chunks it wrote leave the pending ones and the crash path writes the
+ * rest as raw frames (file.c). A writer still inside its chunk after that
+ * second (a write(2) stuck on a full or dead file system) is abandoned:
+ * the crash path writes that chunk too (once more if the writer finishes
+ * it after all), and the sink is never freed (its writer may still touch
+ * it). The writer's own crash (a fault in zstd) is an application thread's
+ * to the crash handler: the flusher's commit of the crash record waits for
+ * the writer, so that report ends at its 2 seconds and what the sink had
+ * pending is lost (docs/crash-handling.md).
+ *
+ * Fork: the child has no writer (after_fork forgets it with the parent's
+ * pending chunks); its first ordinary commit starts one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "sink.h"
+#include "file.h"
+
+/* The chunks handed when the writer read `seen` of poke, from done on, in
+ * order; stops at the first error, at a crash, or at the next poke. */
+static void write_handed(struct llog__file_sink *fs, uint32_t seen)
+{
+	struct llog__file_writer *w = &fs->w;
+	/* Acquire: pairs with the flusher's release store in
+	 * llog__file_writer_hand: the chunks below t are complete; done is
+	 * the flusher's reset (collect) when it was reset before. */
+	uint32_t t = llog__load_acquire(&w->target);
+	uint32_t d = llog__load_relaxed(&w->done);
+
+	while (d < t) {
+		int rc;
+
+		/* Seq_cst, with the load of quit: the crash path stores quit
+		 * and then loads busy, so either it sees busy and waits for
+		 * this chunk, or this sees quit and takes no chunk. Acquire
+		 * for poke: a poke since `seen` may have taken chunks back. */
+		llog__store_seq_cst(&w->busy, 1);
+		if (llog__load_seq_cst(&w->quit) != 0 || llog__load_acquire(&w->poke) != seen) {
+			llog__store_release(&w->busy, 0);
+			return;
+		}
+		rc = llog__file_write_chunk(fs, &fs->ch[d], &w->chunk_max);
+		if (rc < 0) {
+			w->rc = rc;
+			/* Release: pairs with the acquire load in collect (rc,
+			 * the chunk as it is left, the file's state). */
+			llog__store_release(&w->failed, 1);
+		} else {
+			/* Release: as above, for the chunk written. */
+			llog__store_release(&w->done, ++d);
+		}
+		/* Release: pairs with the crash path's seq_cst load (the
+		 * chunk's state is final when it reads 0). */
+		llog__store_release(&w->busy, 0);
+		if (rc < 0)
+			return;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct llog__file_sink *fs = arg;
+	struct llog__file_writer *w = &fs->w;
+
+	llog__thread_up(&w->started, "llog-file");
+	for (;;) {
+		/* Acquire: pairs with the flusher's release increments of
+		 * poke (what it did before them is seen below). */
+		uint32_t seen = llog__load_acquire(&w->poke);
+		uint32_t quit = llog__load_acquire(&w->quit);
+
+		if (quit == 1)
+			break;
+		/* Relaxed: failed is ours until collect clears it, before
+		 * the poke just read. */
+		if (quit == 0 && !llog__load_relaxed(&w->failed))
+			write_handed(fs, seen);
+		/* Release: a waiter's acquire load of progress sees what
+		 * write_handed stored. */
+		llog__fetch_add_release(&w->progress, 1);
+		llog__futex_wake(&w->progress, 1);
+		llog__futex_wait(&w->poke, seen, 0);
+	}
+	return NULL;
+}
+
+/* Starts the writer: 0, or -1 (diagnosed once; the flusher writes). */
+static int start(struct llog__file_sink *fs)
+{
+	struct llog__file_writer *w = &fs->w;
+	int rc;
+
+	if (w->refused)
+		return -1;
+	/* Relaxed: no writer runs; pthread_create orders them before it. */
+	llog__store_relaxed(&w->target, 0);
+	llog__store_relaxed(&w->done, 0);
+	llog__store_relaxed(&w->failed, 0);
+	llog__store_relaxed(&w->busy, 0);
+	llog__store_relaxed(&w->quit, 0);
+	llog__store_relaxed(&w->started, 0);
+	w->chunk_max = fs->chunk_max;
+	/* In the flusher (file_commit): the thread inherits its signal mask
+	 * (every signal blocked but the crash handler's). */
+	rc = pthread_create(&w->thread, NULL, writer_main, fs);
+	if (rc != 0) {
+		w->refused = 1;
+		llog__diag("%s: cannot start the writer thread (%s); the flusher compresses and "
+			   "writes",
+			   fs->path, strerror(rc));
+		return -1;
+	}
+	w->running = 1;
+	/* As every thread llog starts (thread.h): a fork() right after this
+	 * never catches it inside its start-up. */
+	llog__thread_wait_up(&w->started);
+	return 0;
+}
+
+int llog__file_writer_hand(struct llog__file_sink *fs)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	if (!w->running && start(fs) != 0)
+		return -1;
+	/* Nothing handed: the writer is idle, its copy ours to refresh (a
+	 * commit that wrote itself may have changed fs->chunk_max). */
+	if (llog__load_relaxed(&w->target) == 0)
+		w->chunk_max = fs->chunk_max;
+	/* Release: pairs with the writer's acquire load in write_handed
+	 * (the chunks below target are complete, with their bytes). */
+	llog__store_release(&w->target, (uint32_t)fs->nch);
+	/* Release: pairs with the writer's acquire load of poke. */
+	llog__fetch_add_release(&w->poke, 1);
+	llog__futex_wake(&w->poke, 1);
+	return 0;
+}
+
+/* The writer is idle with ch[0, d) written: they leave the pending ones,
+ * the rest is the caller's again. */
+static void take_back(struct llog__file_sink *fs, uint32_t d, int failed)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	if (d > 0 || (fs->nch > 0 && fs->ch[0].start > 0))
+		llog__file_drop_chunks(fs, (int)d); /* and the lines of ch[d] written */
+	fs->chunk_max = w->chunk_max;
+	llog__file_note_result(fs, failed ? w->rc : 0);
+	/* Relaxed: the writer reads them after its acquire of the next poke
+	 * (done) or store of target (both release, after these). */
+	llog__store_relaxed(&w->done, 0);
+	llog__store_relaxed(&w->failed, 0);
+	llog__store_relaxed(&w->target, 0);
+}
+
+int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
+{
+	struct llog__file_writer *w = &fs->w;
+	uint32_t t = llog__load_relaxed(&w->target), d;
+	int failed;
+
+	if (t == 0)
+		return 1;
+	for (;;) {
+		/* Acquire: pairs with the writer's release increment (before
+		 * its wake-up): done and failed below are at least as new. */
+		uint32_t seen = llog__load_acquire(&w->progress);
+
+		/* Acquire: pairs with the writer's release stores of done
+		 * and failed (write_handed). */
+		d = llog__load_acquire(&w->done);
+		failed = (int)llog__load_acquire(&w->failed);
+		if (d == t || failed)
+			break;
+		if (!wait)
+			return 0;
+		llog__futex_wait(&w->progress, seen, 0);
+	}
+	take_back(fs, d, failed);
+	return 1;
+}
+
+int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	if (!w->running)
+		return 0;
+	/* Seq_cst: the Dekker pair with write_handed's store of busy and
+	 * load of quit. */
+	llog__store_seq_cst(&w->quit, 2);
+	for (int i = 0; i < 100 && llog__load_seq_cst(&w->busy) != 0; i++) {
+		uint32_t seen = llog__load_acquire(&w->progress);
+
+		if (llog__load_seq_cst(&w->busy) != 0)
+			llog__futex_wait(&w->progress, seen, 10);
+	}
+	if (llog__load_seq_cst(&w->busy) != 0) {
+		/* Stuck in its chunk: abandoned (DESIGN); nothing of fs->in
+		 * moves under it. The crash path writes from that chunk on. */
+		w->running = 0;
+		w->refused = 1;
+		w->abandoned = 1;
+		return (int)llog__load_acquire(&w->done);
+	}
+	/* Idle (or paused): as a collect, unless the crash interrupted the
+	 * sink (its chunks may be mid-update: the crash path leaves them). */
+	if (!interrupted)
+		take_back(fs, llog__load_acquire(&w->done), (int)llog__load_acquire(&w->failed));
+	/* Release (both): a writer paused between chunks starts over from
+	 * the next poke, with what take_back left. */
+	llog__fetch_add_release(&w->poke, 1);
+	llog__store_release(&w->quit, 0);
+	return 0;
+}
+
+void llog__file_writer_stop(struct llog__file_sink *fs)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	if (!w->running)
+		return;
+	(void)llog__file_writer_collect(fs, 1);
+	/* Release (both): pairs with the writer's acquire loads. */
+	llog__store_release(&w->quit, 1);
+	llog__fetch_add_release(&w->poke, 1);
+	llog__futex_wake(&w->poke, 1);
+	pthread_join(w->thread, NULL);
+	w->running = 0;
+}
+
+void llog__file_writer_after_fork(struct llog__file_sink *fs)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	/* The parent's thread is not in this process; the chunks it held go
+	 * with the parent's other pending ones (file_after_fork). */
+	w->running = 0;
+	w->refused = 0;
+	w->abandoned = 0;
+	llog__store_relaxed(&w->target, 0);
+	llog__store_relaxed(&w->done, 0);
+	llog__store_relaxed(&w->failed, 0);
+	llog__store_relaxed(&w->busy, 0);
+	llog__store_relaxed(&w->quit, 0);
+	llog__store_relaxed(&w->poke, 0);
+	llog__store_relaxed(&w->progress, 0);
+}
