@@ -112,9 +112,16 @@ const char *llog_file_sink_error(void)
 static long file_write(struct llog_sink *s, const struct llog_entry *e)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	size_t n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format, fs->pat);
+	size_t n;
 	struct llog__file_chunk *c;
 
+	if (__builtin_expect(fs->w.abandoned, 0)) {
+		/* a recovered crash left its writer stuck in the file
+		 * (file_writer.c): nothing more goes to this sink */
+		llog__stats_count_sink_lost(1);
+		return -EIO;
+	}
+	n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format, fs->pat);
 	if (n > LLOG_FRAME_CONTENT_MAX) {
 		if (fs->bin != NULL) { /* arguments are never cut */
 			llog__stats_count_sink_lost(1);
@@ -131,12 +138,19 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		/* The last chunk is full: write what is pending early (or hand
 		 * it to the writer), and when that fails with the backlog at
 		 * its bound (chunks or bytes), drop the oldest. */
-		if (fs->nch > (int)llog__load_relaxed(&fs->w.target) && (!fs->w.running || llog__file_writer_hand(fs) != 0))
+		if (fs->nch > (int)llog__load_relaxed(&fs->w.target) &&
+		    (!fs->w.running || llog__file_writer_hand(fs) != 0)) {
+			(void)llog__file_writer_collect(fs, 1); /* a crash's leftovers */
 			llog__file_flush_chunks(fs);
+		}
 		while (fs->nch == LLOG__FILE_MAX_CHUNKS || (fs->nch > 0 && fs->in_len + n > IN_CAP)) {
 			/* the writer's chunks first: written, they make room */
 			if (llog__load_relaxed(&fs->w.target) > 0) {
 				llog__file_writer_collect(fs, 1);
+				continue;
+			}
+			if (fs->in_base > 0 && fs->nch < LLOG__FILE_MAX_CHUNKS) {
+				llog__file_compact(fs); /* the room of those written */
 				continue;
 			}
 			lost += fs->ch[0].records;
@@ -178,13 +192,16 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
  * goes on (file_writer.c). Every other commit returns when what was pending
  * is written (or failed): the writer's chunks first, then the rest here.
  * With fsync on every commit waits (the fsync is the flusher's). Returns the
- * bytes written since the last commit, or the first error noted since.
+ * first error noted since the last commit, or else the bytes written since
+ * the last commit that returned them.
  */
 static long file_commit(struct llog_sink *s)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
 	long rc;
 
+	if (fs->w.abandoned)
+		return -EIO;
 	if (!fs->do_fsync && llog__sink_commit_may_defer()) {
 		(void)llog__file_writer_collect(fs, 0); /* its results so far */
 		if (fs->nch == (int)llog__load_relaxed(&fs->w.target) ||
@@ -198,12 +215,13 @@ static long file_commit(struct llog_sink *s)
 	    fs->fd >= 0 && fsync(fs->fd) != 0)
 		llog__file_note_result(fs, -errno);
 out:
-	/* Relaxed: a count (write_once). */
-	rc = atomic_exchange_explicit(&fs->bytes, 0, memory_order_relaxed);
-	if (fs->err != 0)
+	if (fs->err != 0) { /* the bytes wait for the next commit's count */
 		rc = fs->err;
-	fs->err = 0;
-	return rc;
+		fs->err = 0;
+		return rc;
+	}
+	/* Relaxed: a count (write_once). */
+	return atomic_exchange_explicit(&fs->bytes, 0, memory_order_relaxed);
 }
 
 /* ---- the crash path (crash handler on the flusher; async-signal-safe) ---- */
@@ -419,6 +437,7 @@ static void file_after_fork(struct llog_sink *s)
 	struct stat st;
 
 	llog__file_writer_after_fork(fs);
+	fs->in_base = 0;
 	fs->in_len = 0;
 	fs->nch = 0;
 	atomic_store_explicit(&fs->bytes, 0, memory_order_relaxed);

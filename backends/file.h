@@ -75,7 +75,8 @@ struct llog__bin_frame {
  */
 struct llog__file_writer {
 	pthread_t thread;
-	int running;              /* the thread exists (flusher) */
+	int started_ok;           /* the thread exists (joined at close) */
+	int running;              /* it takes chunks (not after a crash) */
 	int refused;              /* it could not be started: commits write */
 	int abandoned;            /* stuck in a chunk at a crash: the sink is
 				     never freed */
@@ -116,7 +117,7 @@ struct llog__file_sink {
 	ZSTD_CCtx *cctx;        /* static: lives in cctx_ws */
 	void *cctx_ws;          /* its workspace (cctx_workspace()) */
 	char *in;               /* IN_CAP bytes */
-	size_t in_len;
+	size_t in_base, in_len; /* pending: [in_base, in_len) */
 	struct llog__file_chunk ch[LLOG__FILE_MAX_CHUNKS];
 	int nch;
 	char *out;              /* META_ROOM, then a frame */
@@ -164,8 +165,11 @@ static inline void llog__file_put_le32(unsigned char *p, uint32_t v)
  * flusher, or the writer while it holds c. */
 int llog__file_write_chunk(struct llog__file_sink *fs, struct llog__file_chunk *c,
 			   size_t *chunk_max);
-/* Forgets the k oldest chunks and the lines of ch[k] already written. */
+/* Forgets the k oldest chunks and the lines of ch[k] already written
+ * (their bytes stay below in_base). */
 void llog__file_drop_chunks(struct llog__file_sink *fs, int k);
+/* Moves the pending bytes down to the start of fs->in. Nothing handed. */
+void llog__file_compact(struct llog__file_sink *fs);
 /* Notes the outcome of writing what was pending: rc < 0 an error (counted
  * at the next commit, reported once on stderr), else a success after
  * errors (reported). Flusher. */

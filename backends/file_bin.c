@@ -83,7 +83,10 @@ struct llog__bin {
 	uint32_t *off;             /* offset in defs of each id's definition */
 	char *defs;
 	size_t defs_len;
-	size_t room;               /* render bound of the captures (render.h) */
+	/* The render bound of the captures (render.h), set by the first
+	 * capture encoded; read by the writer thread's sites frames while
+	 * the flusher encodes (file_writer.c). Relaxed: one value, ever. */
+	_Atomic size_t room;
 	char *scratch;             /* SCRATCH_CAP */
 	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */
 	uint64_t frames;           /* frames started: the packing stamp */
@@ -456,9 +459,9 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	char *p = dst, *tagp;
 	size_t n;
 
-	if (c != NULL && b->room == 0)
-		b->room = c->room;
-	if (c != NULL && c->room == b->room && c->len <= UINT32_MAX) {
+	if (c != NULL && llog__load_relaxed(&b->room) == 0)
+		llog__store_relaxed(&b->room, c->room);
+	if (c != NULL && c->room == llog__load_relaxed(&b->room) && c->len <= UINT32_MAX) {
 		/* not on the crash path (!fr->pack): it may have interrupted
 		 * an update of the memo */
 		if (fr->pack && c->site == b->memo_site && c->gen == b->memo_gen) {
@@ -607,7 +610,7 @@ size_t llog__bin_sites_frames(const struct llog__file_sink *fs, uint32_t from, u
 		memcpy(h + 8, LLOG_SITES_HEAD, 3);
 		h[11] = (char)LLOG_BIN_SITES_VERSION;
 		put_u64(h + 12, b->stream);
-		put_u32(h + 20, (uint32_t)b->room);
+		put_u32(h + 20, (uint32_t)llog__load_relaxed(&b->room));
 		put_u32(h + 24, first);
 		put_u32(h + 28, from - first);
 		put_u32(h + 32, llog__fnv1a32(h + 8 + SITES_HDR, (size_t)(q - h) - 8 - SITES_HDR));

@@ -328,19 +328,31 @@ void llog__file_note_result(struct llog__file_sink *fs, int rc)
 }
 
 /* Forgets the k oldest chunks (written or dropped), and the lines before
- * the next one's start (written by write_chunk): fs->in starts with the
- * oldest pending line again, as the crash path reads it. */
+ * the next one's start (written by write_chunk): the oldest pending line
+ * is at fs->in + in_base, as the crash path reads it. The bytes stay where
+ * they are (the flusher may be appending after them while the writer
+ * works: no copy per commit); with nothing left pending the buffer is
+ * empty again, else llog__file_compact moves the rest down when room is
+ * short. */
 void llog__file_drop_chunks(struct llog__file_sink *fs, int k)
 {
-	size_t base = k < fs->nch ? fs->ch[k].start : fs->in_len;
+	for (int i = k; i < fs->nch; i++)
+		fs->ch[i - k] = fs->ch[i];
+	fs->nch -= k;
+	fs->in_base = fs->nch > 0 ? fs->ch[0].start : 0;
+	if (fs->nch == 0)
+		fs->in_len = 0;
+}
+
+void llog__file_compact(struct llog__file_sink *fs)
+{
+	size_t base = fs->in_base;
 
 	memmove(fs->in, fs->in + base, fs->in_len - base);
 	fs->in_len -= base;
-	for (int i = k; i < fs->nch; i++) {
-		fs->ch[i - k] = fs->ch[i];
-		fs->ch[i - k].start -= base;
-	}
-	fs->nch -= k;
+	for (int i = 0; i < fs->nch; i++)
+		fs->ch[i].start -= base;
+	fs->in_base = 0;
 }
 
 /* Writes the pending chunks, oldest first, stopping at the first error. */
@@ -351,7 +363,7 @@ void llog__file_flush_chunks(struct llog__file_sink *fs)
 	while (done < fs->nch && (rc = llog__file_write_chunk(fs, &fs->ch[done], &fs->chunk_max)) == 0)
 		done++;
 	llog__file_note_result(fs, rc);
-	if (done > 0 || (fs->nch > 0 && fs->ch[0].start > 0))
+	if (done > 0 || (fs->nch > 0 && fs->ch[0].start > fs->in_base))
 		llog__file_drop_chunks(fs, done); /* and the lines of ch[done] written */
 }
 

@@ -33,10 +33,11 @@
  * (file.h), so the writer reads only definitions made before the chunk
  * was handed while the flusher defines more.
  *
- * Handshake. poke counts the flusher's requests (a hand, a crash's
- * restart, the stop): the writer sleeps on it (futex) and, woken, reads
- * target and done. progress counts the writer's reports: the flusher's
- * waits sleep on it. Orders: the flusher's release store of target pairs
+ * Handshake. poke counts the flusher's requests (a hand, the crash path's,
+ * the stop): the writer sleeps on it (futex) and serves each new value
+ * once, reading target and done then (a wake-up without a new poke reads
+ * nothing: the flusher resets them without one). progress counts the
+ * writer's reports: the flusher's waits sleep on it. Orders: the flusher's release store of target pairs
  * with the writer's acquire load (the chunks below target are complete,
  * and done is the flusher's reset when it was reset); the writer's release
  * stores of done and failed pair with the flusher's acquire loads in
@@ -44,21 +45,30 @@
  * writer checks, before each chunk, that no poke came since it read target
  * (else it starts over: the flusher may have taken chunks back).
  *
- * The crash path (on the flusher, or the crash drain): quit = 2 stops the
- * writer before its next chunk; the one it is writing is waited for, at
- * most a second (a Dekker pair on busy and quit, both seq_cst); then the
- * chunks it wrote leave the pending ones and the crash path writes the
- * rest as raw frames (file.c). A writer still inside its chunk after that
- * second (a write(2) stuck on a full or dead file system) is abandoned:
- * the crash path writes that chunk too (once more if the writer finishes
- * it after all), and the sink is never freed (its writer may still touch
- * it). The writer's own crash (a fault in zstd) is an application thread's
+ * The crash path (on the flusher, or the crash drain): the chunks handed
+ * are complete and stable whatever the crash interrupted, so the writer
+ * first finishes them (at most a second in all); then quit = 2 retires it
+ * for good (a Dekker pair on busy and quit, both seq_cst: it takes no
+ * further chunk), the chunks it wrote leave the pending ones, and the
+ * crash path writes the rest as raw frames (file.c). After a recovered
+ * crash the flusher writes the sink's frames itself. A writer still inside
+ * a chunk after that second (a write(2) stuck on a full or dead file
+ * system) is abandoned: the crash path writes from that chunk on (it may
+ * be in the file twice if the writer finishes it after all), and the sink
+ * takes nothing more and is never freed (its writer may still touch it). The writer's own crash (a fault in zstd) is an application thread's
  * to the crash handler: the flusher's commit of the crash record waits for
  * the writer, so that report ends at its 2 seconds and what the sink had
  * pending is lost (docs/crash-handling.md).
  *
  * Fork: the child has no writer (after_fork forgets it with the parent's
- * pending chunks); its first ordinary commit starts one.
+ * pending chunks); its first ordinary commit starts one. fork() does not
+ * wait for the parent's writer (the flusher's round lock does not cover
+ * it): a child that caught it inside a chunk (busy) opens the path again
+ * before its first frame rather than trust a descriptor or a rotation
+ * caught half-made.
+ *
+ * CPUs: the writer is started by the flusher and runs where the flusher
+ * may run (llog_config.flusher_cpus); pinned to one CPU, the two share it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,24 +124,33 @@ static void *writer_main(void *arg)
 	struct llog__file_sink *fs = arg;
 	struct llog__file_writer *w = &fs->w;
 
+	/* Pokes are served once each: a wake-up without a new one (a futex
+	 * may wake spuriously) reads nothing, since the flusher may be
+	 * resetting done and target without a poke (take_back). */
+	uint32_t served = llog__load_relaxed(&w->poke);
+
 	llog__thread_up(&w->started, "llog-file");
 	for (;;) {
 		/* Acquire: pairs with the flusher's release increments of
 		 * poke (what it did before them is seen below). */
-		uint32_t seen = llog__load_acquire(&w->poke);
-		uint32_t quit = llog__load_acquire(&w->quit);
+		uint32_t seen = llog__load_acquire(&w->poke), quit;
 
+		if (seen == served) {
+			llog__futex_wait(&w->poke, seen, 0);
+			continue;
+		}
+		served = seen;
+		quit = llog__load_acquire(&w->quit);
 		if (quit == 1)
 			break;
 		/* Relaxed: failed is ours until collect clears it, before
-		 * the poke just read. */
+		 * the poke just read. quit 2: the crash path's, for good. */
 		if (quit == 0 && !llog__load_relaxed(&w->failed))
 			write_handed(fs, seen);
 		/* Release: a waiter's acquire load of progress sees what
 		 * write_handed stored. */
 		llog__fetch_add_release(&w->progress, 1);
 		llog__futex_wake(&w->progress, 1);
-		llog__futex_wait(&w->poke, seen, 0);
 	}
 	return NULL;
 }
@@ -163,6 +182,7 @@ static int start(struct llog__file_sink *fs)
 		return -1;
 	}
 	w->running = 1;
+	w->started_ok = 1;
 	/* As every thread llog starts (thread.h): a fork() right after this
 	 * never catches it inside its start-up. */
 	llog__thread_wait_up(&w->started);
@@ -189,20 +209,25 @@ int llog__file_writer_hand(struct llog__file_sink *fs)
 }
 
 /* The writer is idle with ch[0, d) written: they leave the pending ones,
- * the rest is the caller's again. */
-static void take_back(struct llog__file_sink *fs, uint32_t d, int failed)
+ * the rest is the caller's again. quiet: the crash path's (no diagnostic:
+ * not async-signal-safe). */
+static void take_back(struct llog__file_sink *fs, uint32_t d, int failed, int quiet)
 {
 	struct llog__file_writer *w = &fs->w;
 
-	if (d > 0 || (fs->nch > 0 && fs->ch[0].start > 0))
+	/* Relaxed: the writer reads them after its acquire of the next poke.
+	 * target first: a crash inside this finds nothing handed, or
+	 * done == target. */
+	llog__store_relaxed(&w->target, 0);
+	if (d > 0 || (fs->nch > 0 && fs->ch[0].start > fs->in_base))
 		llog__file_drop_chunks(fs, (int)d); /* and the lines of ch[d] written */
 	fs->chunk_max = w->chunk_max;
-	llog__file_note_result(fs, failed ? w->rc : 0);
-	/* Relaxed: the writer reads them after its acquire of the next poke
-	 * (done) or store of target (both release, after these). */
+	if (!quiet)
+		llog__file_note_result(fs, failed ? w->rc : 0);
+	else if (failed && fs->err == 0)
+		fs->err = w->rc;
 	llog__store_relaxed(&w->done, 0);
 	llog__store_relaxed(&w->failed, 0);
-	llog__store_relaxed(&w->target, 0);
 }
 
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
@@ -228,41 +253,56 @@ int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
 			return 0;
 		llog__futex_wait(&w->progress, seen, 0);
 	}
-	take_back(fs, d, failed);
+	take_back(fs, d, failed, 0);
 	return 1;
 }
 
 int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted)
 {
 	struct llog__file_writer *w = &fs->w;
+	uint32_t t = llog__load_relaxed(&w->target);
+	int i;
 
 	if (!w->running)
 		return 0;
-	/* Seq_cst: the Dekker pair with write_handed's store of busy and
-	 * load of quit. */
-	llog__store_seq_cst(&w->quit, 2);
-	for (int i = 0; i < 100 && llog__load_seq_cst(&w->busy) != 0; i++) {
+	/* From here on the flusher writes (a recovered crash goes on
+	 * without the writer). */
+	w->running = 0;
+	w->refused = 1;
+	/* The handed chunks are complete and stable (the crash cannot have
+	 * interrupted them): the writer finishes them, at most a second.
+	 * Poked again in case the crash came between hand's store of target
+	 * and its poke. */
+	llog__fetch_add_release(&w->poke, 1);
+	llog__futex_wake(&w->poke, 1);
+	for (i = 0; i < 100; i++) {
 		uint32_t seen = llog__load_acquire(&w->progress);
 
-		if (llog__load_seq_cst(&w->busy) != 0)
-			llog__futex_wait(&w->progress, seen, 10);
+		/* Acquire: as in collect. */
+		if (t == 0 || llog__load_acquire(&w->done) == t || llog__load_acquire(&w->failed))
+			break;
+		llog__futex_wait(&w->progress, seen, 10);
 	}
-	if (llog__load_seq_cst(&w->busy) != 0) {
-		/* Stuck in its chunk: abandoned (DESIGN); nothing of fs->in
+	/* Seq_cst: the Dekker pair with write_handed's store of busy and
+	 * load of quit: after this the writer takes no chunk. */
+	llog__store_seq_cst(&w->quit, 2);
+	for (; i < 100; i++) {
+		uint32_t seen = llog__load_acquire(&w->progress);
+
+		if (llog__load_seq_cst(&w->busy) == 0)
+			break;
+		llog__futex_wait(&w->progress, seen, 10);
+	}
+	if (i == 100) {
+		/* Stuck in a chunk: abandoned (DESIGN); nothing of fs->in
 		 * moves under it. The crash path writes from that chunk on. */
-		w->running = 0;
-		w->refused = 1;
 		w->abandoned = 1;
 		return (int)llog__load_acquire(&w->done);
 	}
-	/* Idle (or paused): as a collect, unless the crash interrupted the
-	 * sink (its chunks may be mid-update: the crash path leaves them). */
+	/* Idle for good: as a collect, unless the crash interrupted the sink
+	 * (its chunks may be mid-update: the crash path leaves them). */
 	if (!interrupted)
-		take_back(fs, llog__load_acquire(&w->done), (int)llog__load_acquire(&w->failed));
-	/* Release (both): a writer paused between chunks starts over from
-	 * the next poke, with what take_back left. */
-	llog__fetch_add_release(&w->poke, 1);
-	llog__store_release(&w->quit, 0);
+		take_back(fs, llog__load_acquire(&w->done), (int)llog__load_acquire(&w->failed), 1);
 	return 0;
 }
 
@@ -270,7 +310,7 @@ void llog__file_writer_stop(struct llog__file_sink *fs)
 {
 	struct llog__file_writer *w = &fs->w;
 
-	if (!w->running)
+	if (!w->started_ok)
 		return;
 	(void)llog__file_writer_collect(fs, 1);
 	/* Release (both): pairs with the writer's acquire loads. */
@@ -279,6 +319,7 @@ void llog__file_writer_stop(struct llog__file_sink *fs)
 	llog__futex_wake(&w->poke, 1);
 	pthread_join(w->thread, NULL);
 	w->running = 0;
+	w->started_ok = 0;
 }
 
 void llog__file_writer_after_fork(struct llog__file_sink *fs)
@@ -286,8 +327,18 @@ void llog__file_writer_after_fork(struct llog__file_sink *fs)
 	struct llog__file_writer *w = &fs->w;
 
 	/* The parent's thread is not in this process; the chunks it held go
-	 * with the parent's other pending ones (file_after_fork). */
+	 * with the parent's other pending ones (file_after_fork). When the
+	 * fork caught it inside a chunk, the file's state (the descriptor, a
+	 * rotation under way, the name it rotated from) may be half-made:
+	 * the child opens the path again before its first frame, and
+	 * forgets the rest (the name may be freed, or the parent's: left). */
+	if (llog__load_relaxed(&w->busy) != 0) {
+		fs->fd = -1;
+		fs->rotated_from = NULL;
+		fs->file_gen++;
+	}
 	w->running = 0;
+	w->started_ok = 0;
 	w->refused = 0;
 	w->abandoned = 0;
 	llog__store_relaxed(&w->target, 0);

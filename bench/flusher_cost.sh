@@ -23,7 +23,10 @@
 #     build/prof/bench/llog_bench tput -t 1 -m fmt -n RECORDS -f FILE
 # and prints, for the flusher thread only (the thread file holding
 # flusher_main), the inclusive instruction counts divided by RECORDS:
-# the whole flusher, zstd (file_commit), rendering the message
+# the whole flusher, zstd and the write where the flusher does them
+# (llog__file_write_chunk: the final llog_flush's frame; an ordinary round's
+# frames are the file sink's writer thread's, whose total per record is
+# printed after the table), rendering the message
 # (llog__render_record*), building the line (llog__line_format) and the
 # rest. Counts are exact and repeatable, unlike times on a shared machine.
 set -euo pipefail
@@ -53,12 +56,19 @@ for f in "$out"/cg.*-*; do
 	callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 	grep -q 'flusher_main' "$f.txt" && fl=$f.txt
 	grep -q 'sinkq_worker\.c:worker_main' "$f.txt" && wk=$f.txt
+	grep -q 'file_writer\.c:writer_main' "$f.txt" && wr=$f.txt
 done
 # the sink's own thread, with "own": its whole work per record
 own_line() {
 	[[ -n ${wk:-} ]] || return 0
 	awk -v n="$n" '/sinkq_worker\.c:worker_main/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
 		END { printf "\nThe sink'"'"'s own thread (own): %.0f instructions per record (the line or the binary record, zstd, the write).\n", m / n }' "$wk"
+}
+# the file sink's writer thread: its whole work per record
+writer_line() {
+	[[ -n ${wr:-} ]] || return 0
+	awk -v n="$n" '/file_writer\.c:writer_main/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
+		END { printf "\nThe file sink'"'"'s writer thread: %.0f instructions per record (zstd and the write of the rounds'"'"' frames).\n", m / n }' "$wr"
 }
 # inclusive FUNCTION: the largest inclusive count of a function whose name
 # matches, from the flusher's annotation
@@ -67,19 +77,20 @@ inclusive() {
 		END { print m + 0 }' "$fl"
 }
 total=$(inclusive 'flusher\.c:flusher_main')
-zstd=$(inclusive 'file\.c:file_commit ')
+zstd=$(inclusive 'file_frames\.c:llog__file_write_chunk ')
 if [[ $prog == llog_bin_bench ]]; then
 	enc=$(inclusive 'file_bin\.c:llog__bin_encode ')
 	pack=$(inclusive 'binpack\.c:llog__pack ')
 	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v k="$pack" -v b="$(stat -c %s "$out/x.zst")" -v m="$mode" 'BEGIN {
 		printf "| binary file, flusher, per %s record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", m, n, b / n
 		printf "| total | %.0f | 100 %% |\n", t / n
-		printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
+		printf "| zstd and the write, on the flusher (llog__file_write_chunk) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 		printf "| encoding the record (llog__bin_encode) | %.0f | %.0f %% |\n", e / n, 100 * e / t
 		printf "| of which packing the arguments (llog__pack) | %.0f | %.0f %% |\n", k / n, 100 * k / t
 		printf "| the rest (entries, sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - e) / n, 100 * (t - z - e) / t
 	}'
 	own_line
+	writer_line
 	exit 0
 fi
 render=$(inclusive 'render\.c:llog__render_record')
@@ -89,7 +100,7 @@ awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fiel
 	-v b="$(stat -c %s "$out/x.zst")" 'BEGIN {
 	printf "| flusher, per %s record (%d records, %.2f bytes each) | instructions | share |\n|---|---|---|\n", m, n, b / n
 	printf "| total | %.0f | 100 %% |\n", t / n
-	printf "| zstd (file_commit) | %.0f | %.0f %% |\n", z / n, 100 * z / t
+	printf "| zstd and the write, on the flusher (llog__file_write_chunk) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 	printf "| rendering the message (llog__render_record) | %.0f | %.0f %% |\n", r / n, 100 * r / t
 	printf "| building the line (llog__line_format) | %.0f | %.0f %% |\n", l / n, 100 * l / t
 	if (f > 0)
@@ -97,3 +108,4 @@ awk -v n="$n" -v t="$total" -v z="$zstd" -v r="$render" -v l="$line" -v f="$fiel
 	printf "| the rest (sink calls, rounds, release) | %.0f | %.0f %% |\n", (t - z - r - l) / n, 100 * (t - z - r - l) / t
 }'
 own_line
+writer_line

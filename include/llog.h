@@ -239,8 +239,10 @@ struct llog_config {
 	 * not allowed are ignored; none left: not pinned (no error). The
 	 * threads of sinks added before llog_init() run where the scheduler
 	 * puts them, those of sinks added later on the flusher's CPUs. The
-	 * threads are named "llog-flusher" and "llog-sink" (top -H, ps -L,
-	 * gdb). */
+	 * threads are named "llog-flusher" and "llog-sink", a file sink's
+	 * writer (the thread that compresses and writes its frames, which
+	 * runs on the flusher's CPUs: give the two more than one CPU)
+	 * "llog-file" (top -H, ps -L, gdb). */
 	unsigned long long flusher_cpus;
 	/* A file holding a level spec (llog_set_levels;
 	 * newlines count as commas, lines starting with '#' are comments),
