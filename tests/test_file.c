@@ -1099,6 +1099,65 @@ static void test_writer_rounds(void **state)
 	tdir_remove(&t);
 }
 
+/*
+ * fork() with the writer running: the parent logs 'p' records through its
+ * writer, forks, and goes on logging; the child (whose copy of the sink has
+ * no writer) logs 'c' records through ordinary rounds, which start a
+ * writer of its own (looked up by name), then shuts down. In the shared
+ * file every record of both is there exactly once, in each one's order.
+ */
+static void test_writer_fork(void **state)
+{
+	struct llog_file_options o = {.zstd_level = 1};
+	struct decoded d = {0};
+	struct tdir t;
+	pid_t pid;
+
+	(void)state;
+	/* ThreadSanitizer cannot start threads in the child of a
+	 * multi-threaded fork (its die_after_fork): this path runs in the
+	 * release and ASan builds. */
+#ifdef TEST_TSAN
+	skip();
+#endif
+	tdir_make(&t, "app.log.zst");
+	o.path = t.path;
+	assert_int_equal(start_file_sink(&o), 0);
+	log_range_rounds('p', 0, 2000, 0, stats_now().written);
+	for (int i = 0; i < 20000 && !thread_named("llog-file"); i++)
+		usleep(1000);
+	assert_true(thread_named("llog-file"));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct llog_stats c0;
+		int seen = 0;
+
+		alarm(60);
+		c0 = stats_now();
+		/* not assert_*: cmocka's state is the parent's */
+		for (long i = 0; i < 4000; i += 500) {
+			log_range('c', i, 500, 0);
+			if (!wait_written(c0.written + (uint64_t)i + 500))
+				_exit(2);
+			seen |= thread_named("llog-file");
+		}
+		llog_shutdown();
+		_exit(seen ? 0 : 3);
+	}
+	log_range_rounds('p', 2000, 2000, 0, stats_now().written);
+	assert_int_equal(child_exit_code(pid), 0);
+	llog_shutdown();
+	decode_file(t.path, 0, &d);
+	assert_false(d.damaged);
+	assert_int_equal(check_tag(d.text, 'p', 0), 4000);
+	assert_int_equal(check_tag(d.text, 'c', 0), 4000);
+	assert_true(zstd_test_ok(t.path));
+	free(d.text);
+	tdir_remove(&t);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_roundtrip_plain),
 	cmocka_unit_test(test_roundtrip_zstd),
@@ -1114,6 +1173,7 @@ TEST_MAIN(
 	TEST_CASE_ARG(test_writer_rounds_text, test_writer_rounds, LLOG_FILE_ZSTD),
 	TEST_CASE_ARG(test_writer_rounds_plain, test_writer_rounds, LLOG_FILE_PLAIN),
 	TEST_CASE_ARG(test_writer_rounds_binary, test_writer_rounds, LLOG_FILE_BINARY),
+	cmocka_unit_test(test_writer_fork),
 	cmocka_unit_test(test_full_disk_sums),
 	cmocka_unit_test(test_full_disk_small_room),
 	cmocka_unit_test(test_two_processes),
