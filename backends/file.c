@@ -529,6 +529,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	if (opt == NULL || opt->path == NULL || opt->path[0] == '\0' ||
 	    (unsigned)opt->level > LLOG_OFF || (unsigned)opt->format > LLOG_FORMAT_JSON ||
 	    (unsigned)opt->compression > LLOG_FILE_BINARY || (unsigned)opt->fsync > LLOG_FSYNC_COMMIT ||
+	    (unsigned)opt->writer > LLOG_FILE_WRITER_FLUSHER ||
 	    (unsigned)opt->line.ts_precision > LLOG_TS_S) {
 		llog__sink_set_error("llog_file_sink: invalid options (%s)", strerror(EINVAL));
 		errno = EINVAL;
@@ -546,6 +547,8 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->chunk_max = LLOG_FRAME_CONTENT_MAX;
 	fs->plain = opt->compression == LLOG_FILE_PLAIN;
 	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
+	fs->no_writer = opt->writer == LLOG_FILE_WRITER_FLUSHER;
+	fs->w.refused = fs->no_writer; /* never started */
 	fs->line = opt->line;
 	fs->line.pattern = NULL; /* parsed into fs->pat, below */
 	if (!fs->plain) {

@@ -98,6 +98,7 @@ struct llog__file_sink {
 	/* The options (file.c, at creation; read only after). */
 	char *path;
 	int plain, do_fsync;
+	int no_writer;          /* LLOG_FILE_WRITER_FLUSHER */
 	uint64_t max_bytes, max_total_bytes;
 	unsigned interval_s, max_files, max_age_s;
 	unsigned check_ms;      /* reopen_check_ms: 0 = never stat the path */

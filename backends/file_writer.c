@@ -339,7 +339,7 @@ void llog__file_writer_after_fork(struct llog__file_sink *fs)
 	}
 	w->running = 0;
 	w->started_ok = 0;
-	w->refused = 0;
+	w->refused = fs->no_writer;
 	w->abandoned = 0;
 	llog__store_relaxed(&w->target, 0);
 	llog__store_relaxed(&w->done, 0);

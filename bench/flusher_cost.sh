@@ -2,8 +2,12 @@
 # bench/flusher_cost.sh - the flusher's instructions per record, split by
 # stage, measured with callgrind on llog_bench's throughput mode.
 #
-#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv] [own] [level=N]     default 200000
+#   bash bench/flusher_cost.sh [RECORDS] [bin] [kv] [own] [nowriter] [level=N]
+#                                                       RECORDS: default 200000
 #
+# With "nowriter", the file sink compresses and writes on the flusher
+# (LLOG_BENCH_FILE_WRITER=flusher: LLOG_FILE_WRITER_FLUSHER) instead of
+# on its writer thread.
 # With "own", the file sink runs on a thread of its own (llog_bench's
 # LLOG_BENCH_SINK_THREAD=own: LLOG_SINK_THREAD_OWN, its queue BLOCK): the
 # flusher renders each record's message and copies the entry into the
@@ -40,7 +44,8 @@ for a in "${@:2}"; do
 	kv) mode=kv ;;
 	level=*) export LLOG_BENCH_ZSTD_LEVEL=${a#level=} ;;
 	own) export LLOG_BENCH_SINK_THREAD=own ;;
-	*) echo "usage: $0 [RECORDS] [bin] [kv] [own] [level=N]" >&2; exit 2 ;;
+	nowriter) export LLOG_BENCH_FILE_WRITER=flusher ;;
+	*) echo "usage: $0 [RECORDS] [bin] [kv] [own] [nowriter] [level=N]" >&2; exit 2 ;;
 	esac
 done
 command -v valgrind >/dev/null || bash scripts/deps.sh bench >&2

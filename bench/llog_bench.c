@@ -96,6 +96,11 @@ static int logger_init(const struct bench_opts *o)
 #endif
 	if (getenv("LLOG_BENCH_ZSTD_LEVEL") != NULL)
 		fo.zstd_level = atoi(getenv("LLOG_BENCH_ZSTD_LEVEL"));
+	/* LLOG_BENCH_FILE_WRITER=flusher: zstd and the write on the flusher
+	 * (LLOG_FILE_WRITER_FLUSHER; bench/flusher_cost.sh nowriter). */
+	if (getenv("LLOG_BENCH_FILE_WRITER") != NULL &&
+	    strcmp(getenv("LLOG_BENCH_FILE_WRITER"), "flusher") == 0)
+		fo.writer = LLOG_FILE_WRITER_FLUSHER;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.level = LLOG_INFO;
 	s = llog_file_sink(&fo);

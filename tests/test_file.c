@@ -545,6 +545,11 @@ static void test_refused_paths(void **state)
 	assert_null(llog_file_sink(&o));
 	assert_int_equal(errno, EINVAL);
 	assert_null(llog_file_sink(NULL));
+	o.path = t.path;
+	o.writer = (enum llog_file_writer)(LLOG_FILE_WRITER_FLUSHER + 1);
+	assert_null(llog_file_sink(&o));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(llog_file_sink_error(), "invalid options"));
 	tdir_remove(&t);
 }
 
@@ -1020,7 +1025,8 @@ static void test_two_processes(void **state)
 /*
  * Four threads log WRITER_N records each with no llog_flush: the flusher's
  * ordinary rounds hand their chunks to the sink's writer thread (which
- * must run: looked up by name while they log). After llog_shutdown every
+ * must run: looked up by name while they log; with LLOG_FILE_WRITER_FLUSHER
+ * there must be none, and the flusher writes). After llog_shutdown every
  * record is in the file exactly once and in each thread's order, the file
  * is whole for zstd, and the counters add up with nothing lost.
  */
@@ -1051,7 +1057,9 @@ static void *writer_rounds_thread(void *arg)
 
 static void test_writer_rounds(void **state)
 {
-	struct llog_file_options o = {.compression = (enum llog_file_compression)(intptr_t)*state};
+	struct llog_file_options o = {
+		.compression = (enum llog_file_compression)((uintptr_t)*state & 0xff),
+		.writer = (enum llog_file_writer)((uintptr_t)*state >> 8)};
 	struct llog_stats s0 = stats_now(), s1;
 	struct decoded d = {0};
 	pthread_t th[4];
@@ -1067,11 +1075,14 @@ static void test_writer_rounds(void **state)
 		assert_int_equal(pthread_create(&th[k], NULL, writer_rounds_thread,
 						(void *)(intptr_t)('a' + k)),
 				 0);
-	for (int i = 0; i < 20000 && !(seen = thread_named("llog-file")); i++)
+	for (int i = 0; i < (o.writer == LLOG_FILE_WRITER_FLUSHER ? 200 : 20000) &&
+			!(seen = thread_named("llog-file"));
+	     i++)
 		usleep(1000);
 	for (int k = 0; k < 4; k++)
 		pthread_join(th[k], NULL);
-	assert_true(seen);
+	/* LLOG_FILE_WRITER_FLUSHER: never one (looked for while they log) */
+	assert_int_equal(seen, o.writer != LLOG_FILE_WRITER_FLUSHER);
 	llog_shutdown();
 	s1 = stats_now();
 	assert_int_equal(s1.logged - s0.logged, 4 * (WRITER_N + WRITER_N / 500));
@@ -1173,6 +1184,8 @@ TEST_MAIN(
 	TEST_CASE_ARG(test_writer_rounds_text, test_writer_rounds, LLOG_FILE_ZSTD),
 	TEST_CASE_ARG(test_writer_rounds_plain, test_writer_rounds, LLOG_FILE_PLAIN),
 	TEST_CASE_ARG(test_writer_rounds_binary, test_writer_rounds, LLOG_FILE_BINARY),
+	TEST_CASE_ARG(test_writer_rounds_on_flusher, test_writer_rounds,
+		      LLOG_FILE_ZSTD | LLOG_FILE_WRITER_FLUSHER << 8),
 	cmocka_unit_test(test_writer_fork),
 	cmocka_unit_test(test_full_disk_sums),
 	cmocka_unit_test(test_full_disk_small_room),

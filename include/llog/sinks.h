@@ -583,6 +583,21 @@ enum llog_file_fsync {
 	LLOG_FSYNC_COMMIT = 1  /* fsync(2) after every commit that wrote */
 };
 
+/* Which thread compresses and writes the frames of the flusher's ordinary
+ * rounds (llog_flush(), LOG_FATAL, exit and a crash always find them
+ * written when they return, either way). */
+enum llog_file_writer {
+	/* A thread of the sink's own ("llog-file", started at the first
+	 * commit that has frames for it; it runs on the flusher's CPUs):
+	 * the flusher goes on with the next round meanwhile, so a busy
+	 * service's records reach the file about twice as fast (the
+	 * default). With fsync, or on a thread of its own
+	 * (LLOG_SINK_THREAD_OWN), the sink never starts one. */
+	LLOG_FILE_WRITER_THREAD = 0,
+	/* The flusher itself, one thread fewer. */
+	LLOG_FILE_WRITER_FLUSHER = 1
+};
+
 /*
  * Options of llog_file_sink(). A zero-initialised struct with only path set
  * gives a zstd (level 1) sink of every level in text format, no rotation.
@@ -627,13 +642,18 @@ struct llog_file_options {
 	 * never (llog_file_reopen() still works). Choose about the flush
 	 * interval (llog_config.flush_interval_ms). */
 	unsigned reopen_check_ms;
+	enum llog_file_writer writer; /* see enum llog_file_writer */
 };
 
 /*
  * Creates a file sink: each commit (end of a flusher batch) appends one
  * complete zstd frame (content checksum on) with one write(2), so the file
  * is decodable up to the last committed record, and processes appending to
- * the same file never interleave inside a frame. A new file starts with a
+ * the same file never interleave inside a frame. The frames of the
+ * flusher's ordinary batches are compressed and written by the sink's
+ * writer thread soon after the batch (llog_file_options.writer); those of
+ * llog_flush(), LOG_FATAL, llog_shutdown() and a crash are in the file
+ * when those return. A new file starts with a
  * zstd skippable frame of metadata (host, pid, program, creation time,
  * first sequence number) that zstd tools ignore.
  *
