@@ -549,17 +549,16 @@ static __attribute__((noinline)) int fast_push_retry(struct llog__arena *a, stru
 
 /* After the header and payload: the push (llog__push_from; the TSC read
  * inline when plain, a constant), then fast_pushed. first is not CLOSED
- * (the caller's peek). Every call is the caller's last step. */
-static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a,
-							   struct llog__rec *r,
-							   struct llist_head *h,
-							   struct llist_node *first,
-							   uint32_t old_reserve, int plain)
+ * (the caller's peek); reserve is r->end, the reserve position after r.
+ * Every call is the caller's last step. */
+static inline __attribute__((always_inline)) int
+fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
+	  struct llist_node *first, uint32_t old_reserve, uint32_t reserve, int plain)
 {
 	/* As log_core: the drops the record carries are read after its
 	 * payload (a signal handler's drop counted while this call captured
 	 * is announced before this record); relaxed, see arena.h. */
-	uint32_t carried, reserve = r->end;
+	uint32_t carried;
 
 	LLOG__SCHED(FAST_PUSH);
 	carried = llog__load_relaxed(llog__producer_pending_drops(a));
@@ -635,6 +634,17 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 	return r;
 }
 
+/* Undoes fast_take (a CLOSED head seen after it): the reservation given
+ * back and in_log cleared, as if nothing had been done (nothing was
+ * pushed; the ring's bytes past reserve are free). */
+static inline __attribute__((always_inline)) void fast_untake(struct llog__arena *a,
+							      uint32_t old)
+{
+	llog__arena_unreserve(a, old);
+	llog__producer_signal_fence();
+	a->in_log = 0;
+}
+
 /* The header of a fast record of n payload bytes (its drops: fast_push;
  * its arena: the caller, after the slots where it can: the header's two
  * pointers stored apart are two moves, together a vector's four). */
@@ -669,15 +679,13 @@ static inline __attribute__((always_inline)) int
 fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__arena *a,
 	   int plain)
 {
-	uint32_t n = LLOG__SHAPE_FIXED(s), old;
-	struct llist_head *h = fast_head(plain);
-	struct llist_node *first = llog__queue_peek(h);
+	uint32_t n = LLOG__SHAPE_FIXED(s), bytes = LLOG__REC_HDR + llog__producer_align8(n), old;
+	struct llist_node *first;
+	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
 
-	if (__builtin_expect(first == LLOG__CLOSED, 0))
-		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
-	r = fast_take(a, LLOG__REC_HDR + llog__producer_align8(n), &old);
+	r = fast_take(a, bytes, &old);
 	if (__builtin_expect(r == NULL, 0))
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	fast_header(r, site, n);
@@ -685,7 +693,14 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
 		d = fast_slot(d, args, v);
 	r->arena = a;
-	return fast_push(a, r, h, first, old, plain);
+	/* The head, peeked last: one register fewer while placing. */
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		fast_untake(a, old);
+		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+	}
+	return fast_push(a, r, h, first, old, old + bytes, plain);
 }
 
 /* fast_fixed under any clock mode (a sharded queue, CLOCK_REALTIME). */
@@ -746,7 +761,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 		}
 	}
 	r->arena = a;
-	return fast_push(a, r, h, first, old, 0);
+	return fast_push(a, r, h, first, old, old + total, 0);
 }
 
 /* A FAST site with strings, in one pass: the room for the largest record
@@ -814,8 +829,8 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 	a->reserve = end;
 	r->end = end;
 	if (__builtin_expect(plain, 1))
-		return fast_push(a, r, h, first, old, 1);
-	return fast_push(a, r, h, first, old, 0);
+		return fast_push(a, r, h, first, old, end, 1);
+	return fast_push(a, r, h, first, old, end, 0);
 slow:
 	llog__producer_signal_fence();
 	r->arena->in_log = 0;
@@ -838,11 +853,14 @@ static inline __attribute__((always_inline)) int fast_enter(const struct llog_si
 		return 0;
 	/* Kept for the backtrace only (below the output level of the
 	 * site's cache, which the macro's check has just read or made;
-	 * relaxed as there): log_core flags it. */
-	return __builtin_expect(LLOG__SHAPE_LEVEL(s) >=
+	 * relaxed as there): log_core flags it. The level is the state's
+	 * bits 5-7, above the flags, so the low byte compares as the level
+	 * (site.h, LLOG__SHAPE_LEVEL). */
+	return __builtin_expect((s & 0xffu) >=
 					(unsigned)(__atomic_load_n(&site->lvl_cache,
 								   __ATOMIC_RELAXED) &
-						   7u),
+						   7u)
+						<< 5,
 				1);
 }
 
@@ -918,17 +936,16 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 					     const union llog__kv_val *kv, const uint64_t *v,
 					     unsigned s, struct llog__arena *a)
 {
-	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old;
+	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, bytes;
 	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
-	int plain = llog__clock_push_is_tsc();
-	struct llist_head *h = fast_head(plain);
-	struct llist_node *first = llog__queue_peek(h);
+	struct llist_node *first;
+	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
+	int plain;
 
-	if (__builtin_expect(first == LLOG__CLOSED, 0))
-		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
-	r = fast_take(a, LLOG__REC_HDR + llog__producer_align8(n) + kvbytes, &old);
+	bytes = LLOG__REC_HDR + llog__producer_align8(n) + kvbytes;
+	r = fast_take(a, bytes, &old);
 	if (__builtin_expect(r == NULL, 0))
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
 	fast_header(r, site, n);
@@ -939,9 +956,18 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 	llog__kv_call_write(ks, kv, slen, nkv,
 			    (char *)llog__rec_payload(r) + llog__producer_align8(n));
 	r->arena = a;
+	/* The head, peeked last (as fast_fixed): fewer values live across
+	 * the calls. */
+	plain = llog__clock_push_is_tsc();
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		fast_untake(a, old);
+		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
+	}
 	if (__builtin_expect(plain, 1))
-		return fast_push(a, r, h, first, old, 1);
-	return fast_push(a, r, h, first, old, 0);
+		return fast_push(a, r, h, first, old, old + bytes, 1);
+	return fast_push(a, r, h, first, old, old + bytes, 0);
 }
 
 /* log_core for a typed call with fields; after the site's first call,
