@@ -927,14 +927,14 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 		     const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 	__attribute__((noinline));
 
-/* The fast path of a call with fields whose message has no string (its
- * record: the header, the message's slots, the call block, kv.h): the call
- * block is measured first (as log_core, under the same bound), then placed
- * with the message as one record. */
-static __attribute__((noinline)) int fast_kv(struct llog_site *site,
-					     const struct llog__kv_site *ks,
-					     const union llog__kv_val *kv, const uint64_t *v,
-					     unsigned s, struct llog__arena *a)
+/* fast_kv where the ring has no room for the largest record now: the
+ * call block measured first (as log_core, under the same bound), then
+ * placed with the message as one record at its exact size and written. */
+static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
+							 const struct llog__kv_site *ks,
+							 const union llog__kv_val *kv,
+							 const uint64_t *v, unsigned s,
+							 struct llog__arena *a)
 {
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, bytes;
 	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
@@ -942,7 +942,6 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
-	int plain;
 
 	bytes = LLOG__REC_HDR + llog__producer_align8(n) + kvbytes;
 	r = fast_take(a, bytes, &old);
@@ -956,18 +955,63 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 	llog__kv_call_write(ks, kv, slen, nkv,
 			    (char *)llog__rec_payload(r) + llog__producer_align8(n));
 	r->arena = a;
-	/* The head, peeked last (as fast_fixed): fewer values live across
-	 * the calls. */
-	plain = llog__clock_push_is_tsc();
-	h = fast_head(plain);
+	h = llog__queue_mine();
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		fast_untake(a, old);
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
 	}
-	if (__builtin_expect(plain, 1))
-		return fast_push(a, r, h, first, old, old + bytes, 1);
 	return fast_push(a, r, h, first, old, old + bytes, 0);
+}
+
+/* The fast path of a call with fields whose message has no string (its
+ * record: the header, the message's slots, the call block, kv.h), in one
+ * pass as fast_str: the room for the largest record (the message and the
+ * call block's bound, as log_core's) is placed, the slots and the call
+ * block (llog__kv_call_put: log_core's bytes) are written into it, and the
+ * reservation is taken at the exact size. */
+static __attribute__((noinline)) int fast_kv(struct llog_site *site,
+					     const struct llog__kv_site *ks,
+					     const union llog__kv_val *kv, const uint64_t *v,
+					     unsigned s, struct llog__arena *a)
+{
+	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(a), old, total, end;
+	const uint64_t *q = v;
+	struct llist_node *first;
+	struct llist_head *h;
+	struct llog__rec *r;
+	unsigned char *d;
+	int plain;
+
+	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n) + kvb, &old, &total);
+	if (__builtin_expect(r == NULL, 0))
+		return fast_kv_exact(site, ks, kv, v, s, a);
+	fast_header(r, site, n);
+	r->flags = LLOG__REC_FIELDS;
+	r->arena = a;
+	r->end = old + total; /* the end of the largest record */
+	d = llog__rec_payload(r);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++)
+		d = fast_slot(d, args, q);
+	/* the unused end: kvb and the block's bytes are multiples of 8 */
+	kvb -= llog__kv_call_put(ks, kv, kvb,
+				 (char *)llog__rec_payload(r) + llog__producer_align8(n));
+	a = r->arena;
+	old = a->reserve;
+	end = r->end - kvb;
+	plain = llog__clock_push_is_tsc();
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
+	}
+	a->reserve = end;
+	r->end = end;
+	if (__builtin_expect(plain, 1))
+		return fast_push(a, r, h, first, old, end, 1);
+	return fast_push(a, r, h, first, old, end, 0);
 }
 
 /* log_core for a typed call with fields; after the site's first call,
