@@ -788,8 +788,7 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 	unsigned char *d;
 	int plain;
 
-	if (__builtin_expect(fixed > max, 0))
-		return log_t_slow(site, v, n);
+	/* (fixed, at most 127, is below max, at least 256: config.c) */
 	if (__builtin_expect((r = fast_place(a, LLOG__REC_HDR + max, &old, &total)) == NULL, 0))
 		return fast_str_exact(site, v, s, a);
 	fast_header(r, site, 0);
