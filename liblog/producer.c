@@ -472,8 +472,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * is cleared), so it saves no register. With strings (fast_str), the room
  * for the largest record is placed (past the limit, llog__arena_room looks
  * at the flusher's progress, as log_core's reservation does), written in
- * one pass and shrunk to the exact size; a ring without that room now
- * takes the two-pass fast_str_exact, whose record is the same.
+ * one pass and shrunk to the exact size; a ring without that room now, or
+ * with it only across its end, takes the two-pass fast_str_exact, whose
+ * record is the same. A call with fields (fast_kv) does the same.
  *
  * When the fast path gives a call to log_core, its count of slots is
  * LLOG__SHAPE_MAX_ARGS where the call's is not at hand: the site's verdict
@@ -634,6 +635,42 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 	return r;
 }
 
+/* Sets in_log and places the largest record of a call, `bytes`, at a's
+ * reserve position when it fits before the ring's end and below its limit
+ * (past the limit, llog__arena_room looks at the flusher's progress, as
+ * llog__arena_reserve does): the record, r->end the largest record's
+ * end, a->reserve not moved (the caller takes the exact size, nothing
+ * moves reserve while in_log is set); else NULL, in_log cleared again and
+ * nothing changed but that view. A placement that would cross the ring's
+ * end is the caller's two-pass path's (fast_place's skipped tail costs
+ * every call a select and a compare). */
+static inline __attribute__((always_inline)) struct llog__rec *
+fast_place_max(struct llog__arena *a, uint32_t bytes)
+{
+	uint32_t old, off;
+	struct llog__rec *r;
+
+	LLOG__SCHED(FAST_ENTER);
+	a->in_log = 1;
+	/* As in log_core: a signal handler that sees in_log == 0 finds the
+	 * arena consistent. */
+	llog__producer_signal_fence();
+	old = a->reserve;
+	off = old & a->mask;
+	/* ctx_dirty again: see fast_place */
+	if (__builtin_expect(bytes > a->size - off ||
+				     (bytes > a->limit - old && !llog__arena_room(a, bytes)) ||
+				     a->ctx_dirty,
+			     0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + off);
+	r->end = old + bytes;
+	return r;
+}
+
 /* Undoes fast_take (a CLOSED head seen after it): the reservation given
  * back and in_log cleared, as if nothing had been done (nothing was
  * pushed; the ring's bytes past reserve are free). */
@@ -711,7 +748,8 @@ static __attribute__((noinline)) int fast_fixed_any(struct llog_site *site, cons
 }
 
 /* fast_str where the ring has no room for the largest record now (a
- * ring near full): the strings measured first, then the record placed at
+ * ring near full) or has it only across its end: the strings measured
+ * first, then the record placed at
  * its exact size and written (as log_core's two-pass capture_slow, whose
  * records are the same). */
 static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site,
@@ -774,13 +812,13 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
  * what the push needs after them is read back from the header (arena, the
  * largest record's end) and the arena (reserve, which nothing moves while
  * in_log is set). */
-static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint64_t *v,
-					      unsigned s, struct llog__arena *a)
+static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
+					      struct llog_site *site, unsigned s)
 {
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
-	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, total, end;
+	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, end;
 	const uint64_t *q = v;
 	struct llist_node *first;
 	struct llist_head *h;
@@ -789,11 +827,10 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 	int plain;
 
 	/* (fixed, at most 127, is below max, at least 256: config.c) */
-	if (__builtin_expect((r = fast_place(a, LLOG__REC_HDR + max, &old, &total)) == NULL, 0))
+	if (__builtin_expect((r = fast_place_max(a, LLOG__REC_HDR + max)) == NULL, 0))
 		return fast_str_exact(site, v, s, a);
 	fast_header(r, site, 0);
 	r->arena = a;
-	r->end = old + total; /* the end of the largest record */
 	room = max - fixed; /* for the strings' bytes */
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++) {
@@ -814,7 +851,7 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 		}
 	}
 	a = r->arena;
-	r->len = (uint32_t)(d - (unsigned char *)llog__rec_payload(r));
+	r->len = (uint32_t)(d - (unsigned char *)r) - LLOG__REC_HDR;
 	/* The reservation, less the unused end (room: max less the bytes
 	 * used; max is a multiple of 8, so is what is given back), as
 	 * llog__arena_shrink. */
@@ -831,6 +868,8 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 		return fast_push(a, r, h, first, old, end, 1);
 	return fast_push(a, r, h, first, old, end, 0);
 slow:
+	/* (the site from the header: one value fewer kept across the calls) */
+	site = (struct llog_site *)(uintptr_t)r->site;
 	llog__producer_signal_fence();
 	r->arena->in_log = 0;
 	return log_t_slow(site, v, n);
@@ -875,7 +914,7 @@ int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 	if (!fast_enter(site, s, a))
 		return log_t_slow(site, v, n);
 	if (s & LLOG__SHAPE_HAS_STR)
-		return fast_str(site, v, s, a);
+		return fast_str(a, v, site, s);
 	if (__builtin_expect(llog__clock_push_is_tsc(), 1))
 		return fast_fixed(site, v, s, a, 1);
 	return fast_fixed_any(site, v, s, a);
@@ -926,8 +965,8 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 		     const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 	__attribute__((noinline));
 
-/* fast_kv where the ring has no room for the largest record now: the
- * call block measured first (as log_core, under the same bound), then
+/* fast_kv where the ring has no room for the largest record now (or only
+ * across its end): the call block measured first (as log_core, under the same bound), then
  * placed with the message as one record at its exact size and written. */
 static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 							 const struct llog__kv_site *ks,
@@ -974,7 +1013,7 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 					     const union llog__kv_val *kv, const uint64_t *v,
 					     unsigned s, struct llog__arena *a)
 {
-	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(a), old, total, end;
+	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(a), old, end;
 	const uint64_t *q = v;
 	struct llist_node *first;
 	struct llist_head *h;
@@ -982,13 +1021,12 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 	unsigned char *d;
 	int plain;
 
-	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n) + kvb, &old, &total);
+	r = fast_place_max(a, LLOG__REC_HDR + llog__producer_align8(n) + kvb);
 	if (__builtin_expect(r == NULL, 0))
 		return fast_kv_exact(site, ks, kv, v, s, a);
 	fast_header(r, site, n);
 	r->flags = LLOG__REC_FIELDS;
 	r->arena = a;
-	r->end = old + total; /* the end of the largest record */
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++)
 		d = fast_slot(d, args, q);
