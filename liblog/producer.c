@@ -110,7 +110,12 @@ static inline uint32_t record_bound(const struct llog__arena *a)
  */
 static inline uint32_t kv_bound(const struct llog__arena *a)
 {
-	uint32_t b = record_bound(a), room = a->size / 4 - LLOG__REC_HDR - 16u;
+	/* record_bound's clamp to a quarter of the ring never decides here:
+	 * the ring's size is a power of two of at least 16 KiB (arena.c,
+	 * config.c), so that quarter is a multiple of 8 and above room.
+	 * Relaxed: see config.h. */
+	uint32_t b = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t room = a->size / 4 - LLOG__REC_HDR - 16u;
 
 	return b < room ? b : room;
 }
