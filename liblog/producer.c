@@ -699,15 +699,16 @@ static inline __attribute__((always_inline)) void fast_header(struct llog__rec *
 	r->site = site;
 }
 
-/* Stores the slot *q at d as its shape code (the low 2 bits of args, not
- * a string) says: an int's 4 bytes or all 8; returns the end. */
+/* Stores the slot *q at d as its shape code (the low 2 bits of args, a
+ * value's: INT or WIDE) says: an int's 4 bytes or all 8; returns the
+ * end. */
 static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned char *d,
 								       unsigned args,
 								       const uint64_t *q)
 {
 	uint32_t w = (uint32_t)*q;
 
-	if (args & LLOG__SHAPE_WIDE) {
+	if (args & LLOG__SHAPE_WIDE_BIT) {
 		memcpy(d, q, 8);
 		return d + 8;
 	}
@@ -776,7 +777,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++, i++) {
 		const char *p = (const char *)(uintptr_t)*q;
 
-		if ((args & 3u) != LLOG__SHAPE_STR)
+		if (args & LLOG__SHAPE_VALUE_BIT)
 			continue;
 		if (p == NULL)
 			return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
@@ -796,11 +797,11 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 	q = v;
 	i = 0;
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++, i++) {
-		if ((args & 3u) == LLOG__SHAPE_STR) {
+		if (args & LLOG__SHAPE_VALUE_BIT) {
+			d = fast_slot(d, args, q);
+		} else {
 			memcpy(d, &len[i], 4);
 			d = mempcpy(d + 4, (const char *)(uintptr_t)*q, len[i]);
-		} else {
-			d = fast_slot(d, args, q);
 		}
 	}
 	r->arena = a;
@@ -839,7 +840,9 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	room = max - fixed; /* for the strings' bytes */
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++) {
-		if ((args & 3u) == LLOG__SHAPE_STR) {
+		if (args & LLOG__SHAPE_VALUE_BIT) {
+			d = fast_slot(d, args, q);
+		} else {
 			const char *p = (const char *)(uintptr_t)*q;
 			uint32_t len;
 
@@ -851,8 +854,6 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 			room -= len;
 			memcpy(d, &len, 4);
 			d = mempcpy(d + 4, p, len);
-		} else {
-			d = fast_slot(d, args, q);
 		}
 	}
 	a = r->arena;
