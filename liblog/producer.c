@@ -516,14 +516,12 @@ static inline __attribute__((always_inline)) struct llist_head *fast_head(int pl
 static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
 							     uint32_t carried, uint32_t reserve)
 {
-	int wake = 0;
+	int wake;
 
 	if (__builtin_expect(carried != 0, 0))
 		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
-	/* llog__arena_fill_wants_wake, its first test on the reserve
-	 * position the caller holds (it moved nothing since) */
-	if (__builtin_expect(reserve - a->cached_released > a->size / 2, 0))
-		wake = llog__arena_fill_wants_wake(a);
+	/* on the reserve position the caller holds (nothing moved it) */
+	wake = llog__arena_fill_wants_wake_at(a, reserve);
 	llog__producer_signal_fence();
 	a->in_log = 0;
 	if (__builtin_expect(wake, 0))
