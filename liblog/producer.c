@@ -881,7 +881,8 @@ slow:
 
 /* The fast path's entry: whether site's call, of state word s, may take
  * it on arena a: its verdict FAST, the thread's arena made and not busy,
- * not a backtrace-only record. (The head is the fast path's next look.) */
+ * not a backtrace-only record (the head is peeked once the record is
+ * written). */
 static inline __attribute__((always_inline)) int fast_enter(const struct llog_site *site,
 							    unsigned s,
 							    const struct llog__arena *a)
