@@ -185,18 +185,27 @@ static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_res
 
 /* Past half full: refreshes the view of released and says whether the
  * ring is still more than half full (the flusher is to be woken: the
- * caller may do it after leaving the arena, as the fast path does). */
-static inline int llog__arena_fill_wants_wake(struct llog__arena *a)
+ * caller may do it after leaving the arena, as the fast path does).
+ * reserve: a->reserve, from the caller's register (the fast path's). */
+static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t reserve)
 {
-	if (__builtin_expect(a->reserve - a->cached_released > a->size / 2, 0)) {
+	uint32_t released;
+
+	if (__builtin_expect(reserve - a->cached_released > a->size / 2, 0)) {
 		/* Acquire: pairs with the flusher's store-release of
 		 * released (a fresher view of the free space). */
-		a->cached_released = llog__load_acquire(&a->released);
+		released = llog__load_acquire(&a->released);
+		a->cached_released = released;
 		if (a->faulted == a->size)
-			a->limit = a->cached_released + a->size;
-		return a->reserve - a->cached_released > a->size / 2;
+			a->limit = released + a->size;
+		return reserve - released > a->size / 2;
 	}
 	return 0;
+}
+
+static inline int llog__arena_fill_wants_wake(struct llog__arena *a)
+{
+	return llog__arena_fill_wants_wake_at(a, a->reserve);
 }
 
 /* The same, waking the flusher. */

@@ -100,7 +100,10 @@ static inline uint64_t llog__clock_push(void)
 }
 
 /* Whether llog__clock_push is the unordered TSC (llog__clock_tsc), read
- * without a call. Relaxed: as llog__clock_push. */
+ * without a call. Relaxed: as llog__clock_push. Only on a queue of one
+ * head (head_mask 0): llog__queue_open orders the clock whenever it keeps
+ * more than one, so the fast path takes shard[0] on this mode alone
+ * (producer.c, fast_head). */
 static inline int llog__clock_push_is_tsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -8,14 +8,12 @@
 #include "kv.h"
 #include "stats.h"
 
-uint32_t llog__kv_str_len(const char *s, int *cut)
+/* The kept length of s, longer than LLOG_FIELD_STR_MAX: never half a
+ * UTF-8 character. */
+static __attribute__((noinline, cold)) uint32_t str_cut(const char *s)
 {
-	size_t n = strnlen(s, LLOG_FIELD_STR_MAX + 1);
 	size_t c = LLOG_FIELD_STR_MAX;
 
-	*cut = 0;
-	if (n <= LLOG_FIELD_STR_MAX)
-		return (uint32_t)n;
 	/* s[c] is the first byte left out: while it continues a character,
 	 * that character starts earlier and goes too (at most 3 back: a
 	 * longer run is not UTF-8, cut where it stands). */
@@ -23,8 +21,15 @@ uint32_t llog__kv_str_len(const char *s, int *cut)
 		c--;
 	if (((unsigned char)s[c] & 0xc0u) == 0x80u)
 		c = LLOG_FIELD_STR_MAX;
-	*cut = 1;
 	return (uint32_t)c;
+}
+
+uint32_t llog__kv_str_len(const char *s, int *cut)
+{
+	size_t n = strnlen(s, LLOG_FIELD_STR_MAX + 1);
+
+	*cut = n > LLOG_FIELD_STR_MAX;
+	return __builtin_expect(*cut, 0) ? str_cut(s) : (uint32_t)n;
 }
 
 #define CALL_HDR 16u
@@ -139,6 +144,75 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 			p += llog__kv_align8(len + 1u);
 		}
 	}
+}
+
+uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			   uint32_t budget, void *dst)
+{
+	/* Few values live across the calls: the types walked by pointer,
+	 * the budget left (no field fits in none, each needs 8 or more), the
+	 * block's bytes and its counts worked out from the pointers after. */
+	const unsigned char *types = ks->types, *t = types, *tend = types + ks->n;
+	unsigned char *p = (unsigned char *)dst + CALL_HDR;
+	uint32_t room = budget > CALL_HDR ? budget - CALL_HDR : 0, kept, left;
+
+	for (; t != tend; t++, v++) {
+		uint32_t need = 8, len = 0, meta = LLOG__KV_META_NULL;
+
+		if (*t != LLOG_FIELD_STR && *t != LLOG__KV_HEX) {
+			/* an 8-byte value (LLOG_FIELD_I64 .. LLOG_FIELD_BOOL) */
+			if (room < 8)
+				break;
+			memcpy(p, v, 8);
+			p += 8;
+			room -= 8;
+			continue;
+		}
+		if (*t == LLOG_FIELD_STR) {
+			const char *s = v->s;
+
+			if (s != NULL) {
+				len = (uint32_t)strnlen(s, LLOG_FIELD_STR_MAX + 1);
+				meta = 0;
+				if (__builtin_expect(len > LLOG_FIELD_STR_MAX, 0)) {
+					len = str_cut(s);
+					meta = LLOG__KV_META_CUT;
+				}
+				need += llog__kv_align8(len + 1u);
+			}
+			if (need > room)
+				break;
+			memcpy(p, &len, 4);
+			memcpy(p + 4, &meta, 4);
+			if (s != NULL) {
+				memcpy(p + 8, s, len);
+				p[8 + len] = '\0';
+			}
+		} else {
+			const struct llog_hex *h = hex(v);
+
+			if (h != NULL && h->ptr != NULL) {
+				len = h->len < LLOG_HEX_MAX ? (uint32_t)h->len : LLOG_HEX_MAX;
+				meta = LLOG__KV_META_RAW | (h->len > len ? LLOG__KV_META_CUT : 0);
+				need += llog__kv_align8(2u * len + 1u); /* room for the digits */
+			}
+			if (need > room)
+				break;
+			memcpy(p, &len, 4);
+			memcpy(p + 4, &meta, 4);
+			if (h != NULL && h->ptr != NULL)
+				/* the bytes, in the upper half of the digits' room */
+				memcpy(p + 8 + len, h->ptr, len);
+		}
+		p += need;
+		room -= need;
+	}
+	kept = (uint32_t)(t - types);
+	left = ks->n - kept;
+	memcpy(dst, &ks, sizeof(ks));
+	memcpy((unsigned char *)dst + 8, &kept, 4);
+	memcpy((unsigned char *)dst + 12, &left, 4);
+	return (uint32_t)(p - (unsigned char *)dst);
 }
 
 size_t llog__kv_list_size(const struct llog_field *f, size_t n)

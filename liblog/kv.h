@@ -93,6 +93,13 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 			       uint32_t budget, uint32_t *slen, uint32_t *nstored);
 void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_val *v,
 			 const uint32_t *slen, uint32_t nstored, void *dst);
+/* Both in one pass: writes the call block of (ks, v) to dst, which has
+ * room for budget bytes, and returns its bytes: the same bytes, and the
+ * same fields kept, as llog__kv_call_measure with that budget and then
+ * llog__kv_call_write (each string read twice: its length, its bytes).
+ * Producer, lock-free, malloc-free. */
+uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_val *v,
+			   uint32_t budget, void *dst);
 
 /* An entry list's size for n fields of f, and its bytes written to dst
  * (8-aligned) with `left` (fields_truncated carried as is). */

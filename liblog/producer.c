@@ -110,7 +110,12 @@ static inline uint32_t record_bound(const struct llog__arena *a)
  */
 static inline uint32_t kv_bound(const struct llog__arena *a)
 {
-	uint32_t b = record_bound(a), room = a->size / 4 - LLOG__REC_HDR - 16u;
+	/* record_bound's clamp to a quarter of the ring never decides here:
+	 * the ring's size is a power of two of at least 16 KiB (arena.c,
+	 * config.c), so that quarter is a multiple of 8 and above room.
+	 * Relaxed: see config.h. */
+	uint32_t b = llog__load_relaxed(&llog__cfg.max_record_bytes);
+	uint32_t room = a->size / 4 - LLOG__REC_HDR - 16u;
 
 	return b < room ? b : room;
 }
@@ -447,24 +452,34 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * thread has nothing to do first. One relaxed load of the site's state
  * gives the record's shape and level; then the thread's arena and its busy
  * word (re-entry, a context to resend), the site's backtrace verdict, the
- * head (not CLOSED), in_log, the reservation (and the context word again:
- * a signal handler may have run since the test), the slots stored by the
- * shape (strings with strnlen and memcpy), the header, the drops to report
- * (read after the payload, as log_core reads them), the push and the fill
- * check: log_core's steps for this case, without the plan, the overflow
- * policy or anything rare. Whatever it does not handle it leaves before
- * changing anything, to log_core from its start (log_t_slow): no arena, a
- * busy word, a record kept for the backtrace only, a closed list, a NULL
- * string, strings that would be clipped, a ring without room below its
- * limit now (llog__arena_room's look at the flusher's progress, and the
- * overflow policy, are log_core's). A list
- * closed between the peek and the push is log_core's case after capture
- * (llog__producer_closed_after_capture). Its records are byte for byte
- * log_core's for the same call: the same slots in the same layout
- * (fmt_slots.h). Without strings and with the TSC as the push clock, no
- * call is made before the push and each call after it is the last step
- * (the flusher is woken after in_log is cleared), so the path needs few
- * registers and saves almost none.
+ * head (not CLOSED; shard[0] when the clock mode is the plain TSC, which
+ * it is only on a queue of one head: fast_head), in_log, the reservation
+ * (and the context word again: a signal handler may have run since the
+ * test), the slots stored by the shape (strings with strnlen and
+ * mempcpy), the header, the drops to report (read after the payload, as
+ * log_core reads them), the push and the fill check: log_core's steps for
+ * this case, without the plan, the overflow policy or anything rare.
+ * Whatever it does not handle it leaves before changing anything, to
+ * log_core from its start (log_t_slow): no arena, a busy word, a record
+ * kept for the backtrace only, a closed list, a NULL string, strings that
+ * would be clipped, a ring without room now (the overflow policy is
+ * log_core's; a record without strings that would cross the ring's end,
+ * once a lap, too). A list closed between the peek and the push is
+ * log_core's case after capture (llog__producer_closed_after_capture).
+ * Its records are byte for byte log_core's for the same call: the same
+ * slots in the same layout (fmt_slots.h).
+ *
+ * Without strings and with the plain TSC, the path is one leaf function
+ * (llog__log_t with fast_fixed inlined): no call is made before the push,
+ * whatever is rare (a failed CAS, a retry, the list closed after capture,
+ * another clock mode, the wake-up) is a tail call out of line, and each
+ * call after the push is the last step (the flusher is woken after in_log
+ * is cleared), so it saves no register. With strings (fast_str), the room
+ * for the largest record is placed (past the limit, llog__arena_room looks
+ * at the flusher's progress, as log_core's reservation does), written in
+ * one pass and shrunk to the exact size; a ring without that room now, or
+ * with it only across its end, takes the two-pass fast_str_exact, whose
+ * record is the same. A call with fields (fast_kv) does the same.
  *
  * When the fast path gives a call to log_core, its count of slots is
  * LLOG__SHAPE_MAX_ARGS where the call's is not at hand: the site's verdict
@@ -484,69 +499,87 @@ static __attribute__((noinline, cold)) int fast_closed(struct llog__arena *a,
 	return 0;
 }
 
-static __attribute__((noinline)) int fast_wake(void)
+/* The head a fast call pushes on: shard[0] when plain (the clock mode is
+ * the plain TSC, which it is only on a queue of one head: clock.h), else
+ * the thread's (llog__queue_mine). A mode read stale pairs an open head
+ * with shard[0], as a stale head_mask does (queue.h). */
+static inline __attribute__((always_inline)) struct llist_head *fast_head(int plain)
 {
-	llog__wake_flusher();
+	return plain ? &llog__q.shard[0].head : llog__queue_mine();
+}
+
+/* After the push: the drops the record carried taken off the count (only
+ * those: a handler's drop counted after the read stays for the next
+ * record, as in log_core), the fill check, in_log cleared and, when the
+ * fill asks for it, the wake-up (below ERROR: no wake-up for the level).
+ * Every call is the caller's last step. */
+static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
+							     uint32_t carried, uint32_t reserve)
+{
+	int wake;
+
+	if (__builtin_expect(carried != 0, 0))
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
+	/* on the reserve position the caller holds (nothing moved it) */
+	wake = llog__arena_fill_wants_wake_at(a, reserve);
+	llog__producer_signal_fence();
+	a->in_log = 0;
+	if (__builtin_expect(wake, 0))
+		return llog__wake_flusher_last();
 	return 0;
 }
 
+/* A failed CAS: the list closed since the peek, or another push came
+ * first. A retry reads the clock as llog__push_from does, by the mode in
+ * force (the list may have been reopened sharded since, whose pushes read
+ * the clock ordered). Out of line: the fast path makes no call before its
+ * CAS, so it needs few registers. */
+static __attribute__((noinline)) int fast_push_retry(struct llog__arena *a, struct llog__rec *r,
+						     struct llist_head *h,
+						     struct llist_node *first,
+						     uint32_t old_reserve, uint32_t carried)
+{
+	uint32_t reserve = r->end;
+
+	for (;;) {
+		if (__builtin_expect(first == LLOG__CLOSED, 0))
+			return fast_closed(a, r, old_reserve);
+		r->ts = llog__clock_push();
+		/* Release CAS (llist.h): publishes the header and payload. */
+		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
+			return fast_pushed(a, carried, reserve);
+	}
+}
+
 /* After the header and payload: the push (llog__push_from; the TSC read
- * inline when tsc, a constant), the fill check, in_log cleared and, when
- * the fill asks for it, the wake-up. Every call is the caller's last
- * step. */
-static inline __attribute__((always_inline)) int fast_push(struct llog__arena *a,
-							   struct llog__rec *r,
-							   struct llist_head *h,
-							   struct llist_node *first,
-							   uint32_t old_reserve, int tsc)
+ * inline when plain, a constant), then fast_pushed. first is not CLOSED
+ * (the caller's peek); reserve is r->end, the reserve position after r.
+ * Every call is the caller's last step. */
+static inline __attribute__((always_inline)) int
+fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
+	  struct llist_node *first, uint32_t old_reserve, uint32_t reserve, int plain)
 {
 	/* As log_core: the drops the record carries are read after its
 	 * payload (a signal handler's drop counted while this call captured
 	 * is announced before this record); relaxed, see arena.h. */
 	uint32_t carried;
-	int wake;
 
 	LLOG__SCHED(FAST_PUSH);
 	carried = llog__load_relaxed(llog__producer_pending_drops(a));
 	r->dropped = carried;
-	/* first is not CLOSED (the caller's peek) */
-	for (;;) {
-		r->ts = tsc ? llog__clock_push_tsc() : llog__clock_push();
-		/* Release CAS (llist.h): publishes the header and payload. */
-		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
-			break;
-		if (__builtin_expect(first == LLOG__CLOSED, 0))
-			return fast_closed(a, r, old_reserve);
-		/* A retry reads the clock as llog__push_from does, by the
-		 * mode in force (the list may have been reopened sharded
-		 * since, whose pushes read the clock ordered). */
-		tsc = 0;
-	}
-	/* Only what the record carries: a handler's drop counted after the
-	 * read above stays for the next record (as log_core). */
-	if (__builtin_expect(carried != 0, 0))
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
-	/* Below ERROR: no wake-up for the level, only for the fill. */
-	wake = llog__arena_fill_wants_wake(a);
-	llog__producer_signal_fence();
-	a->in_log = 0;
-	if (__builtin_expect(wake, 0))
-		return fast_wake();
-	return 0;
-}
-
-static __attribute__((noinline)) int fast_push_call(struct llog__arena *a, struct llog__rec *r,
-						    struct llist_head *h, struct llist_node *first,
-						    uint32_t old_reserve)
-{
-	return fast_push(a, r, h, first, old_reserve, 0);
+	r->ts = plain ? llog__clock_push_tsc() : llog__clock_push();
+	/* Release CAS (llist.h): publishes the header and payload. */
+	if (__builtin_expect(!llist_try_add(&r->node, h, &first), 0))
+		return fast_push_retry(a, r, h, first, old_reserve, carried);
+	return fast_pushed(a, carried, reserve);
 }
 
 /* Sets in_log and places `bytes` at a's reserve position (as
- * llog__arena_reserve, without its slow side): the record, or NULL with
- * in_log cleared again and nothing changed. *old and *total: the reserve
- * position before, and the bytes the reservation takes (a skipped tail
- * included); a->reserve is not moved (the caller does). */
+ * llog__arena_reserve: past the limit, llog__arena_room looks at the
+ * flusher's progress): the record, or NULL with in_log cleared again and
+ * nothing changed but that view. *old and *total: the reserve position
+ * before, and the bytes the reservation takes (a skipped tail included);
+ * a->reserve is not moved (the caller does). */
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total)
 {
@@ -564,7 +597,9 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 	/* ctx_dirty again, now that no handler runs a LOG of ours: one that
 	 * ran after the entry's test may have had its CTX record dropped
 	 * (log_core reads it only here) */
-	if (__builtin_expect(*total > a->limit - *old || a->ctx_dirty, 0)) {
+	if (__builtin_expect((*total > a->limit - *old && !llog__arena_room(a, *total)) ||
+				     a->ctx_dirty,
+			     0)) {
 		llog__producer_signal_fence();
 		a->in_log = 0;
 		return NULL;
@@ -572,26 +607,106 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 	return (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
 }
 
-/* The header of a fast record of n payload bytes (its drops: fast_push). */
-static inline __attribute__((always_inline)) void
-fast_header(struct llog__rec *r, struct llog_site *site, struct llog__arena *a, uint32_t n)
+/* Sets in_log and takes `bytes` at a's reserve position when they fit
+ * both before the ring's end and below its limit: the record, reserve
+ * moved past it and r->end set; else NULL, in_log cleared again and
+ * nothing changed. *old: the reserve position before. A record that would
+ * cross the ring's end is log_core's (once a lap): fast_place's skipped
+ * tail costs the every-call path a select and a second compare. */
+static inline __attribute__((always_inline)) struct llog__rec *
+fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
+{
+	uint32_t off;
+	struct llog__rec *r;
+
+	LLOG__SCHED(FAST_ENTER);
+	a->in_log = 1;
+	/* As in log_core: a signal handler that sees in_log == 0 finds the
+	 * arena consistent. */
+	llog__producer_signal_fence();
+	*old = a->reserve;
+	off = *old & a->mask;
+	/* ctx_dirty again: see fast_place */
+	if (__builtin_expect(bytes > a->size - off || bytes > a->limit - *old || a->ctx_dirty, 0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + off);
+	a->reserve = *old + bytes;
+	r->end = *old + bytes;
+	return r;
+}
+
+/* Sets in_log and places the largest record of a call, `bytes`, at a's
+ * reserve position when it fits before the ring's end and below its limit
+ * (past the limit, llog__arena_room looks at the flusher's progress, as
+ * llog__arena_reserve does): the record, r->end the largest record's
+ * end, a->reserve not moved (the caller takes the exact size, nothing
+ * moves reserve while in_log is set); else NULL, in_log cleared again and
+ * nothing changed but that view. A placement that would cross the ring's
+ * end is the caller's two-pass path's (fast_place's skipped tail costs
+ * every call a select and a compare). */
+static inline __attribute__((always_inline)) struct llog__rec *
+fast_place_max(struct llog__arena *a, uint32_t bytes)
+{
+	uint32_t old, off;
+	struct llog__rec *r;
+
+	LLOG__SCHED(FAST_ENTER);
+	a->in_log = 1;
+	/* As in log_core: a signal handler that sees in_log == 0 finds the
+	 * arena consistent. */
+	llog__producer_signal_fence();
+	old = a->reserve;
+	off = old & a->mask;
+	/* ctx_dirty again: see fast_place */
+	if (__builtin_expect(bytes > a->size - off ||
+				     (bytes > a->limit - old && !llog__arena_room(a, bytes)) ||
+				     a->ctx_dirty,
+			     0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return NULL;
+	}
+	r = (struct llog__rec *)(void *)(a->ring + off);
+	r->end = old + bytes;
+	return r;
+}
+
+/* Undoes fast_take (a CLOSED head seen after it): the reservation given
+ * back and in_log cleared, as if nothing had been done (nothing was
+ * pushed; the ring's bytes past reserve are free). */
+static inline __attribute__((always_inline)) void fast_untake(struct llog__arena *a,
+							      uint32_t old)
+{
+	llog__arena_unreserve(a, old);
+	llog__producer_signal_fence();
+	a->in_log = 0;
+}
+
+/* The header of a fast record of n payload bytes (its drops: fast_push;
+ * its arena: the caller, after the slots where it can: the header's two
+ * pointers stored apart are two moves, together a vector's four). */
+static inline __attribute__((always_inline)) void fast_header(struct llog__rec *r,
+							      struct llog_site *site, uint32_t n)
 {
 	r->len = n;
 	r->kind = LLOG__K_LOG;
 	r->flags = 0;
 	r->site = site;
-	r->arena = a;
 }
 
-/* Stores the slot *q at d as its shape code (the low 2 bits of args, not
- * a string) says: an int's 4 bytes or all 8; returns the end. */
+/* Stores the slot *q at d as its shape code (the low 2 bits of args, a
+ * value's: INT or WIDE) says: an int's 4 bytes or all 8; returns the
+ * end. */
 static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned char *d,
 								       unsigned args,
 								       const uint64_t *q)
 {
 	uint32_t w = (uint32_t)*q;
 
-	if (args & LLOG__SHAPE_WIDE) {
+	if (args & LLOG__SHAPE_WIDE_BIT) {
 		memcpy(d, q, 8);
 		return d + 8;
 	}
@@ -599,26 +714,96 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	return d + 4;
 }
 
-/* A FAST site without strings: the record's size is the shape's. */
+/* A FAST site without strings: the record's size is the shape's. plain
+ * (a constant): the clock mode is the plain TSC (fast_head). */
 static inline __attribute__((always_inline)) int
 fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__arena *a,
-	   struct llist_head *h, struct llist_node *first)
+	   int plain)
 {
-	uint32_t n = LLOG__SHAPE_FIXED(s), old, total;
-	struct llog__rec *r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n), &old, &total);
+	uint32_t n = LLOG__SHAPE_FIXED(s), bytes = LLOG__REC_HDR + llog__producer_align8(n), old;
+	struct llist_node *first;
+	struct llist_head *h;
+	struct llog__rec *r;
 	unsigned char *d;
 
+	r = fast_take(a, bytes, &old);
 	if (__builtin_expect(r == NULL, 0))
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
-	a->reserve = old + total;
-	r->end = old + total;
-	fast_header(r, site, a, n);
+	fast_header(r, site, n);
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
 		d = fast_slot(d, args, v);
-	if (llog__clock_push_is_tsc())
-		return fast_push(a, r, h, first, old, 1);
-	return fast_push_call(a, r, h, first, old);
+	r->arena = a;
+	/* The head, peeked last: one register fewer while placing. */
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		fast_untake(a, old);
+		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+	}
+	return fast_push(a, r, h, first, old, old + bytes, plain);
+}
+
+/* fast_fixed under any clock mode (a sharded queue, CLOCK_REALTIME). */
+static __attribute__((noinline)) int fast_fixed_any(struct llog_site *site, const uint64_t *v,
+						    unsigned s, struct llog__arena *a)
+{
+	return fast_fixed(site, v, s, a, 0);
+}
+
+/* fast_str where the ring has no room for the largest record now (a
+ * ring near full) or has it only across its end: the strings measured
+ * first, then the record placed at
+ * its exact size and written (as log_core's two-pass capture_slow, whose
+ * records are the same). */
+static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site,
+							  const uint64_t *v, unsigned s,
+							  struct llog__arena *a)
+{
+	/* Relaxed: see config.h. */
+	uint32_t room = llog__load_relaxed(&llog__cfg.max_record_bytes) - LLOG__SHAPE_FIXED(s);
+	uint32_t len[LLOG__SHAPE_MAX_ARGS], used = LLOG__SHAPE_FIXED(s), old, total;
+	struct llist_head *h = llog__queue_mine();
+	struct llist_node *first = llog__queue_peek(h);
+	const uint64_t *q = v;
+	struct llog__rec *r;
+	unsigned char *d;
+	unsigned i = 0;
+
+	if (__builtin_expect(first == LLOG__CLOSED, 0))
+		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++, i++) {
+		const char *p = (const char *)(uintptr_t)*q;
+
+		if (args & LLOG__SHAPE_VALUE_BIT)
+			continue;
+		if (p == NULL)
+			return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+		len[i] = (uint32_t)strnlen(p, (size_t)room + 1);
+		if (len[i] > room)
+			return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+		room -= len[i];
+		used += len[i];
+	}
+	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(used), &old, &total);
+	if (r == NULL)
+		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
+	a->reserve = old + total;
+	r->end = old + total;
+	fast_header(r, site, used);
+	d = llog__rec_payload(r);
+	q = v;
+	i = 0;
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++, i++) {
+		if (args & LLOG__SHAPE_VALUE_BIT) {
+			d = fast_slot(d, args, q);
+		} else {
+			memcpy(d, &len[i], 4);
+			d = mempcpy(d + 4, (const char *)(uintptr_t)*q, len[i]);
+		}
+	}
+	r->arena = a;
+	return fast_push(a, r, h, first, old, old + total, 0);
 }
 
 /* A FAST site with strings, in one pass: the room for the largest record
@@ -626,32 +811,36 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
  * first, the header, slots and strings are written into it, and only then
  * is the reservation taken, at its exact size (as log_core's reservation
  * and shrink). A NULL string or one that would be clipped leaves the call
- * to log_core, nothing taken. Fewer values stay live across the strings'
- * calls: what the push needs after them is read back from the header
- * (arena, first) and the arena (reserve, which nothing moves while in_log
- * is set). */
-static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint64_t *v,
-					      unsigned s, struct llog__arena *a,
-					      struct llist_head *h, struct llist_node *first)
+ * to log_core, nothing taken; so does a closed head, which is peeked only
+ * after the strings. Fewer values stay live across the strings' calls:
+ * what the push needs after them is read back from the header (arena, the
+ * largest record's end) and the arena (reserve, which nothing moves while
+ * in_log is set). */
+static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
+					      struct llog_site *site, unsigned s)
 {
-	/* (six arguments, all in registers: the caller's call is a jump) */
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
-	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, total, used;
+	uint32_t fixed = LLOG__SHAPE_FIXED(s), room, old, end;
 	const uint64_t *q = v;
+	struct llist_node *first;
+	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
+	int plain;
 
-	if (__builtin_expect(fixed > max, 0) ||
-	    (r = fast_place(a, LLOG__REC_HDR + max, &old, &total)) == NULL)
-		return log_t_slow(site, v, n);
-	fast_header(r, site, a, 0);
-	r->node.next = first;
+	/* (fixed, at most 127, is below max, at least 256: config.c) */
+	if (__builtin_expect((r = fast_place_max(a, LLOG__REC_HDR + max)) == NULL, 0))
+		return fast_str_exact(site, v, s, a);
+	fast_header(r, site, 0);
+	r->arena = a;
 	room = max - fixed; /* for the strings' bytes */
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++) {
-		if ((args & 3u) == LLOG__SHAPE_STR) {
+		if (args & LLOG__SHAPE_VALUE_BIT) {
+			d = fast_slot(d, args, q);
+		} else {
 			const char *p = (const char *)(uintptr_t)*q;
 			uint32_t len;
 
@@ -662,58 +851,60 @@ static __attribute__((noinline)) int fast_str(struct llog_site *site, const uint
 				goto slow;
 			room -= len;
 			memcpy(d, &len, 4);
-			memcpy(d + 4, p, len);
-			d += 4 + len;
-		} else {
-			d = fast_slot(d, args, q);
+			d = mempcpy(d + 4, p, len);
 		}
 	}
-	used = (uint32_t)(d - (unsigned char *)llog__rec_payload(r));
 	a = r->arena;
+	r->len = (uint32_t)(d - (unsigned char *)r) - LLOG__REC_HDR;
+	/* The reservation, less the unused end (room: max less the bytes
+	 * used; max is a multiple of 8, so is what is given back), as
+	 * llog__arena_shrink. */
 	old = a->reserve;
-	/* the record, and the ring's tail if it was skipped (fast_place) */
-	total = LLOG__REC_HDR + llog__producer_align8(used);
-	if ((unsigned char *)r != a->ring + (old & a->mask))
-		total += a->size - (old & a->mask);
-	a->reserve = old + total;
-	r->end = old + total;
-	r->len = used;
-	return fast_push(a, r, h, r->node.next, old, 0);
+	end = r->end - (room & ~7u);
+	plain = llog__clock_push_is_tsc();
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0))
+		goto slow;
+	a->reserve = end;
+	r->end = end;
+	if (__builtin_expect(plain, 1))
+		return fast_push(a, r, h, first, old, end, 1);
+	return fast_push(a, r, h, first, old, end, 0);
 slow:
+	/* (the site from the header: one value fewer kept across the calls) */
+	site = (struct llog_site *)(uintptr_t)r->site;
 	llog__producer_signal_fence();
 	r->arena->in_log = 0;
 	return log_t_slow(site, v, n);
 }
 
-/* The fast path's entry: whether site's call may take it (its verdict
- * FAST, the thread's arena not busy, not a backtrace-only record, the head
- * open); then *s, *a, *h, *first are its state word, arena, head and the
- * head's first node. */
-static inline __attribute__((always_inline)) int
-fast_enter(struct llog_site *site, unsigned *s, struct llog__arena **a, struct llist_head **h,
-	   struct llist_node **first)
+/* The fast path's entry: whether site's call, of state word s, may take
+ * it on arena a: its verdict FAST, the thread's arena made and not busy,
+ * not a backtrace-only record (the head is peeked once the record is
+ * written). */
+static inline __attribute__((always_inline)) int fast_enter(const struct llog_site *site,
+							    unsigned s,
+							    const struct llog__arena *a)
 {
-	/* Relaxed: the shape is in the word itself; no plan is read. */
-	*s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	*a = llog__tls_arena;
-	if (__builtin_expect(!(*s & LLOG__SITE_FAST) || *a == NULL, 0))
+	if (__builtin_expect(!(s & LLOG__SITE_FAST) || a == NULL, 0))
 		return 0;
 	/* Re-entry, a context to resend or being rewritten (arena.h, busy;
 	 * ctx_dirty is read again once in_log is set, fast_place). Drops to
 	 * report ride in the record as in log_core (fast_push). */
-	if (__builtin_expect((*a)->busy != 0, 0))
+	if (__builtin_expect(a->busy != 0, 0))
 		return 0;
 	/* Kept for the backtrace only (below the output level of the
 	 * site's cache, which the macro's check has just read or made;
-	 * relaxed as there): log_core flags it. */
-	if (__builtin_expect(LLOG__SHAPE_LEVEL(*s) <
-				     (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) &
-						7u),
-			     0))
-		return 0;
-	*h = llog__queue_mine();
-	*first = llog__queue_peek(*h);
-	return __builtin_expect(*first != LLOG__CLOSED, 1);
+	 * relaxed as there): log_core flags it. The level is the state's
+	 * bits 5-7, above the flags, so the low byte compares as the level
+	 * (site.h, LLOG__SHAPE_LEVEL). */
+	return __builtin_expect((s & 0xffu) >=
+					(unsigned)(__atomic_load_n(&site->lvl_cache,
+								   __ATOMIC_RELAXED) &
+						   7u)
+						<< 5,
+				1);
 }
 
 /* A typed call (llog/detail.h "Typed calls"): the arguments in n slots.
@@ -721,16 +912,17 @@ fast_enter(struct llog_site *site, unsigned *s, struct llog__arena **a, struct l
  * sites"); from then on its calls take the fast path when they can. */
 int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 {
-	struct llist_node *first;
-	struct llist_head *h;
-	struct llog__arena *a;
-	unsigned s;
+	/* Relaxed: the shape is in the word itself; no plan is read. */
+	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	struct llog__arena *a = llog__tls_arena;
 
-	if (!fast_enter(site, &s, &a, &h, &first))
+	if (!fast_enter(site, s, a))
 		return log_t_slow(site, v, n);
 	if (s & LLOG__SHAPE_HAS_STR)
-		return fast_str(site, v, s, a, h, first);
-	return fast_fixed(site, v, s, a, h, first);
+		return fast_str(a, v, site, s);
+	if (__builtin_expect(llog__clock_push_is_tsc(), 1))
+		return fast_fixed(site, v, s, a, 1);
+	return fast_fixed_any(site, v, s, a);
 }
 
 /* The first call of a site, taken by log_core (rc 0), decides its verdict
@@ -778,34 +970,90 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 		     const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 	__attribute__((noinline));
 
-/* The fast path of a call with fields whose message has no string (its
- * record: the header, the message's slots, the call block, kv.h): the call
- * block is measured first (as log_core, under the same bound), then placed
- * with the message as one record. */
-static __attribute__((noinline)) int fast_kv(struct llog_site *site,
-					     const struct llog__kv_site *ks,
-					     const union llog__kv_val *kv, const uint64_t *v,
-					     unsigned s, struct llog__arena *a, struct llist_head *h,
-					     struct llist_node *first)
+/* fast_kv where the ring has no room for the largest record now (or only
+ * across its end): the call block measured first (as log_core, under the same bound), then
+ * placed with the message as one record at its exact size and written. */
+static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
+							 const struct llog__kv_site *ks,
+							 const union llog__kv_val *kv,
+							 const uint64_t *v, unsigned s,
+							 struct llog__arena *a)
 {
-	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, total;
+	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, bytes;
 	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
+	struct llist_node *first;
+	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
 
-	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(n) + kvbytes, &old, &total);
+	bytes = LLOG__REC_HDR + llog__producer_align8(n) + kvbytes;
+	r = fast_take(a, bytes, &old);
 	if (__builtin_expect(r == NULL, 0))
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
-	a->reserve = old + total;
-	r->end = old + total;
-	fast_header(r, site, a, n);
+	fast_header(r, site, n);
 	r->flags = LLOG__REC_FIELDS;
 	d = llog__rec_payload(r);
 	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
 		d = fast_slot(d, args, v);
 	llog__kv_call_write(ks, kv, slen, nkv,
 			    (char *)llog__rec_payload(r) + llog__producer_align8(n));
-	return fast_push(a, r, h, first, old, 0);
+	r->arena = a;
+	h = llog__queue_mine();
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		fast_untake(a, old);
+		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
+	}
+	return fast_push(a, r, h, first, old, old + bytes, 0);
+}
+
+/* The fast path of a call with fields whose message has no string (its
+ * record: the header, the message's slots, the call block, kv.h), in one
+ * pass as fast_str: the room for the largest record (the message and the
+ * call block's bound, as log_core's) is placed, the slots and the call
+ * block (llog__kv_call_put: log_core's bytes) are written into it, and the
+ * reservation is taken at the exact size. */
+static __attribute__((noinline)) int fast_kv(struct llog_site *site,
+					     const struct llog__kv_site *ks,
+					     const union llog__kv_val *kv, const uint64_t *v,
+					     unsigned s, struct llog__arena *a)
+{
+	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(a), old, end;
+	const uint64_t *q = v;
+	struct llist_node *first;
+	struct llist_head *h;
+	struct llog__rec *r;
+	unsigned char *d;
+	int plain;
+
+	r = fast_place_max(a, LLOG__REC_HDR + llog__producer_align8(n) + kvb);
+	if (__builtin_expect(r == NULL, 0))
+		return fast_kv_exact(site, ks, kv, v, s, a);
+	fast_header(r, site, n);
+	r->flags = LLOG__REC_FIELDS;
+	r->arena = a;
+	d = llog__rec_payload(r);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++)
+		d = fast_slot(d, args, q);
+	/* the unused end: kvb and the block's bytes are multiples of 8 */
+	kvb -= llog__kv_call_put(ks, kv, kvb,
+				 (char *)llog__rec_payload(r) + llog__producer_align8(n));
+	a = r->arena;
+	old = a->reserve;
+	end = r->end - kvb;
+	plain = llog__clock_push_is_tsc();
+	h = fast_head(plain);
+	first = llog__queue_peek(h);
+	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
+		llog__producer_signal_fence();
+		a->in_log = 0;
+		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
+	}
+	a->reserve = end;
+	r->end = end;
+	if (__builtin_expect(plain, 1))
+		return fast_push(a, r, h, first, old, end, 1);
+	return fast_push(a, r, h, first, old, end, 0);
 }
 
 /* log_core for a typed call with fields; after the site's first call,
@@ -826,13 +1074,12 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 {
-	struct llist_node *first;
-	struct llist_head *h;
-	struct llog__arena *a;
-	unsigned s;
+	/* Relaxed: as llog__log_t's. */
+	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	struct llog__arena *a = llog__tls_arena;
 
-	if (fast_enter(site, &s, &a, &h, &first) && !(s & LLOG__SHAPE_HAS_STR))
-		return fast_kv(site, ks, kv, v, s, a, h, first);
+	if (fast_enter(site, s, a) && !(s & LLOG__SHAPE_HAS_STR))
+		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);
 }
 

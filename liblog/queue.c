@@ -74,6 +74,12 @@ void llog__wake_flusher(void)
 	}
 }
 
+int llog__wake_flusher_last(void)
+{
+	llog__wake_flusher();
+	return 0;
+}
+
 static inline uint64_t rec_ts(const struct llist_node *n)
 {
 	return llist_entry(n, const struct llog__rec, node)->ts;

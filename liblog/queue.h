@@ -189,6 +189,8 @@ static inline int llog__push(struct llog__rec *r)
 /* Asks the flusher to run a round now; only the first asker after the
  * flusher's F1 makes the system call. Async-signal-safe. */
 void llog__wake_flusher(void);
+/* The same, returning 0: a LOG entry point's last step, as a tail call. */
+int llog__wake_flusher_last(void);
 
 /* ---- the flusher ------------------------------------------------------- */
 

@@ -38,8 +38,10 @@
  *   WAITERS_BUMP   llog__arena_wake_waiters: a waiter seen, before the
  *                  bump of space.seq and the wake
  *   ROUND_END      flusher_main: a non-final round is over, before F6
- *   FAST_ENTER     producer.c fast_place: a call passed the fast path's
- *                  entry checks (busy word, head), before it sets in_log
+ *   FAST_ENTER     producer.c fast_take, fast_place_max, fast_place: a call
+ *                  passed the fast path's entry checks (busy word), before
+ *                  it sets in_log (the head is peeked after the record is
+ *                  written)
  *   FAST_PUSH      producer.c fast_push: the fast path wrote the whole
  *                  record, before its push (a call that leaves it for
  *                  log_core never gets here)

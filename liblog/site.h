@@ -59,9 +59,13 @@ _Static_assert(sizeof(struct llog__plan) <= sizeof(((struct llog_site *)0)->plan
 #define LLOG__SHAPE_MAX_ARGS 8u
 enum {
 	LLOG__SHAPE_INT = 1,  /* 4 bytes: %d %u %x %c ... */
-	LLOG__SHAPE_WIDE = 2, /* 8 bytes: %ld %f %p ... */
-	LLOG__SHAPE_STR = 3   /* %s: u32 length, then its bytes (fmt_slots.h) */
+	LLOG__SHAPE_STR = 2,  /* %s: u32 length, then its bytes (fmt_slots.h) */
+	LLOG__SHAPE_WIDE = 3  /* 8 bytes: %ld %f %p ... */
 };
+/* A code's bits, each one test on the fast path: a value stored from
+ * its slot (INT, WIDE), not a string; with it, all 8 bytes (WIDE). */
+#define LLOG__SHAPE_VALUE_BIT 1u
+#define LLOG__SHAPE_WIDE_BIT 2u
 
 /* The state word of a READY site checked with plan, nslots arguments
  * passed and level lv (see above): READY | CHECKED, and FAST and the

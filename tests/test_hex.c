@@ -5,7 +5,8 @@
  * digits in a zstd text file, a JSON file, RFC 5424 structured data at a
  * real rsyslogd over TCP and a callback sink (which sees the flags); an
  * empty buffer, a NULL one, one over LLOG_HEX_MAX (cut and flagged), a
- * context value and a scope that restores it; a call block read twice.
+ * context value and a scope that restores it; a call block read twice; the
+ * fast path's one-pass call block against the two passes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -246,6 +247,51 @@ static void test_read_twice(void **state)
 	}
 }
 
+/* llog__kv_call_put (the fast path's one pass) makes the bytes that
+ * llog__kv_call_measure and llog__kv_call_write make, bytes it does not
+ * write included, and keeps the same fields under every budget: every
+ * type, a NULL string and hex, a string and a hex value cut. */
+static void test_put_is_measure_write(void **state)
+{
+	static const char *const keys[] = {"i", "s", "n", "d", "h", "c", "z", "b", "x"};
+	static const unsigned char types[] = {LLOG_FIELD_I64, LLOG_FIELD_STR, LLOG_FIELD_STR,
+					      LLOG_FIELD_F64, LLOG__KV_HEX,   LLOG_FIELD_STR,
+					      LLOG__KV_HEX,   LLOG_FIELD_BOOL, LLOG__KV_HEX};
+	const struct llog__kv_site ks = {9, keys, types};
+	static char longs[LLOG_FIELD_STR_MAX + 8];
+	static unsigned char bytes[LLOG_HEX_MAX + 3];
+	union llog__kv_val v[9];
+	static uint64_t b1[512], b2[512];
+	uint32_t slen[9], nstored, n, full;
+
+	(void)state;
+	memset(longs, 'a', sizeof(longs) - 1);
+	/* a 2-byte character across LLOG_FIELD_STR_MAX: cut before it */
+	longs[LLOG_FIELD_STR_MAX - 1] = (char)0xc3;
+	longs[LLOG_FIELD_STR_MAX] = (char)0xa9;
+	for (size_t k = 0; k < sizeof(bytes); k++)
+		bytes[k] = (unsigned char)k;
+	v[0] = llog__kv_i64(-7);
+	v[1] = llog__kv_str("peer");
+	v[2] = llog__kv_str(NULL);
+	v[3] = llog__kv_f64(2.5);
+	v[4] = llog__kv_hex(LLOG_HEX(bytes, 3));
+	v[5] = llog__kv_str(longs);
+	v[6] = llog__kv_hex(LLOG_HEX(NULL, 4));
+	v[7] = llog__kv_bool(1);
+	v[8] = llog__kv_hex(LLOG_HEX(bytes, sizeof(bytes)));
+	full = llog__kv_call_measure(&ks, v, sizeof(b1), slen, &nstored);
+	assert_int_equal(nstored, 9);
+	for (uint32_t budget = 0; budget <= full + 8; budget++) {
+		memset(b1, 0xaa, sizeof(b1));
+		memset(b2, 0xaa, sizeof(b2));
+		n = llog__kv_call_measure(&ks, v, budget, slen, &nstored);
+		llog__kv_call_write(&ks, v, slen, nstored, b1);
+		assert_int_equal(llog__kv_call_put(&ks, v, budget, b2), n);
+		assert_memory_equal(b1, b2, sizeof(b1));
+	}
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -257,4 +303,5 @@ TEST_MAIN(
 	cmocka_unit_test_teardown(test_outputs, teardown),
 	cmocka_unit_test_teardown(test_ctx_set_hex, teardown),
 	cmocka_unit_test(test_read_twice),
+	cmocka_unit_test(test_put_is_measure_write),
 )

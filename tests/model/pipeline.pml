@@ -275,8 +275,11 @@ proctype Producer(byte p)
 				:: else ->
 					if
 					/* C: liblog/arena.h llog__arena_check_fill ord llog__arena_fill_wants_wake llog__wake_flusher */
-					/* C: liblog/arena.h llog__arena_fill_wants_wake ord cached_released */
-					/* C: liblog/producer.c fast_push ord llist_try_add LLOG__CLOSED fast_closed llog__arena_fill_wants_wake fast_wake */
+					/* C: liblog/arena.h llog__arena_fill_wants_wake ord llog__arena_fill_wants_wake_at */
+					/* C: liblog/arena.h llog__arena_fill_wants_wake_at ord cached_released */
+					/* C: liblog/producer.c fast_push ord llist_try_add fast_push_retry fast_pushed */
+					/* C: liblog/producer.c fast_push_retry ord LLOG__CLOSED fast_closed llist_try_add fast_pushed */
+					/* C: liblog/producer.c fast_pushed ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
 					:: else -> skip
 					fi
