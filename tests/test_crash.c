@@ -158,14 +158,25 @@ static void crashing_entry(void *user, const struct llog_entry *e)
 	store_null();
 }
 
-static void flusher_crash_child(const struct tdir *t)
+/* The FIRST records committed by llog_flush (writer: by the flusher's
+ * ordinary rounds only, below), then the round that crashes at CRASH_AT,
+ * then QUEUED records while the flusher is stuck there. */
+static void crash_child(const struct tdir *t, int writer)
 {
 	struct llog_callback_options cb = {.on_entry = crashing_entry};
+	struct llog_stats s;
 
-	child_init(t, llog_callback_sink(&cb), 1000);
+	child_init(t, llog_callback_sink(&cb), writer ? 5 : 1000);
 	for (int i = 0; i < FIRST; i++)
 		LOG_INFO("rec i=%d first", i);
-	llog_flush();
+	if (!writer)
+		llog_flush();
+	for (int i = 0; writer && i < 20000; i++) {
+		llog_get_stats(&s);
+		if (s.written >= FIRST)
+			break;
+		sleep_ms(1);
+	}
 	/* The last one is an ERROR: it wakes the flusher for this round. */
 	for (int i = FIRST; i < FIRST + ROUND - 1; i++)
 		LOG_INFO("rec i=%d round", i);
@@ -179,37 +190,21 @@ static void flusher_crash_child(const struct tdir *t)
 		pause();
 }
 
+static void flusher_crash_child(const struct tdir *t)
+{
+	crash_child(t, 0);
+}
+
 /*
  * The same crash with the FIRST records committed by the flusher's ordinary
  * rounds (a 5 ms interval, no llog_flush): their chunks went to the file
  * sink's writer thread, which may be writing one when the flusher crashes.
- * The crash path stops it after its chunk and writes what it had not
- * written: every record once, in order, the crash record last.
+ * The crash path lets it finish what it holds and writes the rest: every
+ * record once, in order, the crash record last.
  */
 static void flusher_crash_writer_child(const struct tdir *t)
 {
-	struct llog_callback_options cb = {.on_entry = crashing_entry};
-	struct llog_stats s;
-
-	child_init(t, llog_callback_sink(&cb), 5);
-	for (int i = 0; i < FIRST; i++)
-		LOG_INFO("rec i=%d first", i);
-	for (int i = 0; i < 20000; i++) {
-		llog_get_stats(&s);
-		if (s.written >= FIRST)
-			break;
-		sleep_ms(1);
-	}
-	for (int i = FIRST; i < FIRST + ROUND - 1; i++)
-		LOG_INFO("rec i=%d round", i);
-	LOG_ERROR("rec i=%d round", FIRST + ROUND - 1);
-	for (int i = 0; i < 10000 && !atomic_load(&at_crash_point); i++)
-		sleep_ms(1);
-	for (int i = FIRST + ROUND; i < FIRST + ROUND + QUEUED; i++)
-		LOG_INFO("rec i=%d queued", i);
-	atomic_store(&queued, 1);
-	for (;;)
-		pause();
+	crash_child(t, 1);
 }
 
 static void check_output(const char *what, const char *s, int n)
