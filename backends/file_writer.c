@@ -155,6 +155,18 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* The handshake's words as at the start. Relaxed: no writer runs (a
+ * thread started after this is ordered after it by pthread_create). */
+static void reset_words(struct llog__file_writer *w)
+{
+	llog__store_relaxed(&w->target, 0);
+	llog__store_relaxed(&w->done, 0);
+	llog__store_relaxed(&w->failed, 0);
+	llog__store_relaxed(&w->busy, 0);
+	llog__store_relaxed(&w->quit, 0);
+	llog__store_relaxed(&w->started, 0);
+}
+
 /* Starts the writer: 0, or -1 (diagnosed once; the flusher writes). */
 static int start(struct llog__file_sink *fs)
 {
@@ -163,13 +175,7 @@ static int start(struct llog__file_sink *fs)
 
 	if (w->refused)
 		return -1;
-	/* Relaxed: no writer runs; pthread_create orders them before it. */
-	llog__store_relaxed(&w->target, 0);
-	llog__store_relaxed(&w->done, 0);
-	llog__store_relaxed(&w->failed, 0);
-	llog__store_relaxed(&w->busy, 0);
-	llog__store_relaxed(&w->quit, 0);
-	llog__store_relaxed(&w->started, 0);
+	reset_words(w);
 	w->chunk_max = fs->chunk_max;
 	/* In the flusher (file_commit): the thread inherits its signal mask
 	 * (every signal blocked but the crash handler's). */
@@ -341,11 +347,7 @@ void llog__file_writer_after_fork(struct llog__file_sink *fs)
 	w->started_ok = 0;
 	w->refused = fs->no_writer;
 	w->abandoned = 0;
-	llog__store_relaxed(&w->target, 0);
-	llog__store_relaxed(&w->done, 0);
-	llog__store_relaxed(&w->failed, 0);
-	llog__store_relaxed(&w->busy, 0);
-	llog__store_relaxed(&w->quit, 0);
+	reset_words(w);
 	llog__store_relaxed(&w->poke, 0);
 	llog__store_relaxed(&w->progress, 0);
 }
