@@ -203,7 +203,12 @@ static long file_commit(struct llog_sink *s)
 	if (fs->w.abandoned)
 		return -EIO;
 	if (!fs->do_fsync && llog__sink_commit_may_defer()) {
-		(void)llog__file_writer_collect(fs, 0); /* its results so far */
+		/* Its results so far; with nothing handed, the pending bytes
+		 * (this round's) moved down once past half the buffer, so
+		 * that file_write never finds it full while the writer has
+		 * its chunks (it would wait for them). */
+		if (llog__file_writer_collect(fs, 0) && fs->in_base > IN_CAP / 2)
+			llog__file_compact(fs);
 		if (fs->nch == (int)llog__load_relaxed(&fs->w.target) ||
 		    llog__file_writer_hand(fs) == 0)
 			goto out;
@@ -229,6 +234,11 @@ out:
 /* Writes all of p with write(2), counting what went out. */
 static void crash_put(struct llog__file_sink *fs, const char *p, size_t len)
 {
+	if (fs->w.abandoned) { /* its writer may be in the file (file_writer.c) */
+		if (fs->crash_err == 0)
+			fs->crash_err = -EIO;
+		return;
+	}
 	while (len > 0) {
 		ssize_t w = write(fs->fd, p, len);
 
@@ -324,34 +334,40 @@ static char *crash_room(struct llog__file_sink *fs, size_t need)
  * the crash interrupted this sink (its buffers may be mid-update). */
 static void crash_begin(struct llog__file_sink *fs, int interrupted)
 {
-	int first;
-
 	if (fs->crash_started)
 		return;
 	fs->crash_started = 1;
-	/* The writer takes no further chunk; what it wrote leaves the
-	 * pending ones (file_writer.c). */
-	first = llog__file_writer_crash(fs, interrupted);
+	/* The writer finishes what it holds and takes nothing more; what it
+	 * wrote leaves the pending ones (file_writer.c). */
+	if (llog__file_writer_crash(fs, interrupted) != 0)
+		return; /* abandoned: nothing more to this file (crash_put) */
 	if (interrupted) {
 		fs->bin_in_file = 0; /* may be mid-update: define every site again */
 		return;
 	}
 	if (fs->bin != NULL) {
-		for (int i = first; i < fs->nch && fs->fd >= 0; i++)
+		for (int i = 0; i < fs->nch && fs->fd >= 0; i++)
 			if (fs->ch[i].len > 0)
 				crash_chunk(fs, &fs->ch[i]);
-		return;
-	}
-	for (size_t off = first < fs->nch ? fs->ch[first].start : fs->in_len; off < fs->in_len;) {
-		const char *line = fs->in + off;
-		const char *nl = memchr(line, '\n', fs->in_len - off);
-		size_t n = nl != NULL ? (size_t)(nl - line) + 1 : fs->in_len - off;
+	} else {
+		for (size_t off = fs->nch > 0 ? fs->ch[0].start : fs->in_len; off < fs->in_len;) {
+			const char *line = fs->in + off;
+			const char *nl = memchr(line, '\n', fs->in_len - off);
+			size_t n = nl != NULL ? (size_t)(nl - line) + 1 : fs->in_len - off;
 
-		if (n > LINE_MAX_BYTES)
-			n = LINE_MAX_BYTES;
-		memcpy(crash_room(fs, n), line, n);
-		fs->crash_len += n;
-		off += n;
+			if (n > LINE_MAX_BYTES)
+				n = LINE_MAX_BYTES;
+			memcpy(crash_room(fs, n), line, n);
+			fs->crash_len += n;
+			off += n;
+		}
+	}
+	/* Out (or in the crash frame): not written again if the crash is
+	 * recovered and the sink goes on. */
+	if (fs->fd >= 0) {
+		fs->nch = 0;
+		fs->in_base = 0;
+		fs->in_len = 0;
 	}
 }
 
@@ -385,10 +401,16 @@ static long file_crash_write(struct llog_sink *s, const struct llog_entry *e, in
 static long file_crash_commit(struct llog_sink *s, int interrupted)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	long wrote;
 
 	crash_begin(fs, interrupted);
 	crash_emit(fs);
-	return fs->crash_err != 0 ? fs->crash_err : fs->crash_bytes;
+	/* And what the writer wrote since the last commit (relaxed: a
+	 * count; the writer is done), or its error. */
+	wrote = atomic_exchange_explicit(&fs->bytes, 0, memory_order_relaxed);
+	if (fs->crash_err != 0 || fs->err != 0)
+		return fs->crash_err != 0 ? fs->crash_err : fs->err;
+	return fs->crash_bytes + wrote;
 }
 
 static void free_sink(struct llog__file_sink *fs)

@@ -190,11 +190,11 @@ int llog__file_writer_hand(struct llog__file_sink *fs);
  * pending ones, its error is noted, and whatever it did not write is the
  * caller's again. Returns whether no chunk is handed now. */
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait);
-/* The crash path, first: the writer takes no further chunk; after the one
- * it is writing (waited for, at most a second) the chunks it wrote leave
- * the pending ones (not when the crash interrupted the sink). Returns the
- * first pending chunk the crash path writes: 0, or the one an abandoned
- * writer is stuck in (file_writer.c). Async-signal-safe. */
+/* The crash path, first: the writer finishes what it was handed (at most
+ * a second) and takes nothing more; the chunks it wrote leave the pending
+ * ones (not when the crash interrupted the sink). Returns 0, or -1 when
+ * the writer is stuck in a chunk (abandoned: the crash path writes nothing
+ * to this file). Async-signal-safe. */
 int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted);
 /* Ends the writer's thread after what it was handed (close). */
 void llog__file_writer_stop(struct llog__file_sink *fs);

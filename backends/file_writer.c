@@ -25,8 +25,10 @@
  * chunks after them, appends records after their bytes, and touches
  * nothing of the writer's. When the writer has finished (done == target)
  * or stopped at an error (failed), it touches nothing of the sink until
- * the next poke: the flusher's collect then drops the chunks written from
- * fs->in (compacting it), notes the error, and takes back what was not
+ * the next poke: the flusher's collect then drops the chunks written
+ * (fs->in's pending bytes start after them: in_base; the commit moves the
+ * rest down once past half the buffer, with nothing handed), notes the
+ * error, and takes back what was not
  * written (target = done = 0): the next commit hands it again, oldest
  * first, as a commit without a writer retries. A binary chunk carries the
  * site ids and the bytes of their definitions allocated up to its end
@@ -37,7 +39,8 @@
  * the stop): the writer sleeps on it (futex) and serves each new value
  * once, reading target and done then (a wake-up without a new poke reads
  * nothing: the flusher resets them without one). progress counts the
- * writer's reports: the flusher's waits sleep on it. Orders: the flusher's release store of target pairs
+ * writer's reports: the flusher's waits sleep on it. Orders: the flusher's
+ * release store of target pairs
  * with the writer's acquire load (the chunks below target are complete,
  * and done is the flusher's reset when it was reset); the writer's release
  * stores of done and failed pair with the flusher's acquire loads in
@@ -49,13 +52,16 @@
  * are complete and stable whatever the crash interrupted, so the writer
  * first finishes them (at most a second in all); then quit = 2 retires it
  * for good (a Dekker pair on busy and quit, both seq_cst: it takes no
- * further chunk), the chunks it wrote leave the pending ones, and the
- * crash path writes the rest as raw frames (file.c). After a recovered
- * crash the flusher writes the sink's frames itself. A writer still inside
- * a chunk after that second (a write(2) stuck on a full or dead file
- * system) is abandoned: the crash path writes from that chunk on (it may
- * be in the file twice if the writer finishes it after all), and the sink
- * takes nothing more and is never freed (its writer may still touch it). The writer's own crash (a fault in zstd) is an application thread's
+ * further chunk; one it is inside gets a tenth of a second more), the
+ * chunks it wrote leave the pending ones, and the crash path writes the
+ * rest as raw frames and forgets them (file.c). After a recovered crash
+ * the flusher writes the sink's frames itself. A writer still inside a
+ * chunk after that (a write(2) stuck on a full or dead file system) is
+ * abandoned: the crash path writes nothing more to that file (its
+ * descriptor may be mid-rotation, a short write's cut-back may be under
+ * way), the other sinks get the records, and the sink takes nothing more
+ * and is never freed (its writer may still touch it). The writer's own
+ * crash (a fault in zstd) is an application thread's
  * to the crash handler: the flusher's commit of the crash record waits for
  * the writer, so that report ends at its 2 seconds and what the sink had
  * pending is lost (docs/crash-handling.md).
@@ -290,20 +296,22 @@ int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted)
 		llog__futex_wait(&w->progress, seen, 10);
 	}
 	/* Seq_cst: the Dekker pair with write_handed's store of busy and
-	 * load of quit: after this the writer takes no chunk. */
+	 * load of quit: after this the writer takes no chunk. A chunk it is
+	 * still in gets a tenth of a second more (it may have just stored
+	 * done, or just found quit). */
 	llog__store_seq_cst(&w->quit, 2);
-	for (; i < 100; i++) {
+	for (i = 0; i < 10 && llog__load_seq_cst(&w->busy) != 0; i++) {
 		uint32_t seen = llog__load_acquire(&w->progress);
 
-		if (llog__load_seq_cst(&w->busy) == 0)
-			break;
-		llog__futex_wait(&w->progress, seen, 10);
+		if (llog__load_seq_cst(&w->busy) != 0)
+			llog__futex_wait(&w->progress, seen, 10);
 	}
-	if (i == 100) {
-		/* Stuck in a chunk: abandoned (DESIGN); nothing of fs->in
-		 * moves under it. The crash path writes from that chunk on. */
+	if (llog__load_seq_cst(&w->busy) != 0) {
+		/* Stuck in a chunk: abandoned (DESIGN); nothing of the sink
+		 * moves under it, and the crash path writes nothing to its
+		 * file (the descriptor may be mid-rotation). */
 		w->abandoned = 1;
-		return (int)llog__load_acquire(&w->done);
+		return -1;
 	}
 	/* Idle for good: as a collect, unless the crash interrupted the sink
 	 * (its chunks may be mid-update: the crash path leaves them). */

@@ -267,10 +267,13 @@ static void remove_sink(struct llog__flusher *f, struct llog__sink_rec *sr)
 		sr->rc = -ENOENT;
 		return;
 	}
-	if (llog__flusher_queue_of(f, i) != NULL)
+	if (llog__flusher_queue_of(f, i) != NULL) {
 		(void)llog__sinkq_commit(f->sinks.q[i], f->epoch + 1);
-	else /* on the flusher: committed as F5 would, counted as there */
+	} else { /* on the flusher: committed as F5 would, counted as there */
+		f->crash_sink = i; /* a crash in it: this sink was interrupted */
 		llog__count_commit(f->sinks.s[i]->ops->commit(f->sinks.s[i]));
+		f->crash_sink = -1;
+	}
 	/* The slot left at the end is the next sink's: nothing waited for. */
 	for (unsigned g = 0; g < f->nwait; g++) {
 		memmove(&f->wait[g].need[i], &f->wait[g].need[i + 1],
