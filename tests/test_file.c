@@ -428,6 +428,10 @@ static void test_torn_tail(void **state)
 
 /* ---- rotation ---------------------------------------------------------------- */
 
+static void log_range_rounds(char tag, long first, long n, long every, uint64_t written_before);
+
+/* Rotation by size, committed every 50 records by llog_flush (state 0) or
+ * by the flusher's ordinary rounds (1: the writer rotates). */
 static void test_rotation_size_keep_all(void **state)
 {
 	struct tdir t;
@@ -435,8 +439,20 @@ static void test_rotation_size_keep_all(void **state)
 	struct llog_file_options o = {.zstd_level = 1, .max_bytes = 4096};
 	int files;
 
-	(void)state;
-	log_to_new_file(&t, &o, "app.log.zst", 3000, 50);
+	if ((uintptr_t)*state == 0) {
+		log_to_new_file(&t, &o, "app.log.zst", 3000, 50);
+	} else {
+		tdir_make(&t, "app.log.zst");
+		o.path = t.path;
+		assert_int_equal(start_file_sink(&o), 0);
+		for (long i = 0; i < 3000; i += 50) {
+			struct llog_stats st;
+
+			llog_get_stats(&st);
+			log_range_rounds('a', i, 50, 0, st.written);
+		}
+		llog_shutdown();
+	}
 	files = decode_set(&t, &d);
 	assert_true(files >= 4);
 	assert_int_equal(d.metas, files); /* one per file */
@@ -1175,7 +1191,8 @@ TEST_MAIN(
 	cmocka_unit_test(test_levels_frame_sizes),
 	TEST_CASE_ARG(test_torn_tail_truncated, test_torn_tail, 1),
 	TEST_CASE_ARG(test_torn_tail_garbage, test_torn_tail, 0),
-	cmocka_unit_test(test_rotation_size_keep_all),
+	TEST_CASE_ARG(test_rotation_size_keep_all_flushed, test_rotation_size_keep_all, 0),
+	TEST_CASE_ARG(test_rotation_size_keep_all_rounds, test_rotation_size_keep_all, 1),
 	cmocka_unit_test(test_rotation_size_retention),
 	cmocka_unit_test(test_rotation_time),
 	cmocka_unit_test(test_refused_paths),
