@@ -68,7 +68,7 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 {
 	uint32_t n = CALL_HDR, i;
 
-	for (i = 0; i < ks->n; i++) {
+	for (i = 0; i < LLOG__KV_SITE_N(ks); i++) {
 		uint32_t need = 8;
 
 		if (ks->types[i] == LLOG_FIELD_STR && v[i].s != NULL) {
@@ -97,7 +97,7 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 			 const uint32_t *slen, uint32_t nstored, void *dst)
 {
 	unsigned char *p = dst;
-	uint32_t left = ks->n - nstored;
+	uint32_t left = LLOG__KV_SITE_N(ks) - nstored;
 
 	memcpy(p, &ks, sizeof(ks));
 	memcpy(p + 8, &nstored, 4);
@@ -152,7 +152,7 @@ uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_
 	/* Few values live across the calls: the types walked by pointer,
 	 * the budget left (no field fits in none, each needs 8 or more), the
 	 * block's bytes and its counts worked out from the pointers after. */
-	const unsigned char *types = ks->types, *t = types, *tend = types + ks->n;
+	const unsigned char *types = ks->types, *t = types, *tend = types + LLOG__KV_SITE_N(ks);
 	unsigned char *p = (unsigned char *)dst + CALL_HDR;
 	uint32_t room = budget > CALL_HDR ? budget - CALL_HDR : 0, kept, left;
 
@@ -208,7 +208,7 @@ uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_
 		room -= need;
 	}
 	kept = (uint32_t)(t - types);
-	left = ks->n - kept;
+	left = LLOG__KV_SITE_N(ks) - kept;
 	memcpy(dst, &ks, sizeof(ks));
 	memcpy((unsigned char *)dst + 8, &kept, 4);
 	memcpy((unsigned char *)dst + 12, &left, 4);
@@ -295,14 +295,21 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
 	e->fields_truncated = h.left;
 }
 
+/* The site's key i's length: made at compile time (detail.h), or, for a
+ * site of an older llog.h, measured. */
+static inline size_t key_len(const struct llog__kv_site *ks, uint32_t i)
+{
+	return (ks->n & LLOG__KV_SITE_KLENS) ? ks->klens[i] : strlen(ks->keys[i]);
+}
+
 /* The call block's field i at *pp into *f (key from the site). */
-static void call_field(const struct llog__kv_site *ks, uint32_t i, const unsigned char **pp,
-		       struct llog_field *f)
+static inline void call_field(const struct llog__kv_site *ks, uint32_t i,
+			      const unsigned char **pp, struct llog_field *f)
 {
 	const unsigned char *p = *pp;
 
 	f->key = ks->keys[i];
-	f->key_len = strlen(f->key);
+	f->key_len = key_len(ks, i);
 	f->type = (enum llog_field_type)ks->types[i];
 	f->flags = 0;
 	if (ks->types[i] == LLOG__KV_HEX) {
@@ -358,7 +365,7 @@ static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char
 		    size_t klen)
 {
 	for (uint32_t i = 0; i < nstored; i++)
-		if (strncmp(ks->keys[i], key, klen) == 0 && ks->keys[i][klen] == '\0')
+		if (key_len(ks, i) == klen && memcmp(ks->keys[i], key, klen) == 0)
 			return 1;
 	return 0;
 }
@@ -409,17 +416,26 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 		}
 	}
 	/* Built where they go (out[n], taken by n++ only when kept): the
-	 * call's fields are most of a record's. */
+	 * call's fields are most of a record's. lens has bit klen % 64 set
+	 * for each kept call key: a key whose bit is clear repeats none, and
+	 * only the others (a call's keys are nearly always distinct, and
+	 * mostly of different lengths) are compared. */
+	uint64_t lens = 0;
+
 	for (uint32_t i = 0, first = n; i < nstored; i++) {
 		struct llog_field spare, *f = n < LLOG_FIELDS_MAX ? &out[n] : &spare;
+		uint64_t bit;
 
 		call_field(ks, i, &cp, f);
+		bit = UINT64_C(1) << (f->key_len & 63);
 		/* A key repeated in the call: the first kept (an earlier one
 		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
-		if (kept_has(out + first, n - first, f->key, f->key_len) || f == &spare) {
+		if (f == &spare ||
+		    ((lens & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
 			trunc++;
 			continue;
 		}
+		lens |= bit;
 		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
 		n++;
 	}
