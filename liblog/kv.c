@@ -295,21 +295,27 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
 	e->fields_truncated = h.left;
 }
 
-/* The site's key i's length: made at compile time (detail.h), or, for a
- * site of an older llog.h, measured. */
-static inline size_t key_len(const struct llog__kv_site *ks, uint32_t i)
+/* The site's key lengths, made at compile time (detail.h); NULL for a
+ * site of an older llog.h, whose keys are measured. */
+static inline const unsigned char *site_klens(const struct llog__kv_site *ks)
 {
-	return (ks->n & LLOG__KV_SITE_KLENS) ? ks->klens[i] : strlen(ks->keys[i]);
+	return (ks->n & LLOG__KV_SITE_KLENS) ? ks->klens : NULL;
 }
 
-/* The call block's field i at *pp into *f (key from the site). */
-static inline void call_field(const struct llog__kv_site *ks, uint32_t i,
-			      const unsigned char **pp, struct llog_field *f)
+static inline size_t key_len(const struct llog__kv_site *ks, const unsigned char *kl, uint32_t i)
+{
+	return kl != NULL ? kl[i] : strlen(ks->keys[i]);
+}
+
+/* The call block's field i at *pp into *f (key from the site, its length
+ * from kl: site_klens). */
+static inline void call_field(const struct llog__kv_site *ks, const unsigned char *kl,
+			      uint32_t i, const unsigned char **pp, struct llog_field *f)
 {
 	const unsigned char *p = *pp;
 
 	f->key = ks->keys[i];
-	f->key_len = key_len(ks, i);
+	f->key_len = key_len(ks, kl, i);
 	f->type = (enum llog_field_type)ks->types[i];
 	f->flags = 0;
 	if (ks->types[i] == LLOG__KV_HEX) {
@@ -364,8 +370,10 @@ static inline void call_field(const struct llog__kv_site *ks, uint32_t i,
 static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char *key,
 		    size_t klen)
 {
+	const unsigned char *kl = site_klens(ks);
+
 	for (uint32_t i = 0; i < nstored; i++)
-		if (key_len(ks, i) == klen && memcmp(ks->keys[i], key, klen) == 0)
+		if (key_len(ks, kl, i) == klen && memcmp(ks->keys[i], key, klen) == 0)
 			return 1;
 	return 0;
 }
@@ -416,26 +424,29 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 		}
 	}
 	/* Built where they go (out[n], taken by n++ only when kept): the
-	 * call's fields are most of a record's. lens has bit klen % 64 set
-	 * for each kept call key: a key whose bit is clear repeats none, and
-	 * only the others (a call's keys are nearly always distinct, and
-	 * mostly of different lengths) are compared. */
-	uint64_t lens = 0;
+	 * call's fields are most of a record's. seen has bit (length + first
+	 * byte) % 64 set for each kept call key: a key whose bit is clear
+	 * repeats none, and only the others (a call's keys are nearly always
+	 * distinct) are compared. */
+	uint64_t seen = 0;
+	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
 
 	for (uint32_t i = 0, first = n; i < nstored; i++) {
-		struct llog_field spare, *f = n < LLOG_FIELDS_MAX ? &out[n] : &spare;
+		struct llog_field spare, *f = &out[n];
 		uint64_t bit;
 
-		call_field(ks, i, &cp, f);
-		bit = UINT64_C(1) << (f->key_len & 63);
+		if (__builtin_expect(n == LLOG_FIELDS_MAX, 0))
+			f = &spare;
+		call_field(ks, kl, i, &cp, f);
+		bit = UINT64_C(1) << ((f->key_len + (unsigned char)f->key[0]) & 63);
 		/* A key repeated in the call: the first kept (an earlier one
 		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
 		if (f == &spare ||
-		    ((lens & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
+		    ((seen & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
 			trunc++;
 			continue;
 		}
-		lens |= bit;
+		seen |= bit;
 		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
 		n++;
 	}
