@@ -430,8 +430,56 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 	 * distinct) are compared. */
 	uint64_t seen = 0;
 	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
+	uint32_t i = 0, first = n;
 
-	for (uint32_t i = 0, first = n; i < nstored; i++) {
+	/* The usual call: room for every field (n + nstored at most
+	 * LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values
+	 * and whole strings. The loop after takes over at the first field
+	 * that is none of these (a key whose bit is seen, a hex value, a
+	 * NULL or cut string), before anything of it is written. Keys and
+	 * types are read into locals: a store into out may alias the site's
+	 * arrays as far as the compiler knows. */
+	if (kl != NULL && nstored <= LLOG_FIELDS_MAX - n) {
+		const char *const *keys = ks->keys;
+		const unsigned char *types = ks->types;
+		struct llog_field *f = out + n;
+
+		for (; i < nstored; i++, f++) {
+			const char *key = keys[i];
+			size_t klen = kl[i];
+			unsigned t = types[i];
+			uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
+			uint32_t len, meta;
+
+			if (seen & bit)
+				break;
+			if (t == LLOG_FIELD_STR) {
+				memcpy(&len, cp, 4);
+				memcpy(&meta, cp + 4, 4);
+				if (meta != 0)
+					break;
+				f->v.str.ptr = (const char *)cp + 8;
+				f->v.str.len = len;
+				cp += 8 + llog__kv_align8(len + 1u);
+			} else if (t == LLOG_FIELD_BOOL) {
+				memcpy(&u, cp, 8);
+				f->v.b = u != 0;
+				cp += 8;
+			} else if (t != LLOG__KV_HEX) {
+				memcpy(&f->v, cp, 8); /* I64, U64, F64 */
+				cp += 8;
+			} else {
+				break;
+			}
+			f->key = key;
+			f->key_len = klen;
+			f->type = (enum llog_field_type)t;
+			f->flags = 0;
+			seen |= bit;
+		}
+		n += i;
+	}
+	for (; i < nstored; i++) {
 		struct llog_field spare, *f = &out[n];
 		uint64_t bit;
 
