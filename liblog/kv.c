@@ -68,7 +68,7 @@ uint32_t llog__kv_call_measure(const struct llog__kv_site *ks, const union llog_
 {
 	uint32_t n = CALL_HDR, i;
 
-	for (i = 0; i < ks->n; i++) {
+	for (i = 0; i < LLOG__KV_SITE_N(ks); i++) {
 		uint32_t need = 8;
 
 		if (ks->types[i] == LLOG_FIELD_STR && v[i].s != NULL) {
@@ -97,7 +97,7 @@ void llog__kv_call_write(const struct llog__kv_site *ks, const union llog__kv_va
 			 const uint32_t *slen, uint32_t nstored, void *dst)
 {
 	unsigned char *p = dst;
-	uint32_t left = ks->n - nstored;
+	uint32_t left = LLOG__KV_SITE_N(ks) - nstored;
 
 	memcpy(p, &ks, sizeof(ks));
 	memcpy(p + 8, &nstored, 4);
@@ -152,7 +152,7 @@ uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_
 	/* Few values live across the calls: the types walked by pointer,
 	 * the budget left (no field fits in none, each needs 8 or more), the
 	 * block's bytes and its counts worked out from the pointers after. */
-	const unsigned char *types = ks->types, *t = types, *tend = types + ks->n;
+	const unsigned char *types = ks->types, *t = types, *tend = types + LLOG__KV_SITE_N(ks);
 	unsigned char *p = (unsigned char *)dst + CALL_HDR;
 	uint32_t room = budget > CALL_HDR ? budget - CALL_HDR : 0, kept, left;
 
@@ -208,7 +208,7 @@ uint32_t llog__kv_call_put(const struct llog__kv_site *ks, const union llog__kv_
 		room -= need;
 	}
 	kept = (uint32_t)(t - types);
-	left = ks->n - kept;
+	left = LLOG__KV_SITE_N(ks) - kept;
 	memcpy(dst, &ks, sizeof(ks));
 	memcpy((unsigned char *)dst + 8, &kept, 4);
 	memcpy((unsigned char *)dst + 12, &left, 4);
@@ -295,14 +295,27 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
 	e->fields_truncated = h.left;
 }
 
-/* The call block's field i at *pp into *f (key from the site). */
-static void call_field(const struct llog__kv_site *ks, uint32_t i, const unsigned char **pp,
-		       struct llog_field *f)
+/* The site's key lengths, made at compile time (detail.h); NULL for a
+ * site of an older llog.h, whose keys are measured. */
+static inline const unsigned char *site_klens(const struct llog__kv_site *ks)
+{
+	return (ks->n & LLOG__KV_SITE_KLENS) ? ks->klens : NULL;
+}
+
+static inline size_t key_len(const struct llog__kv_site *ks, const unsigned char *kl, uint32_t i)
+{
+	return kl != NULL ? kl[i] : strlen(ks->keys[i]);
+}
+
+/* The call block's field i at *pp into *f (key from the site, its length
+ * from kl: site_klens). */
+static inline void call_field(const struct llog__kv_site *ks, const unsigned char *kl,
+			      uint32_t i, const unsigned char **pp, struct llog_field *f)
 {
 	const unsigned char *p = *pp;
 
 	f->key = ks->keys[i];
-	f->key_len = strlen(f->key);
+	f->key_len = key_len(ks, kl, i);
 	f->type = (enum llog_field_type)ks->types[i];
 	f->flags = 0;
 	if (ks->types[i] == LLOG__KV_HEX) {
@@ -357,8 +370,10 @@ static void call_field(const struct llog__kv_site *ks, uint32_t i, const unsigne
 static int call_has(const struct llog__kv_site *ks, uint32_t nstored, const char *key,
 		    size_t klen)
 {
+	const unsigned char *kl = site_klens(ks);
+
 	for (uint32_t i = 0; i < nstored; i++)
-		if (strncmp(ks->keys[i], key, klen) == 0 && ks->keys[i][klen] == '\0')
+		if (key_len(ks, kl, i) == klen && memcmp(ks->keys[i], key, klen) == 0)
 			return 1;
 	return 0;
 }
@@ -409,17 +424,77 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 		}
 	}
 	/* Built where they go (out[n], taken by n++ only when kept): the
-	 * call's fields are most of a record's. */
-	for (uint32_t i = 0, first = n; i < nstored; i++) {
-		struct llog_field spare, *f = n < LLOG_FIELDS_MAX ? &out[n] : &spare;
+	 * call's fields are most of a record's. seen has bit (length + first
+	 * byte) % 64 set for each kept call key: a key whose bit is clear
+	 * repeats none, and only the others (a call's keys are nearly always
+	 * distinct) are compared. */
+	uint64_t seen = 0;
+	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
+	uint32_t i = 0, first = n;
 
-		call_field(ks, i, &cp, f);
+	/* The usual call: room for every field (n + nstored at most
+	 * LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values
+	 * and whole strings. The loop after takes over at the first field
+	 * that is none of these (a key whose bit is seen, a hex value, a
+	 * NULL or cut string), before anything of it is written. Keys and
+	 * types are read into locals: a store into out may alias the site's
+	 * arrays as far as the compiler knows. */
+	if (kl != NULL && nstored <= LLOG_FIELDS_MAX - n) {
+		const char *const *keys = ks->keys;
+		const unsigned char *types = ks->types;
+		struct llog_field *f = out + n;
+
+		for (; i < nstored; i++, f++) {
+			const char *key = keys[i];
+			size_t klen = kl[i];
+			unsigned t = types[i];
+			uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
+			uint32_t len, meta;
+
+			if (seen & bit)
+				break;
+			if (t == LLOG_FIELD_STR) {
+				memcpy(&len, cp, 4);
+				memcpy(&meta, cp + 4, 4);
+				if (meta != 0)
+					break;
+				f->v.str.ptr = (const char *)cp + 8;
+				f->v.str.len = len;
+				cp += 8 + llog__kv_align8(len + 1u);
+			} else if (t == LLOG_FIELD_BOOL) {
+				memcpy(&u, cp, 8);
+				f->v.b = u != 0;
+				cp += 8;
+			} else if (t != LLOG__KV_HEX) {
+				memcpy(&f->v, cp, 8); /* I64, U64, F64 */
+				cp += 8;
+			} else {
+				break;
+			}
+			f->key = key;
+			f->key_len = klen;
+			f->type = (enum llog_field_type)t;
+			f->flags = 0;
+			seen |= bit;
+		}
+		n += i;
+	}
+	for (; i < nstored; i++) {
+		struct llog_field spare, *f = &out[n];
+		uint64_t bit;
+
+		if (__builtin_expect(n == LLOG_FIELDS_MAX, 0))
+			f = &spare;
+		call_field(ks, kl, i, &cp, f);
+		bit = UINT64_C(1) << ((f->key_len + (unsigned char)f->key[0]) & 63);
 		/* A key repeated in the call: the first kept (an earlier one
 		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
-		if (kept_has(out + first, n - first, f->key, f->key_len) || f == &spare) {
+		if (f == &spare ||
+		    ((seen & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
 			trunc++;
 			continue;
 		}
+		seen |= bit;
 		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
 		n++;
 	}

@@ -216,7 +216,7 @@ static void test_read_twice(void **state)
 {
 	static const char *const keys[] = {"a", "b"};
 	static const unsigned char types[] = {LLOG__KV_HEX, LLOG__KV_HEX};
-	const struct llog__kv_site ks = {2, keys, types};
+	const struct llog__kv_site ks = {2, keys, types, NULL}; /* no klens: as an older llog.h made it */
 	unsigned char b1[3] = {1, 0xab, 0xff}, b2[1] = {0x10};
 	union llog__kv_val v[2];
 	uint64_t block[64];
@@ -257,7 +257,7 @@ static void test_put_is_measure_write(void **state)
 	static const unsigned char types[] = {LLOG_FIELD_I64, LLOG_FIELD_STR, LLOG_FIELD_STR,
 					      LLOG_FIELD_F64, LLOG__KV_HEX,   LLOG_FIELD_STR,
 					      LLOG__KV_HEX,   LLOG_FIELD_BOOL, LLOG__KV_HEX};
-	const struct llog__kv_site ks = {9, keys, types};
+	const struct llog__kv_site ks = {9, keys, types, NULL}; /* no klens: keys measured */
 	static char longs[LLOG_FIELD_STR_MAX + 8];
 	static unsigned char bytes[LLOG_HEX_MAX + 3];
 	union llog__kv_val v[9];

@@ -359,12 +359,21 @@ union llog__kv_val {
 };
 
 /* A KV call site's static part: n keys and their types (LLOG_FIELD_*;
- * STR may become NULL at run time). */
+ * STR may become NULL at run time), and the keys' lengths (strlen, made
+ * at compile time by the macros below).
+ * DESIGN: klens came after the first layout, at the end: a site made by
+ * an older llog.h has no klens and no LLOG__KV_SITE_KLENS in n, and the
+ * library then measures each key (kv.c); n is the count with that flag
+ * masked off (LLOG__KV_SITE_N). The flusher reads the lengths instead of
+ * a strlen per key per record. */
 struct llog__kv_site {
 	uint32_t n;
 	const char *const *keys;
 	const unsigned char *types;
+	const unsigned char *klens; /* only with LLOG__KV_SITE_KLENS in n */
 };
+#define LLOG__KV_SITE_KLENS 0x80000000u
+#define LLOG__KV_SITE_N(ks) ((ks)->n & ~(uint32_t)LLOG__KV_SITE_KLENS)
 
 /* Captures a record with fields; called by the macros only. */
 LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
@@ -487,6 +496,9 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 #define LLOG__KV_KEY_MSG "llog: a field key is a string literal of 1 to LLOG_FIELD_KEY_MAX bytes"
 #define LLOG__KV_KEY_OK(k) (sizeof("" k "") > 1 && sizeof("" k "") - 1 <= LLOG_FIELD_KEY_MAX)
 #define LLOG__KV_KEY(k, v) "" k "",
+/* strlen of the literal, folded by gcc and clang (C and C++ constexpr):
+ * a key with a NUL inside is as long as its bytes before it. */
+#define LLOG__KV_KLEN(k, v) (unsigned char)__builtin_strlen("" k ""),
 #ifndef __cplusplus
 #define LLOG__KV_CHECK(k, v)                                                  \
 	_Static_assert(LLOG__KV_KEY_OK(k), LLOG__KV_KEY_MSG);                 \
@@ -602,8 +614,11 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 			LLOG__KV_MAP(LLOG__KV_KEY, pairs)};                   \
 		LLOG__KV_STATIC const unsigned char llog__kv_types_[] = {     \
 			LLOG__KV_MAP(LLOG__KV_TYPEOF, pairs)};                \
+		LLOG__KV_STATIC const unsigned char llog__kv_klens_[] = {     \
+			LLOG__KV_MAP(LLOG__KV_KLEN, pairs)};                  \
 		LLOG__KV_STATIC const struct llog__kv_site llog__kv_site_ = { \
-			sizeof(llog__kv_types_), llog__kv_keys_, llog__kv_types_}; \
+			(uint32_t)sizeof(llog__kv_types_) | LLOG__KV_SITE_KLENS, \
+			llog__kv_keys_, llog__kv_types_, llog__kv_klens_};    \
 		if (LLOG__ON(level, &llog__site_)) {                          \
 			LLOG__KV_HEX_ROOM                                     \
 			const union llog__kv_val llog__kv_v_[] = {            \

@@ -285,10 +285,20 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 		n /= 10;
 		nd--;
 	}
-	for (i = nd; i >= 2; i -= 2, n /= 100)
+	/* Two digits at a time from the end; in 32 bits when the digits
+	 * left fit (9 or fewer, the usual case once the zeros are cut): a
+	 * 32-bit division by 100 is a shorter multiply than a 64-bit one. */
+	i = nd;
+	for (; n > UINT32_MAX; i -= 2, n /= 100)
 		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
-	if (i == 1)
-		dig[0] = (char)('0' + n);
+	{
+		uint32_t w = (uint32_t)n;
+
+		for (; i >= 2; i -= 2, w /= 100)
+			memcpy(dig + i - 2, pairs + w % 100 * 2, 2);
+		if (i == 1)
+			dig[0] = (char)('0' + w);
+	}
 	/* Copies of a fixed size (no call): what lies past the text is
 	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
 	if (x < -4 || x >= p) { /* d.ddde+XX */

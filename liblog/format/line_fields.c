@@ -37,6 +37,8 @@ static size_t entry_fields(const struct llog_entry *e, const struct llog__lopt *
 		return 0;
 	n = e->fields != NULL ? e->nfields : 0;
 	*f = e->fields;
+	if (e->fields_truncated == 0) /* none left out, no value cut: no walk */
+		return n;
 	for (size_t i = 0; i < n; i++)
 		cutv += (e->fields[i].flags & LLOG_FIELD_TRUNCATED) != 0;
 	/* fields_truncated counts the cut values too (sinks.h) */

@@ -66,11 +66,20 @@ void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 	char suf[32];
 
 	/* The usual message: no marker, no cut tail, nothing kept for what
-	 * follows (the general path below does the same then). */
-	if (m->tl == 0 && rest == 0 && (!lo->full || (e->suppressed == 0 && !e->backtrace)) &&
-	    (!fields_after || llog__line_no_fields(e, lo))) {
-		put_text_msg(o, e->msg, e->msg_len);
-		return;
+	 * follows but the field section's reserve, when it has room (the
+	 * general path below does the same then). */
+	if (m->tl == 0 && rest == 0 && (!lo->full || (e->suppressed == 0 && !e->backtrace))) {
+		fr = !fields_after || llog__line_no_fields(e, lo) ? 0 : llog__line_fields_reserve(e, lo);
+		if (fr == 0) {
+			put_text_msg(o, e->msg, e->msg_len);
+			return;
+		}
+		if (o->cap - o->n >= fr) {
+			o->cap -= fr;
+			put_text_msg(o, e->msg, e->msg_len);
+			o->cap += fr;
+			return;
+		}
 	}
 
 	/* A rate-limited site's count ends the message (or its cut tail):
