@@ -135,6 +135,15 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 	if (c == NULL || fs->in_len + n > IN_CAP || (c->len > 0 && c->len + n > fs->chunk_max)) {
 		uint64_t lost = 0;
 
+		/* A writer done with what it holds gives it back now: with
+		 * nothing left pending the buffer starts again at 0. Past a
+		 * quarter of the buffer the flusher waits for it to be done
+		 * (a writer slower than the flusher: a round's overlap lost
+		 * every 2 MiB of records), so that the sink's resident
+		 * memory stays within 2 MiB and a few rounds (measured:
+		 * bench/README.md, "The file sink's writer"). */
+		if (llog__load_relaxed(&fs->w.target) > 0)
+			(void)llog__file_writer_collect(fs, fs->in_len > IN_CAP / 4);
 		/* The last chunk is full: write what is pending early (or hand
 		 * it to the writer), and when that fails with the backlog at
 		 * its bound (chunks or bytes), drop the oldest. */
@@ -204,10 +213,12 @@ static long file_commit(struct llog_sink *s)
 		return -EIO;
 	if (!fs->do_fsync && llog__sink_commit_may_defer()) {
 		/* Its results so far; with nothing handed, the pending bytes
-		 * (this round's) moved down once past half the buffer, so
-		 * that file_write never finds it full while the writer has
-		 * its chunks (it would wait for them). */
-		if (llog__file_writer_collect(fs, 0) && fs->in_base > IN_CAP / 2)
+		 * (this round's) moved down once past an eighth of the
+		 * buffer: the sink's resident memory stays about a MiB and a
+		 * round, and file_write never finds the buffer full while
+		 * the writer has its chunks (it would wait for them). The
+		 * move is a round's bytes once a MiB of records. */
+		if (llog__file_writer_collect(fs, 0) && fs->in_base > IN_CAP / 8)
 			llog__file_compact(fs);
 		if (fs->nch == (int)llog__load_relaxed(&fs->w.target) ||
 		    llog__file_writer_hand(fs) == 0)
