@@ -130,7 +130,9 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		n = LLOG_FRAME_CONTENT_MAX;
 	}
 	/* (a chunk handed to the writer is complete: the record starts the
-	 * next) */
+	 * next). Relaxed loads of w.target here and in file_commit: only
+	 * this thread stores it (file_writer.c), so it reads its own last
+	 * value; the writer's side is ordered by collect's acquires. */
 	c = fs->nch > (int)llog__load_relaxed(&fs->w.target) ? &fs->ch[fs->nch - 1] : NULL;
 	if (c == NULL || fs->in_len + n > IN_CAP || (c->len > 0 && c->len + n > fs->chunk_max)) {
 		uint64_t lost = 0;
