@@ -155,9 +155,14 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 			llog__file_flush_chunks(fs);
 		}
 		while (fs->nch == LLOG__FILE_MAX_CHUNKS || (fs->nch > 0 && fs->in_len + n > IN_CAP)) {
-			/* the writer's chunks first: written, they make room */
+			/* the writer's chunks first: written, they make room
+			 * (a crash report gives up on a stuck writer:
+			 * collect) */
 			if (llog__load_relaxed(&fs->w.target) > 0) {
-				llog__file_writer_collect(fs, 1);
+				if (!llog__file_writer_collect(fs, 1)) {
+					llog__stats_count_sink_lost(1);
+					return -ETIMEDOUT;
+				}
 				continue;
 			}
 			if (fs->in_base > 0 && fs->nch < LLOG__FILE_MAX_CHUNKS) {
@@ -226,7 +231,17 @@ static long file_commit(struct llog_sink *s)
 		    llog__file_writer_hand(fs) == 0)
 			goto out;
 	}
-	(void)llog__file_writer_collect(fs, 1);
+	if (!llog__file_writer_collect(fs, 1)) {
+		/* A crash report, and the writer still in a chunk: it keeps
+		 * the file, the rest goes to it too (in order, should it
+		 * return), and this commit did not reach the file
+		 * (file_writer.c, DESIGN). */
+		if (fs->nch > (int)llog__load_relaxed(&fs->w.target))
+			(void)llog__file_writer_hand(fs);
+		if (fs->err == 0)
+			fs->err = -ETIMEDOUT;
+		goto out;
+	}
 	if (fs->nch > 0)
 		llog__file_flush_chunks(fs);
 	if (fs->do_fsync && atomic_load_explicit(&fs->bytes, memory_order_relaxed) > 0 &&

@@ -91,6 +91,8 @@ struct llog__file_writer {
 	_Atomic uint32_t started; /* futex word: the thread runs */
 	int rc;                   /* the error it stopped at */
 	size_t chunk_max;         /* the writer's chunk_max (write_chunk) */
+	unsigned crash_waited_ms; /* the flusher's waits for it while a crash
+				     is reported, since it last finished */
 };
 
 struct llog__file_sink {
@@ -188,7 +190,10 @@ int llog__file_writer_hand(struct llog__file_sink *fs);
 /* When the writer has finished what it was handed (with wait: after
  * waiting for that), takes its results: the chunks it wrote leave the
  * pending ones, its error is noted, and whatever it did not write is the
- * caller's again. Returns whether no chunk is handed now. */
+ * caller's again. Returns whether no chunk is handed now. While a crash is
+ * reported, wait is bounded: llog__crash_sink_wait_ms in all until the
+ * writer finishes again, then 0 at once (a writer stuck in write(2) must
+ * not keep the crash record from the other sinks). */
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait);
 /* The crash path, first: the writer finishes what it was handed (at most
  * a second) and takes nothing more; the chunks it wrote leave the pending

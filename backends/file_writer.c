@@ -60,11 +60,19 @@
  * abandoned: the crash path writes nothing more to that file (its
  * descriptor may be mid-rotation, a short write's cut-back may be under
  * way), the other sinks get the records, and the sink takes nothing more
- * and is never freed (its writer may still touch it). The writer's own
- * crash (a fault in zstd) is an application thread's
- * to the crash handler: the flusher's commit of the crash record waits for
- * the writer, so that report ends at its 2 seconds and what the sink had
- * pending is lost (docs/crash-handling.md).
+ * and is never freed (its writer may still touch it).
+ *
+ * An application thread's crash (the writer's own included: a fault in
+ * zstd) is reported by the flusher's ordinary round with the crash record,
+ * whose commit waits for the writer. While a crash is reported every wait
+ * of the flusher for the writer is bounded (collect): llog__crash_sink_wait_ms
+ * (1 s by default) in all until the writer finishes again. A writer stuck
+ * in write(2) (a dead file system), or crashed, then keeps what it holds,
+ * the chunks after them are handed to it too (in order, should it ever
+ * return), the commit reports an error, and the other sinks commit the
+ * crash record within the report's time; what the file sink had pending is
+ * lost (docs/crash-handling.md). The flusher's waits sleep 10 ms at a time,
+ * so one that began before the crash notices it.
  *
  * Fork: the child has no writer (after_fork forgets it with the parent's
  * pending chunks); its first ordinary commit starts one. fork() does not
@@ -81,6 +89,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "crash.h"
 #include "sink.h"
 #include "file.h"
 
@@ -242,6 +251,10 @@ static void take_back(struct llog__file_sink *fs, uint32_t d, int failed, int qu
 	llog__store_relaxed(&w->failed, 0);
 }
 
+/* The slice of the flusher's waits for the writer, in ms: a wait that
+ * began before a crash report sees it within one (DESIGN). */
+#define WAIT_SLICE_MS 10u
+
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
 {
 	struct llog__file_writer *w = &fs->w;
@@ -263,8 +276,18 @@ int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
 			break;
 		if (!wait)
 			return 0;
-		llog__futex_wait(&w->progress, seen, 0);
+		/* A crash report: bounded in all (DESIGN). The flag is read
+		 * after the round's take of the list (acquire), which the
+		 * crashing thread's push of its record (release) follows its
+		 * store of it: a round with the crash record sees it. */
+		if (llog__crash_in_progress()) {
+			if (w->crash_waited_ms >= llog__crash_sink_wait_ms())
+				return 0;
+			w->crash_waited_ms += WAIT_SLICE_MS;
+		}
+		llog__futex_wait(&w->progress, seen, WAIT_SLICE_MS);
 	}
+	w->crash_waited_ms = 0;
 	take_back(fs, d, failed, 0);
 	return 1;
 }

@@ -142,6 +142,11 @@ static unsigned queue_ms(void)
 	return llog__load_relaxed(&budget_ms) / 5;
 }
 
+unsigned llog__crash_sink_wait_ms(void)
+{
+	return queue_ms();
+}
+
 /* 0: no crash yet; 1: the first crashing thread is reporting; 2: done. */
 static _Atomic int crash_state;
 /* 1 while report() runs (an application handler chained after it may

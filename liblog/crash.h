@@ -25,6 +25,11 @@ void llog__crash_uninstall(void);
 void llog__crash_after_fork(void);
 /* Whether a crash is being reported right now. */
 int llog__crash_in_progress(void);
+/* How long a sink's own thread may keep the flusher waiting while a crash
+ * is reported (1/5 of llog_config.crash_timeout_ms: 1 s by default): what
+ * the flusher's own drain gives a sink thread's queue, and what the file
+ * sink's commit waits for its writer thread. */
+unsigned llog__crash_sink_wait_ms(void);
 /* In a crash report (a signal handler): calls fn(arg) with the crash
  * signals unblocked, so that a fault inside it comes back here instead of
  * ending the process. Returns fn's result, or LLOG__CRASH_FAULTED when fn

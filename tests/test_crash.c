@@ -3,7 +3,8 @@
  * crash of the flusher thread itself, the watchdog that bounds the handler,
  * a stack overflow in a thread that is not the llog_init thread, an
  * application's periodic timer across a recovered crash, and the flusher
- * faulting while an application thread reports its crash; the first
+ * faulting while an application thread reports its crash, and a crash
+ * while the file sink's writer thread is stuck in a write; the first
  * three with a binary file, on the flusher and on a thread of its own
  * (whose queue carries the records' captures, the crash drain's too). Each
  * scenario runs in a child process; the parent checks how it died (with an
@@ -23,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -920,6 +924,108 @@ static void test_faulty_crash_path_isolated(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 7. a crash while the file sink's writer is stuck in write(2) ------------- */
+
+/*
+ * The file's writer thread (llog-file) blocked inside a chunk's write, as on
+ * a dead file system: this program's writev, which the library's frame
+ * writes call, never returns on that thread once stall_writer is set (and
+ * is the system call otherwise). Then the process crashes:
+ *   - in the main thread: the flusher's round with the crash record waits
+ *     for the writer a second at most, then the console commits it;
+ *   - in the flusher (a callback sink faults): the crash path gives the
+ *     writer its second and a tenth, then abandons the file.
+ * Either way the process dies of its signal in bounded time, the console
+ * has every record and the crash record, and the file keeps exactly what
+ * was written before the stall: the records llog_flush put there, whole
+ * frames only, no crash record.
+ */
+static atomic_int stall_writer, writer_stalled, crash_armed;
+static int crash_in_flusher;
+
+/* The callback sink (index 2): faults at its first record once armed. */
+static void armed_crash_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	(void)e;
+	if (atomic_load(&crash_armed))
+		store_null();
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	if (atomic_load(&stall_writer)) {
+		char name[16] = "";
+
+		if (prctl(PR_GET_NAME, name) == 0 && strcmp(name, "llog-file") == 0) {
+			atomic_store(&writer_stalled, 1);
+			for (;;)
+				pause();
+		}
+	}
+	return syscall(SYS_writev, fd, iov, cnt);
+}
+
+#define ON_DISK 100	 /* written by llog_flush before the stall */
+#define STALLED 100	 /* handed to the writer, which stalls in them */
+#define AFTER_STALL 100 /* pending on the flusher when the process crashes */
+
+static void stuck_writer_child(const struct tdir *t)
+{
+	struct llog_callback_options cb = {.on_entry = armed_crash_entry};
+	int i;
+
+	child_init(t, crash_in_flusher ? llog_callback_sink(&cb) : NULL, 5);
+	for (i = 0; i < ON_DISK; i++)
+		LOG_INFO("rec i=%d on disk", i);
+	llog_flush();
+	atomic_store(&stall_writer, 1);
+	/* The flusher's ordinary rounds hand these to the writer. */
+	for (; i < ON_DISK + STALLED; i++)
+		LOG_INFO("rec i=%d stalled", i);
+	for (int k = 0; k < 10000 && !atomic_load(&writer_stalled); k++)
+		sleep_ms(1);
+	if (!atomic_load(&writer_stalled))
+		_exit(97); /* no writer thread took a chunk */
+	atomic_store(&crash_armed, crash_in_flusher);
+	for (; i < ON_DISK + STALLED + AFTER_STALL; i++)
+		LOG_INFO("rec i=%d after", i);
+	if (crash_in_flusher)
+		for (;;)
+			pause();
+	store_null();
+}
+
+static void test_crash_with_stuck_writer(void **state)
+{
+	int binary = (int)(uintptr_t)*state & 1;
+	struct tdir t;
+	char cmd[4200], *z, *e, *out;
+
+	crash_in_flusher = ((uintptr_t)*state & 2) != 0;
+	tdir_make(&t, "llog_crash_");
+	file_kind = binary ? LLOG_FILE_BINARY : LLOG_FILE_ZSTD;
+	run_child(&t, stuck_writer_child);
+	file_kind = LLOG_FILE_ZSTD;
+	e = read_err(&t);
+	check_output("console", e, ON_DISK + STALLED + AFTER_STALL);
+	/* The file: the records before the stall, whole frames only. */
+	z = binary ? read_llogcat(&t) : read_zstdcat(&t);
+	if (z != NULL) {
+		check_records(z, ON_DISK);
+		assert_null(strstr(z, "FATAL"));
+	}
+	snprintf(cmd, sizeof(cmd), "zstd -t '%s' 2>&1 && echo ZSTD_OK", t.log);
+	out = read_cmd(cmd);
+	assert_non_null(strstr(out, "ZSTD_OK"));
+	free(out);
+	free(z);
+	free(e);
+	tdir_remove(&t);
+	if (z == NULL)
+		skip(); /* a binary file and no llogcat in this build */
+}
+
 /* ---- 6. the same with a binary file (LLOG_FILE_BINARY) ------------------------ */
 
 /* The binary file through llogcat: every record, then the crash record. */
@@ -990,6 +1096,10 @@ TEST_MAIN(
 	cmocka_unit_test(test_counters_after_crash),
 	cmocka_unit_test(test_flusher_fault_during_report),
 	cmocka_unit_test(test_faulty_crash_path_isolated),
+	TEST_CASE_ARG(test_crash_with_stuck_writer_text, test_crash_with_stuck_writer, 0),
+	TEST_CASE_ARG(test_crash_with_stuck_writer_binary, test_crash_with_stuck_writer, 1),
+	TEST_CASE_ARG(test_flusher_crash_with_stuck_writer_text, test_crash_with_stuck_writer, 2),
+	TEST_CASE_ARG(test_flusher_crash_with_stuck_writer_binary, test_crash_with_stuck_writer, 3),
 	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),
 	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
 	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),
