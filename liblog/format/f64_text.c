@@ -255,50 +255,62 @@ static inline int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
 	return cmp_full(p, t, sc);
 }
 
+/* The 8 decimal digits of x < 10^8, one a byte, the first in the lowest
+ * (in memory, on a little-endian machine), as values 0-9: a
+ * split into two 4-digit halves, each half into two 2-digit quarters, each
+ * quarter into two digits, every lane at once in one 64-bit word. The
+ * divisions are multiplications: y * 10486 >> 20 is y / 100 for y < 10^4
+ * (it is above by y * 2.3e-7 < 0.0023, and y / 100 is at least 0.01 short
+ * of the next integer), y * 103 >> 10 is y / 10 for y < 100 (above by
+ * less than 0.06, short of the next integer by at least 0.1); no lane's
+ * product reaches the next lane (below 2^27 in 32 bits, 2^14 in 16), and
+ * the masks drop the fractions that spill into the lane below. */
+static inline uint64_t digits8(uint32_t x)
+{
+	uint64_t v = x / 10000u | (uint64_t)(x % 10000u) << 32, h;
+
+	h = (v * 10486u) >> 20 & UINT64_C(0x0000007f0000007f);
+	v = h | (v - h * 100u) << 16;
+	h = (v * 103u) >> 10 & UINT64_C(0x000f000f000f000f);
+	return h | (v - h * 10u) << 8;
+}
+
 /* %g's layout of the p-digit n times 10^(x - p + 1), radix '.', with ".0"
  * when there would be neither '.' nor 'e'. */
 static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	static const char zeros[] = "0000000000000000000000000000000000000000";
-	char dig[40]; /* the digits, then '0's: read 17 or 16 at a time */
-	int nd = p, i;
+	/* n's 24 digits (n < 10^17: the first 7 are zeros), then '0's: read
+	 * 17 or 16 at a time from the p-th last */
+	char all[48];
+	uint64_t hi = n / 100000000u, w[3], zeros = UINT64_C(0x3030303030303030);
+	const char *dig = all + 24 - p;
+	int nd, tz;
 
-	memcpy(dig, zeros, sizeof(dig)); /* wide copies, not a byte-wise fill */
-	/* %g cuts the trailing zeros: 8, then 4, 2, 1 at a time */
-	while (nd > 8 && n % 100000000 == 0) {
-		n /= 100000000;
-		nd -= 8;
+	w[2] = digits8((uint32_t)(n - hi * 100000000u));
+	w[0] = 0; /* n < 10^16 (p <= 16): no digit above the 16 */
+	if (hi >= 100000000u) {
+		w[0] = digits8((uint32_t)(hi / 100000000u));
+		hi %= 100000000u;
 	}
-	if (nd > 4 && n % 10000 == 0) {
-		n /= 10000;
-		nd -= 4;
-	}
-	if (nd > 2 && n % 100 == 0) {
-		n /= 100;
-		nd -= 2;
-	}
-	if (nd > 1 && n % 10 == 0) {
-		n /= 10;
-		nd--;
-	}
-	/* Two digits at a time from the end; in 32 bits when the digits
-	 * left fit (9 or fewer, the usual case once the zeros are cut): a
-	 * 32-bit division by 100 is a shorter multiply than a 64-bit one. */
-	i = nd;
-	for (; n > UINT32_MAX; i -= 2, n /= 100)
-		memcpy(dig + i - 2, pairs + n % 100 * 2, 2);
-	{
-		uint32_t w = (uint32_t)n;
+	w[1] = digits8((uint32_t)hi);
+	for (int i = 0; i < 3; i++) {
+		uint64_t t = w[i] + zeros;
 
-		for (; i >= 2; i -= 2, w /= 100)
-			memcpy(dig + i - 2, pairs + w % 100 * 2, 2);
-		if (i == 1)
-			dig[0] = (char)('0' + w);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		t = __builtin_bswap64(t); /* the first digit at the lowest address */
+#endif
+		memcpy(all + 8 * i, &t, 8);
 	}
+	memcpy(all + 24, &zeros, 8);
+	memcpy(all + 32, &zeros, 8);
+	memcpy(all + 40, &zeros, 8);
+	/* %g cuts the trailing zeros: the last digit is a word's highest
+	 * byte, so a word's trailing zero digits are its leading zero bytes
+	 * (n >= 10^(p-1) > 0: a digit of the p is not zero) */
+	tz = w[2] ? __builtin_clzll(w[2]) / 8
+	     : w[1] ? 8 + __builtin_clzll(w[1]) / 8
+		    : 16 + __builtin_clzll(w[0]) / 8;
+	nd = p - tz;
 	/* Copies of a fixed size (no call): what lies past the text is
 	 * scratch, within LLOG__F64_TEXT_MAX, and the NUL ends the text. */
 	if (x < -4 || x >= p) { /* d.ddde+XX */
