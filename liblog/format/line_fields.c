@@ -11,8 +11,11 @@
  * name escape it) then key=value tokens and "+N" for fields left out; in
  * JSON, "fields":{...} right after "msg" and "fields_truncated":N. Each
  * field whole or not at all; llog__line_bound counts them, so only a
- * caller's small buffer leaves one out (counted). Doubles: llog__line_field_f64,
- * written by f64_text.c (no libc formatting).
+ * caller's small buffer leaves one out (counted). In text, where the room
+ * left holds every field at its most (field_text_bound: the sinks' lines),
+ * the fields are written at a pointer with no room checked per part;
+ * otherwise one by one, each checked. Both write the same bytes. Doubles:
+ * llog__line_field_f64, written by f64_text.c (no libc formatting).
  */
 #include <math.h>
 #include <stdint.h>
@@ -197,6 +200,63 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 	}
 }
 
+/* The most a field takes in text with its separator: the key quoted with
+ * every byte escaped (\xNN), '=', and the value: a string quoted and
+ * escaped the same way with "..." after it, any other value at most
+ * LLOG__F64_MAX (a number's digits; the double formatter's scratch). */
+static size_t field_text_bound(const struct llog_field *f)
+{
+	size_t n = 1 + 4 * f->key_len + 2 + 1;
+
+	return n + (f->type == LLOG_FIELD_STR ? 4 * f->v.str.len + 2 + 3 : LLOG__F64_MAX);
+}
+
+/* put_field's text, at p with field_text_bound(f) bytes of room: the same
+ * bytes, no room checked or cut noted. Returns the end. */
+static char *put_field_text_at(char *p, const struct llog_field *f)
+{
+	struct llog__buf b = LLOG__BUF(p, field_text_bound(f));
+
+	if (bare_key(f->key, f->key_len))
+		llog__buf_put_short(&b, f->key, f->key_len);
+	else
+		put_field_text(&b, f->key, f->key_len);
+	p += b.n;
+	*p++ = '=';
+	switch (f->type) {
+	case LLOG_FIELD_I64:
+	case LLOG_FIELD_U64: {
+		/* the digits at the end of t[0, 24), then 24 bytes copied:
+		 * the number, then zeros as scratch (within the bound) */
+		char t[48], *end = t + 24, *d;
+		int neg = f->type == LLOG_FIELD_I64 && f->v.i64 < 0;
+
+		memset(end, 0, 24);
+		/* 0 - (uint64_t)v: |INT64_MIN| too */
+		d = llog__buf_dec_back(end, neg ? 0 - (uint64_t)f->v.i64 : f->v.u64, 1);
+		if (neg)
+			*--d = '-';
+		memcpy(p, d, 24);
+		return p + (end - d);
+	}
+	case LLOG_FIELD_F64: return p + llog__line_field_f64(p, f->v.f64);
+	case LLOG_FIELD_BOOL:
+		memcpy(p, f->v.b ? "true " : "false", 5);
+		return p + (f->v.b ? 4 : 5);
+	case LLOG_FIELD_STR:
+		b = LLOG__BUF(p, 4 * f->v.str.len + 2 + 3);
+		put_field_text(&b, f->v.str.ptr, f->v.str.len);
+		p += b.n;
+		if (f->flags & LLOG_FIELD_TRUNCATED) {
+			memcpy(p, "...", 3);
+			p += 3;
+		}
+		return p;
+	case LLOG_FIELD_NULL:
+	default: memcpy(p, "null", 4); return p + 4;
+	}
+}
+
 size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
 {
 	const struct llog_field *f;
@@ -234,6 +294,28 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 	else
 		llog__buf_putc(o, '\t');
 	o->cap = full - LLOG__FIELDS_END;
+	if (!json) {
+		/* The usual line: room for every field at its most (a sink's
+		 * buffer, sized by llog__line_bound), so none is checked or
+		 * left out one by one; the same bytes. */
+		size_t need = 0;
+
+		for (size_t i = 0; i < nf; i++)
+			need += field_text_bound(&f[i]);
+		if (need <= o->cap - o->n) {
+			char *p = o->p + o->n;
+
+			for (size_t i = 0; i < nf; i++) {
+				if (i > 0)
+					*p++ = ' ';
+				p = put_field_text_at(p, &f[i]);
+				cutv += (f[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+			}
+			o->n = (size_t)(p - o->p);
+			shown = nf;
+			nf = 0; /* (the loop below has nothing left) */
+		}
+	}
 	for (size_t i = 0; i < nf; i++) {
 		size_t at = o->n;
 
