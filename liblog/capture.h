@@ -74,6 +74,38 @@ struct llog__capture {
 	int truncated;                  /* the capture was cut (strings clipped) */
 };
 
+/*
+ * A LOG record handed straight from the arena to a sink that stores
+ * captures (the direct path, flusher.c): what of the entry such a sink
+ * stores, and nothing rendered. Valid for the one write_rec call
+ * (sink.h); on the flusher, so the call site may be read through (its
+ * records are handed out before its library goes: llog__dso_fini), but only
+ * where a site is met the first time (llog__capture_rec_entry).
+ *
+ *   (thread, thread_epoch) equal  =>  tid and thread_name equal
+ *
+ * thread is the record's arena, thread_epoch a process-wide count the
+ * flusher moves on at every round and at every record that may change an
+ * arena's name or free it (NAME, EXIT), so a sink may skip comparing the
+ * name of the thread it wrote last.
+ */
+struct llog__capture_rec {
+	struct llog__capture c;         /* c.entry NULL: no entry */
+	int level;                      /* the site's output level */
+	uint64_t tid;
+	const char *thread_name;
+	size_t thread_name_len;
+	const void *thread;
+	uint64_t thread_epoch;
+	uint64_t seq;
+	int64_t ts_ns;
+	uint64_t suppressed;
+};
+
+/* The entry cr stands for, without a message (msg NULL) or fields: the
+ * site's fields read through cr->c.site (render.c). Flusher thread. */
+void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e);
+
 extern __thread struct llog__capture llog__cur_capture
 	__attribute__((tls_model("initial-exec")));
 

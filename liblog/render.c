@@ -130,6 +130,46 @@ void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__pl
 	suppressed_count(r, e);
 }
 
+void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
+			      struct llog__capture_rec *cr)
+{
+	struct llog__capture *c = &cr->c;
+	struct llog_entry e;
+
+	c->entry = NULL;
+	c->site = r->site;
+	c->gen = llog__fmt_cache_gen();
+	c->fmt = r->site->fmt;
+	c->plan = llog__site_plan_peek(r->site, tmp);
+	c->args = llog__rec_payload(r);
+	c->len = r->len;
+	c->room = cap - LLOG__MARKER_LEN;
+	c->truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	if (c->truncated)
+		llog__count(truncated, 1); /* as finish() would */
+	cr->level = llog__site_level(r->site);
+	cr->tid = r->arena->tid;
+	cr->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
+	cr->thread_name_len = r->arena->fl_name_len;
+	cr->thread = r->arena;
+	e.suppressed = 0;
+	suppressed_count(r, &e);
+	cr->suppressed = e.suppressed;
+}
+
+void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e)
+{
+	site_fields(cr->c.site, e);
+	e->tid = cr->tid;
+	e->thread_name = cr->thread_name;
+	e->thread_name_len = cr->thread_name_len;
+	e->msg = NULL;
+	e->msg_len = 0;
+	e->seq = cr->seq;
+	e->ts_ns = cr->ts_ns;
+	e->suppressed = cr->suppressed;
+}
+
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		     char *buf, size_t cap, struct llog_entry *e)
 {

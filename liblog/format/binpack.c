@@ -82,7 +82,7 @@ static const unsigned char *get_varint(const unsigned char *p, const unsigned ch
 	return NULL;
 }
 
-static uint64_t le(const unsigned char *p, unsigned n)
+static __attribute__((unused)) uint64_t le(const unsigned char *p, unsigned n)
 {
 	uint64_t v = 0;
 
@@ -146,20 +146,72 @@ static int decimal_of(double v, unsigned prec, int64_t *k)
 
 /* ---- pack ------------------------------------------------------------------- */
 
+/* Copies n bytes from src to dst, short strings without a call: two
+ * overlapping moves of 8 (or 4) bytes within both. */
+static inline void copy_short(char *dst, const unsigned char *src, size_t n)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&x, src, 8);
+		memcpy(&y, src + n - 8, 8);
+		memcpy(dst, &x, 8);
+		memcpy(dst + n - 8, &y, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&u, src, 4);
+		memcpy(&v, src + n - 4, 4);
+		memcpy(dst, &u, 4);
+		memcpy(dst + n - 4, &v, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = (char)src[i];
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
+/* A capture's little-endian number of n bytes (4 or 8) at p. */
+static inline uint64_t ld(const unsigned char *p, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t u;
+	uint64_t v;
+
+	if (n == 4) {
+		memcpy(&u, p, 4);
+		return u;
+	}
+	memcpy(&v, p, 8);
+	return v;
+#else
+	return le(p, n);
+#endif
+}
+
+/*
+ * One pass along the plan, the previous values in registers' reach
+ * (prev[], the plan's first LLOG__PACK_DELTA arguments) and written back
+ * once at the end; every argument's bytes are checked against the
+ * capture's end before they are read.
+ */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
 {
 	const unsigned char *a = args, *end = args + len;
+	unsigned nargs = plan->nargs, nd = nargs < LLOG__PACK_DELTA ? nargs : LLOG__PACK_DELTA;
 	int64_t prev[LLOG__PACK_DELTA] = {0};
 	char *p = dst;
 
-	/* Worked on a copy, stored back only when the whole capture packed:
-	 * a refused capture leaves ps as it was (the reader never sees it). */
+	/* Worked on a copy of the previous values of the plan's arguments,
+	 * stored back only when the whole capture packed: a refused capture
+	 * leaves ps as it was (the reader never sees it). */
 	if (ps->stamp == stamp)
-		memcpy(prev, ps->last, sizeof(prev));
-	for (unsigned i = 0; i < plan->nargs; i++) {
+		for (unsigned i = 0; i < nd; i++)
+			prev[i] = ps->last[i];
+	for (unsigned i = 0; i < nargs; i++) {
 		uint8_t t = plan->type[i];
-		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &prev[i] : &zero;
+		int64_t last = i < LLOG__PACK_DELTA ? prev[i] : 0;
 		uint64_t v;
 		double d;
 		int64_t k;
@@ -168,28 +220,25 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		case A_INT:
 			if (end - a < 4)
 				return (size_t)-1;
-			v = (uint64_t)(int64_t)(int32_t)(uint32_t)le(a, 4);
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)ld(a, 4);
 			a += 4;
-			p = put_varint(p, zigzag(v - (uint64_t)*last));
-			*last = (int64_t)v;
-			continue;
+			break;
 		case A_I64:
 		case A_PTR:
 			if (end - a < 8)
 				return (size_t)-1;
-			v = le(a, 8);
+			v = ld(a, 8);
 			a += 8;
-			p = put_varint(p, zigzag(v - (uint64_t)*last));
-			*last = (int64_t)v;
-			continue;
+			break;
 		case A_DBL:
 			if (end - a < 8)
 				return (size_t)-1;
 			if (ps->dec[i] != 0) {
 				memcpy(&d, a, 8);
 				if (decimal_of(d, ps->dec[i] - 1u, &k)) {
-					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)*last) << 1);
-					*last = k;
+					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)last) << 1);
+					if (i < LLOG__PACK_DELTA)
+						prev[i] = k;
 					a += 8;
 					continue;
 				}
@@ -207,26 +256,32 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		case A_NPTR:
 			continue;
 		default:
-			break;
-		}
-		if (!llog__fmt_is_str(t) || end - a < 4)
-			return (size_t)-1;
-		v = le(a, 4);
-		a += 4;
-		if (v == STR_NULL) {
-			*p++ = 0;
+			if (!llog__fmt_is_str(t) || end - a < 4)
+				return (size_t)-1;
+			v = ld(a, 4);
+			a += 4;
+			if (v == STR_NULL) {
+				*p++ = 0;
+				continue;
+			}
+			if ((uint64_t)(end - a) < v)
+				return (size_t)-1;
+			p = put_varint(p, v + 1);
+			copy_short(p, a, (size_t)v);
+			p += v;
+			a += v;
 			continue;
 		}
-		if ((uint64_t)(end - a) < v)
-			return (size_t)-1;
-		p = put_varint(p, v + 1);
-		memcpy(p, a, (size_t)v);
-		p += v;
-		a += v;
+		/* an integer: the difference from the previous one */
+		p = put_varint(p, zigzag(v - (uint64_t)last));
+		if (i < LLOG__PACK_DELTA)
+			prev[i] = (int64_t)v;
 	}
 	if (a != end)
 		return (size_t)-1;
-	memcpy(ps->last, prev, sizeof(prev));
+	/* (the values past the plan's arguments are never read) */
+	for (unsigned i = 0; i < nd; i++)
+		ps->last[i] = prev[i];
 	ps->stamp = stamp;
 	return (size_t)(p - dst);
 }
