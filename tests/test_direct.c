@@ -16,7 +16,8 @@
  * callback sink added and removed while a binary one runs (the path is
  * left and taken again mid-round); threads renaming themselves and
  * exiting between records of one round (the sink's cache of the last
- * thread); a sink that faults in write_rec, mid-record, with a binary file
+ * thread); the same records through either path read back the same; a
+ * sink that faults in write_rec, mid-record, with a binary file
  * after it (the crash drain renders that record for it, with the same
  * sequence number). Needs LLOGCAT (the build sets it).
  */
@@ -363,7 +364,84 @@ static void test_thread_names(void **state)
 	tdir_remove(&t);
 }
 
-/* ---- 4. a sink faults in write_rec ------------------------------------------- */
+/* ---- 4. the same file through either path ----------------------------------- */
+
+static void ignore_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	(void)e;
+}
+
+/* Every kind of record a binary file stores: packed arguments (deltas,
+ * decimals, strings, NULL), a format stored as text (%ls), no arguments,
+ * categories, a long string, thread names, levels below the sink's. */
+static void mixed_records(const char *path, int direct)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 5};
+	struct llog_callback_options co = {.on_entry = ignore_entry, .level = LLOG_FATAL};
+	static char big[3000];
+
+	memset(big, 'b', sizeof(big) - 1);
+	add_bin(path, LLOG_INFO, NULL);
+	if (!direct) /* a sink that takes entries: no direct path */
+		assert_int_equal(llog_add_sink(llog_callback_sink(&co)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_set_thread_name("mixer");
+	for (int i = 0; i < 400; i++) {
+		LOG_INFO("rec t=0 i=%d s=%s f=%.2f g=%g p=%p", i, i % 3 ? "x\ty" : NULL, i * 0.25,
+			 i * 1e10, (void *)(uintptr_t)(i * 4096));
+		LOG_DEBUG("rec t=1 i=%d below the sink's level", i);
+		if (i % 10 == 0)
+			LOG_WARN("rec t=2 i=%d %ls", i, L"wide");
+		if (i % 50 == 0)
+			LOG_ERROR("rec t=3 i=%d static", i);
+		if (i % 4 == 0)
+			LOG_INFO_CAT("db.pool", "rec t=4 i=%d %lld", i, (long long)i << 40);
+		if (i % 97 == 0)
+			LOG_INFO("rec t=5 i=%d %s", i, big);
+		if (i % 100 == 99)
+			llog_set_thread_name(i % 200 == 99 ? "mixer-b" : "mixer");
+		if (i % 7 == 0)
+			llog_flush();
+	}
+	llog_shutdown();
+}
+
+/* llogcat --json of path without the times and the thread ids. */
+static char *timeless(const char *path)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --json '%s' | sed -e 's/\"ts\":\"[^\"]*\"//' -e 's/\"thread\":[0-9]*//'",
+		 getenv("LLOGCAT"), path);
+	return read_cmd(cmd);
+}
+
+static void test_same_as_entries(void **state)
+{
+	char a[128], b[128], *x, *y;
+	struct tdir t;
+
+	(void)state;
+	if (getenv("LLOGCAT") == NULL)
+		skip();
+	tdir_make(&t, "llog_direct_");
+	snprintf(a, sizeof(a), "%s/entries.zst", t.dir);
+	snprintf(b, sizeof(b), "%s/direct.zst", t.dir);
+	mixed_records(a, 0);
+	mixed_records(b, 1);
+	x = timeless(a);
+	y = timeless(b);
+	assert_non_null(strstr(x, "rec t=5 i=97 bbbb"));
+	assert_non_null(strstr(x, "\"thread_name\":\"mixer-b\""));
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+	tdir_remove(&t);
+}
+
+/* ---- 5. a sink faults in write_rec ------------------------------------------- */
 
 #define CRASH_N 200
 #define CRASH_AT 150
@@ -455,5 +533,6 @@ TEST_MAIN(
 	cmocka_unit_test(test_levels_and_categories),
 	cmocka_unit_test(test_entry_sink_comes_and_goes),
 	cmocka_unit_test(test_thread_names),
+	cmocka_unit_test(test_same_as_entries),
 	cmocka_unit_test(test_fault_in_write_rec),
 )
