@@ -84,6 +84,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "capture.h"
 #include "fileformat.h"
 #include "sink.h"
 #include "file.h"
@@ -101,11 +102,13 @@ const char *llog_file_sink_error(void)
 
 /* ---- the sink callbacks (flusher thread only) ---------------------------- */
 
-/* (file.h) The last chunk being full (or handed to the writer): what is
- * pending is written early (or handed), and when that fails with the
- * backlog at its bound (chunks or bytes), the oldest chunk is dropped. A
- * binary chunk starts with the sites defined so far. */
-struct llog__file_chunk *llog__file_new_chunk(struct llog__file_sink *fs, size_t n, uint64_t seq)
+/* A new chunk for a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
+ * whose sequence number is seq, the last one being full (or handed to the
+ * writer): what is pending is written early (or handed), and when that
+ * fails with the backlog at its bound (chunks or bytes), the oldest chunk
+ * is dropped. A binary chunk starts with the sites defined so far. */
+static __attribute__((noinline)) struct llog__file_chunk *new_chunk(struct llog__file_sink *fs,
+								    size_t n, uint64_t seq)
 {
 	uint64_t lost = 0;
 
@@ -152,6 +155,50 @@ struct llog__file_chunk *llog__file_new_chunk(struct llog__file_sink *fs, size_t
 	return &fs->ch[fs->nch - 1];
 }
 
+/* The chunk a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
+ * whose sequence number is seq goes to: the last one while it has room
+ * (a chunk handed to the writer is complete: the record starts the next).
+ * Relaxed loads of w.target here and in file_commit: only this thread
+ * stores it (file_writer.c), so it reads its own last value; the writer's
+ * side is ordered by collect's acquires. */
+static struct llog__file_chunk *chunk_for(struct llog__file_sink *fs, size_t n, uint64_t seq)
+{
+	struct llog__file_chunk *c =
+		fs->nch > (int)llog__load_relaxed(&fs->w.target) ? &fs->ch[fs->nch - 1] : NULL;
+
+	if (__builtin_expect(c == NULL || fs->in_len + n > LLOG__FILE_PENDING_MAX ||
+				     (c->len > 0 && c->len + n > fs->chunk_max),
+			     0))
+		c = new_chunk(fs, n, seq);
+	if (c->records > 0 && seq != c->seq + c->records)
+		c->gaps = 1;
+	return c;
+}
+
+/* Whether the sink takes no more records: a recovered crash left its
+ * writer stuck in the file (file_writer.c); counted lost. */
+static int abandoned(struct llog__file_sink *fs)
+{
+	if (__builtin_expect(!fs->w.abandoned, 1))
+		return 0;
+	llog__stats_count_sink_lost(1);
+	return 1;
+}
+
+/* n bytes of a record appended to chunk c (0: it could not be stored,
+ * counted lost). Returns what write returns. */
+static long appended(struct llog__file_sink *fs, struct llog__file_chunk *c, size_t n)
+{
+	if (n == 0) {
+		llog__stats_count_sink_lost(1);
+		return -ENOSPC;
+	}
+	fs->in_len += n;
+	c->len += n;
+	c->records++;
+	return (long)n;
+}
+
 /*
  * The line is formatted straight into the last chunk, with room for its
  * bound (llog__line_bound), so a record of any max_record_bytes arrives
@@ -166,7 +213,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 	size_t n;
 	struct llog__file_chunk *c;
 
-	if (llog__file_abandoned(fs))
+	if (abandoned(fs))
 		return -EIO;
 	n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format, fs->pat);
 	if (n > LLOG_FRAME_CONTENT_MAX) {
@@ -176,7 +223,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		}
 		n = LLOG_FRAME_CONTENT_MAX;
 	}
-	c = llog__file_chunk_for(fs, n, e->seq);
+	c = chunk_for(fs, n, e->seq);
 	if (fs->bin != NULL) {
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
@@ -184,7 +231,24 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 	} else {
 		n = llog__sink_format_line(e, s->format, &fs->line, fs->pat, fs->in + fs->in_len, n);
 	}
-	return llog__file_appended(fs, c, n);
+	return appended(fs, c, n);
+}
+
+/* Binary mode, a LOG record handed directly (sink.h): as file_write. */
+static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr)
+{
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	size_t n = llog__bin_rec_bound(cr);
+	struct llog__file_chunk *c;
+
+	if (abandoned(fs))
+		return -EIO;
+	if (n > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
+		llog__stats_count_sink_lost(1);
+		return -E2BIG;
+	}
+	c = chunk_for(fs, n, cr->seq);
+	return appended(fs, c, llog__bin_encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
 /*
@@ -503,7 +567,7 @@ static const struct llog__sink_direct_ops file_bin_ops = {
 			.crash_commit = file_crash_commit,
 			.flags = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT,
 		},
-	.write_rec = llog__bin_write_rec,
+	.write_rec = file_write_rec,
 };
 
 /* ---- construction -------------------------------------------------------- */

@@ -25,7 +25,6 @@
 #ifndef LLOG_FILE_H
 #define LLOG_FILE_H
 
-#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,58 +162,6 @@ static inline void llog__file_put_le32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
-/* ---- file.c: the pending chunks ----------------------------------------- */
-
-/* A new chunk for a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
- * whose sequence number is seq: llog__file_chunk_for's slow path. */
-struct llog__file_chunk *llog__file_new_chunk(struct llog__file_sink *fs, size_t n, uint64_t seq);
-
-/* The chunk a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
- * whose sequence number is seq goes to: the last one while it has room
- * (a chunk handed to the writer is complete: the record starts the next).
- * Relaxed loads of w.target here and in file_commit: only this thread
- * stores it (file_writer.c), so it reads its own last value; the writer's
- * side is ordered by collect's acquires. Flusher. */
-static inline struct llog__file_chunk *llog__file_chunk_for(struct llog__file_sink *fs, size_t n,
-							    uint64_t seq)
-{
-	struct llog__file_chunk *c =
-		fs->nch > (int)llog__load_relaxed(&fs->w.target) ? &fs->ch[fs->nch - 1] : NULL;
-
-	if (__builtin_expect(c == NULL || fs->in_len + n > LLOG__FILE_PENDING_MAX ||
-				     (c->len > 0 && c->len + n > fs->chunk_max),
-			     0))
-		c = llog__file_new_chunk(fs, n, seq);
-	if (c->records > 0 && seq != c->seq + c->records)
-		c->gaps = 1;
-	return c;
-}
-
-/* Whether the sink takes no more records: a recovered crash left its
- * writer stuck in the file (file_writer.c); counted lost. */
-static inline int llog__file_abandoned(struct llog__file_sink *fs)
-{
-	if (__builtin_expect(!fs->w.abandoned, 1))
-		return 0;
-	llog__stats_count_sink_lost(1);
-	return 1;
-}
-
-/* n bytes of a record appended to chunk c (0: it could not be stored,
- * counted lost). Returns what a sink's write returns. */
-static inline long llog__file_appended(struct llog__file_sink *fs, struct llog__file_chunk *c,
-				       size_t n)
-{
-	if (n == 0) {
-		llog__stats_count_sink_lost(1);
-		return -ENOSPC;
-	}
-	fs->in_len += n;
-	c->len += n;
-	c->records++;
-	return (long)n;
-}
-
 /* ---- file_frames.c ------------------------------------------------------ */
 
 /* Writes chunk c (compressed unless plain) as one frame, or as several
@@ -271,10 +218,13 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
  * Returns the bytes written; 0 when the record cannot be stored. */
 size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 			const struct llog_entry *e, char *dst);
-/* The sink's write_rec (sink.h): a LOG record handed directly, stored as
- * file.c's write stores an entry, in fs->bin_fr. Flusher. */
+/* The same for a LOG record handed directly (sink.h: write_rec), its
+ * record's bound first; its frame is fs->bin_fr, and ch, the chunk it goes
+ * to, gets the sites defined for it. Flusher. */
 struct llog__capture_rec;
-long llog__bin_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr);
+size_t llog__bin_rec_bound(const struct llog__capture_rec *cr);
+size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			    const struct llog__capture_rec *cr, char *dst);
 /* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);
 size_t llog__bin_sites_end(const struct llog__file_sink *fs);

@@ -50,7 +50,6 @@
  * only (or its crash handler: no allocation, no lock, pure code).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -640,8 +639,7 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 	return encode(fs->bin, fr, e, llog__capture_of(e), NULL, 0, dst);
 }
 
-/* The most bytes llog__bin_encode_rec writes for cr. */
-static size_t rec_bound(const struct llog__capture_rec *cr)
+size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
 {
 	size_t body = cr->c.len > text_bound(&cr->c) ? cr->c.len : text_bound(&cr->c);
 
@@ -703,10 +701,8 @@ static __attribute__((noinline)) size_t put_direct_full(struct llog__bin *b,
 			dst);
 }
 
-/* cr's record at dst (llog__bin_encode's for the entry cr stands for);
- * ch, the chunk it goes to, gets the sites defined for it. */
-static inline size_t encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
-				const struct llog__capture_rec *cr, char *dst)
+size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			    const struct llog__capture_rec *cr, char *dst)
 {
 	struct llog__bin *b = fs->bin;
 	struct llog__bin_frame *fr = &fs->bin_fr;
@@ -735,22 +731,6 @@ static inline size_t encode_rec(struct llog__file_sink *fs, struct llog__file_ch
 	ch->sites = b->nsites;
 	ch->sites_end = b->defs_len;
 	return n;
-}
-
-long llog__bin_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr)
-{
-	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	size_t n = rec_bound(cr);
-	struct llog__file_chunk *c;
-
-	if (llog__file_abandoned(fs))
-		return -EIO;
-	if (n > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
-		llog__stats_count_sink_lost(1);
-		return -E2BIG;
-	}
-	c = llog__file_chunk_for(fs, n, cr->seq);
-	return llog__file_appended(fs, c, encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
 uint32_t llog__bin_sites(const struct llog__file_sink *fs)
