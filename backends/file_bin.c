@@ -701,6 +701,23 @@ static __attribute__((noinline)) size_t put_direct_full(struct llog__bin *b,
 			dst);
 }
 
+/* A direct record of a site met the first time (or a capture stored as
+ * text): the entry it stands for, through the table. */
+static __attribute__((noinline)) size_t encode_rec_new(struct llog__bin *b,
+						       struct llog__bin_frame *fr,
+						       struct llog__file_chunk *ch,
+						       const struct llog__capture_rec *cr, char *dst)
+{
+	struct llog_entry e;
+	size_t n;
+
+	llog__capture_rec_entry(cr, &e);
+	n = encode(b, fr, &e, &cr->c, cr->thread, cr->thread_epoch, dst);
+	ch->sites = b->nsites;
+	ch->sites_end = b->defs_len;
+	return n;
+}
+
 size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
 			    const struct llog__capture_rec *cr, char *dst)
 {
@@ -708,29 +725,20 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	struct llog__bin_frame *fr = &fs->bin_fr;
 	const struct llog__capture *c = &cr->c;
 	const struct bin_memo *m = memo_of(b, c->site);
-	struct llog_entry e;
 	size_t n;
 
 	/* A site met before (the memo; its room was b->room then) */
-	if (__builtin_expect(m->site == c->site && m->gen == c->gen &&
-				     c->room == llog__load_relaxed(&b->room) && c->len <= UINT32_MAX,
-			     1)) {
-		/* in a frame of the same thread: the record alone */
-		if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
-					     fr->thread_epoch == cr->thread_epoch &&
-					     cr->suppressed == 0,
-				     1) &&
-		    (n = put_direct(b, fr, cr, m->id, dst)) != 0)
-			return n;
-		return put_direct_full(b, fr, cr, m->id, dst);
-	}
-	/* A site met the first time (or a capture stored as text): the
-	 * entry it stands for, through the table. */
-	llog__capture_rec_entry(cr, &e);
-	n = encode(b, fr, &e, c, cr->thread, cr->thread_epoch, dst);
-	ch->sites = b->nsites;
-	ch->sites_end = b->defs_len;
-	return n;
+	if (__builtin_expect(m->site != c->site || m->gen != c->gen ||
+				     c->room != llog__load_relaxed(&b->room) || c->len > UINT32_MAX,
+			     0))
+		return encode_rec_new(b, fr, ch, cr, dst);
+	/* in a frame of the same thread: the record alone */
+	if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
+				     fr->thread_epoch == cr->thread_epoch && cr->suppressed == 0,
+			     1) &&
+	    (n = put_direct(b, fr, cr, m->id, dst)) != 0)
+		return n;
+	return put_direct_full(b, fr, cr, m->id, dst);
 }
 
 uint32_t llog__bin_sites(const struct llog__file_sink *fs)

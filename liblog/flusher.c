@@ -314,7 +314,10 @@ static void write_record(struct llog__flusher *f, struct llog__rec *r, struct ll
 {
 	struct llog_entry e;
 
-	if (__builtin_expect(llog__backtrace_triggers(f->bt, llog__site_level(r->site)), 0))
+	/* (f->bt NULL, the backtrace off: no call) */
+	if (__builtin_expect(f->bt != NULL &&
+				     llog__backtrace_triggers(f->bt, llog__site_level(r->site)),
+			     0))
 		llog__backtrace_emit(f->bt, bt_out, f);
 	if (direct_ok(f, r)) {
 		write_direct(f, r, next);
