@@ -9,7 +9,13 @@
  * argument bytes as they are in the arena (fmt.h's layout, strings copied
  * at the call); llogcat renders it later with the same llog__fmt_render and
  * line formatter as the text mode. The capture comes beside the entry on
- * the flusher and, on a thread of its own, as its queue's copy (capture.h).
+ * the flusher and, on a thread of its own, as its queue's copy (capture.h);
+ * on the flusher a LOG record without fields may come alone, without an
+ * entry (struct llog__capture_rec, the direct path: llog__bin_encode_rec),
+ * and is stored as the same bytes: a site met before (the memo below) in
+ * a frame whose last record was of the same thread (its arena and
+ * thread_epoch, capture.h) is written by put_direct, anything else as the
+ * entry it stands for (llog__capture_rec_entry).
  * An entry without a capture (an EAGER plan, a TEXT record, a notice) is
  * stored as its rendered message (a TEXT record). The entry's structured fields ride in
  * the record's extension blob (put_ext: item kind 1, typed, exact values).

@@ -32,7 +32,9 @@
  * The flusher skips rendering a LOG record's message when every sink that
  * gets it declares LLOG__SINK_F_RAW (sink.h), on the flusher or on a thread
  * of its own: the entry's msg is then NULL (msg_len 0) and the capture is
- * the record.
+ * the record. When every sink runs on the flusher and declares
+ * LLOG__SINK_F_DIRECT, it builds no entry at all: each gets a struct
+ * llog__capture_rec (below; the slot is not used).
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
  * caller, a sink's own thread around its write). Async-signal-safe to read
@@ -93,8 +95,8 @@ struct llog__capture_rec {
 	struct llog__capture c;         /* c.entry NULL: no entry */
 	int level;                      /* the site's output level */
 	uint64_t tid;
-	const char *thread_name;
-	size_t thread_name_len;
+	const char *thread_name;        /* the flusher's copy (arena.h) */
+	size_t thread_name_len;         /* at most 15 */
 	const void *thread;
 	uint64_t thread_epoch;
 	uint64_t seq;
