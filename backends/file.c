@@ -542,31 +542,22 @@ static void file_after_fork(struct llog_sink *s)
 	}
 }
 
-static const struct llog_sink_ops file_ops = {
-	.version = LLOG__SINK_VERSION,
-	.write = file_write,
-	.commit = file_commit,
-	.close = file_close,
-	.after_fork = file_after_fork,
-	.crash_write = file_crash_write,
-	.crash_commit = file_crash_commit,
-};
+/* The callbacks of both modes; flags: the binary mode's. */
+#define FILE_OPS(flags_)                                                                    \
+	{                                                                                   \
+		.version = LLOG__SINK_VERSION, .write = file_write, .commit = file_commit,  \
+		.close = file_close, .after_fork = file_after_fork,                         \
+		.crash_write = file_crash_write, .crash_commit = file_crash_commit,         \
+		.flags = (flags_),                                                          \
+	}
 
-/* Binary mode: the same callbacks; on the flusher it stores captures and
- * needs no rendered message (capture.h), and takes LOG records directly
- * (sink.h, write_rec). */
+static const struct llog_sink_ops file_ops = FILE_OPS(0);
+
+/* Binary mode: on the flusher it stores captures and needs no rendered
+ * message (capture.h), and takes LOG records directly (sink.h,
+ * write_rec). */
 static const struct llog__sink_direct_ops file_bin_ops = {
-	.ops =
-		{
-			.version = LLOG__SINK_VERSION,
-			.write = file_write,
-			.commit = file_commit,
-			.close = file_close,
-			.after_fork = file_after_fork,
-			.crash_write = file_crash_write,
-			.crash_commit = file_crash_commit,
-			.flags = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT,
-		},
+	.ops = FILE_OPS(LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT),
 	.write_rec = file_write_rec,
 };
 
