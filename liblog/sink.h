@@ -36,10 +36,13 @@ struct llog__sink_direct_ops {
 	llog__write_rec_fn *write_rec;
 };
 
-/* s's write_rec, or NULL when it has none. */
+/* s's write_rec, or NULL when it has none (both internal flags: one bit
+ * a foreign sink set by mistake is not enough to read past its ops). */
 static inline llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
 {
-	if (s->ops->version < 3 || !(s->ops->flags & LLOG__SINK_F_DIRECT))
+	const unsigned both = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT;
+
+	if (s->ops->version < 3 || (s->ops->flags & both) != both)
 		return NULL;
 	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_rec;
 }
