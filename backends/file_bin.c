@@ -471,11 +471,27 @@ struct rec_head {
 	const struct llog_entry *ext; /* its fields (LLOG_BIN_F_EXT), or NULL */
 };
 
-/* The frame's header when fr is fresh, and a THREAD item when the thread
- * is not the frame's last one (known the same by its identity, else
- * compared). */
-static char *put_frame_thread(struct llog__bin *b, struct llog__bin_frame *fr,
-			      const struct rec_head *h, char *p)
+/* Whether fr's last record was of this thread: known by its identity
+ * (thread, epoch; NULL: none), else compared, and the identity noted. */
+static inline int same_thread(struct llog__bin_frame *fr, uint64_t tid, const char *name,
+			      size_t nlen, const void *thread, uint64_t epoch)
+{
+	if (!fr->started || !fr->has_thread)
+		return 0;
+	if (thread == NULL || fr->thread != thread || fr->thread_epoch != epoch) {
+		if (fr->tid != tid || fr->name_len != nlen || memcmp(fr->name, name, nlen) != 0)
+			return 0;
+		fr->thread = thread;
+		fr->thread_epoch = epoch;
+	}
+	return 1;
+}
+
+/* The frame's header when fr is fresh, and a THREAD item unless the
+ * thread is the frame's last one (same_thread). */
+static char *put_frame_thread(struct llog__bin *b, struct llog__bin_frame *fr, uint64_t tid,
+			      const char *name, size_t nlen, const void *thread, uint64_t epoch,
+			      char *p)
 {
 	if (!fr->started) {
 		memcpy(p, LLOG_BIN_HEAD, 3);
@@ -487,23 +503,19 @@ static char *put_frame_thread(struct llog__bin *b, struct llog__bin_frame *fr,
 		fr->ts = 0;
 		fr->has_thread = 0;
 	}
-	if (fr->has_thread && h->thread != NULL && fr->thread == h->thread &&
-	    fr->thread_epoch == h->epoch)
+	if (same_thread(fr, tid, name, nlen, thread, epoch))
 		return p;
-	if (!fr->has_thread || fr->tid != h->tid || fr->name_len != h->nlen ||
-	    memcmp(fr->name, h->name, h->nlen) != 0) {
-		*p++ = (char)LLOG_BIN_THREAD;
-		p = put_varint(p, h->tid);
-		*p++ = (char)h->nlen;
-		memcpy(p, h->name, h->nlen);
-		p += h->nlen;
-		fr->has_thread = 1;
-		fr->tid = h->tid;
-		fr->name_len = (unsigned char)h->nlen;
-		memcpy(fr->name, h->name, h->nlen);
-	}
-	fr->thread = h->thread;
-	fr->thread_epoch = h->epoch;
+	*p++ = (char)LLOG_BIN_THREAD;
+	p = put_varint(p, tid);
+	*p++ = (char)nlen;
+	memcpy(p, name, nlen);
+	p += nlen;
+	fr->has_thread = 1;
+	fr->tid = tid;
+	fr->name_len = (unsigned char)nlen;
+	memcpy(fr->name, name, nlen);
+	fr->thread = thread;
+	fr->thread_epoch = epoch;
 	return p;
 }
 
@@ -593,8 +605,9 @@ static int storable(struct llog__bin *b, const struct llog__capture *c)
 }
 
 /* e's record, with c its capture or NULL. */
-static size_t encode(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog_entry *e,
-		     const struct llog__capture *c, const void *thread, uint64_t epoch, char *dst)
+static inline __attribute__((always_inline)) size_t
+encode(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog_entry *e,
+       const struct llog__capture *c, const void *thread, uint64_t epoch, char *dst)
 {
 	/* thread_name_len is the name's length (llog_entry), at most 15 */
 	struct rec_head h = {
@@ -607,6 +620,7 @@ static size_t encode(struct llog__bin *b, struct llog__bin_frame *fr, const stru
 	unsigned tag;
 	long id = -1;
 	size_t len;
+	char *p;
 
 	if (c != NULL && storable(b, c)) {
 		struct bin_memo *m = memo_of(b, c->site);
@@ -634,9 +648,10 @@ static size_t encode(struct llog__bin *b, struct llog__bin_frame *fr, const stru
 		if ((id = site_id(b, e, NULL)) < 0)
 			return 0;
 	}
-	return (size_t)(put_body(b, fr, &h, id, tag, c ? c->plan : NULL, body, len,
-				 put_frame_thread(b, fr, &h, dst)) -
-			dst);
+	p = same_thread(fr, h.tid, h.name, h.nlen, thread, epoch)
+		    ? dst
+		    : put_frame_thread(b, fr, h.tid, h.name, h.nlen, thread, epoch, dst);
+	return (size_t)(put_body(b, fr, &h, id, tag, c ? c->plan : NULL, body, len, p) - dst);
 }
 
 size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
@@ -701,9 +716,10 @@ static __attribute__((noinline)) size_t put_direct_full(struct llog__bin *b,
 		cr->tid, cr->thread_name, cr->thread_name_len,
 		cr->thread, cr->thread_epoch, cr->seq, cr->ts_ns, cr->suppressed, 0, NULL,
 	};
+	char *p = put_frame_thread(b, fr, h.tid, h.name, h.nlen, h.thread, h.epoch, dst);
 
 	return (size_t)(put_body(b, fr, &h, id, LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u),
-				 c->plan, c->args, c->len, put_frame_thread(b, fr, &h, dst)) -
+				 c->plan, c->args, c->len, p) -
 			dst);
 }
 
