@@ -237,7 +237,11 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  * between rounds: llog__arena_rename_closed, fork) and at each NAME and
  * EXIT record (a name changes; an arena is freed, its address may come
  * back as another thread's). Process-wide and never reset, so a sink kept
- * across flushers never sees an old value again. Flusher thread only.
+ * across flushers never sees an old value again. Written by whichever
+ * thread runs rounds: the flusher, or llog_init's thread running the final
+ * round of a flusher that could not start (llog__flusher_run_final, under
+ * the control lock, when no flusher thread runs: ordered with the last one
+ * by its join). Not atomic: never two at a time.
  */
 static uint64_t thread_epoch;
 
