@@ -84,6 +84,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "capture.h"
 #include "fileformat.h"
 #include "sink.h"
 #include "file.h"
@@ -101,6 +102,117 @@ const char *llog_file_sink_error(void)
 
 /* ---- the sink callbacks (flusher thread only) ---------------------------- */
 
+/* A new chunk for a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
+ * whose sequence number is seq, the last one being full (or handed to the
+ * writer): what is pending is written early (or handed), and when that
+ * fails with the backlog at its bound (chunks or bytes), the oldest chunk
+ * is dropped. A binary chunk starts with the sites defined so far. NULL
+ * when a crash report gave up on a writer stuck with the backlog
+ * (llog__file_writer_collect): the record is not stored. */
+static __attribute__((noinline)) struct llog__file_chunk *new_chunk(struct llog__file_sink *fs,
+								    size_t n, uint64_t seq)
+{
+	uint64_t lost = 0;
+
+	/* A writer done with what it holds gives it back now: with
+	 * nothing left pending the buffer starts again at 0. Past a
+	 * quarter of the buffer the flusher waits for it to be done
+	 * (a writer slower than the flusher: a round's overlap lost
+	 * every 2 MiB of records), so that the sink's resident
+	 * memory stays within 2 MiB and a few rounds (measured:
+	 * bench/README.md, "The file sink's writer"). */
+	if (llog__load_relaxed(&fs->w.target) > 0)
+		(void)llog__file_writer_collect(fs, fs->in_len > IN_CAP / 4);
+	if (fs->nch > (int)llog__load_relaxed(&fs->w.target) &&
+	    (!fs->w.running || llog__file_writer_hand(fs) != 0)) {
+		(void)llog__file_writer_collect(fs, 1); /* a crash's leftovers */
+		llog__file_flush_chunks(fs);
+	}
+	while (fs->nch == LLOG__FILE_MAX_CHUNKS || (fs->nch > 0 && fs->in_len + n > IN_CAP)) {
+		/* the writer's chunks first: written, they make room */
+		if (llog__load_relaxed(&fs->w.target) > 0) {
+			if (!llog__file_writer_collect(fs, 1))
+				return NULL;
+			continue;
+		}
+		if (fs->in_base > 0 && fs->nch < LLOG__FILE_MAX_CHUNKS) {
+			llog__file_compact(fs); /* the room of those written */
+			continue;
+		}
+		lost += fs->ch[0].records;
+		llog__file_drop_chunks(fs, 1);
+	}
+	if (lost > 0) {
+		llog__stats_count_sink_lost(lost);
+		llog__diag("%s: still failing; dropped %llu records", fs->path,
+			   (unsigned long long)lost);
+	}
+	fs->ch[fs->nch++] = (struct llog__file_chunk){.start = fs->in_len, .seq = seq};
+	if (fs->bin != NULL) {
+		fs->ch[fs->nch - 1].sites = llog__bin_sites(fs);
+		fs->ch[fs->nch - 1].sites_end = llog__bin_sites_end(fs);
+	}
+	fs->bin_fr.started = 0; /* a chunk is a frame: it starts afresh */
+	/* in_len + n <= IN_CAP: made so above (n <= LLOG_FRAME_CONTENT_MAX <
+	 * IN_CAP, and an empty buffer holds it). */
+	return &fs->ch[fs->nch - 1];
+}
+
+/* The chunk a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
+ * whose sequence number is seq goes to (NULL: new_chunk's): the last one
+ * while it has room
+ * (a chunk handed to the writer is complete: the record starts the next).
+ * Relaxed loads of w.target here and in file_commit: only this thread
+ * stores it (file_writer.c), so it reads its own last value; the writer's
+ * side is ordered by collect's acquires. */
+static struct llog__file_chunk *chunk_for(struct llog__file_sink *fs, size_t n, uint64_t seq)
+{
+	struct llog__file_chunk *c =
+		fs->nch > (int)llog__load_relaxed(&fs->w.target) ? &fs->ch[fs->nch - 1] : NULL;
+
+	if (__builtin_expect(c == NULL || fs->in_len + n > LLOG__FILE_PENDING_MAX ||
+				     (c->len > 0 && c->len + n > fs->chunk_max),
+			     0)) {
+		c = new_chunk(fs, n, seq);
+		if (c == NULL)
+			return NULL;
+	}
+	if (c->records > 0 && seq != c->seq + c->records)
+		c->gaps = 1;
+	return c;
+}
+
+/* Whether the sink takes no more records: a recovered crash left its
+ * writer stuck in the file (file_writer.c); counted lost. */
+static int abandoned(struct llog__file_sink *fs)
+{
+	if (__builtin_expect(!fs->w.abandoned, 1))
+		return 0;
+	llog__stats_count_sink_lost(1);
+	return 1;
+}
+
+/* A record not stored: a crash report gave up on the writer (new_chunk). */
+static __attribute__((noinline, cold)) long stuck_writer(void)
+{
+	llog__stats_count_sink_lost(1);
+	return -ETIMEDOUT;
+}
+
+/* n bytes of a record appended to chunk c (0: it could not be stored,
+ * counted lost). Returns what write returns. */
+static long appended(struct llog__file_sink *fs, struct llog__file_chunk *c, size_t n)
+{
+	if (n == 0) {
+		llog__stats_count_sink_lost(1);
+		return -ENOSPC;
+	}
+	fs->in_len += n;
+	c->len += n;
+	c->records++;
+	return (long)n;
+}
+
 /*
  * The line is formatted straight into the last chunk, with room for its
  * bound (llog__line_bound), so a record of any max_record_bytes arrives
@@ -115,12 +227,8 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 	size_t n;
 	struct llog__file_chunk *c;
 
-	if (__builtin_expect(fs->w.abandoned, 0)) {
-		/* a recovered crash left its writer stuck in the file
-		 * (file_writer.c): nothing more goes to this sink */
-		llog__stats_count_sink_lost(1);
+	if (abandoned(fs))
 		return -EIO;
-	}
 	n = fs->bin ? llog__bin_bound(fs, e) : llog__line_bound(e, s->format, fs->pat);
 	if (n > LLOG_FRAME_CONTENT_MAX) {
 		if (fs->bin != NULL) { /* arguments are never cut */
@@ -129,77 +237,34 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		}
 		n = LLOG_FRAME_CONTENT_MAX;
 	}
-	/* (a chunk handed to the writer is complete: the record starts the
-	 * next). Relaxed loads of w.target here and in file_commit: only
-	 * this thread stores it (file_writer.c), so it reads its own last
-	 * value; the writer's side is ordered by collect's acquires. */
-	c = fs->nch > (int)llog__load_relaxed(&fs->w.target) ? &fs->ch[fs->nch - 1] : NULL;
-	if (c == NULL || fs->in_len + n > IN_CAP || (c->len > 0 && c->len + n > fs->chunk_max)) {
-		uint64_t lost = 0;
-
-		/* A writer done with what it holds gives it back now: with
-		 * nothing left pending the buffer starts again at 0. Past a
-		 * quarter of the buffer the flusher waits for it to be done
-		 * (a writer slower than the flusher: a round's overlap lost
-		 * every 2 MiB of records), so that the sink's resident
-		 * memory stays within 2 MiB and a few rounds (measured:
-		 * bench/README.md, "The file sink's writer"). */
-		if (llog__load_relaxed(&fs->w.target) > 0)
-			(void)llog__file_writer_collect(fs, fs->in_len > IN_CAP / 4);
-		/* The last chunk is full: write what is pending early (or hand
-		 * it to the writer), and when that fails with the backlog at
-		 * its bound (chunks or bytes), drop the oldest. */
-		if (fs->nch > (int)llog__load_relaxed(&fs->w.target) &&
-		    (!fs->w.running || llog__file_writer_hand(fs) != 0)) {
-			(void)llog__file_writer_collect(fs, 1); /* a crash's leftovers */
-			llog__file_flush_chunks(fs);
-		}
-		while (fs->nch == LLOG__FILE_MAX_CHUNKS || (fs->nch > 0 && fs->in_len + n > IN_CAP)) {
-			/* the writer's chunks first: written, they make room
-			 * (a crash report gives up on a stuck writer:
-			 * collect) */
-			if (llog__load_relaxed(&fs->w.target) > 0) {
-				if (!llog__file_writer_collect(fs, 1)) {
-					llog__stats_count_sink_lost(1);
-					return -ETIMEDOUT;
-				}
-				continue;
-			}
-			if (fs->in_base > 0 && fs->nch < LLOG__FILE_MAX_CHUNKS) {
-				llog__file_compact(fs); /* the room of those written */
-				continue;
-			}
-			lost += fs->ch[0].records;
-			llog__file_drop_chunks(fs, 1);
-		}
-		if (lost > 0) {
-			llog__stats_count_sink_lost(lost);
-			llog__diag("%s: still failing; dropped %llu records", fs->path,
-				   (unsigned long long)lost);
-		}
-		fs->ch[fs->nch++] = (struct llog__file_chunk){.start = fs->in_len, .seq = e->seq};
-		fs->bin_fr.started = 0; /* a chunk is a frame: it starts afresh */
-	}
-	/* in_len + n <= IN_CAP: made so above (n <= LLOG_FRAME_CONTENT_MAX <
-	 * IN_CAP, and an empty buffer holds it). */
-	c = &fs->ch[fs->nch - 1];
-	if (c->records > 0 && e->seq != c->seq + c->records)
-		c->gaps = 1;
+	if ((c = chunk_for(fs, n, e->seq)) == NULL)
+		return stuck_writer();
 	if (fs->bin != NULL) {
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
 		c->sites_end = llog__bin_sites_end(fs);
-		if (n == 0) {
-			llog__stats_count_sink_lost(1);
-			return -ENOSPC;
-		}
 	} else {
 		n = llog__sink_format_line(e, s->format, &fs->line, fs->pat, fs->in + fs->in_len, n);
 	}
-	fs->in_len += n;
-	c->len += n;
-	c->records++;
-	return (long)n;
+	return appended(fs, c, n);
+}
+
+/* Binary mode, a LOG record handed directly (sink.h): as file_write. */
+static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr)
+{
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	size_t n = llog__bin_rec_bound(cr);
+	struct llog__file_chunk *c;
+
+	if (abandoned(fs))
+		return -EIO;
+	if (n > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
+		llog__stats_count_sink_lost(1);
+		return -E2BIG;
+	}
+	if ((c = chunk_for(fs, n, cr->seq)) == NULL)
+		return stuck_writer();
+	return appended(fs, c, llog__bin_encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
 /*
@@ -503,27 +568,23 @@ static void file_after_fork(struct llog_sink *s)
 	}
 }
 
-static const struct llog_sink_ops file_ops = {
-	.version = LLOG__SINK_VERSION,
-	.write = file_write,
-	.commit = file_commit,
-	.close = file_close,
-	.after_fork = file_after_fork,
-	.crash_write = file_crash_write,
-	.crash_commit = file_crash_commit,
-};
+/* The callbacks of both modes; flags: the binary mode's. */
+#define FILE_OPS(flags_)                                                                    \
+	{                                                                                   \
+		.version = LLOG__SINK_VERSION, .write = file_write, .commit = file_commit,  \
+		.close = file_close, .after_fork = file_after_fork,                         \
+		.crash_write = file_crash_write, .crash_commit = file_crash_commit,         \
+		.flags = (flags_),                                                          \
+	}
 
-/* Binary mode: the same callbacks; on the flusher it stores captures and
- * needs no rendered message (capture.h). */
-static const struct llog_sink_ops file_bin_ops = {
-	.version = LLOG__SINK_VERSION,
-	.write = file_write,
-	.commit = file_commit,
-	.close = file_close,
-	.after_fork = file_after_fork,
-	.crash_write = file_crash_write,
-	.crash_commit = file_crash_commit,
-	.flags = LLOG__SINK_F_RAW,
+static const struct llog_sink_ops file_ops = FILE_OPS(0);
+
+/* Binary mode: on the flusher it stores captures and needs no rendered
+ * message (capture.h), and takes LOG records directly (sink.h,
+ * write_rec). */
+static const struct llog__sink_direct_ops file_bin_ops = {
+	.ops = FILE_OPS(LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT),
+	.write_rec = file_write_rec,
 };
 
 /* ---- construction -------------------------------------------------------- */
@@ -590,7 +651,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 		errno = ENOMEM;
 		return NULL;
 	}
-	fs->base.ops = opt->compression == LLOG_FILE_BINARY ? &file_bin_ops : &file_ops;
+	fs->base.ops = opt->compression == LLOG_FILE_BINARY ? &file_bin_ops.ops : &file_ops;
 	fs->base.level = opt->level;
 	fs->base.format = opt->format;
 	fs->fd = -1;

@@ -63,6 +63,11 @@ struct llog__bin_frame {
 	uint64_t tid;
 	unsigned char name_len;
 	char name[16];
+	/* The identity of the thread of the frame's last record when it came
+	 * directly (capture.h, struct llog__capture_rec), else NULL: a record
+	 * of the same identity skips comparing tid and name. */
+	const void *thread;
+	uint64_t thread_epoch;
 };
 
 /*
@@ -218,6 +223,13 @@ size_t llog__bin_bound(const struct llog__file_sink *fs, const struct llog_entry
  * Returns the bytes written; 0 when the record cannot be stored. */
 size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 			const struct llog_entry *e, char *dst);
+/* The same for a LOG record handed directly (sink.h: write_rec), its
+ * record's bound first; its frame is fs->bin_fr, and ch, the chunk it goes
+ * to, gets the sites defined for it. Flusher. */
+struct llog__capture_rec;
+size_t llog__bin_rec_bound(const struct llog__capture_rec *cr);
+size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			    const struct llog__capture_rec *cr, char *dst);
 /* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);
 size_t llog__bin_sites_end(const struct llog__file_sink *fs);

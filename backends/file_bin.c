@@ -9,7 +9,13 @@
  * argument bytes as they are in the arena (fmt.h's layout, strings copied
  * at the call); llogcat renders it later with the same llog__fmt_render and
  * line formatter as the text mode. The capture comes beside the entry on
- * the flusher and, on a thread of its own, as its queue's copy (capture.h).
+ * the flusher and, on a thread of its own, as its queue's copy (capture.h);
+ * on the flusher a LOG record without fields may come alone, without an
+ * entry (struct llog__capture_rec, the direct path: llog__bin_encode_rec),
+ * and is stored as the same bytes: a site met before (the memo below) in
+ * a frame whose last record was of the same thread (its arena and
+ * thread_epoch, capture.h) is written by put_direct, anything else as the
+ * entry it stands for (llog__capture_rec_entry).
  * An entry without a capture (an EAGER plan, a TEXT record, a notice) is
  * stored as its rendered message (a TEXT record). The entry's structured fields ride in
  * the record's extension blob (put_ext: item kind 1, typed, exact values).
@@ -67,6 +73,7 @@
 #define SITE_STR_MAX LLOG__CAPTURE_FMT_MAX /* a longer format (or name): stored as text */
 #define SCRATCH_CAP LLOG__CAPTURE_TEXT_MAX /* a record rendered here (fallback) */
 #define SITES_HDR 28 /* "LLS" ver, stream, room, first, count, check */
+#define MEMO_SLOTS 64u /* the sites whose ids are remembered (struct llog__bin) */
 
 struct bin_key {
 	const void *site;  /* LOG: the llog_site's address; TEXT: NULL */
@@ -90,13 +97,17 @@ struct llog__bin {
 	char *scratch;             /* SCRATCH_CAP */
 	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */
 	uint64_t frames;           /* frames started: the packing stamp */
-	/* The last LOG site's id: consecutive records of one site skip the
-	 * table (valid for captures of generation memo_gen: ids are never
-	 * reused, and a site's category is a field of the site, which never
-	 * changes unloaded). */
-	const void *memo_site;
-	uint64_t memo_gen;
-	long memo_id;
+	/* The ids of the LOG sites met last, by address (MEMO_SLOTS,
+	 * direct-mapped): a site met before skips the table and its checks
+	 * (valid for captures of generation gen: ids are never reused, and a
+	 * site's category is a field of the site, which never changes
+	 * unloaded). Not on the crash path (!fr->pack): it may have
+	 * interrupted an update. */
+	struct bin_memo {
+		const void *site;
+		uint64_t gen;
+		long id;
+	} memo[MEMO_SLOTS];
 };
 
 /* ---- encoding ------------------------------------------------------------ */
@@ -445,31 +456,181 @@ static const char *fallback_text(struct llog__bin *b, const struct llog__capture
 	return b->scratch;
 }
 
-size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
-			const struct llog_entry *e, char *dst)
+/* A record's header fields, from an entry or a capture handed directly. */
+struct rec_head {
+	uint64_t tid;
+	const char *name;
+	size_t nlen;            /* at most 15 */
+	const void *thread;     /* with epoch: the thread's identity, or NULL
+				   (capture.h, struct llog__capture_rec) */
+	uint64_t epoch;
+	uint64_t seq;
+	int64_t ts;
+	uint64_t suppressed;
+	int backtrace;
+	const struct llog_entry *ext; /* its fields (LLOG_BIN_F_EXT), or NULL */
+};
+
+/* Whether fr's last record was of this thread: known by its identity
+ * (thread, epoch; NULL: none), else compared, and the identity noted. */
+static inline int same_thread(struct llog__bin_frame *fr, uint64_t tid, const char *name,
+			      size_t nlen, const void *thread, uint64_t epoch)
 {
-	struct llog__bin *b = fs->bin;
-	const struct llog__capture *c = llog__capture_of(e);
-	const char *name = e->thread_name ? e->thread_name : "";
+	if (!fr->started || !fr->has_thread)
+		return 0;
+	if (thread == NULL || fr->thread != thread || fr->thread_epoch != epoch) {
+		if (fr->tid != tid || fr->name_len != nlen || memcmp(fr->name, name, nlen) != 0)
+			return 0;
+		fr->thread = thread;
+		fr->thread_epoch = epoch;
+	}
+	return 1;
+}
+
+/* The frame's header when fr is fresh, and a THREAD item unless the
+ * thread is the frame's last one (same_thread). */
+static char *put_frame_thread(struct llog__bin *b, struct llog__bin_frame *fr, uint64_t tid,
+			      const char *name, size_t nlen, const void *thread, uint64_t epoch,
+			      char *p)
+{
+	if (!fr->started) {
+		memcpy(p, LLOG_BIN_HEAD, 3);
+		p[3] = (char)LLOG_BIN_VERSION;
+		p = put_u64(p + 4, b->stream);
+		fr->started = 1;
+		fr->stamp = ++b->frames;
+		fr->seq = 0;
+		fr->ts = 0;
+		fr->has_thread = 0;
+	}
+	if (same_thread(fr, tid, name, nlen, thread, epoch))
+		return p;
+	*p++ = (char)LLOG_BIN_THREAD;
+	p = put_varint(p, tid);
+	*p++ = (char)nlen;
+	memcpy(p, name, nlen);
+	p += nlen;
+	fr->has_thread = 1;
+	fr->tid = tid;
+	fr->name_len = (unsigned char)nlen;
+	memcpy(fr->name, name, nlen);
+	fr->thread = thread;
+	fr->thread_epoch = epoch;
+	return p;
+}
+
+/* A packed body's length varint of more than a byte: the body (n bytes
+ * at p + 1) moves on. Returns its end. */
+static __attribute__((noinline)) char *long_body(char *p, size_t n)
+{
+	char lb[10];
+	size_t ll = (size_t)(put_varint(lb, n) - lb);
+
+	memmove(p + ll, p + 1, n);
+	memcpy(p, lb, ll);
+	return p + ll + n;
+}
+
+/* A record of site id after the frame's header and thread: tag (its kind
+ * and truncation flag), the fields of h that go in it, its body (args,
+ * packed along plan for a PLOG record, or text). Inline in both callers:
+ * the direct one has no fields and no backtrace flag. */
+static inline __attribute__((always_inline)) char *
+put_body(struct llog__bin *b, struct llog__bin_frame *fr, const struct rec_head *h, long id,
+	 unsigned tag, const struct llog__plan *plan, const char *body, size_t len, char *p)
+{
+	char *tagp;
+	size_t n;
+
+	if (h->seq != fr->seq + 1)
+		tag |= LLOG_BIN_F_SEQ;
+	if (h->suppressed != 0)
+		tag |= LLOG_BIN_F_SUPP;
+	if (h->backtrace)
+		tag |= LLOG_BIN_F_BT;
+	if (h->ext != NULL)
+		tag |= LLOG_BIN_F_EXT;
+	tagp = p;
+	*p++ = (char)tag;
+	if (tag & LLOG_BIN_F_SEQ)
+		p = put_varint(p, h->seq - fr->seq - 1);
+	p = put_varint(p, (uint64_t)id);
+	{
+		/* zigzag: the flusher's times never decrease, but a sink's
+		 * queue or a caller's entry might */
+		int64_t d = (int64_t)((uint64_t)h->ts - (uint64_t)fr->ts);
+
+		p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	}
+	if (tag & LLOG_BIN_F_SUPP)
+		p = put_varint(p, h->suppressed);
+	if (tag & LLOG_BIN_F_EXT)
+		p = put_ext(p, h->ext);
+	if ((tag & 7u) == LLOG_BIN_PLOG &&
+	    (n = llog__pack(p + 1, &b->pack[id], fr->stamp, plan, (const unsigned char *)body,
+			    len)) != (size_t)-1) {
+		/* Packed after a 1-byte length, moved on when it needs more. */
+		if (__builtin_expect(n < 0x80, 1)) {
+			*p = (char)n;
+			p += 1 + n;
+		} else {
+			p = long_body(p, n);
+		}
+	} else {
+		/* A capture llog__pack refused (not its plan's layout: it
+		 * does not happen) goes unpacked, the site's state as it was. */
+		if ((tag & 7u) == LLOG_BIN_PLOG)
+			*tagp = (char)((tag & ~7u) | LLOG_BIN_LOG);
+		p = put_varint(p, len);
+		if (len > 0)
+			memcpy(p, body, len);
+		p += len;
+	}
+	fr->seq = h->seq;
+	fr->ts = h->ts;
+	return p;
+}
+
+static struct bin_memo *memo_of(struct llog__bin *b, const void *site)
+{
+	return &b->memo[((uintptr_t)site >> 4 ^ (uintptr_t)site >> 10) & (MEMO_SLOTS - 1)];
+}
+
+/* Whether c's arguments can be stored as they are (else as text). */
+static int storable(struct llog__bin *b, const struct llog__capture *c)
+{
+	if (llog__load_relaxed(&b->room) == 0)
+		llog__store_relaxed(&b->room, c->room);
+	return c->room == llog__load_relaxed(&b->room) && c->len <= UINT32_MAX;
+}
+
+/* e's record, with c its capture or NULL. */
+static inline __attribute__((always_inline)) size_t
+encode(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog_entry *e,
+       const struct llog__capture *c, const void *thread, uint64_t epoch, char *dst)
+{
 	/* thread_name_len is the name's length (llog_entry), at most 15 */
-	size_t nlen = e->thread_name ? (e->thread_name_len < 15 ? e->thread_name_len : 15) : 0, len;
+	struct rec_head h = {
+		e->tid, e->thread_name ? e->thread_name : "",
+		e->thread_name ? (e->thread_name_len < 15 ? e->thread_name_len : 15) : 0,
+		thread, epoch, e->seq, e->ts_ns, e->suppressed, e->backtrace,
+		e->nfields != 0 || e->fields_truncated != 0 ? e : NULL,
+	};
 	const char *body;
 	unsigned tag;
 	long id = -1;
-	char *p = dst, *tagp;
-	size_t n;
+	size_t len;
+	char *p;
 
-	if (c != NULL && llog__load_relaxed(&b->room) == 0)
-		llog__store_relaxed(&b->room, c->room);
-	if (c != NULL && c->room == llog__load_relaxed(&b->room) && c->len <= UINT32_MAX) {
-		/* not on the crash path (!fr->pack): it may have interrupted
-		 * an update of the memo */
-		if (fr->pack && c->site == b->memo_site && c->gen == b->memo_gen) {
-			id = b->memo_id;
+	if (c != NULL && storable(b, c)) {
+		struct bin_memo *m = memo_of(b, c->site);
+
+		if (fr->pack && m->site == c->site && m->gen == c->gen) {
+			id = m->id;
 		} else if ((id = site_id(b, e, c)) >= 0 && fr->pack) {
-			b->memo_site = c->site;
-			b->memo_gen = c->gen;
-			b->memo_id = id;
+			m->site = c->site;
+			m->gen = c->gen;
+			m->id = id;
 		}
 	}
 	if (id >= 0) {
@@ -487,80 +648,119 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 		if ((id = site_id(b, e, NULL)) < 0)
 			return 0;
 	}
-	if (!fr->started) {
-		memcpy(p, LLOG_BIN_HEAD, 3);
-		p[3] = (char)LLOG_BIN_VERSION;
-		p = put_u64(p + 4, b->stream);
-		fr->started = 1;
-		fr->stamp = ++b->frames;
-		fr->seq = 0;
-		fr->ts = 0;
-		fr->has_thread = 0;
-	}
-	if (!fr->has_thread || fr->tid != e->tid || fr->name_len != nlen ||
-	    memcmp(fr->name, name, nlen) != 0) {
-		*p++ = (char)LLOG_BIN_THREAD;
-		p = put_varint(p, e->tid);
-		*p++ = (char)nlen;
-		memcpy(p, name, nlen);
-		p += nlen;
-		fr->has_thread = 1;
-		fr->tid = e->tid;
-		fr->name_len = (unsigned char)nlen;
-		memcpy(fr->name, name, nlen);
-	}
-	if (e->seq != fr->seq + 1)
-		tag |= LLOG_BIN_F_SEQ;
-	if (e->suppressed != 0)
-		tag |= LLOG_BIN_F_SUPP;
-	if (e->backtrace)
-		tag |= LLOG_BIN_F_BT;
-	if (e->nfields != 0 || e->fields_truncated != 0)
-		tag |= LLOG_BIN_F_EXT;
-	tagp = p;
-	*p++ = (char)tag;
-	if (tag & LLOG_BIN_F_SEQ)
-		p = put_varint(p, e->seq - fr->seq - 1);
-	p = put_varint(p, (uint64_t)id);
-	{
-		/* zigzag: the flusher's times never decrease, but a sink's
-		 * queue or a caller's entry might */
-		int64_t d = (int64_t)((uint64_t)e->ts_ns - (uint64_t)fr->ts);
+	p = same_thread(fr, h.tid, h.name, h.nlen, thread, epoch)
+		    ? dst
+		    : put_frame_thread(b, fr, h.tid, h.name, h.nlen, thread, epoch, dst);
+	return (size_t)(put_body(b, fr, &h, id, tag, c ? c->plan : NULL, body, len, p) - dst);
+}
 
-		p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-	}
-	if (tag & LLOG_BIN_F_SUPP)
-		p = put_varint(p, e->suppressed);
-	if (tag & LLOG_BIN_F_EXT)
-		p = put_ext(p, e);
-	if ((tag & 7u) == LLOG_BIN_PLOG &&
-	    (n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)body,
-			    len)) != (size_t)-1) {
-		/* Packed after a 1-byte length, moved on when it needs more. */
-		if (n < 0x80) {
-			*p = (char)n;
-			p += 1 + n;
-		} else {
-			char lb[10];
-			size_t ll = (size_t)(put_varint(lb, n) - lb);
+size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
+			const struct llog_entry *e, char *dst)
+{
+	return encode(fs->bin, fr, e, llog__capture_of(e), NULL, 0, dst);
+}
 
-			memmove(p + ll, p + 1, n);
-			memcpy(p, lb, ll);
-			p += ll + n;
-		}
+size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
+{
+	size_t body = cr->c.len > text_bound(&cr->c) ? cr->c.len : text_bound(&cr->c);
+
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
+}
+
+/* The direct record of a site met before (memo m), in a frame of the same
+ * thread, without a suppressed count: what put_body writes for it, in
+ * fewer steps. 0 when llog__pack refuses the capture (nothing changed:
+ * put_body then writes it unpacked). */
+static size_t put_direct(struct llog__bin *b, struct llog__bin_frame *fr,
+			 const struct llog__capture_rec *cr, long id, char *dst)
+{
+	const struct llog__capture *c = &cr->c;
+	unsigned tag = LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
+	int64_t d = (int64_t)((uint64_t)cr->ts_ns - (uint64_t)fr->ts);
+	char *p = dst;
+	size_t n;
+
+	if (__builtin_expect(cr->seq != fr->seq + 1, 0)) {
+		*p++ = (char)(tag | LLOG_BIN_F_SEQ);
+		p = put_varint(p, cr->seq - fr->seq - 1);
 	} else {
-		/* A capture llog__pack refused (not its plan's layout: it
-		 * does not happen) goes unpacked, the site's state as it was. */
-		if ((tag & 7u) == LLOG_BIN_PLOG)
-			*tagp = (char)((tag & ~7u) | LLOG_BIN_LOG);
-		p = put_varint(p, len);
-		if (len > 0)
-			memcpy(p, body, len);
-		p += len;
+		*p++ = (char)tag;
 	}
-	fr->seq = e->seq;
-	fr->ts = e->ts_ns;
+	p = put_varint(p, (uint64_t)id);
+	p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)c->args,
+		       c->len);
+	if (__builtin_expect(n == (size_t)-1, 0))
+		return 0;
+	if (__builtin_expect(n < 0x80, 1)) {
+		*p = (char)n;
+		p += 1 + n;
+	} else {
+		p = long_body(p, n);
+	}
+	fr->seq = cr->seq;
+	fr->ts = cr->ts_ns;
 	return (size_t)(p - dst);
+}
+
+/* The direct record of a site met before, any other case: the frame's
+ * header or the thread first, a suppressed count. */
+static __attribute__((noinline)) size_t put_direct_full(struct llog__bin *b,
+							struct llog__bin_frame *fr,
+							const struct llog__capture_rec *cr,
+							long id, char *dst)
+{
+	const struct llog__capture *c = &cr->c;
+	/* thread_name_len is the name's length, at most 15 (capture.h) */
+	struct rec_head h = {
+		cr->tid, cr->thread_name, cr->thread_name_len,
+		cr->thread, cr->thread_epoch, cr->seq, cr->ts_ns, cr->suppressed, 0, NULL,
+	};
+	char *p = put_frame_thread(b, fr, h.tid, h.name, h.nlen, h.thread, h.epoch, dst);
+
+	return (size_t)(put_body(b, fr, &h, id, LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u),
+				 c->plan, c->args, c->len, p) -
+			dst);
+}
+
+/* A direct record of a site met the first time (or a capture stored as
+ * text): the entry it stands for, through the table. */
+static __attribute__((noinline)) size_t encode_rec_new(struct llog__bin *b,
+						       struct llog__bin_frame *fr,
+						       struct llog__file_chunk *ch,
+						       const struct llog__capture_rec *cr, char *dst)
+{
+	struct llog_entry e;
+	size_t n;
+
+	llog__capture_rec_entry(cr, &e);
+	n = encode(b, fr, &e, &cr->c, cr->thread, cr->thread_epoch, dst);
+	ch->sites = b->nsites;
+	ch->sites_end = b->defs_len;
+	return n;
+}
+
+size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			    const struct llog__capture_rec *cr, char *dst)
+{
+	struct llog__bin *b = fs->bin;
+	struct llog__bin_frame *fr = &fs->bin_fr;
+	const struct llog__capture *c = &cr->c;
+	const struct bin_memo *m = memo_of(b, c->site);
+	size_t n;
+
+	/* A site met before (the memo; its room was b->room then) */
+	if (__builtin_expect(m->site != c->site || m->gen != c->gen ||
+				     c->room != llog__load_relaxed(&b->room) || c->len > UINT32_MAX,
+			     0))
+		return encode_rec_new(b, fr, ch, cr, dst);
+	/* in a frame of the same thread: the record alone */
+	if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
+				     fr->thread_epoch == cr->thread_epoch && cr->suppressed == 0,
+			     1) &&
+	    (n = put_direct(b, fr, cr, m->id, dst)) != 0)
+		return n;
+	return put_direct_full(b, fr, cr, m->id, dst);
 }
 
 uint32_t llog__bin_sites(const struct llog__file_sink *fs)

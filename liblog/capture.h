@@ -32,7 +32,9 @@
  * The flusher skips rendering a LOG record's message when every sink that
  * gets it declares LLOG__SINK_F_RAW (sink.h), on the flusher or on a thread
  * of its own: the entry's msg is then NULL (msg_len 0) and the capture is
- * the record.
+ * the record. When every sink runs on the flusher and declares
+ * LLOG__SINK_F_DIRECT, it builds no entry at all: each gets a struct
+ * llog__capture_rec (below; the slot is not used).
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
  * caller, a sink's own thread around its write). Async-signal-safe to read
@@ -73,6 +75,38 @@ struct llog__capture {
 	size_t room;                    /* the renderer's message bound (render.h) */
 	int truncated;                  /* the capture was cut (strings clipped) */
 };
+
+/*
+ * A LOG record handed straight from the arena to a sink that stores
+ * captures (the direct path, flusher.c): what of the entry such a sink
+ * stores, and nothing rendered. Valid for the one write_rec call
+ * (sink.h); on the flusher, so the call site may be read through (its
+ * records are handed out before its library goes: llog__dso_fini), but only
+ * where a site is met the first time (llog__capture_rec_entry).
+ *
+ *   (thread, thread_epoch) equal  =>  tid and thread_name equal
+ *
+ * thread is the record's arena, thread_epoch a process-wide count the
+ * flusher moves on at every round and at every record that may change an
+ * arena's name or free it (NAME, EXIT), so a sink may skip comparing the
+ * name of the thread it wrote last.
+ */
+struct llog__capture_rec {
+	struct llog__capture c;         /* c.entry NULL: no entry */
+	int level;                      /* the site's output level */
+	uint64_t tid;
+	const char *thread_name;        /* the flusher's copy (arena.h) */
+	size_t thread_name_len;         /* at most 15 */
+	const void *thread;
+	uint64_t thread_epoch;
+	uint64_t seq;
+	int64_t ts_ns;
+	uint64_t suppressed;
+};
+
+/* The entry cr stands for, without a message (msg NULL) or fields: the
+ * site's fields read through cr->c.site (render.c). Flusher thread. */
+void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e);
 
 extern __thread struct llog__capture llog__cur_capture
 	__attribute__((tls_model("initial-exec")));

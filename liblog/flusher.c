@@ -223,14 +223,110 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
 	llog__flusher_keep_entry(f, r, &e);
 }
 
+/*
+ * The direct path: a LOG record without fields goes to sinks that store
+ * captures as its capture (capture.h, struct llog__capture_rec), with no
+ * entry built and nothing rendered, when every sink of the table runs on
+ * the flusher and has write_rec (sink.h); otherwise every record goes as
+ * an entry (write_record), as to any sink. Each sink still gets exactly
+ * the records of its level and categories, in the same order, with the
+ * same sequence numbers and times.
+ *
+ * thread_epoch: what a sink may take as the same thread and name as
+ * before (capture.h): moved on at each round's start (a name may change
+ * between rounds: llog__arena_rename_closed, fork) and at each NAME and
+ * EXIT record (a name changes; an arena is freed, its address may come
+ * back as another thread's). Process-wide and never reset, so a sink kept
+ * across flushers never sees an old value again. Written by whichever
+ * thread runs rounds: the flusher, or llog_init's thread running the final
+ * round of a flusher that could not start (llog__flusher_run_final, under
+ * the control lock, when no flusher thread runs: ordered with the last one
+ * by its join). Not atomic: never two at a time.
+ */
+static uint64_t thread_epoch;
+
+/* Sets f->direct_on and f->direct[] for the table as it is now. */
+static void direct_setup(struct llog__flusher *f)
+{
+	f->direct_on = f->sinks.n > 0;
+	for (int i = 0; i < f->sinks.n; i++) {
+		f->direct[i] = f->sinks.q[i] == NULL ? llog__sink_write_rec(f->sinks.s[i]) : NULL;
+		if (f->direct[i] == NULL)
+			f->direct_on = 0;
+	}
+}
+
+/* Whether r's capture may go directly: a LOG record with no fields (no
+ * call block, an empty context that refused nothing: kv.h). */
+static int direct_ok(const struct llog__flusher *f, const struct llog__rec *r)
+{
+	struct llog__kv_list h;
+
+	if (!f->direct_on || r->kind != LLOG__K_LOG || (r->flags & LLOG__REC_FIELDS))
+		return 0;
+	memcpy(&h, r->arena->fl_ctx, sizeof(h));
+	return h.count == 0 && h.refused == 0;
+}
+
+/* Whether a record of cr's site goes to sink i by its categories. */
+static int direct_sel(const struct llog__flusher *f, int i, const struct llog__capture_rec *cr)
+{
+	struct llog_entry e;
+
+	if (f->sinks.sel[i].n == 0)
+		return 1;
+	e.level = (enum llog_level)cr->level;
+	e.category = llog__site_category(cr->c.site);
+	e.category_len = e.category != NULL ? strlen(e.category) : 0;
+	return llog__catsel_match(&f->sinks.sel[i], &e);
+}
+
+/* Hands r (direct_ok) to the sinks directly; `next` is the record after
+ * it in the chain. A sink that faults: the crash drain renders r for the
+ * sinks after it, with the sequence number and time the others got
+ * (crash_direct, crash_cr). */
+static void write_direct(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
+{
+	struct llog__capture_rec cr;
+
+	f->crash_rendering = 1;
+	llog__render_capture_rec(r, f->msgcap, &f->tmp_plan, &cr);
+	cr.thread_epoch = thread_epoch;
+	cr.seq = ++f->seq;
+	cr.ts_ns = out_ts(f, r->ts);
+	f->crash_cr = &cr;
+	f->crash_direct = r;
+	f->crash_rendering = 0;
+	f->crash_rest = next;
+	for (int i = 0; i < f->sinks.n; i++) {
+		struct llog_sink *s = f->sinks.s[i];
+
+		if (cr.level < (int)s->level || !direct_sel(f, i, &cr))
+			continue;
+		f->crash_sink = i;
+		if (f->direct[i](s, &cr) < 0)
+			llog__count(write_errors, 1);
+	}
+	f->crash_direct = NULL;
+	f->crash_cr = NULL;
+	f->crash_sink = -1;
+}
+
 /* Hands r to the sinks; `next` is the record after it in the chain. A
  * record at the trigger level has the backtrace written first. */
 static void write_record(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next)
 {
 	struct llog_entry e;
 
-	if (__builtin_expect(llog__backtrace_triggers(f->bt, llog__site_level(r->site)), 0))
+	/* (f->bt NULL, the backtrace off: no call) */
+	if (__builtin_expect(f->bt != NULL &&
+				     llog__backtrace_triggers(f->bt, llog__site_level(r->site)),
+			     0))
 		llog__backtrace_emit(f->bt, bt_out, f);
+	if (direct_ok(f, r)) {
+		write_direct(f, r, next);
+		return;
+	}
 	f->crash_rendering = 1;
 	if (needs_text(f, r)) {
 		llog__flusher_record_entry(f, r, f->msgbuf, &f->tmp_plan, f->fmt_cache, &e);
@@ -333,8 +429,10 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 	}
 	if (r->kind == LLOG__K_EXIT) {
 		f->crash_rest = next; /* the arena may be freed below */
+		thread_epoch++;       /* its address may be another's */
 	} else if (r->kind == LLOG__K_NAME) {
 		llog__arena_apply_name(r); /* the records after it: new name */
+		thread_epoch++;
 		f->crash_rest = next;
 	} else if (r->kind == LLOG__K_CTX) {
 		llog__arena_apply_ctx(r); /* the records after it: new context */
@@ -386,11 +484,13 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			f->crash_rest = next; /* r is freed or given back below */
 			if (r->flags & LLOG__SINK_REMOVE) {
 				remove_sink(f, (struct llog__sink_rec *)(void *)r);
+				direct_setup(f);
 				break;
 			}
 			llog__flusher_sinktab_install(&f->sinks, (struct llog__sink_rec *)(void *)r,
 						      LLOG__SINKTAB_IN_ROUND);
 			free(r);
+			direct_setup(f);
 			break;
 		default:
 			break;
@@ -430,6 +530,8 @@ static int flusher_round(struct llog__flusher *f)
 	chain = llog__queue_take(&stopping);                         /* F1-F3 */
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
+	thread_epoch++; /* names may have changed since the last round */
+	direct_setup(f);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */
 	rd.notices += llog__reload_poll(rd.barriers != NULL, llog__cfg.flush_interval_ms, rl_line,

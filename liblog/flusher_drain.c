@@ -220,6 +220,21 @@ static int crash_commit_all(struct llog__flusher *f, int at, unsigned queue_ms)
 	return committed;
 }
 
+/* The record the flusher was handing out directly (flusher.c,
+ * write_direct) as the entry the sinks after the faulting one get: with
+ * the sequence number and time the sinks before it got, and its capture
+ * beside it (capture.h). */
+static const struct llog_entry *direct_entry(struct llog__flusher *f, struct llog_entry *e)
+{
+	const struct llog__capture_rec *cr = f->crash_cr;
+
+	llog__flusher_record_entry(f, f->crash_direct, f->crash_msg, &f->tmp_plan, NULL, e);
+	f->seq = cr->seq; /* taken already */
+	e->seq = cr->seq;
+	e->ts_ns = cr->ts_ns;
+	return e;
+}
+
 /*
  * In output order, to every sink with crash entry points: the entry the
  * flusher was handing out (to the sinks after the one it faulted in, which
@@ -248,8 +263,11 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec, unsigned queue_ms)
 	crash_faulted = 0; /* this drain's (a fork child's is its own) */
 	at = d.at = f->crash_sink;
 	cur = f->crash_entry;
+	if (cur == NULL && f->crash_direct != NULL)
+		cur = direct_entry(f, &e);
 	if (cur != NULL)
 		crash_hand(f, at + 1, cur, at);
+	llog__capture_clear();
 	rest = f->crash_rest;
 	if (rest != NULL && f->crash_rendering)
 		rest = rest->next; /* lost: rendering it is what crashed */

@@ -31,6 +31,7 @@
 
 struct llog__fmt_cache;
 struct llog__backtrace_ring;
+struct llog__capture_rec;
 
 /* Rounds whose barriers may wait for the sinks' own threads at once; a
  * round beyond that joins the newest group (and its deadline). */
@@ -62,6 +63,11 @@ struct llog__flusher {
 	volatile int crash_rendering;
 	const struct llog_entry *volatile crash_entry;
 	volatile int crash_sink;
+	/* The record being handed out directly (flusher.c, write_direct) and
+	 * what the sinks got of it (its seq and time), or NULL: the drain
+	 * renders it for the sinks after crash_sink. */
+	const struct llog__rec *volatile crash_direct;
+	const struct llog__capture_rec *volatile crash_cr;
 	char *crash_msg;   /* the drain's render buffer, msgcap bytes */
 	/* The fields of the entry being handed out (kv.h): the rounds', and
 	 * the crash drain's (which may interrupt a round's). */
@@ -91,6 +97,12 @@ struct llog__flusher {
 	int64_t round_ms;     /* when the last round started */
 	int64_t round_ms_prev; /* when the one before it started */
 	struct llog__backtrace_ring *bt; /* the backtrace's ring, or NULL (off) */
+	/* The direct path (flusher.c, direct_setup): 1 when every sink of the
+	 * table runs on the flusher and takes captures directly, direct[i]
+	 * being sink i's write_rec (sink.h); set again whenever the table
+	 * changes in a round and at every round's start. */
+	int direct_on;
+	long (*direct[LLOG__MAX_SINKS])(struct llog_sink *s, const struct llog__capture_rec *cr);
 };
 
 /* The running flusher, for the crash handler on its thread (set and

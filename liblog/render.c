@@ -25,12 +25,10 @@ static size_t finish(char *buf, size_t n, int trunc)
 
 __thread struct llog__capture llog__cur_capture __attribute__((tls_model("initial-exec")));
 
-/* Notes the capture of a LOG record beside e (capture.h). */
-static void note_capture(const struct llog__rec *r, const struct llog__plan *plan, size_t room,
-			 const struct llog_entry *e)
+/* c, the capture of the LOG record r, for the entry e (or NULL). */
+static void fill_capture(struct llog__capture *c, const struct llog__rec *r,
+			 const struct llog__plan *plan, size_t room, const struct llog_entry *e)
 {
-	struct llog__capture *c = &llog__cur_capture;
-
 	c->site = r->site;
 	c->gen = llog__fmt_cache_gen();
 	c->fmt = r->site->fmt;
@@ -40,6 +38,13 @@ static void note_capture(const struct llog__rec *r, const struct llog__plan *pla
 	c->room = room;
 	c->truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
 	c->entry = e;
+}
+
+/* Notes the capture of a LOG record beside e (capture.h). */
+static void note_capture(const struct llog__rec *r, const struct llog__plan *plan, size_t room,
+			 const struct llog_entry *e)
+{
+	fill_capture(&llog__cur_capture, r, plan, room, e);
 }
 
 /* The rate-limit count that rides after the payload (producer.c); counted
@@ -128,6 +133,37 @@ void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__pl
 		llog__count(truncated, 1); /* as finish() would */
 	note_capture(r, llog__site_plan_peek(r->site, tmp), cap - LLOG__MARKER_LEN, e);
 	suppressed_count(r, e);
+}
+
+void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
+			      struct llog__capture_rec *cr)
+{
+	struct llog_entry e;
+
+	fill_capture(&cr->c, r, llog__site_plan_peek(r->site, tmp), cap - LLOG__MARKER_LEN, NULL);
+	if (cr->c.truncated)
+		llog__count(truncated, 1); /* as finish() would */
+	cr->level = llog__site_level(r->site);
+	cr->tid = r->arena->tid;
+	cr->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
+	cr->thread_name_len = r->arena->fl_name_len;
+	cr->thread = r->arena;
+	e.suppressed = 0;
+	suppressed_count(r, &e);
+	cr->suppressed = e.suppressed;
+}
+
+void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e)
+{
+	site_fields(cr->c.site, e);
+	e->tid = cr->tid;
+	e->thread_name = cr->thread_name;
+	e->thread_name_len = cr->thread_name_len;
+	e->msg = NULL;
+	e->msg_len = 0;
+	e->seq = cr->seq;
+	e->ts_ns = cr->ts_ns;
+	e->suppressed = cr->suppressed;
 }
 
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,

@@ -50,6 +50,13 @@ void llog__render_record_cached(const struct llog__rec *r, char *buf, size_t cap
 void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
 			  struct llog_entry *e);
 
+/* The same as a capture handed to the sinks directly (capture.h: the
+ * direct path): cr's capture, level, thread and suppressed count (counted,
+ * as the truncation); its seq, ts_ns and thread_epoch are the caller's. */
+struct llog__capture_rec;
+void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
+			      struct llog__capture_rec *cr);
+
 /* The same for a call rendered at once from its va_list (no record). */
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		     char *buf, size_t cap, struct llog_entry *e);

@@ -19,6 +19,34 @@
  * runs on the flusher. */
 #define LLOG__SINK_F_RAW 0x80000000u
 
+/* An internal flag of ops->flags (llog's own sinks only, with
+ * LLOG__SINK_F_RAW): ops is the first member of a struct
+ * llog__sink_direct_ops, whose write_rec the flusher calls for a LOG
+ * record without fields instead of write, when the sink runs on the
+ * flusher and no sink in the table needs an entry (flusher.c: the direct
+ * path). write_rec stores what write would store for the entry cr stands
+ * for (llog__capture_rec_entry) with the capture beside it; it returns as
+ * write does. The crash path keeps crash_write. */
+#define LLOG__SINK_F_DIRECT 0x40000000u
+
+struct llog__capture_rec;
+typedef long llog__write_rec_fn(struct llog_sink *s, const struct llog__capture_rec *cr);
+struct llog__sink_direct_ops {
+	struct llog_sink_ops ops; /* first: flags has LLOG__SINK_F_DIRECT */
+	llog__write_rec_fn *write_rec;
+};
+
+/* s's write_rec, or NULL when it has none (both internal flags: one bit
+ * a foreign sink set by mistake is not enough to read past its ops). */
+static inline llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
+{
+	const unsigned both = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT;
+
+	if (s->ops->version < 3 || (s->ops->flags & both) != both)
+		return NULL;
+	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_rec;
+}
+
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,
  * bounded by timeout_ms in total) on EAGAIN; never raises SIGPIPE for
  * sockets. Returns bytes written or a negative errno. */

@@ -935,13 +935,21 @@ static void test_faulty_crash_path_isolated(void **state)
  *     for the writer a second at most, then the console commits it;
  *   - in the flusher (a callback sink faults): the crash path gives the
  *     writer its second and a tenth, then abandons the file.
+ * With a backlog, the stalled writer is handed a chunk a round until the
+ * file sink holds as many as it can (LLOG__FILE_MAX_CHUNKS, 256): the
+ * flusher then waits for the writer before the crash, and gives up a
+ * second into the report, the records after that not stored in the file.
  * Either way the process dies of its signal in bounded time, the console
  * has every record and the crash record, and the file keeps exactly what
  * was written before the stall: the records llog_flush put there, whole
  * frames only, no crash record.
  */
 static atomic_int stall_writer, writer_stalled, crash_armed;
-static int crash_in_flusher;
+static int crash_in_flusher, stall_backlog;
+
+/* Rounds of one record each after the stall, with a backlog: more than the
+ * file sink's 256 chunks. */
+#define BACKLOG_ROUNDS 300
 
 /* The callback sink (index 2): faults at its first record once armed. */
 static void armed_crash_entry(void *user, const struct llog_entry *e)
@@ -987,8 +995,12 @@ static void stuck_writer_child(const struct tdir *t)
 		sleep_ms(1);
 	if (!atomic_load(&writer_stalled))
 		_exit(97); /* no writer thread took a chunk */
+	for (int k = 0; stall_backlog && k < BACKLOG_ROUNDS; k++, i++) {
+		LOG_INFO("rec i=%d backlog", i);
+		sleep_ms(6); /* a round (5 ms) each */
+	}
 	atomic_store(&crash_armed, crash_in_flusher);
-	for (; i < ON_DISK + STALLED + AFTER_STALL; i++)
+	for (int k = 0; k < AFTER_STALL; k++, i++)
 		LOG_INFO("rec i=%d after", i);
 	if (crash_in_flusher)
 		for (;;)
@@ -1003,12 +1015,14 @@ static void test_crash_with_stuck_writer(void **state)
 	char cmd[4200], *z, *e, *out;
 
 	crash_in_flusher = ((uintptr_t)*state & 2) != 0;
+	stall_backlog = ((uintptr_t)*state & 4) != 0;
 	tdir_make(&t, "llog_crash_");
 	file_kind = binary ? LLOG_FILE_BINARY : LLOG_FILE_ZSTD;
 	run_child(&t, stuck_writer_child);
 	file_kind = LLOG_FILE_ZSTD;
 	e = read_err(&t);
-	check_output("console", e, ON_DISK + STALLED + AFTER_STALL);
+	check_output("console", e,
+		     ON_DISK + STALLED + AFTER_STALL + (stall_backlog ? BACKLOG_ROUNDS : 0));
 	/* The file: the records before the stall, whole frames only. */
 	z = binary ? read_llogcat(&t) : read_zstdcat(&t);
 	if (z != NULL) {
@@ -1100,6 +1114,7 @@ TEST_MAIN(
 	TEST_CASE_ARG(test_crash_with_stuck_writer_binary, test_crash_with_stuck_writer, 1),
 	TEST_CASE_ARG(test_flusher_crash_with_stuck_writer_text, test_crash_with_stuck_writer, 2),
 	TEST_CASE_ARG(test_flusher_crash_with_stuck_writer_binary, test_crash_with_stuck_writer, 3),
+	TEST_CASE_ARG(test_crash_with_stuck_writer_backlog, test_crash_with_stuck_writer, 4),
 	TEST_CASE_ARG(test_binary_flusher_crash_drains, test_binary, &binary_drains),
 	TEST_CASE_ARG(test_binary_flusher_crash_in_final_round, test_binary, &binary_final_round),
 	TEST_CASE_ARG(test_binary_flusher_fault_during_report, test_binary, &binary_fault_in_report),

@@ -82,7 +82,7 @@ static const unsigned char *get_varint(const unsigned char *p, const unsigned ch
 	return NULL;
 }
 
-static uint64_t le(const unsigned char *p, unsigned n)
+static __attribute__((unused)) uint64_t le(const unsigned char *p, unsigned n)
 {
 	uint64_t v = 0;
 
@@ -146,20 +146,92 @@ static int decimal_of(double v, unsigned prec, int64_t *k)
 
 /* ---- pack ------------------------------------------------------------------- */
 
+/* Copies n bytes from src to dst, short strings without a call: two
+ * overlapping moves of 16, 8 or 4 bytes within both. */
+static inline void copy_short(char *dst, const unsigned char *src, size_t n)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (n > 16 && n <= 32) {
+		uint64_t w[4];
+
+		memcpy(w, src, 16);
+		memcpy(w + 2, src + n - 16, 16);
+		memcpy(dst, w, 16);
+		memcpy(dst + n - 16, w + 2, 16);
+	} else if (n >= 8 && n <= 16) {
+		memcpy(&x, src, 8);
+		memcpy(&y, src + n - 8, 8);
+		memcpy(dst, &x, 8);
+		memcpy(dst + n - 8, &y, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&u, src, 4);
+		memcpy(&v, src + n - 4, 4);
+		memcpy(dst, &u, 4);
+		memcpy(dst + n - 4, &v, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = (char)src[i];
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
+/* A capture's little-endian number of n bytes (4 or 8) at p. */
+static inline uint64_t ld(const unsigned char *p, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t u;
+	uint64_t v;
+
+	if (n == 4) {
+		memcpy(&u, p, 4);
+		return u;
+	}
+	memcpy(&v, p, 8);
+	return v;
+#else
+	return le(p, n);
+#endif
+}
+
+/* A refused capture: ps as it was (the values saved in old, the stamp). */
+static size_t refuse(struct llog__pack_site *ps, const int64_t *old, unsigned saved,
+		     uint64_t stamp)
+{
+	for (unsigned i = 0; i < LLOG__PACK_DELTA; i++)
+		if (saved >> i & 1)
+			ps->last[i] = old[i];
+	ps->stamp = stamp;
+	return (size_t)-1;
+}
+
+/*
+ * One pass along the plan, the previous values updated in ps as it goes;
+ * every argument's bytes are checked against the capture's end before
+ * they are read. A refused capture leaves ps as it was (the reader never
+ * sees it): each previous value is saved in old before it is replaced
+ * (bit i of saved), all of them when a new frame starts them at 0.
+ */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
 {
 	const unsigned char *a = args, *end = args + len;
-	int64_t prev[LLOG__PACK_DELTA] = {0};
+	unsigned nargs = plan->nargs, saved = 0;
+	uint64_t old_stamp = ps->stamp;
+	int64_t old[LLOG__PACK_DELTA];
 	char *p = dst;
 
-	/* Worked on a copy, stored back only when the whole capture packed:
-	 * a refused capture leaves ps as it was (the reader never sees it). */
-	if (ps->stamp == stamp)
-		memcpy(prev, ps->last, sizeof(prev));
-	for (unsigned i = 0; i < plan->nargs; i++) {
+	if (__builtin_expect(old_stamp != stamp, 0)) {
+		memcpy(old, ps->last, sizeof(old));
+		memset(ps->last, 0, sizeof(ps->last));
+		saved = (1u << LLOG__PACK_DELTA) - 1;
+		ps->stamp = stamp;
+	}
+	for (unsigned i = 0; i < nargs; i++) {
 		uint8_t t = plan->type[i];
-		int64_t zero = 0, *last = i < LLOG__PACK_DELTA ? &prev[i] : &zero;
+		int64_t last = i < LLOG__PACK_DELTA ? ps->last[i] : 0;
 		uint64_t v;
 		double d;
 		int64_t k;
@@ -167,31 +239,27 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		switch (t) {
 		case A_INT:
 			if (end - a < 4)
-				return (size_t)-1;
-			v = (uint64_t)(int64_t)(int32_t)(uint32_t)le(a, 4);
+				return refuse(ps, old, saved, old_stamp);
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)ld(a, 4);
 			a += 4;
-			p = put_varint(p, zigzag(v - (uint64_t)*last));
-			*last = (int64_t)v;
-			continue;
+			break;
 		case A_I64:
 		case A_PTR:
 			if (end - a < 8)
-				return (size_t)-1;
-			v = le(a, 8);
+				return refuse(ps, old, saved, old_stamp);
+			v = ld(a, 8);
 			a += 8;
-			p = put_varint(p, zigzag(v - (uint64_t)*last));
-			*last = (int64_t)v;
-			continue;
+			break;
 		case A_DBL:
 			if (end - a < 8)
-				return (size_t)-1;
+				return refuse(ps, old, saved, old_stamp);
 			if (ps->dec[i] != 0) {
 				memcpy(&d, a, 8);
 				if (decimal_of(d, ps->dec[i] - 1u, &k)) {
-					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)*last) << 1);
-					*last = k;
+					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)last) << 1);
+					v = (uint64_t)k;
 					a += 8;
-					continue;
+					goto keep;
 				}
 				*p++ = 1; /* not a decimal: the bytes follow */
 			}
@@ -200,34 +268,42 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 			unsigned char *u = (unsigned char *)p;
 
 			if (!copy_raw(&u, &a, end, t == A_LDBL ? LDBL_STORE : 8))
-				return (size_t)-1;
+				return refuse(ps, old, saved, old_stamp);
 			p = (char *)u;
 			continue;
 		}
 		case A_NPTR:
 			continue;
 		default:
-			break;
-		}
-		if (!llog__fmt_is_str(t) || end - a < 4)
-			return (size_t)-1;
-		v = le(a, 4);
-		a += 4;
-		if (v == STR_NULL) {
-			*p++ = 0;
+			if (!llog__fmt_is_str(t) || end - a < 4)
+				return refuse(ps, old, saved, old_stamp);
+			v = ld(a, 4);
+			a += 4;
+			if (v == STR_NULL) {
+				*p++ = 0;
+				continue;
+			}
+			if ((uint64_t)(end - a) < v)
+				return refuse(ps, old, saved, old_stamp);
+			p = put_varint(p, v + 1);
+			copy_short(p, a, (size_t)v);
+			p += v;
+			a += v;
 			continue;
 		}
-		if ((uint64_t)(end - a) < v)
-			return (size_t)-1;
-		p = put_varint(p, v + 1);
-		memcpy(p, a, (size_t)v);
-		p += v;
-		a += v;
+		/* an integer: the difference from the previous one */
+		p = put_varint(p, zigzag(v - (uint64_t)last));
+keep:
+		if (i < LLOG__PACK_DELTA) {
+			if (!(saved >> i & 1)) {
+				old[i] = last;
+				saved |= 1u << i;
+			}
+			ps->last[i] = (int64_t)v;
+		}
 	}
 	if (a != end)
-		return (size_t)-1;
-	memcpy(ps->last, prev, sizeof(prev));
-	ps->stamp = stamp;
+		return refuse(ps, old, saved, old_stamp);
 	return (size_t)(p - dst);
 }
 

@@ -1,0 +1,538 @@
+/*
+ * test_direct.c - the flusher's direct path (flusher.c): LOG records
+ * handed to sinks that store captures (the binary file sink) as their
+ * captures, with no entry built, while every sink of the table takes them
+ * so.
+ *
+ * DESIGN
+ * Each case logs records that name themselves ("rec t=T i=I") and reads
+ * the binary files back with llogcat --json, so that
+ *
+ *   records in a file == exactly the records its sink selects, once each,
+ *                        in per-thread order, with the thread name that
+ *                        was set when each was logged
+ *
+ * Cases: four binary sinks with different levels and categories; a
+ * callback sink added and removed while a binary one runs (the path is
+ * left and taken again mid-round); threads renaming themselves and
+ * exiting between records of one round (the sink's cache of the last
+ * thread); the same records through either path read back the same; a
+ * sink that faults in write_rec, mid-record, with a binary file
+ * after it (the crash drain renders that record for it, with the same
+ * sequence number). Needs LLOGCAT (the build sets it).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llog.h"
+#include "llog/sinks.h"
+#include "testutil.h"
+
+#include "capture.h"
+#include "childproc.h"
+#include "sink.h"
+
+/* One record of a file as llogcat --json prints it. */
+struct rec {
+	int t, i;
+	int level;        /* LLOG_* */
+	char name[16];    /* its thread's name */
+	char cat[16];     /* its category, "" for the default one */
+	unsigned long long seq;
+	long tid;
+	long logged_tid;  /* "tid=N" in its message, or 0 */
+};
+
+/* llogcat --json PATH's records "rec t=T i=I" (at most max), in file
+ * order; the count. */
+static int read_recs(const char *path, struct rec *out, int max)
+{
+	const char *llogcat = getenv("LLOGCAT");
+	char cmd[512], *all, *line, *save = NULL;
+	int n = 0;
+
+	if (llogcat == NULL)
+		skip();
+	snprintf(cmd, sizeof(cmd), "'%s' --json '%s'", llogcat, path);
+	all = read_cmd(cmd);
+	for (line = strtok_r(all, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		static const char *const lv[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
+		const char *m = strstr(line, "rec t="), *p;
+		struct rec r = {0};
+
+		if (m == NULL)
+			continue;
+		assert_int_equal(sscanf(m, "rec t=%d i=%d", &r.t, &r.i), 2);
+		r.level = -1;
+		for (int k = 0; k < 6; k++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "\"level\":\"%s\"", lv[k]);
+			if (strstr(line, want) != NULL)
+				r.level = k;
+		}
+		assert_true(r.level >= 0);
+		if ((p = strstr(line, "\"thread_name\":\"")) != NULL)
+			sscanf(p + 15, "%15[^\"]", r.name);
+		if ((p = strstr(line, "\"category\":\"")) != NULL)
+			sscanf(p + 12, "%15[^\"]", r.cat);
+		if ((p = strstr(line, "\"seq\":")) != NULL)
+			r.seq = strtoull(p + 6, NULL, 10);
+		if ((p = strstr(line, "\"thread\":")) != NULL)
+			r.tid = strtol(p + 9, NULL, 10);
+		if ((p = strstr(m, " tid=")) != NULL)
+			r.logged_tid = strtol(p + 5, NULL, 10);
+		assert_true(n < max);
+		out[n++] = r;
+	}
+	free(all);
+	return n;
+}
+
+static void add_bin(const char *path, enum llog_level level, const char *categories)
+{
+	struct llog_file_options fo = {.path = path, .compression = LLOG_FILE_BINARY,
+				       .level = level};
+	struct llog_sink_options so = {.categories = categories};
+
+	assert_int_equal(llog_add_sink_opts(llog_file_sink(&fo), &so), 0);
+}
+
+/* ---- 1. levels and categories per sink --------------------------------------- */
+
+#define NREC 3000
+
+/* Record i's level and category: every level from DEBUG up, "db" on
+ * every third. */
+static enum llog_level level_of(int i)
+{
+	return (enum llog_level)(LLOG_DEBUG + i % 4); /* DEBUG..ERROR */
+}
+
+static void log_rec(int t, int i)
+{
+	if (i % 3 == 0) {
+		switch (level_of(i)) {
+		case LLOG_DEBUG: LOG_DEBUG_CAT("db", "rec t=%d i=%d x=%.3f", t, i, i / 8.0); break;
+		case LLOG_INFO: LOG_INFO_CAT("db", "rec t=%d i=%d x=%.3f", t, i, i / 8.0); break;
+		case LLOG_WARN: LOG_WARN_CAT("db", "rec t=%d i=%d x=%.3f", t, i, i / 8.0); break;
+		default: LOG_ERROR_CAT("db", "rec t=%d i=%d x=%.3f", t, i, i / 8.0); break;
+		}
+		return;
+	}
+	switch (level_of(i)) {
+	case LLOG_DEBUG: LOG_DEBUG("rec t=%d i=%d s=%s", t, i, "debug"); break;
+	case LLOG_INFO: LOG_INFO("rec t=%d i=%d s=%s", t, i, "info"); break;
+	case LLOG_WARN: LOG_WARN("rec t=%d i=%d s=%s", t, i, "warn"); break;
+	default: LOG_ERROR("rec t=%d i=%d s=%s", t, i, "error"); break;
+	}
+}
+
+/* The records of path are exactly those i < n of thread t that want(i)
+ * selects, in order. */
+static void expect_selected(const char *path, int t, int n, int (*want)(int))
+{
+	struct rec *r = calloc(NREC, sizeof(*r));
+	int got, k = 0;
+
+	assert_non_null(r);
+	got = read_recs(path, r, NREC);
+	for (int i = 0; i < n; i++) {
+		if (!want(i))
+			continue;
+		if (k >= got || r[k].t != t || r[k].i != i)
+			fail_msg("%s: record %d: t=%d i=%d where t=%d i=%d was expected", path, k,
+				 k < got ? r[k].t : -1, k < got ? r[k].i : -1, t, i);
+		assert_int_equal(r[k].level, (int)level_of(i));
+		assert_string_equal(r[k].cat, i % 3 == 0 ? "db" : "");
+		k++;
+	}
+	assert_int_equal(got, k);
+	free(r);
+}
+
+static int want_all(int i)
+{
+	(void)i;
+	return 1;
+}
+
+static int want_warn(int i)
+{
+	return level_of(i) >= LLOG_WARN;
+}
+
+static int want_db(int i)
+{
+	return i % 3 == 0;
+}
+
+static int want_info_not_db(int i)
+{
+	return level_of(i) >= LLOG_INFO && i % 3 != 0;
+}
+
+static void test_levels_and_categories(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 5};
+	char a[128], b[128], c[128], d[128];
+	struct tdir t;
+
+	(void)state;
+	tdir_make(&t, "llog_direct_");
+	snprintf(a, sizeof(a), "%s/all.zst", t.dir);
+	snprintf(b, sizeof(b), "%s/warn.zst", t.dir);
+	snprintf(c, sizeof(c), "%s/db.zst", t.dir);
+	snprintf(d, sizeof(d), "%s/info_not_db.zst", t.dir);
+	add_bin(a, LLOG_DEBUG, NULL);
+	add_bin(b, LLOG_WARN, NULL);
+	add_bin(c, LLOG_DEBUG, "db");
+	add_bin(d, LLOG_INFO, "!db");
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int i = 0; i < NREC; i++) {
+		log_rec(0, i);
+		if (i % 500 == 0)
+			llog_flush();
+	}
+	llog_shutdown();
+	expect_selected(a, 0, NREC, want_all);
+	expect_selected(b, 0, NREC, want_warn);
+	expect_selected(c, 0, NREC, want_db);
+	expect_selected(d, 0, NREC, want_info_not_db);
+	tdir_remove(&t);
+}
+
+/* ---- 2. a sink that takes entries comes and goes ----------------------------- */
+
+struct seen {
+	int n, bad;
+	int i[NREC];
+};
+
+static void on_entry(void *user, const struct llog_entry *e)
+{
+	struct seen *s = user;
+	int t, i;
+
+	if (sscanf(e->msg, "rec t=%d i=%d", &t, &i) != 2 || s->n >= NREC) {
+		s->bad++;
+		return;
+	}
+	s->i[s->n++] = i;
+}
+
+static void test_entry_sink_comes_and_goes(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 5};
+	static struct seen seen;
+	struct llog_callback_options co = {.on_entry = on_entry, .user = &seen};
+	struct llog_sink *cb = NULL;
+	char a[128];
+	struct tdir t;
+	int k = 0;
+
+	(void)state;
+	tdir_make(&t, "llog_direct_");
+	snprintf(a, sizeof(a), "%s/all.zst", t.dir);
+	add_bin(a, LLOG_DEBUG, NULL);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int i = 0; i < NREC; i++) {
+		log_rec(0, i);
+		/* the callback sink (WARN) takes records 1000..1999 */
+		if (i == 999) {
+			co.level = LLOG_WARN;
+			cb = llog_callback_sink(&co);
+			assert_non_null(cb);
+			assert_int_equal(llog_add_sink(cb), 0);
+		}
+		if (i == 1999)
+			assert_int_equal(llog_remove_sink(cb), 0);
+	}
+	llog_shutdown();
+	expect_selected(a, 0, NREC, want_all);
+	assert_int_equal(seen.bad, 0);
+	for (int i = 1000; i < 2000; i++)
+		if (level_of(i) >= LLOG_WARN) {
+			assert_true(k < seen.n);
+			assert_int_equal(seen.i[k], i);
+			k++;
+		}
+	assert_int_equal(seen.n, k);
+	tdir_remove(&t);
+}
+
+/* ---- 3. thread names and exits within a round -------------------------------- */
+
+#define THREADS 4
+#define PER_THREAD 2000
+#define RENAME_EVERY 7
+
+static void name_of(char *buf, int t, int i)
+{
+	snprintf(buf, 16, "t%d-%d", t, i / RENAME_EVERY);
+}
+
+static void *renamer(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	char name[16];
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		if (i % RENAME_EVERY == 0) {
+			name_of(name, t, i);
+			llog_set_thread_name(name);
+		}
+		LOG_INFO("rec t=%d i=%d", t, i);
+		if (i % 300 == 0)
+			llog_flush();
+	}
+	return NULL;
+}
+
+/* Short-lived threads one after the other, each one record under the
+ * name it inherited: their arenas may come back at one address. */
+static void *one_shot(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+
+	LOG_INFO("rec t=%d i=0 tid=%ld", t, (long)gettid());
+	return NULL;
+}
+
+static void test_thread_names(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_INFO, .flush_interval_ms = 20};
+	const int max = THREADS * PER_THREAD + 200;
+	struct rec *r = calloc((size_t)max, sizeof(*r));
+	int next[THREADS] = {0}, once = 0, got;
+	pthread_t th[THREADS];
+	char a[128], name[16];
+	struct tdir t;
+
+	(void)state;
+	assert_non_null(r);
+	tdir_make(&t, "llog_direct_");
+	snprintf(a, sizeof(a), "%s/names.zst", t.dir);
+	add_bin(a, LLOG_DEBUG, NULL);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int k = 0; k < THREADS; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, renamer, (void *)(intptr_t)k), 0);
+	for (int k = 0; k < THREADS; k++)
+		assert_int_equal(pthread_join(th[k], NULL), 0);
+	for (int k = 0; k < 100; k++) {
+		pthread_t o;
+
+		assert_int_equal(pthread_create(&o, NULL, one_shot, (void *)(intptr_t)(100 + k)), 0);
+		assert_int_equal(pthread_join(o, NULL), 0);
+	}
+	llog_shutdown();
+	got = read_recs(a, r, max);
+	for (int k = 0; k < got; k++) {
+		if (r[k].t >= 100) {
+			assert_int_equal(r[k].tid, r[k].logged_tid);
+			assert_string_equal(r[k].name, "test_direct");
+			assert_int_equal(r[k].t, 100 + once);
+			once++;
+			continue;
+		}
+		assert_true(r[k].t >= 0 && r[k].t < THREADS);
+		assert_int_equal(r[k].i, next[r[k].t]); /* once each, in order */
+		name_of(name, r[k].t, r[k].i);
+		if (strcmp(r[k].name, name) != 0)
+			fail_msg("record t=%d i=%d of thread \"%s\", not \"%s\"", r[k].t, r[k].i,
+				 r[k].name, name);
+		next[r[k].t]++;
+	}
+	for (int k = 0; k < THREADS; k++)
+		assert_int_equal(next[k], PER_THREAD);
+	assert_int_equal(once, 100);
+	free(r);
+	tdir_remove(&t);
+}
+
+/* ---- 4. the same file through either path ----------------------------------- */
+
+static void ignore_entry(void *user, const struct llog_entry *e)
+{
+	(void)user;
+	(void)e;
+}
+
+/* Every kind of record a binary file stores: packed arguments (deltas,
+ * decimals, strings, NULL), a format stored as text (%ls), no arguments,
+ * categories, a long string, thread names, levels below the sink's. */
+static void mixed_records(const char *path, int direct)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 5};
+	struct llog_callback_options co = {.on_entry = ignore_entry, .level = LLOG_FATAL};
+	static char big[3000];
+
+	memset(big, 'b', sizeof(big) - 1);
+	add_bin(path, LLOG_INFO, NULL);
+	if (!direct) /* a sink that takes entries: no direct path */
+		assert_int_equal(llog_add_sink(llog_callback_sink(&co)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	llog_set_thread_name("mixer");
+	for (int i = 0; i < 400; i++) {
+		LOG_INFO("rec t=0 i=%d s=%s f=%.2f g=%g p=%p", i, i % 3 ? "x\ty" : NULL, i * 0.25,
+			 i * 1e10, (void *)(uintptr_t)(i * 4096));
+		LOG_DEBUG("rec t=1 i=%d below the sink's level", i);
+		if (i % 10 == 0)
+			LOG_WARN("rec t=2 i=%d %ls", i, L"wide");
+		if (i % 50 == 0)
+			LOG_ERROR("rec t=3 i=%d static", i);
+		if (i % 4 == 0)
+			LOG_INFO_CAT("db.pool", "rec t=4 i=%d %lld", i, (long long)i << 40);
+		if (i % 97 == 0)
+			LOG_INFO("rec t=5 i=%d %s", i, big);
+		if (i % 100 == 99)
+			llog_set_thread_name(i % 200 == 99 ? "mixer-b" : "mixer");
+		if (i % 7 == 0)
+			llog_flush();
+	}
+	llog_shutdown();
+}
+
+/* llogcat --json of path without the times and the thread ids. */
+static char *timeless(const char *path)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --json '%s' | sed -e 's/\"ts\":\"[^\"]*\"//' -e 's/\"thread\":[0-9]*//'",
+		 getenv("LLOGCAT"), path);
+	return read_cmd(cmd);
+}
+
+static void test_same_as_entries(void **state)
+{
+	char a[128], b[128], *x, *y;
+	struct tdir t;
+
+	(void)state;
+	if (getenv("LLOGCAT") == NULL)
+		skip();
+	tdir_make(&t, "llog_direct_");
+	snprintf(a, sizeof(a), "%s/entries.zst", t.dir);
+	snprintf(b, sizeof(b), "%s/direct.zst", t.dir);
+	mixed_records(a, 0);
+	mixed_records(b, 1);
+	x = timeless(a);
+	y = timeless(b);
+	assert_non_null(strstr(x, "rec t=5 i=97 bbbb"));
+	assert_non_null(strstr(x, "\"thread_name\":\"mixer-b\""));
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+	tdir_remove(&t);
+}
+
+/* ---- 5. a sink faults in write_rec ------------------------------------------- */
+
+#define CRASH_N 200
+#define CRASH_AT 150
+
+/* A sink that takes captures directly (sink.h) and faults at the record
+ * "rec t=0 i=CRASH_AT", before the binary file after it got that record. */
+static long fault_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	(void)s;
+	(void)e;
+	return 0;
+}
+
+static long fault_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr)
+{
+	static int n;
+
+	(void)s;
+	(void)cr;
+	if (n++ == CRASH_AT)
+		store_null();
+	return 0;
+}
+
+static long fault_commit(struct llog_sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+static void fault_close(struct llog_sink *s)
+{
+	(void)s;
+}
+
+static const struct llog__sink_direct_ops fault_ops = {
+	.ops = {.version = LLOG_SINK_VERSION, .write = fault_write, .commit = fault_commit,
+		.close = fault_close, .flags = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT},
+	.write_rec = fault_write_rec,
+};
+
+static struct llog_sink fault_sink = {.ops = &fault_ops.ops, .level = LLOG_TRACE};
+
+static void fault_child(const struct tdir *t)
+{
+	struct llog_config cfg = {.flush_interval_ms = 60000};
+
+	if (llog_add_sink(&fault_sink) != 0)
+		_exit(92);
+	add_bin(t->log, LLOG_DEBUG, NULL);
+	if (llog_init(&cfg) != 0)
+		_exit(94);
+	for (int i = 0; i < CRASH_N; i++)
+		LOG_INFO("rec t=0 i=%d x=%.2f", i, i / 4.0);
+	llog_flush(); /* its round faults at CRASH_AT */
+	_exit(96);
+}
+
+static void test_fault_in_write_rec(void **state)
+{
+	struct rec *r = calloc(CRASH_N + 10, sizeof(*r));
+	struct tdir t;
+	char cmd[512], *out;
+	int got;
+
+	(void)state;
+	assert_non_null(r);
+	tdir_make(&t, "llog_direct_");
+	run_crashing_child(&t, fault_child, 60);
+	got = read_recs(t.log, r, CRASH_N + 10);
+	/* every record once, in order, the one being handed out included,
+	 * with consecutive sequence numbers */
+	for (int k = 0; k < got; k++) {
+		assert_int_equal(r[k].i, k);
+		if (k > 0)
+			assert_true(r[k].seq == r[k - 1].seq + 1);
+	}
+	assert_int_equal(got, CRASH_N);
+	/* then the crash record */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), t.log);
+	out = read_cmd(cmd);
+	assert_non_null(strstr(strstr(out, "rec t=0 i=199"), "SIGSEGV"));
+	free(out);
+	free(r);
+	tdir_remove(&t);
+}
+
+TEST_MAIN(
+	cmocka_unit_test(test_levels_and_categories),
+	cmocka_unit_test(test_entry_sink_comes_and_goes),
+	cmocka_unit_test(test_thread_names),
+	cmocka_unit_test(test_same_as_entries),
+	cmocka_unit_test(test_fault_in_write_rec),
+)
