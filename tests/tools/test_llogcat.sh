@@ -224,10 +224,11 @@ case_json() {
 	same "$T/out" "$T/expect" "JSON records filtered by level"
 }
 
-# wait_lines FILE N: waits (bounded, 10 s) until FILE has N lines.
+# wait_lines FILE N: waits (bounded, 10 s) until FILE has N lines (a
+# FILE not made yet has none).
 wait_lines() {
 	local deadline=$((SECONDS + 10))
-	while (($(wc -l <"$1") < $2)); do
+	while (($(cat -- "$1" 2>/dev/null | wc -l) < $2)); do
 		((SECONDS < deadline)) || die "follow: $(wc -l <"$1") of $2 lines after 10 s"
 		sleep 0.05
 	done
@@ -239,7 +240,10 @@ case_follow() {
 	make_lines 4 8 c >"$T/lc"
 	make_lines 4 12 d >"$T/ld"
 	{ meta_frame 1796285982000000000 1; frame 3 "$T/la"; } >"$T/live.zst"
-	"$LLOGCAT" -f "$T/live.zst" >"$T/fout" 2>"$T/ferr" &
+	# (made here: the background job opens its redirections only when it
+	# runs, which under load may be after the first waits)
+	: >"$T/fout"
+	"$LLOGCAT" -f "$T/live.zst" >>"$T/fout" 2>"$T/ferr" &
 	FOLLOW_PID=$!
 	trap 'kill "$FOLLOW_PID" 2>/dev/null || true; rm -rf "$T"' EXIT
 	wait_lines "$T/fout" 4
