@@ -652,6 +652,8 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 		return NULL;
 	}
 	fs->base.ops = opt->compression == LLOG_FILE_BINARY ? &file_bin_ops.ops : &file_ops;
+	if (opt->compression == LLOG_FILE_BINARY)
+		llog__sink_direct_own(&file_bin_ops); /* its write_rec (sink.h) */
 	fs->base.level = opt->level;
 	fs->base.format = opt->format;
 	fs->fd = -1;

@@ -1,8 +1,9 @@
 /*
  * sink.c - the helpers llog's backends share (sink.h): writing a whole
  * buffer to a descriptor, the rate-limited diagnostic line, the error
- * message of the last failed sink constructor, and the sinks' line (the
- * format unit's line formatter with the cut counted in the statistics).
+ * message of the last failed sink constructor, the sinks' line (the
+ * format unit's line formatter with the cut counted in the statistics),
+ * and the ops whose write_rec the flusher may call (the direct path).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -150,4 +151,44 @@ int llog__sink_pattern(const char *who, const struct llog_line_options *opt,
 const char *llog_sink_error(void)
 {
 	return llog__sink_error();
+}
+
+/* ---- the direct ops (sink.h) --------------------------------------------- */
+
+#define DIRECT_OWN_MAX 8
+
+/* Set once each, never cleared. Relaxed: a sink reaches the flusher after
+ * its constructor's note, through llog_add_sink's hand-off (the list's
+ * release push and acquire take, or the control lock), so the flusher's
+ * load sees that store or a later one (coherence, also where another
+ * thread's note of the same ops was read first). */
+static const struct llog__sink_direct_ops *_Atomic direct_own[DIRECT_OWN_MAX];
+
+void llog__sink_direct_own(const struct llog__sink_direct_ops *d)
+{
+	for (int i = 0; i < DIRECT_OWN_MAX; i++) {
+		const struct llog__sink_direct_ops *cur = llog__load_relaxed(&direct_own[i]);
+
+		if (cur == NULL && llog__cas_strong_relaxed(&direct_own[i], &cur, d))
+			return;
+		if (cur == d)
+			return;
+	}
+}
+
+llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
+{
+	const unsigned both = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT;
+
+	if (s->ops->version < 3 || (s->ops->flags & both) != both)
+		return NULL;
+	for (int i = 0; i < DIRECT_OWN_MAX; i++) {
+		const struct llog__sink_direct_ops *d = llog__load_relaxed(&direct_own[i]);
+
+		if (d == NULL)
+			break;
+		if (&d->ops == s->ops)
+			return d->write_rec;
+	}
+	return NULL;
 }

@@ -21,7 +21,8 @@
 
 /* An internal flag of ops->flags (llog's own sinks only, with
  * LLOG__SINK_F_RAW): ops is the first member of a struct
- * llog__sink_direct_ops, whose write_rec the flusher calls for a LOG
+ * llog__sink_direct_ops, noted by llog__sink_direct_own (below), whose
+ * write_rec the flusher calls for a LOG
  * record without fields instead of write, when the sink runs on the
  * flusher and no sink in the table needs an entry (flusher.c: the direct
  * path). write_rec stores what write would store for the entry cr stands
@@ -36,16 +37,16 @@ struct llog__sink_direct_ops {
 	llog__write_rec_fn *write_rec;
 };
 
-/* s's write_rec, or NULL when it has none (both internal flags: one bit
- * a foreign sink set by mistake is not enough to read past its ops). */
-static inline llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
-{
-	const unsigned both = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT;
+/* Notes d as the ops of some of llog's own sinks (their constructor
+ * calls it before handing a sink out): llog__sink_write_rec reads past
+ * only such ops. A full table (more kinds than it holds) leaves d out:
+ * its sinks then take entries. Any thread. */
+void llog__sink_direct_own(const struct llog__sink_direct_ops *d);
 
-	if (s->ops->version < 3 || (s->ops->flags & both) != both)
-		return NULL;
-	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_rec;
-}
+/* s's write_rec, or NULL when it has none: both internal flags, and ops
+ * noted by llog__sink_direct_own (a foreign sink's flags may have any
+ * bits: never read past its ops). Flusher thread, per round. */
+llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s);
 
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,
  * bounded by timeout_ms in total) on EAGAIN; never raises SIGPIPE for

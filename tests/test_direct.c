@@ -19,7 +19,9 @@
  * thread); the same records through either path read back the same; a
  * sink that faults in write_rec, mid-record, with a binary file
  * after it (the crash drain renders that record for it, with the same
- * sequence number). Needs LLOGCAT (the build sets it).
+ * sequence number); a user's sink whose flags have the internal bits
+ * (never taken for a direct one: its ops are not llog's). Needs LLOGCAT
+ * (the build sets it).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -489,6 +491,7 @@ static void fault_child(const struct tdir *t)
 {
 	struct llog_config cfg = {.flush_interval_ms = 60000};
 
+	llog__sink_direct_own(&fault_ops); /* llog's own, as a test's */
 	if (llog_add_sink(&fault_sink) != 0)
 		_exit(92);
 	add_bin(t->log, LLOG_DEBUG, NULL);
@@ -529,10 +532,63 @@ static void test_fault_in_write_rec(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 6. a foreign sink with the internal flags' bits -------------------------- */
+
+#define FOREIGN_N 100
+
+/* A user's sink whose ops set bits llog does not define for users (both
+ * internal flags among them), with something else after its ops: it must
+ * get every record through its write, never be read as a direct sink. */
+static atomic_int foreign_writes, foreign_traps;
+
+static long foreign_write(struct llog_sink *s, const struct llog_entry *e)
+{
+	(void)s;
+	(void)e;
+	atomic_fetch_add(&foreign_writes, 1);
+	return 0;
+}
+
+static long foreign_trap(struct llog_sink *s, const struct llog__capture_rec *cr)
+{
+	(void)s;
+	(void)cr;
+	atomic_fetch_add(&foreign_traps, 1);
+	return 0;
+}
+
+static struct {
+	struct llog_sink_ops ops;
+	llog__write_rec_fn *after; /* the user's own data, not a write_rec */
+} foreign_ops = {
+	.ops = {.version = LLOG_SINK_VERSION, .write = foreign_write, .commit = fault_commit,
+		.close = fault_close, .flags = 0xc0000000u},
+	.after = foreign_trap,
+};
+
+static struct llog_sink foreign_sink = {.ops = &foreign_ops.ops, .level = LLOG_TRACE};
+
+static void test_foreign_flags(void **state)
+{
+	struct llog_config cfg = {.flush_interval_ms = 5};
+	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_FLUSHER};
+
+	(void)state;
+	assert_int_equal(llog_add_sink_opts(&foreign_sink, &so), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int i = 0; i < FOREIGN_N; i++)
+		LOG_INFO("rec t=0 i=%d", i);
+	llog_flush();
+	llog_shutdown();
+	assert_int_equal(atomic_load(&foreign_traps), 0);
+	assert_int_equal(atomic_load(&foreign_writes), FOREIGN_N);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_levels_and_categories),
 	cmocka_unit_test(test_entry_sink_comes_and_goes),
 	cmocka_unit_test(test_thread_names),
 	cmocka_unit_test(test_same_as_entries),
 	cmocka_unit_test(test_fault_in_write_rec),
+	cmocka_unit_test(test_foreign_flags),
 )
