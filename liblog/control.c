@@ -478,6 +478,15 @@ int llog_add_sink_opts(struct llog_sink *sink, const struct llog_sink_options *o
 		opt = &defaults;
 	llog__sink_set_error("%s", "");
 	rc = check_options(opt, &sel);
+	/* Flags users have not are llog's own sinks' (sink.h): others'
+	 * would be read as what they are not. */
+	if (rc == 0 && sink->ops->version >= 3 && (sink->ops->flags & ~LLOG_SINK_F_MAY_BLOCK) != 0 &&
+	    !llog__sink_is_own(sink->ops)) {
+		llog__sink_set_error("llog_add_sink: the sink's ops declare flags %#x that are not "
+				     "LLOG_SINK_F_* (sinks.h)",
+				     sink->ops->flags & ~LLOG_SINK_F_MAY_BLOCK);
+		rc = -EINVAL;
+	}
 	pthread_mutex_lock(&ctl_lock);
 	if (rc == 0 && accepted_sinks() >= LLOG__MAX_SINKS)
 		rc = -ENOSPC;

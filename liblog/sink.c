@@ -155,40 +155,52 @@ const char *llog_sink_error(void)
 
 /* ---- the direct ops (sink.h) --------------------------------------------- */
 
-#define DIRECT_OWN_MAX 8
+#define OWN_MAX 8
 
-/* Set once each, never cleared. Relaxed: a sink reaches the flusher after
- * its constructor's note, through llog_add_sink's hand-off (the list's
- * release push and acquire take, or the control lock), so the flusher's
- * load sees that store or a later one (coherence, also where another
- * thread's note of the same ops was read first). */
-static const struct llog__sink_direct_ops *_Atomic direct_own[DIRECT_OWN_MAX];
+/* Set once each, never cleared. Relaxed: a sink reaches llog_add_sink
+ * after its constructor's note on the same thread, or through whatever
+ * handed it to the adding thread; and it reaches the flusher after
+ * llog_add_sink (the list's release push and acquire take, or the control
+ * lock), so a later load sees that store or a later one (coherence, also
+ * where another thread's note of the same ops was read first). */
+static const struct llog_sink_ops *_Atomic own[OWN_MAX];
+
+void llog__sink_own(const struct llog_sink_ops *ops)
+{
+	for (int i = 0; i < OWN_MAX; i++) {
+		const struct llog_sink_ops *cur = llog__load_relaxed(&own[i]);
+
+		if (cur == NULL && llog__cas_strong_relaxed(&own[i], &cur, ops))
+			return;
+		if (cur == ops)
+			return;
+	}
+}
 
 void llog__sink_direct_own(const struct llog__sink_direct_ops *d)
 {
-	for (int i = 0; i < DIRECT_OWN_MAX; i++) {
-		const struct llog__sink_direct_ops *cur = llog__load_relaxed(&direct_own[i]);
+	llog__sink_own(&d->ops);
+}
 
-		if (cur == NULL && llog__cas_strong_relaxed(&direct_own[i], &cur, d))
-			return;
-		if (cur == d)
-			return;
+int llog__sink_is_own(const struct llog_sink_ops *ops)
+{
+	for (int i = 0; i < OWN_MAX; i++) {
+		const struct llog_sink_ops *cur = llog__load_relaxed(&own[i]);
+
+		if (cur == NULL)
+			break;
+		if (cur == ops)
+			return 1;
 	}
+	return 0;
 }
 
 llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
 {
 	const unsigned both = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT;
 
-	if (s->ops->version < 3 || (s->ops->flags & both) != both)
+	if (s->ops->version < 3 || (s->ops->flags & both) != both || !llog__sink_is_own(s->ops))
 		return NULL;
-	for (int i = 0; i < DIRECT_OWN_MAX; i++) {
-		const struct llog__sink_direct_ops *d = llog__load_relaxed(&direct_own[i]);
-
-		if (d == NULL)
-			break;
-		if (&d->ops == s->ops)
-			return d->write_rec;
-	}
-	return NULL;
+	/* ops is the first member of its struct llog__sink_direct_ops */
+	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_rec;
 }

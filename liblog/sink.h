@@ -37,15 +37,22 @@ struct llog__sink_direct_ops {
 	llog__write_rec_fn *write_rec;
 };
 
-/* Notes d as the ops of some of llog's own sinks (their constructor
- * calls it before handing a sink out): llog__sink_write_rec reads past
- * only such ops. A full table (more kinds than it holds) leaves d out:
- * its sinks then take entries. Any thread. */
+/* Notes ops as the ops of some of llog's own sinks, which may declare the
+ * internal flags (their constructor calls it before handing a sink out):
+ * llog_add_sink refuses any other ops that declare a flag users have not
+ * (LLOG_SINK_F_*, sinks.h), so the flusher and the sink queues trust
+ * LLOG__SINK_F_RAW as they find it, and llog__sink_write_rec reads past
+ * only noted ops. The table holds every kind llog has (a test's sinks
+ * included). Any thread. */
+void llog__sink_own(const struct llog_sink_ops *ops);
+/* llog__sink_own for a direct sink's ops. */
 void llog__sink_direct_own(const struct llog__sink_direct_ops *d);
+/* Whether ops were noted by llog__sink_own. */
+int llog__sink_is_own(const struct llog_sink_ops *ops);
 
 /* s's write_rec, or NULL when it has none: both internal flags, and ops
- * noted by llog__sink_direct_own (a foreign sink's flags may have any
- * bits: never read past its ops). Flusher thread, per round. */
+ * noted by llog__sink_direct_own (never read past other ops). Flusher
+ * thread, per round. */
 llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s);
 
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,

@@ -24,6 +24,7 @@
  * (the build sets it).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -536,9 +537,9 @@ static void test_fault_in_write_rec(void **state)
 
 #define FOREIGN_N 100
 
-/* A user's sink whose ops set bits llog does not define for users (both
- * internal flags among them), with something else after its ops: it must
- * get every record through its write, never be read as a direct sink. */
+/* A user's sink whose ops set bits llog does not define for users (the
+ * internal flags among them), with something else after its ops: refused
+ * (EINVAL, closed), never read as a direct sink nor given captures. */
 static atomic_int foreign_writes, foreign_traps;
 
 static long foreign_write(struct llog_sink *s, const struct llog_entry *e)
@@ -570,10 +571,19 @@ static struct llog_sink foreign_sink = {.ops = &foreign_ops.ops, .level = LLOG_T
 
 static void test_foreign_flags(void **state)
 {
+	static const unsigned flags[] = {0xc0000000u, LLOG__SINK_F_RAW, LLOG__SINK_F_DIRECT, 2u,
+					 ~0u};
 	struct llog_config cfg = {.flush_interval_ms = 5};
 	struct llog_sink_options so = {.thread = LLOG_SINK_THREAD_FLUSHER};
 
 	(void)state;
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		foreign_ops.ops.flags = flags[k];
+		assert_int_equal(llog_add_sink_opts(&foreign_sink, &so), -EINVAL);
+		assert_non_null(strstr(llog_sink_error(), "LLOG_SINK_F_"));
+	}
+	/* the same ops with a user's flag only are taken */
+	foreign_ops.ops.flags = LLOG_SINK_F_MAY_BLOCK;
 	assert_int_equal(llog_add_sink_opts(&foreign_sink, &so), 0);
 	assert_int_equal(llog_init(&cfg), 0);
 	for (int i = 0; i < FOREIGN_N; i++)

@@ -861,6 +861,7 @@ static void test_raw_sink_gets_captures(void **state)
 	for (int with_text = 0; with_text < 2; with_text++) {
 		struct raw_sink r = {.base = {.ops = &raw_ops, .level = LLOG_TRACE}};
 
+		llog__sink_own(&raw_ops); /* llog's own, as a test's (sink.h) */
 		assert_int_equal(llog_add_sink_opts(&r.base, &own), 0);
 		if (with_text) {
 			/* on the flusher: it needs the text */
@@ -891,6 +892,7 @@ static void test_raw_sink_long_format(void **state)
 	struct llog_site site;
 
 	(void)state;
+	llog__sink_own(&raw_ops); /* llog's own, as a test's (sink.h) */
 	memset(fmt, 'x', fl);
 	memcpy(fmt + fl, "%d", 3);
 	site = (struct llog_site){fmt, "long.c", "long", 1, LLOG_INFO, 0, {0}, NULL, 0};

@@ -273,6 +273,8 @@ struct llog_sink_ops {
  *   LLOG_SINK_F_MAY_BLOCK  the sink's I/O may wait on something outside the
  *                          process (a network peer): llog_add_sink() gives it
  *                          a thread of its own (see llog_add_sink_opts).
+ * Every other bit is llog's own: llog_add_sink() refuses ops that set one
+ * (EINVAL, llog_sink_error() names the bits; the sink is closed).
  */
 #define LLOG_SINK_F_MAY_BLOCK 1u
 
