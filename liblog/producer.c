@@ -335,7 +335,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 			return 0;
 		}
 	}
-	a = llog__tls_arena;                                           /* 2 */
+	a = llog__arena_mine();                                        /* 2 */
 	if (__builtin_expect(a == NULL, 0)) {
 		a = llog__arena_get();
 		/* The new arena gave the thread its head (arena.c): all its
@@ -625,13 +625,14 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 	 * arena consistent. */
 	llog__producer_signal_fence();
 	*old = a->reserve;
-	off = *old & a->mask;
-	/* ctx_dirty again: see fast_place */
-	if (__builtin_expect(bytes > a->size - off || bytes > a->limit - *old || a->ctx_dirty, 0)) {
+	/* ctx_dirty again: see fast_place. One compare for the room: stop is
+	 * min(limit, the lap's end) (arena.h, "Stop and wake"). */
+	if (__builtin_expect(bytes > a->stop - *old || a->ctx_dirty, 0)) {
 		llog__producer_signal_fence();
 		a->in_log = 0;
 		return NULL;
 	}
+	off = *old & a->mask;
 	r = (struct llog__rec *)(void *)(a->ring + off);
 	a->reserve = *old + bytes;
 	r->end = *old + bytes;
@@ -660,9 +661,10 @@ fast_place_max(struct llog__arena *a, uint32_t bytes)
 	llog__producer_signal_fence();
 	old = a->reserve;
 	off = old & a->mask;
-	/* ctx_dirty again: see fast_place */
-	if (__builtin_expect(bytes > a->size - off ||
-				     (bytes > a->limit - old && !llog__arena_room(a, bytes)) ||
+	/* ctx_dirty again: see fast_place. Past stop (arena.h, "Stop and
+	 * wake"), llog__arena_room takes a fresh view and sets stop again. */
+	if (__builtin_expect((bytes > a->stop - old &&
+			      (!llog__arena_room(a, bytes) || bytes > a->stop - old)) ||
 				     a->ctx_dirty,
 			     0)) {
 		llog__producer_signal_fence();
@@ -714,6 +716,32 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	return d + 4;
 }
 
+/* Copies a string's len bytes to d; returns the end. From 8 to 32 bytes
+ * (the common case: a name, an address) two overlapping loads and stores
+ * of 8 or 16 bytes, without a call; else mempcpy. */
+static inline __attribute__((always_inline)) unsigned char *fast_copy(unsigned char *d,
+								       const char *p,
+								       uint32_t len)
+{
+	unsigned char x[16], y[16];
+
+	if (len - 8u <= 8u) {
+		memcpy(x, p, 8);
+		memcpy(y, p + len - 8, 8);
+		memcpy(d, x, 8);
+		memcpy(d + len - 8, y, 8);
+		return d + len;
+	}
+	if (len - 17u <= 15u) {
+		memcpy(x, p, 16);
+		memcpy(y, p + len - 16, 16);
+		memcpy(d, x, 16);
+		memcpy(d + len - 16, y, 16);
+		return d + len;
+	}
+	return mempcpy(d, p, len);
+}
+
 /* A FAST site without strings: the record's size is the shape's. plain
  * (a constant): the clock mode is the plain TSC (fast_head). */
 static inline __attribute__((always_inline)) int
@@ -742,13 +770,6 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	}
 	return fast_push(a, r, h, first, old, old + bytes, plain);
-}
-
-/* fast_fixed under any clock mode (a sharded queue, CLOCK_REALTIME). */
-static __attribute__((noinline)) int fast_fixed_any(struct llog_site *site, const uint64_t *v,
-						    unsigned s, struct llog__arena *a)
-{
-	return fast_fixed(site, v, s, a, 0);
 }
 
 /* fast_str where the ring has no room for the largest record now (a
@@ -790,6 +811,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	a->reserve = old + total;
 	r->end = old + total;
+	llog__arena_restop(a); /* reserve may have entered a new lap */
 	fast_header(r, site, used);
 	d = llog__rec_payload(r);
 	q = v;
@@ -817,7 +839,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
  * largest record's end) and the arena (reserve, which nothing moves while
  * in_log is set). */
 static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
-					      struct llog_site *site, unsigned s)
+					      struct llog_site *site, unsigned s, int plain)
 {
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
@@ -828,7 +850,6 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
-	int plain;
 
 	/* (fixed, at most 127, is below max, at least 256: config.c) */
 	if (__builtin_expect((r = fast_place_max(a, LLOG__REC_HDR + max)) == NULL, 0))
@@ -851,7 +872,7 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 				goto slow;
 			room -= len;
 			memcpy(d, &len, 4);
-			d = mempcpy(d + 4, p, len);
+			d = fast_copy(d + 4, p, len);
 		}
 	}
 	a = r->arena;
@@ -861,7 +882,6 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	 * llog__arena_shrink. */
 	old = a->reserve;
 	end = r->end - (room & ~7u);
-	plain = llog__clock_push_is_tsc();
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0))
@@ -880,49 +900,64 @@ slow:
 }
 
 /* The fast path's entry: whether site's call, of state word s, may take
- * it on arena a: its verdict FAST, the thread's arena made and not busy,
- * not a backtrace-only record (the head is peeked once the record is
- * written). */
-static inline __attribute__((always_inline)) int fast_enter(const struct llog_site *site,
-							    unsigned s,
+ * it on arena a (the thread's, llog__arena_none when it has none): its
+ * verdict FAST and the thread's go-slow word zero (arena.h, "The go-slow
+ * word": an arena made, no re-entry, no context to resend or being
+ * rewritten; ctx_dirty is read again once in_log is set, fast_take).
+ * Drops to report ride in the record as in log_core (fast_push). The
+ * process-wide word (llog__pw.slow) is the caller's next test. */
+static inline __attribute__((always_inline)) int fast_enter(unsigned s,
 							    const struct llog__arena *a)
 {
-	if (__builtin_expect(!(s & LLOG__SITE_FAST) || a == NULL, 0))
-		return 0;
-	/* Re-entry, a context to resend or being rewritten (arena.h, busy;
-	 * ctx_dirty is read again once in_log is set, fast_place). Drops to
-	 * report ride in the record as in log_core (fast_push). */
-	if (__builtin_expect(a->busy != 0, 0))
-		return 0;
-	/* Kept for the backtrace only (below the output level of the
-	 * site's cache, which the macro's check has just read or made;
-	 * relaxed as there): log_core flags it. The level is the state's
-	 * bits 5-7, above the flags, so the low byte compares as the level
-	 * (site.h, LLOG__SHAPE_LEVEL). */
-	return __builtin_expect((s & 0xffu) >=
-					(unsigned)(__atomic_load_n(&site->lvl_cache,
-								   __ATOMIC_RELAXED) &
-						   7u)
-						<< 5,
-				1);
+	return __builtin_expect((s & LLOG__SITE_FAST) && a->busy == 0, 1);
+}
+
+/* Whether a call of a FAST site, of state word s, is kept for the
+ * backtrace only (below the output level of the site's cache, which the
+ * macro's check has just read or made; relaxed as there): log_core flags
+ * it. The level is the state's bits 5-7, above the flags, so the low byte
+ * compares as the level (site.h, LLOG__SHAPE_LEVEL). */
+static inline int fast_bt_kept(const struct llog_site *site, unsigned s)
+{
+	return (s & 0xffu) <
+	       (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 7u) << 5;
+}
+
+/* The fast path where llog__pw.slow is not zero: the backtrace on (a
+ * call kept for it only is log_core's) or a clock other than the plain
+ * TSC (a sharded queue, CLOCK_REALTIME). */
+static __attribute__((noinline)) int fast_any(struct llog_site *site, const uint64_t *v,
+					      unsigned n, unsigned s, struct llog__arena *a)
+{
+	if (fast_bt_kept(site, s))
+		return log_t_slow(site, v, n);
+	if (s & LLOG__SHAPE_HAS_STR)
+		return fast_str(a, v, site, s, 0);
+	return fast_fixed(site, v, s, a, 0);
 }
 
 /* A typed call (llog/detail.h "Typed calls"): the arguments in n slots.
  * The first call of a site (log_core) decides its shape (site.h, "Fixed
- * sites"); from then on its calls take the fast path when they can. */
+ * sites"); from then on its calls take the fast path when they can: one
+ * test of the thread's go-slow word, one of the process's. A call without
+ * arguments has the shape 0 (no slot, no string: its plan consumes none),
+ * a constant: its record is the header alone. */
 int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (!fast_enter(site, s, a))
+	if (!fast_enter(s, a))
 		return log_t_slow(site, v, n);
+	/* Relaxed: see struct llog__push_words (clock.h). */
+	if (__builtin_expect(llog__load_relaxed(&llog__pw.slow) != 0, 0))
+		return fast_any(site, v, n, s, a);
+	if (n == 0)
+		return fast_fixed(site, v, 0, a, 1);
 	if (s & LLOG__SHAPE_HAS_STR)
-		return fast_str(a, v, site, s);
-	if (__builtin_expect(llog__clock_push_is_tsc(), 1))
-		return fast_fixed(site, v, s, a, 1);
-	return fast_fixed_any(site, v, s, a);
+		return fast_str(a, v, site, s, 1);
+	return fast_fixed(site, v, s, a, 1);
 }
 
 /* The first call of a site, taken by log_core (rc 0), decides its verdict
@@ -1078,7 +1113,9 @@ int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (fast_enter(site, s, a) && !(s & LLOG__SHAPE_HAS_STR))
+	/* Relaxed: see struct llog__push_words (clock.h). */
+	if (fast_enter(s, a) && !(s & LLOG__SHAPE_HAS_STR) &&
+	    (__builtin_expect(llog__load_relaxed(&llog__pw.slow) == 0, 1) || !fast_bt_kept(site, s)))
 		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);
 }
