@@ -450,15 +450,21 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 /*
  * The fast path: a typed call of a FAST site (site.h, "Fixed sites") whose
  * thread has nothing to do first. One relaxed load of the site's state
- * gives the record's shape and level; then the thread's arena and its busy
- * word (re-entry, a context to resend), the site's backtrace verdict, the
- * head (not CLOSED; shard[0] when the clock mode is the plain TSC, which
- * it is only on a queue of one head: fast_head), in_log, the reservation
- * (and the context word again: a signal handler may have run since the
- * test), the slots stored by the shape (strings with strnlen and
- * mempcpy), the header, the drops to report (read after the payload, as
- * log_core reads them), the push and the fill check: log_core's steps for
- * this case, without the plan, the overflow policy or anything rare.
+ * gives the record's shape and level; then two go-slow words, each one
+ * load and one test (arena.h, "The go-slow word"): the thread's (its
+ * arena's busy word: no arena yet, re-entry, a context to resend or being
+ * rewritten) and the process's (llog__pw.slow: a clock other than the
+ * plain TSC, the backtrace on; then fast_any takes the site's backtrace
+ * verdict and the same path with the clock by its mode). Then in_log, the
+ * reservation in one compare with stop (and the context word again: a
+ * signal handler may have run since the test), the slots stored by the
+ * shape (a call without arguments: shape 0, a constant; strings with
+ * strnlen and fast_copy), the header, the head (not CLOSED; shard[0] when
+ * the clock mode is the plain TSC, which it is only on a queue of one
+ * head: fast_head), the drops to report (read after the payload, as
+ * log_core reads them), the push and the fill check (one compare with
+ * wake, arena.h "Stop and wake"): log_core's steps for this case, without
+ * the plan, the overflow policy or anything rare.
  * Whatever it does not handle it leaves before changing anything, to
  * log_core from its start (log_t_slow): no arena, a busy word, a record
  * kept for the backtrace only, a closed list, a NULL string, strings that
