@@ -72,7 +72,8 @@
  * may have set, is read again after in_log is set (producer.c). The
  * process-wide reasons (a clock other than the plain TSC, the backtrace
  * on) cannot be in a word of each thread without a registry of threads:
- * they are one word beside the clock mode (llog__pw.slow, clock.h), which
+ * they are one word on the line of the queue's first head, which the
+ * fast path's push takes anyway (llog__queue_slow, queue.h), which
  * changes only while no flusher runs.
  *
  * Waiting for space (the BLOCK policy): a full owner announces itself in a

@@ -16,15 +16,7 @@
 
 int llog__clock_tsc;
 /* Aligned: the line is theirs alone (clock.h). */
-alignas(64) struct llog__push_words llog__pw = {.slow = LLOG__PW_SLOW_CLOCK};
-
-void llog__clock_slow_set(uint32_t bit, int on)
-{
-	/* Relaxed: see struct llog__push_words. */
-	uint32_t w = llog__load_relaxed(&llog__pw.slow);
-
-	llog__store_relaxed(&llog__pw.slow, on ? w | bit : w & ~bit);
-}
+alignas(64) struct llog__push_words llog__pw;
 
 uint64_t llog__clock_realtime_ns(void)
 {
@@ -59,7 +51,6 @@ __attribute__((constructor)) void llog__clock_init(void)
 		llog__clock_tsc = 1;
 		/* Relaxed: before main; threads start after it. */
 		llog__store_relaxed(&llog__pw.clock_mode, LLOG__CLOCK_TSC);
-		llog__clock_slow_set(LLOG__PW_SLOW_CLOCK, 0);
 	}
 #endif
 }
@@ -121,11 +112,9 @@ int llog__clock_tsc_synced(void)
 void llog__clock_set_ordered(int on)
 {
 	/* Relaxed: see llog__clock_push. */
-	if (llog__clock_tsc) {
+	if (llog__clock_tsc)
 		llog__store_relaxed(&llog__pw.clock_mode,
 				    on ? LLOG__CLOCK_TSC_ORDERED : LLOG__CLOCK_TSC);
-		llog__clock_slow_set(LLOG__PW_SLOW_CLOCK, on);
-	}
 }
 
 /* A (raw, ns) pair taken as close together as we can: the realtime read is

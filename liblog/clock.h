@@ -69,21 +69,7 @@ enum llog__clock_push_mode {
 struct llog__push_words {
 	_Atomic int clock_mode;
 	_Atomic uint32_t head_mask;
-	/* The fast path's process-wide go-slow word (producer.c; arena.h,
-	 * "The go-slow word"): zero iff the clock mode is the plain TSC and
-	 * the backtrace is off, so that one test covers both. Set with
-	 * clock_mode (llog__clock_init, llog__clock_set_ordered) and by
-	 * llog__backtrace_apply (llog__clock_slow_set); all of them run
-	 * only while no flusher runs and every head is CLOSED, as the mode's
-	 * changes: relaxed. */
-	_Atomic uint32_t slow;
 };
-#define LLOG__PW_SLOW_CLOCK 1u /* clock_mode != LLOG__CLOCK_TSC */
-#define LLOG__PW_SLOW_BT 2u    /* the backtrace is on (backtrace.h) */
-
-/* Sets (on) or clears bit of llog__pw.slow (under the control lock, while
- * no flusher runs). */
-void llog__clock_slow_set(uint32_t bit, int on);
 
 extern struct llog__push_words llog__pw LLOG__HIDDEN;
 

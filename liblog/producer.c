@@ -453,8 +453,8 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * gives the record's shape and level; then two go-slow words, each one
  * load and one test (arena.h, "The go-slow word"): the thread's (its
  * arena's busy word: no arena yet, re-entry, a context to resend or being
- * rewritten) and the process's (llog__pw.slow: a clock other than the
- * plain TSC, the backtrace on; then fast_any takes the site's backtrace
+ * rewritten) and the process's (llog__queue_slow, on the head's line: a
+ * clock other than the plain TSC, the backtrace on; then fast_any takes the site's backtrace
  * verdict and the same path with the clock by its mode). Then in_log, the
  * reservation in one compare with stop (and the context word again: a
  * signal handler may have run since the test), the slots stored by the
@@ -514,6 +514,21 @@ static inline __attribute__((always_inline)) struct llist_head *fast_head(int pl
 	return plain ? &llog__q.shard[0].head : llog__queue_mine();
 }
 
+/* fast_pushed past wake (arena.h, "Stop and wake"): the fill check on a
+ * fresh view, in_log cleared and, when the fill asks for it, the wake-up.
+ * Out of line: the every-call path keeps one compare and no saved
+ * register. */
+static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint32_t reserve)
+{
+	int wake = llog__arena_fill_wants_wake_at(a, reserve);
+
+	llog__producer_signal_fence();
+	a->in_log = 0;
+	if (wake)
+		return llog__wake_flusher_last();
+	return 0;
+}
+
 /* After the push: the drops the record carried taken off the count (only
  * those: a handler's drop counted after the read stays for the next
  * record, as in log_core), the fill check, in_log cleared and, when the
@@ -522,16 +537,14 @@ static inline __attribute__((always_inline)) struct llist_head *fast_head(int pl
 static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
 							     uint32_t carried, uint32_t reserve)
 {
-	int wake;
-
 	if (__builtin_expect(carried != 0, 0))
 		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
-	/* on the reserve position the caller holds (nothing moved it) */
-	wake = llog__arena_fill_wants_wake_at(a, reserve);
+	/* on the reserve position the caller holds (nothing moved it); past
+	 * half full as llog__arena_fill_wants_wake_at's test */
+	if (__builtin_expect((int32_t)(reserve - a->wake) > 0, 0))
+		return fast_fill(a, reserve);
 	llog__producer_signal_fence();
 	a->in_log = 0;
-	if (__builtin_expect(wake, 0))
-		return llog__wake_flusher_last();
 	return 0;
 }
 
@@ -703,6 +716,9 @@ static inline __attribute__((always_inline)) void fast_header(struct llog__rec *
 	r->kind = LLOG__K_LOG;
 	r->flags = 0;
 	r->site = site;
+	/* (the store stays one move: not merged with the arena's into a
+	 * vector's four, where no slot comes between them) */
+	__asm__("" : "+m"(r->site));
 }
 
 /* Stores the slot *q at d as its shape code (the low 2 bits of args, a
@@ -911,7 +927,7 @@ slow:
  * word": an arena made, no re-entry, no context to resend or being
  * rewritten; ctx_dirty is read again once in_log is set, fast_take).
  * Drops to report ride in the record as in log_core (fast_push). The
- * process-wide word (llog__pw.slow) is the caller's next test. */
+ * process's word (llog__queue_slow) is the caller's next test. */
 static inline __attribute__((always_inline)) int fast_enter(unsigned s,
 							    const struct llog__arena *a)
 {
@@ -929,7 +945,7 @@ static inline int fast_bt_kept(const struct llog_site *site, unsigned s)
 	       (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 7u) << 5;
 }
 
-/* The fast path where llog__pw.slow is not zero: the backtrace on (a
+/* The fast path where the process's go-slow word is not zero: the backtrace on (a
  * call kept for it only is log_core's) or a clock other than the plain
  * TSC (a sharded queue, CLOCK_REALTIME). */
 static __attribute__((noinline)) int fast_any(struct llog_site *site, const uint64_t *v,
@@ -956,8 +972,7 @@ int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 
 	if (!fast_enter(s, a))
 		return log_t_slow(site, v, n);
-	/* Relaxed: see struct llog__push_words (clock.h). */
-	if (__builtin_expect(llog__load_relaxed(&llog__pw.slow) != 0, 0))
+	if (__builtin_expect(llog__queue_slow() != 0, 0))
 		return fast_any(site, v, n, s, a);
 	if (n == 0)
 		return fast_fixed(site, v, 0, a, 1);
@@ -1119,9 +1134,8 @@ int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	/* Relaxed: see struct llog__push_words (clock.h). */
 	if (fast_enter(s, a) && !(s & LLOG__SHAPE_HAS_STR) &&
-	    (__builtin_expect(llog__load_relaxed(&llog__pw.slow) == 0, 1) || !fast_bt_kept(site, s)))
+	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))
 		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);
 }

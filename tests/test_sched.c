@@ -828,7 +828,7 @@ static void test_fast_path_go_slow(void **state)
 	assert_int_equal(memsink_start(m, &cfg), 0);
 	/* no backtrace, the plain TSC where the machine has it: the
 	 * process-wide word has at most the clock's bit */
-	assert_int_equal(llog__load_relaxed(&llog__pw.slow) & LLOG__PW_SLOW_BT, 0);
+	assert_int_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
 	log_same(0); /* the site's first call: log_core decides FAST */
 	atomic_store(&fast_entered, 0);
 	atomic_store(&fast_pushed, 0);
@@ -895,7 +895,7 @@ static void test_fast_path_go_slow(void **state)
 	cfg.backtrace_records = 16;
 	cfg.backtrace_level = LLOG_DEBUG;
 	assert_int_equal(memsink_start(m, &cfg), 0);
-	assert_int_not_equal(llog__load_relaxed(&llog__pw.slow) & LLOG__PW_SLOW_BT, 0);
+	assert_int_not_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
 	atomic_store(&fast_entered, 0);
 	llog__sched_set_hook(hook_count_fast);
 	log_same(5); /* (the thread's arena went with the shutdown: log_core) */
@@ -909,7 +909,7 @@ static void test_fast_path_go_slow(void **state)
 	cfg.backtrace_records = 0;
 	cfg.backtrace_level = LLOG_TRACE;
 	assert_int_equal(memsink_start(m, &cfg), 0);
-	assert_int_equal(llog__load_relaxed(&llog__pw.slow) & LLOG__PW_SLOW_BT, 0);
+	assert_int_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
 	llog_shutdown();
 	memsink_free(m);
 }

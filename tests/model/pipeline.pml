@@ -280,7 +280,8 @@ proctype Producer(byte p)
 					/* C: liblog/arena.h llog__arena_fill_wants_wake_at ord wake llog__load_acquire llog__arena_view LLOG__ARENA_WAKE_STEP */
 					/* C: liblog/producer.c fast_push ord llist_try_add fast_push_retry fast_pushed */
 					/* C: liblog/producer.c fast_push_retry ord LLOG__CLOSED fast_closed llist_try_add fast_pushed */
-					/* C: liblog/producer.c fast_pushed ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
+					/* C: liblog/producer.c fast_pushed ord wake fast_fill */
+					/* C: liblog/producer.c fast_fill ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
 					/* past half but before wake (woken a sixteenth of
 					 * the ring ago: arena.h, "Stop and wake") */
