@@ -738,6 +738,20 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	return d + 4;
 }
 
+/* Copies len bytes, w <= len <= 2 * w, as two overlapping chunks of w (a
+ * constant); returns the end. */
+static inline __attribute__((always_inline)) unsigned char *
+copy_pair(unsigned char *d, const char *p, uint32_t len, size_t w)
+{
+	unsigned char x[16], y[16];
+
+	memcpy(x, p, w);
+	memcpy(y, p + len - w, w);
+	memcpy(d, x, w);
+	memcpy(d + len - w, y, w);
+	return d + len;
+}
+
 /* Copies a string's len bytes to d; returns the end. From 8 to 32 bytes
  * (the common case: a name, an address) two overlapping loads and stores
  * of 8 or 16 bytes, without a call; else mempcpy. */
@@ -745,22 +759,10 @@ static inline __attribute__((always_inline)) unsigned char *fast_copy(unsigned c
 								       const char *p,
 								       uint32_t len)
 {
-	unsigned char x[16], y[16];
-
-	if (len - 8u <= 8u) {
-		memcpy(x, p, 8);
-		memcpy(y, p + len - 8, 8);
-		memcpy(d, x, 8);
-		memcpy(d + len - 8, y, 8);
-		return d + len;
-	}
-	if (len - 17u <= 15u) {
-		memcpy(x, p, 16);
-		memcpy(y, p + len - 16, 16);
-		memcpy(d, x, 16);
-		memcpy(d + len - 16, y, 16);
-		return d + len;
-	}
+	if (len - 8u <= 8u)
+		return copy_pair(d, p, len, 8);
+	if (len - 17u <= 15u)
+		return copy_pair(d, p, len, 16);
 	return mempcpy(d, p, len);
 }
 

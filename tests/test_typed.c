@@ -403,6 +403,31 @@ static void test_positional_long_string(void **state)
  * (4 KiB: its 4-byte length and 4092 bytes); one byte more is clipped,
  * by log_core, and marked: the same as the first call of the site. (Which
  * path wrote each call: test_sched's test_fast_path_string_bound.) */
+/* Strings of every length from 0 to 40 beside a value, through one site
+ * (its second and later calls the fast path's): the short ones' copy
+ * (fast_copy: 8 to 16 and 17 to 32 bytes as two overlapping chunks, the
+ * rest by mempcpy) keeps every byte and the value after it. */
+static void test_fast_string_lengths(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	char s[41];
+
+	(void)state;
+	nexpected = 0;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	for (int len = 0; len <= 40; len++) {
+		for (int i = 0; i < len; i++)
+			s[i] = (char)('a' + (i * 7 + len) % 26);
+		s[len] = '\0';
+		LOG_INFO("<%s> %d", s, len);
+		expect("<%s> %d", s, len);
+	}
+	llog_flush();
+	check_output(m);
+	llog_shutdown();
+	memsink_free(m);
+}
+
 static void test_fast_string_bound(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
@@ -470,6 +495,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_llog__log_t_returns),
 	cmocka_unit_test(test_messages_equal_snprintf),
 	cmocka_unit_test(test_fast_sites),
+	cmocka_unit_test(test_fast_string_lengths),
 	cmocka_unit_test(test_fast_string_bound),
 	cmocka_unit_test(test_positional_long_string),
 )
