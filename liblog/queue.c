@@ -20,7 +20,7 @@
 struct llist_node llog__closed_node;
 
 /* Every head CLOSED until llog_init (LLOG__SHARDS_MAX of them). */
-#define CLOSED1 {{&llog__closed_node}}
+#define CLOSED1 {{&llog__closed_node}, 0}
 #define CLOSED4 CLOSED1, CLOSED1, CLOSED1, CLOSED1
 #define CLOSED16 CLOSED4, CLOSED4, CLOSED4, CLOSED4
 _Static_assert(LLOG__SHARDS_MAX == 64, "one initialiser per head");
