@@ -966,7 +966,8 @@ static __attribute__((noinline)) int fast_any(struct llog_site *site, const uint
  * test of the thread's go-slow word, one of the process's. A call without
  * arguments has the shape 0 (no slot, no string: its plan consumes none),
  * a constant: its record is the header alone. */
-int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+static inline __attribute__((always_inline)) int log_t_body(struct llog_site *site,
+							     const uint64_t *v, unsigned n)
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
@@ -981,6 +982,20 @@ int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
 	if (s & LLOG__SHAPE_HAS_STR)
 		return fast_str(a, v, site, s, 1);
 	return fast_fixed(site, v, s, a, 1);
+}
+
+int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+{
+	return log_t_body(site, v, n);
+}
+
+/* llog__log_t for a call without arguments: 0, the variadic call made
+ * by log_t_slow where the typed path cannot take it (llog/detail.h,
+ * "Typed calls"), so the macro's call is the one call, with no result to
+ * test. */
+int llog__log_t0(struct llog_site *site)
+{
+	return log_t_body(site, NULL, 0);
 }
 
 /* The first call of a site, taken by log_core (rc 0), decides its verdict
@@ -1003,7 +1018,26 @@ static void site_verdict(struct llog_site *site, unsigned n)
 					      llog__site_level(site)));
 }
 
-/* log_core for a typed call; after the site's first call, its verdict. */
+/* The variadic path of a typed call without arguments that log_core
+ * handed back (log_t_slow, kv_t_slow): what the macro's call of llog__log
+ * or llog__log_kv would do (the va_list is empty; the format is the
+ * site's). Returns 0. */
+static __attribute__((noinline)) int log_untyped0(struct llog_site *site,
+						  const struct llog__kv_site *ks,
+						  const union llog__kv_val *kv, ...)
+{
+	va_list ap;
+
+	va_start(ap, kv);
+	log_va(site, &ap, NULL, ks, kv);
+	va_end(ap);
+	return 0;
+}
+
+/* log_core for a typed call; after the site's first call, its verdict.
+ * A call without arguments (v NULL: the macros pass no slots then) that
+ * log_core hands back is made here through the variadic path, and 0
+ * returned: what the caller's llog__log would do (llog__log_t0). */
 static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 {
 	struct call_args ca = {NULL, v};
@@ -1011,6 +1045,8 @@ static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 
 	if (rc == 0)
 		site_verdict(site, n);
+	else if (v == NULL)
+		rc = log_untyped0(site, NULL, NULL);
 	return rc;
 }
 
@@ -1124,13 +1160,16 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 
 	if (rc == 0)
 		site_verdict(site, n);
+	else if (v == NULL) /* as log_t_slow */
+		rc = log_untyped0(site, ks, kv);
 	return rc;
 }
 
 /* A typed call with fields: the message's arguments in n slots; the fast
  * path as llog__log_t's for a message without strings. */
-int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+static inline __attribute__((always_inline)) int
+kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union llog__kv_val *kv,
+	  const uint64_t *v, unsigned n)
 {
 	/* Relaxed: as llog__log_t's. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
@@ -1140,6 +1179,19 @@ int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))
 		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);
+}
+
+int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
+		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+{
+	return kv_t_body(site, ks, kv, v, n);
+}
+
+/* llog__log_kv_t for a message without arguments, as llog__log_t0. */
+int llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+		    const union llog__kv_val *kv)
+{
+	return kv_t_body(site, ks, kv, NULL, 0);
 }
 
 /* llog__log with a va_list, for tests whose formats are made at run time
