@@ -21,7 +21,9 @@
 
 /* initial-exec: a direct %fs-relative access even in the shared library
  * (no __tls_get_addr call on the hot path); two words of static TLS. */
-__thread struct llog__arena *llog__tls_arena __attribute__((tls_model("initial-exec")));
+struct llog__arena llog__arena_none = {.none = 1};
+__thread struct llog__arena *llog__tls_arena
+	__attribute__((tls_model("initial-exec"))) = &llog__arena_none;
 static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
 static _Atomic uint32_t next_shard;
 static pthread_key_t arena_key;
@@ -91,6 +93,7 @@ void llog__arena_fault_all(struct llog__arena *a)
 	a->faulted = a->size;
 	/* In the first lap cached_released + size is past every position. */
 	a->limit = a->cached_released + a->size;
+	llog__arena_restop(a);
 }
 
 int llog__arena_room(struct llog__arena *a, uint32_t total)
@@ -99,7 +102,9 @@ int llog__arena_room(struct llog__arena *a, uint32_t total)
 	 * llog__arena_release, issued after it finished reading the records
 	 * before that position; so our writes to those bytes cannot race
 	 * with its reads. */
-	a->cached_released = llog__load_acquire(&a->released);
+	uint32_t released = llog__load_acquire(&a->released);
+
+	llog__arena_view(a, released);
 	if (total > a->size - (a->reserve - a->cached_released))
 		return 0;
 	/* In the first lap reserve is an offset from the ring's start: a
@@ -107,6 +112,7 @@ int llog__arena_room(struct llog__arena *a, uint32_t total)
 	if (a->faulted < a->size && a->reserve + total > a->faulted)
 		llog__arena_fault_all(a); /* the rest (arena.h) */
 	a->limit = a->faulted < a->size ? a->faulted : a->cached_released + a->size;
+	llog__arena_restop(a);
 	return 1;
 }
 
@@ -130,6 +136,8 @@ static struct llog__arena *arena_create(void)
 	a->faulted = size < LLOG__ARENA_FIRST_FAULT ? size : LLOG__ARENA_FIRST_FAULT;
 	prefault(a, 0, a->faulted);
 	a->limit = a->faulted < size ? a->faulted : size;
+	a->wake = size / 2;
+	llog__arena_restop(a);
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	/* The name as the thread has it now (read once: arena.h). */
 	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)
@@ -262,7 +270,7 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 	struct llist_head *h;
 
-	llog__tls_arena = NULL;
+	llog__tls_arena = &llog__arena_none;
 	/* A handler that runs from here on finds no arena and cannot add to
 	 * dropped_pending; the signal fence keeps the compiler from moving
 	 * the exchange below above the store. Relaxed exchange: only this
@@ -290,13 +298,13 @@ static void arena_thread_exit(void *p)
 
 void llog__arena_release_self(void)
 {
-	struct llog__arena *a = llog__tls_arena;
+	struct llog__arena *a = llog__arena_mine();
 	uint32_t dropped;
 
 	if (a == NULL)
 		return;
 	wait_drained(a);
-	llog__tls_arena = NULL;
+	llog__tls_arena = &llog__arena_none;
 	/* Signal fence and relaxed load as in arena_thread_exit. */
 	atomic_signal_fence(memory_order_seq_cst);
 	dropped = llog__load_relaxed(&a->dropped_pending);
@@ -337,7 +345,7 @@ void llog__arena_mark_worker(void)
 
 void llog__arena_after_fork(void)
 {
-	struct llog__arena *a = llog__tls_arena;
+	struct llog__arena *a = llog__arena_mine();
 
 	/* Relaxed: no other thread exists in the child. */
 	llog__store_relaxed(&space.waiters, 0);
@@ -346,9 +354,7 @@ void llog__arena_after_fork(void)
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	llog__store_relaxed(&a->dropped_pending, 0); /* one thread in the child */
 	a->in_log = 0;
-	a->cached_released = a->reserve;
-	if (a->faulted == a->size)
-		a->limit = a->reserve + a->size;
+	llog__arena_view(a, a->reserve);
 	llog__store_relaxed(&a->released, a->reserve);
 	/* A NAME record of ours still in the parent's list is dropped with
 	 * it: the owner's copy is the current name. */

@@ -31,6 +31,51 @@
  * comparison covers both the free space and the faulted part (limit); the
  * slow side is llog__arena_room.
  *
+ * Stop and wake: the fast path's two compares read positions made ahead
+ * by the slow side. stop is min(limit, the end of reserve's lap), so one
+ * compare (bytes <= stop - reserve) says that a record fits below the
+ * limit and before the ring's end; wake is cached_released + size / 2, so
+ * one signed compare says the ring is past half full. A call that finds
+ * it so takes a fresh view of released and, when the ring is still past
+ * half full, wakes the flusher and moves wake 1/16 of the ring past its
+ * own position (LLOG__ARENA_WAKE_STEP): a ring that stays past half full
+ * (a flusher slower than its producers) wakes it once per sixteenth of
+ * the ring, not at every record, each wake-up being a seq_cst fence and a
+ * look at the futex word (queue.c); a new view never moves wake back.
+ * Waking is never needed for a record to be taken (the flusher's interval
+ * takes it; ERROR and above, BLOCK's wait and DROP's drop wake it
+ * themselves): it is latency, which past half full is bounded by the
+ * ring's last three eighths. Invariant, as
+ * distances from reserve: 0 <= stop - reserve <= min(limit - reserve,
+ * size - (reserve & mask) or size at a lap's start). llog__arena_restop
+ * keeps it after every write of limit (llog__arena_room,
+ * llog__arena_view, fault_all, creation, fork) and every move of reserve
+ * but the fast path's, which stays at or below stop (the general
+ * reservation, unreserve); the shrink of a reservation moves reserve back
+ * within its lap, which keeps it. A fast record that ends exactly at the
+ * lap's end leaves stop == reserve: the next call takes the general path,
+ * whose reservation enters the new lap and sets stop again.
+ *
+ * The go-slow word: busy, one 32-bit word of the arena, is zero iff the
+ * thread's fast path may run: in_log (re-entry: a signal handler inside a
+ * LOG, or llog's own threads, whose arena is a header with in_log always
+ * set), ctx_dirty (a context to send first), ctx_busy (ctx.c rewriting
+ * the context), none (no arena). A thread without an arena points at
+ * llog__arena_none, whose none byte is 1, so the fast path loads the
+ * thread's arena pointer and the word and tests once, with no test of the
+ * pointer. Each byte is written only by the owner and its signal handlers
+ * (none: never; the pointer is what changes, at creation and at thread
+ * exit, where it returns to llog__arena_none before the exit record is
+ * pushed), each between compiler fences: a handler that runs between the
+ * fast path's test and its setting in_log runs a whole LOG or context
+ * change and leaves in_log as it found it; ctx_dirty, which such a handler
+ * may have set, is read again after in_log is set (producer.c). The
+ * process-wide reasons (a clock other than the plain TSC, the backtrace
+ * on) cannot be in a word of each thread without a registry of threads:
+ * they are one word on the line of the queue's first head, which the
+ * fast path's push takes anyway (llog__queue_slow, queue.h), which
+ * changes only while no flusher runs.
+ *
  * Waiting for space (the BLOCK policy): a full owner announces itself in a
  * waiter count and sleeps on a sequence word; the flusher, after each
  * round, bumps the word and wakes the sleepers when the count is not zero
@@ -69,6 +114,9 @@
 /* The bytes of a new ring faulted in at its creation (arena.h, "Faulting
  * in"). */
 #define LLOG__ARENA_FIRST_FAULT (16u * 1024)
+/* Past half full, the flusher is woken again each 1/LLOG__ARENA_WAKE_STEP
+ * of the ring ("Stop and wake"). */
+#define LLOG__ARENA_WAKE_STEP 16u
 /* A thread name with its NUL (the kernel's TASK_COMM_LEN). */
 #define LLOG__NAME_BYTES 16
 /* A context's field list, at most (kv.h: LLOG__CTX_LIST_MAX, rounded). */
@@ -77,11 +125,17 @@
 struct llog__arena {
 	/* owner side */
 	uint32_t reserve;
+	/* The fast path's one bound (arena.h, "Stop and wake"): min(limit,
+	 * the end of reserve's lap), both as distances from reserve. */
+	uint32_t stop;
 	/* The position reserve may reach without a look at released:
 	 * cached_released + size once the whole ring is faulted in, faulted
 	 * before (the first lap). */
 	uint32_t limit;
 	uint32_t cached_released;
+	/* cached_released + size / 2: past it the ring is more than half
+	 * full (the flusher is to be woken). */
+	uint32_t wake;
 	uint32_t size;
 	uint32_t mask;
 	/* Bytes of the ring faulted in, from its start (size: all of it). */
@@ -102,10 +156,13 @@ struct llog__arena {
 			 * then too). */
 			uint8_t ctx_dirty;
 			volatile uint8_t ctx_busy;
+			/* 1 in llog__arena_none only: the thread has no arena
+			 * yet (or no longer: it is exiting). */
+			uint8_t none;
 		};
-		/* The three above as one word: nonzero, the LOG cannot log
-		 * now or has a context to send first (the fast path's one
-		 * test, producer.c). Only the owner and its signal handlers
+		/* The four above as one word, the thread's go-slow word:
+		 * nonzero, the fast path cannot run now (arena.h, "The
+		 * go-slow word"). Only the owner and its signal handlers
 		 * write them, so the owner's plain read races with no other
 		 * thread. */
 		uint32_t busy;
@@ -127,6 +184,11 @@ struct llog__arena {
 	alignas(64) unsigned char ring[];
 };
 
+/* The arena of a thread that has none (never NULL: see "The go-slow
+ * word"): its busy word is nonzero (none), nothing else of it is used. */
+extern struct llog__arena llog__arena_none LLOG__HIDDEN;
+
+/* The calling thread's arena, or &llog__arena_none. */
 extern __thread struct llog__arena *llog__tls_arena
 	__attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
 
@@ -134,12 +196,46 @@ extern __thread struct llog__arena *llog__tls_arena
 
 struct llog__arena *llog__arena_create_self(void);
 
+/* The calling thread's arena, NULL when it has none yet. */
+static inline struct llog__arena *llog__arena_mine(void)
+{
+	struct llog__arena *a = llog__tls_arena;
+
+	return a != &llog__arena_none ? a : NULL;
+}
+
 /* The calling thread's arena, created on first use; NULL without memory. */
 static inline struct llog__arena *llog__arena_get(void)
 {
 	struct llog__arena *a = llog__tls_arena;
 
-	return __builtin_expect(a != NULL, 1) ? a : llog__arena_create_self();
+	return __builtin_expect(a != &llog__arena_none, 1) ? a : llog__arena_create_self();
+}
+
+/* Sets stop from reserve and limit ("Stop and wake"); after every change
+ * of limit and every move of reserve but the fast path's (which stays at
+ * or below stop). */
+static inline void llog__arena_restop(struct llog__arena *a)
+{
+	uint32_t lap_end = (a->reserve | a->mask) + 1u;
+
+	a->stop = a->limit - a->reserve < lap_end - a->reserve ? a->limit : lap_end;
+}
+
+/* A new view of released: cached_released, wake (never moved back: see
+ * llog__arena_fill_wants_wake_at), and (the ring faulted in whole) limit
+ * and stop. */
+static inline void llog__arena_view(struct llog__arena *a, uint32_t released)
+{
+	uint32_t half = released + a->size / 2;
+
+	a->cached_released = released;
+	if ((int32_t)(half - a->wake) > 0)
+		a->wake = half;
+	if (a->faulted == a->size) {
+		a->limit = released + a->size;
+		llog__arena_restop(a);
+	}
 }
 
 /*
@@ -166,6 +262,7 @@ static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint3
 	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
 	a->reserve += total;
 	r->end = a->reserve;
+	llog__arena_restop(a); /* reserve may have entered a new lap */
 	return r;
 }
 
@@ -181,24 +278,29 @@ static inline void llog__arena_shrink(struct llog__arena *a, struct llog__rec *r
 static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_reserve)
 {
 	a->reserve = old_reserve;
+	llog__arena_restop(a); /* back, maybe to the lap before */
 }
 
-/* Past half full: refreshes the view of released and says whether the
- * ring is still more than half full (the flusher is to be woken: the
- * caller may do it after leaving the arena, as the fast path does).
+/* Past wake: refreshes the view of released and says whether the ring is
+ * still more than half full (the flusher is to be woken: the caller may
+ * do it after leaving the arena, as the fast path does); then the next
+ * look is LLOG__ARENA_WAKE_STEP of the ring later ("Stop and wake").
  * reserve: a->reserve, from the caller's register (the fast path's). */
 static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t reserve)
 {
 	uint32_t released;
 
-	if (__builtin_expect(reserve - a->cached_released > a->size / 2, 0)) {
+	/* reserve - cached_released is in [0, size], size <= 2^30: the
+	 * difference from wake is a signed 32-bit value ("Stop and wake") */
+	if (__builtin_expect((int32_t)(reserve - a->wake) > 0, 0)) {
 		/* Acquire: pairs with the flusher's store-release of
 		 * released (a fresher view of the free space). */
 		released = llog__load_acquire(&a->released);
-		a->cached_released = released;
-		if (a->faulted == a->size)
-			a->limit = released + a->size;
-		return reserve - released > a->size / 2;
+		llog__arena_view(a, released);
+		if (reserve - released <= a->size / 2)
+			return 0;
+		a->wake = reserve + a->size / LLOG__ARENA_WAKE_STEP;
+		return 1;
 	}
 	return 0;
 }

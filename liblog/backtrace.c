@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backtrace.h"
+#include "queue.h"
 #include "kv.h"
 #include "render.h"
 #include "stats.h"
@@ -104,6 +105,10 @@ void llog__backtrace_apply(const struct llog__backtrace_config *bt)
 	/* Relaxed: see llog__backtrace_threshold. */
 	llog__store_relaxed((_Atomic int *)&llog__backtrace_level,
 			    bt->records != 0 ? bt->level : LLOG_OFF);
+	/* The fast path leaves every call to the general path's backtrace
+	 * verdict while the backtrace is on (queue.h, the process's go-slow
+	 * word). */
+	llog__queue_slow_set(LLOG__Q_SLOW_BT, bt->records != 0 && bt->level != LLOG_OFF);
 }
 
 void llog__backtrace_count_lost(void)

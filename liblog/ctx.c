@@ -243,7 +243,7 @@ int llog_ctx_clear(void)
 void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key)
 {
 	struct llog_field f[LLOG_CTX_KEYS];
-	struct llog__arena *a = llog__tls_arena;
+	struct llog__arena *a = llog__arena_mine();
 	uint32_t refused;
 	size_t n;
 	int i;

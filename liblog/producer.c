@@ -335,7 +335,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 			return 0;
 		}
 	}
-	a = llog__tls_arena;                                           /* 2 */
+	a = llog__arena_mine();                                        /* 2 */
 	if (__builtin_expect(a == NULL, 0)) {
 		a = llog__arena_get();
 		/* The new arena gave the thread its head (arena.c): all its
@@ -450,15 +450,21 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
 /*
  * The fast path: a typed call of a FAST site (site.h, "Fixed sites") whose
  * thread has nothing to do first. One relaxed load of the site's state
- * gives the record's shape and level; then the thread's arena and its busy
- * word (re-entry, a context to resend), the site's backtrace verdict, the
- * head (not CLOSED; shard[0] when the clock mode is the plain TSC, which
- * it is only on a queue of one head: fast_head), in_log, the reservation
- * (and the context word again: a signal handler may have run since the
- * test), the slots stored by the shape (strings with strnlen and
- * mempcpy), the header, the drops to report (read after the payload, as
- * log_core reads them), the push and the fill check: log_core's steps for
- * this case, without the plan, the overflow policy or anything rare.
+ * gives the record's shape and level; then two go-slow words, each one
+ * load and one test (arena.h, "The go-slow word"): the thread's (its
+ * arena's busy word: no arena yet, re-entry, a context to resend or being
+ * rewritten) and the process's (llog__queue_slow, on the head's line: a
+ * clock other than the plain TSC, the backtrace on; then fast_any takes the site's backtrace
+ * verdict and the same path with the clock by its mode). Then in_log, the
+ * reservation in one compare with stop (and the context word again: a
+ * signal handler may have run since the test), the slots stored by the
+ * shape (a call without arguments: shape 0, a constant; strings with
+ * strnlen and fast_copy), the header, the head (not CLOSED; shard[0] when
+ * the clock mode is the plain TSC, which it is only on a queue of one
+ * head: fast_head), the drops to report (read after the payload, as
+ * log_core reads them), the push and the fill check (one compare with
+ * wake, arena.h "Stop and wake"): log_core's steps for this case, without
+ * the plan, the overflow policy or anything rare.
  * Whatever it does not handle it leaves before changing anything, to
  * log_core from its start (log_t_slow): no arena, a busy word, a record
  * kept for the backtrace only, a closed list, a NULL string, strings that
@@ -508,6 +514,21 @@ static inline __attribute__((always_inline)) struct llist_head *fast_head(int pl
 	return plain ? &llog__q.shard[0].head : llog__queue_mine();
 }
 
+/* fast_pushed past wake (arena.h, "Stop and wake"): the fill check on a
+ * fresh view, in_log cleared and, when the fill asks for it, the wake-up.
+ * Out of line: the every-call path keeps one compare and no saved
+ * register. */
+static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint32_t reserve)
+{
+	int wake = llog__arena_fill_wants_wake_at(a, reserve);
+
+	llog__producer_signal_fence();
+	a->in_log = 0;
+	if (wake)
+		return llog__wake_flusher_last();
+	return 0;
+}
+
 /* After the push: the drops the record carried taken off the count (only
  * those: a handler's drop counted after the read stays for the next
  * record, as in log_core), the fill check, in_log cleared and, when the
@@ -516,16 +537,14 @@ static inline __attribute__((always_inline)) struct llist_head *fast_head(int pl
 static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
 							     uint32_t carried, uint32_t reserve)
 {
-	int wake;
-
 	if (__builtin_expect(carried != 0, 0))
 		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
-	/* on the reserve position the caller holds (nothing moved it) */
-	wake = llog__arena_fill_wants_wake_at(a, reserve);
+	/* on the reserve position the caller holds (nothing moved it); past
+	 * half full as llog__arena_fill_wants_wake_at's test */
+	if (__builtin_expect((int32_t)(reserve - a->wake) > 0, 0))
+		return fast_fill(a, reserve);
 	llog__producer_signal_fence();
 	a->in_log = 0;
-	if (__builtin_expect(wake, 0))
-		return llog__wake_flusher_last();
 	return 0;
 }
 
@@ -625,13 +644,14 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 	 * arena consistent. */
 	llog__producer_signal_fence();
 	*old = a->reserve;
-	off = *old & a->mask;
-	/* ctx_dirty again: see fast_place */
-	if (__builtin_expect(bytes > a->size - off || bytes > a->limit - *old || a->ctx_dirty, 0)) {
+	/* ctx_dirty again: see fast_place. One compare for the room: stop is
+	 * min(limit, the lap's end) (arena.h, "Stop and wake"). */
+	if (__builtin_expect(bytes > a->stop - *old || a->ctx_dirty, 0)) {
 		llog__producer_signal_fence();
 		a->in_log = 0;
 		return NULL;
 	}
+	off = *old & a->mask;
 	r = (struct llog__rec *)(void *)(a->ring + off);
 	a->reserve = *old + bytes;
 	r->end = *old + bytes;
@@ -660,9 +680,10 @@ fast_place_max(struct llog__arena *a, uint32_t bytes)
 	llog__producer_signal_fence();
 	old = a->reserve;
 	off = old & a->mask;
-	/* ctx_dirty again: see fast_place */
-	if (__builtin_expect(bytes > a->size - off ||
-				     (bytes > a->limit - old && !llog__arena_room(a, bytes)) ||
+	/* ctx_dirty again: see fast_place. Past stop (arena.h, "Stop and
+	 * wake"), llog__arena_room takes a fresh view and sets stop again. */
+	if (__builtin_expect((bytes > a->stop - old &&
+			      (!llog__arena_room(a, bytes) || bytes > a->stop - old)) ||
 				     a->ctx_dirty,
 			     0)) {
 		llog__producer_signal_fence();
@@ -695,6 +716,9 @@ static inline __attribute__((always_inline)) void fast_header(struct llog__rec *
 	r->kind = LLOG__K_LOG;
 	r->flags = 0;
 	r->site = site;
+	/* (the store stays one move: not merged with the arena's into a
+	 * vector's four, where no slot comes between them) */
+	__asm__("" : "+m"(r->site));
 }
 
 /* Stores the slot *q at d as its shape code (the low 2 bits of args, a
@@ -712,6 +736,34 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	}
 	memcpy(d, &w, 4);
 	return d + 4;
+}
+
+/* Copies len bytes, w <= len <= 2 * w, as two overlapping chunks of w (a
+ * constant); returns the end. */
+static inline __attribute__((always_inline)) unsigned char *
+copy_pair(unsigned char *d, const char *p, uint32_t len, size_t w)
+{
+	unsigned char x[16], y[16];
+
+	memcpy(x, p, w);
+	memcpy(y, p + len - w, w);
+	memcpy(d, x, w);
+	memcpy(d + len - w, y, w);
+	return d + len;
+}
+
+/* Copies a string's len bytes to d; returns the end. From 8 to 32 bytes
+ * (the common case: a name, an address) two overlapping loads and stores
+ * of 8 or 16 bytes, without a call; else mempcpy. */
+static inline __attribute__((always_inline)) unsigned char *fast_copy(unsigned char *d,
+								       const char *p,
+								       uint32_t len)
+{
+	if (len - 8u <= 8u)
+		return copy_pair(d, p, len, 8);
+	if (len - 17u <= 15u)
+		return copy_pair(d, p, len, 16);
+	return mempcpy(d, p, len);
 }
 
 /* A FAST site without strings: the record's size is the shape's. plain
@@ -742,13 +794,6 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	}
 	return fast_push(a, r, h, first, old, old + bytes, plain);
-}
-
-/* fast_fixed under any clock mode (a sharded queue, CLOCK_REALTIME). */
-static __attribute__((noinline)) int fast_fixed_any(struct llog_site *site, const uint64_t *v,
-						    unsigned s, struct llog__arena *a)
-{
-	return fast_fixed(site, v, s, a, 0);
 }
 
 /* fast_str where the ring has no room for the largest record now (a
@@ -790,6 +835,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	a->reserve = old + total;
 	r->end = old + total;
+	llog__arena_restop(a); /* reserve may have entered a new lap */
 	fast_header(r, site, used);
 	d = llog__rec_payload(r);
 	q = v;
@@ -817,7 +863,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
  * largest record's end) and the arena (reserve, which nothing moves while
  * in_log is set). */
 static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
-					      struct llog_site *site, unsigned s)
+					      struct llog_site *site, unsigned s, int plain)
 {
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
@@ -828,7 +874,6 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	struct llist_head *h;
 	struct llog__rec *r;
 	unsigned char *d;
-	int plain;
 
 	/* (fixed, at most 127, is below max, at least 256: config.c) */
 	if (__builtin_expect((r = fast_place_max(a, LLOG__REC_HDR + max)) == NULL, 0))
@@ -851,7 +896,7 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 				goto slow;
 			room -= len;
 			memcpy(d, &len, 4);
-			d = mempcpy(d + 4, p, len);
+			d = fast_copy(d + 4, p, len);
 		}
 	}
 	a = r->arena;
@@ -861,7 +906,6 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	 * llog__arena_shrink. */
 	old = a->reserve;
 	end = r->end - (room & ~7u);
-	plain = llog__clock_push_is_tsc();
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0))
@@ -880,49 +924,78 @@ slow:
 }
 
 /* The fast path's entry: whether site's call, of state word s, may take
- * it on arena a: its verdict FAST, the thread's arena made and not busy,
- * not a backtrace-only record (the head is peeked once the record is
- * written). */
-static inline __attribute__((always_inline)) int fast_enter(const struct llog_site *site,
-							    unsigned s,
+ * it on arena a (the thread's, llog__arena_none when it has none): its
+ * verdict FAST and the thread's go-slow word zero (arena.h, "The go-slow
+ * word": an arena made, no re-entry, no context to resend or being
+ * rewritten; ctx_dirty is read again once in_log is set, fast_take).
+ * Drops to report ride in the record as in log_core (fast_push). The
+ * process's word (llog__queue_slow) is the caller's next test. */
+static inline __attribute__((always_inline)) int fast_enter(unsigned s,
 							    const struct llog__arena *a)
 {
-	if (__builtin_expect(!(s & LLOG__SITE_FAST) || a == NULL, 0))
-		return 0;
-	/* Re-entry, a context to resend or being rewritten (arena.h, busy;
-	 * ctx_dirty is read again once in_log is set, fast_place). Drops to
-	 * report ride in the record as in log_core (fast_push). */
-	if (__builtin_expect(a->busy != 0, 0))
-		return 0;
-	/* Kept for the backtrace only (below the output level of the
-	 * site's cache, which the macro's check has just read or made;
-	 * relaxed as there): log_core flags it. The level is the state's
-	 * bits 5-7, above the flags, so the low byte compares as the level
-	 * (site.h, LLOG__SHAPE_LEVEL). */
-	return __builtin_expect((s & 0xffu) >=
-					(unsigned)(__atomic_load_n(&site->lvl_cache,
-								   __ATOMIC_RELAXED) &
-						   7u)
-						<< 5,
-				1);
+	return __builtin_expect((s & LLOG__SITE_FAST) && a->busy == 0, 1);
+}
+
+/* Whether a call of a FAST site, of state word s, is kept for the
+ * backtrace only (below the output level of the site's cache, which the
+ * macro's check has just read or made; relaxed as there): log_core flags
+ * it. The level is the state's bits 5-7, above the flags, so the low byte
+ * compares as the level (site.h, LLOG__SHAPE_LEVEL). */
+static inline int fast_bt_kept(const struct llog_site *site, unsigned s)
+{
+	return (s & 0xffu) <
+	       (unsigned)(__atomic_load_n(&site->lvl_cache, __ATOMIC_RELAXED) & 7u) << 5;
+}
+
+/* The fast path where the process's go-slow word is not zero: the backtrace on (a
+ * call kept for it only is log_core's) or a clock other than the plain
+ * TSC (a sharded queue, CLOCK_REALTIME). */
+static __attribute__((noinline)) int fast_any(struct llog_site *site, const uint64_t *v,
+					      unsigned n, unsigned s, struct llog__arena *a)
+{
+	if (fast_bt_kept(site, s))
+		return log_t_slow(site, v, n);
+	if (s & LLOG__SHAPE_HAS_STR)
+		return fast_str(a, v, site, s, 0);
+	return fast_fixed(site, v, s, a, 0);
 }
 
 /* A typed call (llog/detail.h "Typed calls"): the arguments in n slots.
  * The first call of a site (log_core) decides its shape (site.h, "Fixed
- * sites"); from then on its calls take the fast path when they can. */
-int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+ * sites"); from then on its calls take the fast path when they can: one
+ * test of the thread's go-slow word, one of the process's. A call without
+ * arguments has the shape 0 (no slot, no string: its plan consumes none),
+ * a constant: its record is the header alone. */
+static inline __attribute__((always_inline)) int log_t_body(struct llog_site *site,
+							     const uint64_t *v, unsigned n)
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (!fast_enter(site, s, a))
+	if (!fast_enter(s, a))
 		return log_t_slow(site, v, n);
+	if (__builtin_expect(llog__queue_slow() != 0, 0))
+		return fast_any(site, v, n, s, a);
+	if (n == 0)
+		return fast_fixed(site, v, 0, a, 1);
 	if (s & LLOG__SHAPE_HAS_STR)
-		return fast_str(a, v, site, s);
-	if (__builtin_expect(llog__clock_push_is_tsc(), 1))
-		return fast_fixed(site, v, s, a, 1);
-	return fast_fixed_any(site, v, s, a);
+		return fast_str(a, v, site, s, 1);
+	return fast_fixed(site, v, s, a, 1);
+}
+
+int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+{
+	return log_t_body(site, v, n);
+}
+
+/* llog__log_t for a call without arguments: 0, the variadic call made
+ * by log_t_slow where the typed path cannot take it (llog/detail.h,
+ * "Typed calls"), so the macro's call is the one call, with no result to
+ * test. */
+int llog__log_t0(struct llog_site *site)
+{
+	return log_t_body(site, NULL, 0);
 }
 
 /* The first call of a site, taken by log_core (rc 0), decides its verdict
@@ -945,7 +1018,26 @@ static void site_verdict(struct llog_site *site, unsigned n)
 					      llog__site_level(site)));
 }
 
-/* log_core for a typed call; after the site's first call, its verdict. */
+/* The variadic path of a typed call without arguments that log_core
+ * handed back (log_t_slow, kv_t_slow): what the macro's call of llog__log
+ * or llog__log_kv would do (the va_list is empty; the format is the
+ * site's). Returns 0. */
+static __attribute__((noinline)) int log_untyped0(struct llog_site *site,
+						  const struct llog__kv_site *ks,
+						  const union llog__kv_val *kv, ...)
+{
+	va_list ap;
+
+	va_start(ap, kv);
+	log_va(site, &ap, NULL, ks, kv);
+	va_end(ap);
+	return 0;
+}
+
+/* log_core for a typed call; after the site's first call, its verdict.
+ * A call without arguments (v NULL: the macros pass no slots then) that
+ * log_core hands back is made here through the variadic path, and 0
+ * returned: what the caller's llog__log would do (llog__log_t0). */
 static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 {
 	struct call_args ca = {NULL, v};
@@ -953,6 +1045,8 @@ static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 
 	if (rc == 0)
 		site_verdict(site, n);
+	else if (v == NULL)
+		rc = log_untyped0(site, NULL, NULL);
 	return rc;
 }
 
@@ -1066,21 +1160,38 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 
 	if (rc == 0)
 		site_verdict(site, n);
+	else if (v == NULL) /* as log_t_slow */
+		rc = log_untyped0(site, ks, kv);
 	return rc;
 }
 
 /* A typed call with fields: the message's arguments in n slots; the fast
  * path as llog__log_t's for a message without strings. */
-int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+static inline __attribute__((always_inline)) int
+kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union llog__kv_val *kv,
+	  const uint64_t *v, unsigned n)
 {
 	/* Relaxed: as llog__log_t's. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (fast_enter(site, s, a) && !(s & LLOG__SHAPE_HAS_STR))
+	if (fast_enter(s, a) && !(s & LLOG__SHAPE_HAS_STR) &&
+	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))
 		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);
+}
+
+int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
+		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+{
+	return kv_t_body(site, ks, kv, v, n);
+}
+
+/* llog__log_kv_t for a message without arguments, as llog__log_t0. */
+int llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+		    const union llog__kv_val *kv)
+{
+	return kv_t_body(site, ks, kv, NULL, 0);
 }
 
 /* llog__log with a va_list, for tests whose formats are made at run time

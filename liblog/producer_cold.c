@@ -68,7 +68,7 @@ llog__producer_reserve_full(struct llog__arena *a, uint32_t bytes)
  * NULL on llog's own threads. */
 static const struct llog__arena *sync_self(void)
 {
-	return llog__arena_thread_is_internal() ? NULL : llog__tls_arena;
+	return llog__arena_thread_is_internal() ? NULL : llog__arena_mine();
 }
 
 /*
@@ -98,7 +98,7 @@ llog__producer_closed_list(struct llog_site *site, const struct llog__plan *plan
 		return first;
 	/* Records of ours still in a shutdown's final round: let it write
 	 * them first, so this thread's order is kept on a shared stream. */
-	if (llog__arena_in_flight(llog__tls_arena))
+	if (llog__arena_in_flight(llog__arena_mine()))
 		llog__control_wait_shutdown();
 	llog__sync_va(site, plan, ap, ks, kv, sync_self());
 	return LLOG__CLOSED;

@@ -73,7 +73,7 @@ int llog_set_thread_name(const char *name)
 		return -EINVAL;
 	llog__name_copy(buf, name);
 	(void)pthread_setname_np(pthread_self(), buf);
-	a = llog__tls_arena;
+	a = llog__arena_mine();
 	/* No arena yet: the first LOG reads the new system name. llog's own
 	 * threads never push records. */
 	if (a == NULL || llog__arena_thread_is_internal() || a->in_log ||

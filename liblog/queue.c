@@ -20,15 +20,18 @@
 struct llist_node llog__closed_node;
 
 /* Every head CLOSED until llog_init (LLOG__SHARDS_MAX of them). */
-#define CLOSED1 {{&llog__closed_node}}
+#define CLOSED1 {{&llog__closed_node}, 0}
 #define CLOSED4 CLOSED1, CLOSED1, CLOSED1, CLOSED1
 #define CLOSED16 CLOSED4, CLOSED4, CLOSED4, CLOSED4
 _Static_assert(LLOG__SHARDS_MAX == 64, "one initialiser per head");
 /* head_mask masks byte offsets: the heads' stride is a power of two. */
 _Static_assert(sizeof(struct llog__shard) == 64, "one cache line per head");
 
+/* shard[0]'s go-slow word: the clock is not known to be the plain TSC
+ * before the first llog__queue_open. */
 struct llog__queue llog__q = {
-	.shard = {CLOSED16, CLOSED16, CLOSED16, CLOSED16},
+	.shard = {{{&llog__closed_node}, LLOG__Q_SLOW_CLOCK}, CLOSED1, CLOSED1, CLOSED1, CLOSED4,
+		  CLOSED4, CLOSED4, CLOSED16, CLOSED16, CLOSED16},
 };
 
 __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-exec")));
@@ -286,6 +289,14 @@ static int shards_forced(void)
 #endif
 }
 
+void llog__queue_slow_set(uint32_t bit, int on)
+{
+	/* Relaxed: see llog__queue_slow. */
+	uint32_t w = llog__load_relaxed(&llog__q.shard[0].slow);
+
+	llog__store_relaxed(&llog__q.shard[0].slow, on ? w | bit : w & ~bit);
+}
+
 void llog__queue_open(unsigned shards)
 {
 	/* The merge needs one clock for every CPU (take_shards). */
@@ -328,6 +339,7 @@ void llog__queue_open(unsigned shards)
 	llog__store_relaxed(&llog__pw.head_mask,
 			    (uint32_t)((shards - 1) * sizeof(struct llog__shard)));
 	llog__clock_set_ordered(shards > 1);
+	llog__queue_slow_set(LLOG__Q_SLOW_CLOCK, !llog__clock_push_is_tsc());
 	/* Release, for completeness only: the producers read the head
 	 * relaxed (their CAS validates it) and read the configuration written
 	 * before this with relaxed loads, where a stale value is harmless

@@ -101,7 +101,14 @@ extern struct llist_node llog__closed_node LLOG__HIDDEN;
 
 struct llog__shard {
 	alignas(64) struct llist_head head;
+	/* shard[0]'s only: the process's go-slow word, on the line the fast
+	 * path's push takes anyway (llog__queue_slow). */
+	_Atomic uint32_t slow;
 };
+
+/* The process's go-slow word's reasons (arena.h, "The go-slow word"). */
+#define LLOG__Q_SLOW_CLOCK 1u /* the push clock is not the plain TSC */
+#define LLOG__Q_SLOW_BT 2u    /* the backtrace is on (backtrace.h) */
 
 struct llog__queue {
 	/* (Which heads are in use, head_mask, is read by every push with the
@@ -122,6 +129,17 @@ extern struct llog__queue llog__q LLOG__HIDDEN;
 extern __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
 
 /* ---- producers (any thread) -------------------------------------------- */
+
+/* The process's go-slow word: zero iff the fast path may run as far as
+ * the process goes (the push clock is the plain TSC, the backtrace is
+ * off). Set by llog__queue_open (the clock) and llog__queue_slow_set (the
+ * backtrace, llog_init), only while no flusher runs and every head is
+ * CLOSED, as the clock mode and head_mask are: relaxed (a call racing
+ * llog_init may read it stale, as it may the mode). */
+static inline uint32_t llog__queue_slow(void)
+{
+	return llog__load_relaxed(&llog__q.shard[0].slow);
+}
 
 /* The head this thread pushes on: shard[0] unless the queue is sharded.
  * Relaxed: head_mask changes only while every head is CLOSED (between a
@@ -220,6 +238,9 @@ void llog__queue_open(unsigned shards);
  * threads on one CPU, where one clock orders them all). Set before
  * llog_init, while no flusher runs. */
 extern int llog__queue_force_shards LLOG__HIDDEN;
+/* Sets (on) or clears bit of the process's go-slow word (under the
+ * control lock, while no flusher runs). */
+void llog__queue_slow_set(uint32_t bit, int on);
 /* Asks the running flusher for its final round and wakes it. */
 void llog__queue_stop(void);
 /* In a fork child: closed, no wake-up pending, no stop. Returns what the

@@ -239,20 +239,21 @@ static void test_category_output_and_levels(void **state)
 		}
 		assert_non_null(strstr(m->e[7].msg, "WARN,test=DEBUG,late=INFO -> WARN,late.x=DEBUG"));
 	}
-	/* the forms of every output */
-	llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line));
+	/* the forms of every output (a line is its returned length: not
+	 * NUL-terminated, sinks.h) */
+	line[llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line) - 1)] = '\0';
 	assert_non_null(strstr(line, "Z INFO  db.pool [7] b.c:3 hi\n"));
-	llog_format_entry_opts(&e, LLOG_FORMAT_JSON, &lo, line, sizeof(line));
+	line[llog_format_entry_opts(&e, LLOG_FORMAT_JSON, &lo, line, sizeof(line) - 1)] = '\0';
 	assert_non_null(strstr(line, ",\"category\":\"db.pool\",\"file\":"));
 	e.category = "we ird[";
 	e.category_len = 7;
-	llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line));
+	line[llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line) - 1)] = '\0';
 	assert_non_null(strstr(line, "INFO  we\\x20ird\\x5b [7]"));
 	e.category = NULL;
 	e.category_len = 0;
-	llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line));
+	line[llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &lo, line, sizeof(line) - 1)] = '\0';
 	assert_non_null(strstr(line, "Z INFO  [7] b.c:3 hi\n"));
-	llog_format_entry_opts(&e, LLOG_FORMAT_JSON, &lo, line, sizeof(line));
+	line[llog_format_entry_opts(&e, LLOG_FORMAT_JSON, &lo, line, sizeof(line) - 1)] = '\0';
 	assert_null(strstr(line, "category"));
 	stop(m, &c);
 }

@@ -67,6 +67,12 @@ int __real_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks
 int __wrap_llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 int __wrap_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 			  const union llog__kv_val *v, const uint64_t *slots, unsigned n);
+int __real_llog__log_t0(struct llog_site *site);
+int __real_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *v);
+int __wrap_llog__log_t0(struct llog_site *site);
+int __wrap_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *v);
 }
 
 /* This file's typed calls (the library's own LOGs are not counted), on
@@ -93,6 +99,30 @@ int __wrap_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks
 			  const union llog__kv_val *v, const uint64_t *slots, unsigned n)
 {
 	int rc = __real_llog__log_kv_t(site, ks, v, slots, n);
+
+	if (ours(site)) {
+		typed_made++;
+		typed_taken += rc == 0;
+	}
+	return rc;
+}
+
+/* A call without arguments: rc 1, its variadic call made inside. */
+int __wrap_llog__log_t0(struct llog_site *site)
+{
+	int rc = __real_llog__log_t0(site);
+
+	if (ours(site)) {
+		typed_made++;
+		typed_taken += rc == 0;
+	}
+	return rc;
+}
+
+int __wrap_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *v)
+{
+	int rc = __real_llog__log_kv_t0(site, ks, v);
 
 	if (ours(site)) {
 		typed_made++;

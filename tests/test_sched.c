@@ -39,11 +39,23 @@
  *   test_fast_path_string_bound          a string that fills the record's
  *        bound is written by the fast path; one byte more goes to
  *        log_core, clipped and marked
+ *   test_fast_path_go_slow               each reason of the go-slow words
+ *        (arena.h, "The go-slow word") sends a call of a fast site to
+ *        log_core: a thread without an arena yet, a signal handler's call
+ *        inside a LOG (dropped, counted), a context to send first, the
+ *        backtrace on (process-wide word: a call kept for it goes to
+ *        log_core, an ordinary one stays fast)
+ *   test_fast_path_stop                  the fast path's one bound, stop,
+ *        never lets a reservation past the limit or the ring's end: over
+ *        many laps of a small ring, with records that end exactly at its
+ *        end and records that would cross it, stop stays within both
+ *        after every call, and every record arrives once
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -763,6 +775,218 @@ static void test_fast_path_ctx_after_entry(void **state)
 	memsink_free(m);
 }
 
+/* A thread's first two calls at a site that is fast already: how many
+ * entered the fast path after each, and whether the first made the arena. */
+struct first_calls {
+	int entered1, entered2, had_arena, made_arena;
+};
+
+static void *first_calls_thread(void *p)
+{
+	struct first_calls *fc = p;
+	int before = atomic_load(&fast_entered);
+
+	fc->had_arena = llog__arena_mine() != NULL;
+	log_same(70);
+	fc->entered1 = atomic_load(&fast_entered) - before;
+	fc->made_arena = llog__arena_mine() != NULL;
+	log_same(71);
+	fc->entered2 = atomic_load(&fast_entered) - before;
+	return NULL;
+}
+
+static _Atomic int reenter_once;
+
+/* A LOG of a fast site from a signal handler. */
+static void on_reenter(int sig)
+{
+	(void)sig;
+	log_same(90);
+}
+
+/* At FAST_PUSH (in_log set, the record written), once: a signal whose
+ * handler logs, as one that interrupts a LOG there. */
+static void hook_reenter(enum llog__sched_point p)
+{
+	hook_count_fast(p);
+	if (p == LLOG__SP_FAST_PUSH && atomic_exchange(&reenter_once, 0))
+		raise(SIGUSR2);
+}
+
+static void test_fast_path_go_slow(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct llog_stats st0, st;
+	struct first_calls fc = {0};
+	struct sigaction sa;
+	pthread_t t;
+	int e;
+
+	(void)state;
+	cfg.flush_interval_ms = 5; /* as above */
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	/* no backtrace, the plain TSC where the machine has it: the
+	 * process-wide word has at most the clock's bit */
+	assert_int_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
+	log_same(0); /* the site's first call: log_core decides FAST */
+	atomic_store(&fast_entered, 0);
+	atomic_store(&fast_pushed, 0);
+	llog__sched_set_hook(hook_count_fast);
+	log_same(1);
+	assert_int_equal(atomic_load(&fast_entered), 1);
+
+	/* no arena yet: log_core, which makes it; then the fast path */
+	assert_int_equal(pthread_create(&t, NULL, first_calls_thread, &fc), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(fc.had_arena, 0);
+	assert_int_equal(fc.entered1, 0);
+	assert_int_equal(fc.made_arena, 1);
+	assert_int_equal(fc.entered2, 1);
+
+	/* a context to send first (a CTX record dropped under DROP):
+	 * log_core sends it, then the record; the next call is fast again */
+	assert_int_equal(llog_ctx_set("c", "v"), 0);
+	e = atomic_load(&fast_entered);
+	llog__tls_arena->ctx_dirty = 1;
+	log_same(2);
+	assert_int_equal(atomic_load(&fast_entered), e);
+	assert_int_equal(llog__tls_arena->ctx_dirty, 0);
+	log_same(3);
+	assert_int_equal(atomic_load(&fast_entered), e + 1);
+	(void)llog_ctx_clear();
+
+	/* re-entry: a handler's call inside a fast LOG finds in_log set,
+	 * leaves the fast path and is dropped and counted */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_reenter;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, NULL), 0);
+	llog_get_stats(&st0);
+	e = atomic_load(&fast_entered);
+	atomic_store(&reenter_once, 1);
+	llog__sched_set_hook(hook_reenter);
+	log_same(4);
+	llog__sched_set_hook(hook_count_fast);
+	assert_int_equal(atomic_load(&reenter_once), 0);
+	assert_int_equal(atomic_load(&fast_entered), e + 1); /* the outer call only */
+	llog_get_stats(&st);
+	assert_int_equal(st.dropped - st0.dropped, 1);
+	signal(SIGUSR2, SIG_DFL);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	for (int i = 1; i <= 4; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "same %d", i);
+		assert_int_equal(memsink_count(m, want), 1);
+	}
+	assert_int_equal(memsink_count(m, "same 70"), 1);
+	assert_int_equal(memsink_count(m, "same 71"), 1);
+	assert_int_equal(memsink_count(m, "same 90"), 0);
+	llog_shutdown();
+	memsink_free(m);
+
+	/* the backtrace on: the process-wide word says so; an ordinary call
+	 * still takes the fast path, one kept for the backtrace does not
+	 * (test_fast_path_taken), and off again at the next llog_init */
+	m = memsink_new(LLOG_TRACE);
+	cfg.level = LLOG_INFO;
+	cfg.backtrace_records = 16;
+	cfg.backtrace_level = LLOG_DEBUG;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_not_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
+	atomic_store(&fast_entered, 0);
+	llog__sched_set_hook(hook_count_fast);
+	log_same(5); /* (the thread's arena went with the shutdown: log_core) */
+	log_same(6);
+	log_bt(5);
+	assert_int_equal(atomic_load(&fast_entered), 1);
+	llog__sched_set_hook(NULL);
+	llog_shutdown();
+	memsink_free(m);
+	m = memsink_new(LLOG_TRACE);
+	cfg.backtrace_records = 0;
+	cfg.backtrace_level = LLOG_TRACE;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	assert_int_equal(llog__queue_slow() & LLOG__Q_SLOW_BT, 0);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* stop within its bounds (arena.h, "Stop and wake"), as distances from
+ * reserve: at most the limit's and the lap end's. */
+static void check_stop(const struct llog__arena *a)
+{
+	uint32_t lap_end = (a->reserve | a->mask) + 1u;
+
+	assert_true(a->stop - a->reserve <= a->limit - a->reserve);
+	assert_true(a->stop - a->reserve <= lap_end - a->reserve);
+	assert_true(a->limit - a->reserve <= a->size);
+}
+
+static void log_wide2(long i)
+{
+	LOG_INFO("wide %ld %ld", i, i); /* 16 bytes: a 64-byte record */
+}
+
+static void log_int3(int i)
+{
+	LOG_INFO("int %d %d %d", i, i, i); /* 12 bytes: a 64-byte record */
+}
+
+static void log_bare(void)
+{
+	LOG_INFO("bare"); /* the header alone: 48 bytes */
+}
+
+static void test_fast_path_stop(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct llog__arena *a;
+	size_t wide = 0, ints = 0, bare = 0;
+	int pushed;
+
+	(void)state;
+	cfg.flush_interval_ms = 5; /* as above */
+	cfg.arena_bytes = 16384;   /* the smallest ring: many laps */
+	cfg.overflow = LLOG_OVERFLOW_BLOCK;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	log_bare();
+	a = llog__arena_mine();
+	assert_non_null(a);
+	check_stop(a);
+	atomic_store(&fast_pushed, 0);
+	llog__sched_set_hook(hook_count_fast);
+	/* 64-byte records end exactly at the ring's end; a 48-byte one
+	 * now and then shifts them so that later ones would cross it */
+	for (int i = 0; i < 4000; i++) {
+		if (i % 7 == 3) {
+			log_bare();
+			bare++;
+		} else if (i % 2) {
+			log_wide2(i);
+			wide++;
+		} else {
+			log_int3(i);
+			ints++;
+		}
+		check_stop(a);
+		if (i % 64 == 63)
+			llog_flush();
+	}
+	pushed = atomic_load(&fast_pushed);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	assert_true(pushed > 3000); /* most went the fast way */
+	assert_int_equal(memsink_count(m, "wide"), wide);
+	assert_int_equal(memsink_count(m, "int"), ints);
+	assert_int_equal(memsink_count(m, "bare"), bare + 1);
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -785,6 +1009,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_fast_path_taken, teardown),
 		cmocka_unit_test_teardown(test_fast_path_ctx_after_entry, teardown),
 		cmocka_unit_test_teardown(test_fast_path_string_bound, teardown),
+		cmocka_unit_test_teardown(test_fast_path_go_slow, teardown),
+		cmocka_unit_test_teardown(test_fast_path_stop, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

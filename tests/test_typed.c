@@ -265,6 +265,44 @@ static void test_llog__log_t_returns(void **state)
 	memsink_free(m);
 }
 
+/* A call without slots (v NULL: llog__log_t0, the macros' form, and
+ * llog__log_t as older macros call it) never hands back: where the typed
+ * path cannot take it (an EAGER format, more conversions than arguments,
+ * no flusher) the library makes the variadic call itself, once. */
+static void test_no_slots_never_handed_back(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	static struct llog_site t0 = {"t0 errno %m", __FILE__, __func__, __LINE__,
+				      LLOG_INFO | LLOG__SITE_V2, 0, {0}, NULL, 0};
+	static const char *const keys[] = {"k"};
+	static const unsigned char types[] = {LLOG_FIELD_I64};
+	static const struct llog__kv_site ks = {1, keys, types, NULL};
+	static struct llog_site kv0 = {"kv0 errno %m", __FILE__, __func__, __LINE__,
+				       LLOG_INFO | LLOG__SITE_V2, 0, {0}, NULL, 0};
+	union llog__kv_val kv[1];
+	char want[MEMSINK_MSG];
+
+	(void)state;
+	kv[0].i = 5;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	errno = ENOENT;
+	snprintf(want, sizeof(want), "errno %s", strerror(ENOENT));
+	assert_int_equal(llog__log_t0(&t0), 0);
+	errno = ENOENT;
+	assert_int_equal(SITE_T("errno %m", NULL, 0), 0);
+	assert_int_equal(SITE_T("short %d", NULL, 0), 0); /* undefined, as printf's */
+	errno = ENOENT;
+	assert_int_equal(llog__log_kv_t0(&kv0, &ks, kv), 0);
+	llog_flush();
+	assert_int_equal(m->n, 4);
+	assert_string_equal(m->e[0].msg + 3, want);
+	assert_string_equal(m->e[1].msg, want);
+	assert_memory_equal(m->e[2].msg, "short ", 6);
+	assert_string_equal(m->e[3].msg + 4, want);
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* A direct site at level lv called twice with the same slots (both taken:
  * 0); its state word after: the verdict of its first call (site.h). */
 #define SITE_TWICE(lv, fmt, v, n)                                             \
@@ -403,6 +441,31 @@ static void test_positional_long_string(void **state)
  * (4 KiB: its 4-byte length and 4092 bytes); one byte more is clipped,
  * by log_core, and marked: the same as the first call of the site. (Which
  * path wrote each call: test_sched's test_fast_path_string_bound.) */
+/* Strings of every length from 0 to 40 beside a value, through one site
+ * (its second and later calls the fast path's): the short ones' copy
+ * (fast_copy: 8 to 16 and 17 to 32 bytes as two overlapping chunks, the
+ * rest by mempcpy) keeps every byte and the value after it. */
+static void test_fast_string_lengths(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	char s[41];
+
+	(void)state;
+	nexpected = 0;
+	assert_int_equal(memsink_start(m, NULL), 0);
+	for (int len = 0; len <= 40; len++) {
+		for (int i = 0; i < len; i++)
+			s[i] = (char)('a' + (i * 7 + len) % 26);
+		s[len] = '\0';
+		LOG_INFO("<%s> %d", s, len);
+		expect("<%s> %d", s, len);
+	}
+	llog_flush();
+	check_output(m);
+	llog_shutdown();
+	memsink_free(m);
+}
+
 static void test_fast_string_bound(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
@@ -463,13 +526,18 @@ static void test_closed_list_goes_to_llog__log(void **state)
 	unlink(path);
 	assert_non_null(strstr(buf, "before init 1 sync 0.25\n"));
 	assert_non_null(strstr(buf, "before init, no argument\n"));
+	/* once: llog__log_t0 made the variadic call itself, the macro none */
+	assert_null(strstr(strstr(buf, "before init, no argument\n") + 1,
+			   "before init, no argument\n"));
 }
 
 TEST_MAIN(
 	cmocka_unit_test(test_closed_list_goes_to_llog__log),
+	cmocka_unit_test(test_no_slots_never_handed_back),
 	cmocka_unit_test(test_llog__log_t_returns),
 	cmocka_unit_test(test_messages_equal_snprintf),
 	cmocka_unit_test(test_fast_sites),
+	cmocka_unit_test(test_fast_string_lengths),
 	cmocka_unit_test(test_fast_string_bound),
 	cmocka_unit_test(test_positional_long_string),
 )

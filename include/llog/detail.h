@@ -193,7 +193,10 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * the call (a format rendered at the call: %ls %lc %m, a positional
  * "%2$.*1$s" or one POSIX leaves undefined; a long double, more
  * conversions than arguments, no flusher running): the macro then calls
- * llog__log with the same temporaries. A positional format's slots are
+ * llog__log with the same temporaries. A call without arguments is one
+ * call of llog__log_t0, which never hands back: the library makes the
+ * variadic call itself (so does llog__log_t given no slots, v NULL, and
+ * returns 0). A positional format's slots are
  * its arguments in index order, which is the order they are passed. A
  * long double argument, or 9 and more, go to llog__log at compile time;
  * so do LLOG_NO_TYPED_CALLS defined before llog.h, C before C11 and C++
@@ -214,6 +217,12 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * llog__log_kv_t and llog__log_kv.
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
+/* llog__log_t for a call without arguments (the macros' form of it:
+ * one call, no result to test). Returns 0: when the typed path cannot
+ * take the call, the library makes it through llog__log's path itself,
+ * as llog__log_t does for any call without slots (v NULL, the form older
+ * macros pass), which then returns 0 too. */
+LLOG_EXPORT int llog__log_t0(struct llog_site *site);
 
 #if defined(__GNUC__) && !defined(LLOG_NO_TYPED_CALLS) &&                                       \
 	((!defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) ||   \
@@ -281,10 +290,14 @@ static inline uint64_t llog__slot_ld(long double v)
 #define LLOG__CALL_KV(site, ks, v, ...)                                       \
 	LLOG__CALL_GEN(llog__log_kv_t, llog__log_kv, (site, ks, v), __VA_ARGS__)
 #define LLOG__CALL_V(T, V, P, ...) V(LLOG__ID P, __VA_ARGS__)
+/* No argument: T##0 (llog__log_t0, llog__log_kv_t0) makes the variadic
+ * call itself when it must; V's call, never made, keeps the compiler's
+ * check of the format. */
 #define LLOG__CALL_0(T, V, P, fmt)                                            \
 	do {                                                                  \
-		if (T(LLOG__ID P, (const uint64_t *)0, 0) != 0)               \
+		if (0)                                                        \
 			V(LLOG__ID P, fmt);                                   \
+		(void)LLOG__CALL_CAT(T, 0)(LLOG__ID P);                       \
 	} while (0)
 #define LLOG__CALL_1(T, V, P, fmt, a1) \
 	do { \
@@ -384,6 +397,10 @@ LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site
  * llog__log_kv. */
 LLOG_EXPORT int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 			       const union llog__kv_val *v, const uint64_t *slots, unsigned n);
+/* llog__log_kv_t for a message without arguments, as llog__log_t0
+ * (and llog__log_kv_t without slots returns 0 as llog__log_t does). */
+LLOG_EXPORT int llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+				const union llog__kv_val *v);
 
 static inline union llog__kv_val llog__kv_i64(int64_t x)
 {

@@ -212,7 +212,8 @@ proctype Producer(byte p)
 			sync_deliver(node)
 		:: else ->
 			/* reserve() -> llog__arena_reserve (its slow side llog__arena_room); full -> BLOCK policy */
-			/* C: liblog/arena.c llog__arena_room ord cached_released llog__load_acquire */
+			/* C: liblog/arena.c llog__arena_room ord llog__load_acquire llog__arena_view */
+			/* C: liblog/arena.h llog__arena_view ord cached_released wake */
 			do
 			:: rsv - released[p] < CAP(p) -> rsv++; break
 			:: else ->
@@ -276,11 +277,15 @@ proctype Producer(byte p)
 					if
 					/* C: liblog/arena.h llog__arena_check_fill ord llog__arena_fill_wants_wake llog__wake_flusher */
 					/* C: liblog/arena.h llog__arena_fill_wants_wake ord llog__arena_fill_wants_wake_at */
-					/* C: liblog/arena.h llog__arena_fill_wants_wake_at ord cached_released */
+					/* C: liblog/arena.h llog__arena_fill_wants_wake_at ord wake llog__load_acquire llog__arena_view LLOG__ARENA_WAKE_STEP */
 					/* C: liblog/producer.c fast_push ord llist_try_add fast_push_retry fast_pushed */
 					/* C: liblog/producer.c fast_push_retry ord LLOG__CLOSED fast_closed llist_try_add fast_pushed */
-					/* C: liblog/producer.c fast_pushed ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
+					/* C: liblog/producer.c fast_pushed ord wake fast_fill */
+					/* C: liblog/producer.c fast_fill ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
+					/* past half but before wake (woken a sixteenth of
+					 * the ring ago: arena.h, "Stop and wake") */
+					:: (rsv - released[p]) * 2 > CAP(p) -> skip
 					:: else -> skip
 					fi
 #else
