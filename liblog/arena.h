@@ -51,8 +51,9 @@
  * keeps it after every write of limit (llog__arena_room,
  * llog__arena_view, fault_all, creation, fork) and every move of reserve
  * but the fast path's, which stays at or below stop (the general
- * reservation, unreserve); the shrink of a reservation moves reserve back
- * within its lap, which keeps it. A fast record that ends exactly at the
+ * reservation, unreserve, shrink: a reservation that ended exactly at the
+ * ring's end, shrunk, returns to the lap before, whose end is nearer than
+ * the stop it set). A fast record that ends exactly at the
  * lap's end leaves stop == reserve: the next call takes the general path,
  * whose reservation enters the new lap and sets stop again.
  *
@@ -271,6 +272,9 @@ static inline void llog__arena_shrink(struct llog__arena *a, struct llog__rec *r
 {
 	a->reserve -= unused;
 	r->end = a->reserve;
+	/* back, maybe to the lap before: a reservation that ended exactly at
+	 * the ring's end set stop in the next lap */
+	llog__arena_restop(a);
 }
 
 /* Gives back the whole last reservation (never pushed): reserve returns to

@@ -50,6 +50,10 @@
  *        many laps of a small ring, with records that end exactly at its
  *        end and records that would cross it, stop stays within both
  *        after every call, and every record arrives once
+ *   test_shrink_at_lap_end               log_core's reservation of the
+ *        largest record that ends exactly at the ring's end, shrunk back
+ *        into the lap before: stop stays within the lap's end, so the fast
+ *        records after it never cross the ring's end
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -987,6 +991,79 @@ static void test_fast_path_stop(void **state)
 	memsink_free(m);
 }
 
+static void log_int1(int i)
+{
+	LOG_INFO("int1 %d", i); /* 4 bytes: a 56-byte record */
+}
+
+static void log_err_str(const char *s)
+{
+	/* ERROR: never fast; log_core reserves the largest record and gives
+	 * back its unused end (llog__arena_shrink) */
+	LOG_ERROR("err %s", s);
+}
+
+static void test_shrink_at_lap_end(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct llog__arena *a;
+	size_t ints = 0, ones = 0, bare = 0;
+	uint32_t target;
+
+	(void)state;
+	cfg.flush_interval_ms = 5; /* as above */
+	cfg.arena_bytes = 16384;   /* the smallest ring */
+	cfg.max_record_bytes = 256;
+	cfg.overflow = LLOG_OVERFLOW_BLOCK;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	log_bare();
+	bare++;
+	a = llog__arena_mine();
+	assert_non_null(a);
+	/* log_core's largest record of the string site ends at the ring's
+	 * end when it starts here */
+	target = a->size - (LLOG__REC_HDR + 256u);
+	for (int i = 0; (a->reserve & a->mask) != target; i++) {
+		uint32_t dist = (target - a->reserve) & a->mask;
+
+		if (dist % 16 != 0) {
+			log_int1(i);
+			ones++;
+		} else if (dist % 64 == 0) {
+			log_int3(i);
+			ints++;
+		} else {
+			log_bare();
+			bare++;
+		}
+		if (i % 32 == 31)
+			llog_flush();
+	}
+	/* a fresh view: released past the ring's start, limit past the end
+	 * of reserve's lap */
+	llog_flush();
+	assert_true(llog__arena_room(a, 8));
+	assert_true(a->limit - a->reserve > a->size - (a->reserve & a->mask));
+	log_err_str("x");
+	/* shrunk back into the lap before the ring's end */
+	assert_int_not_equal(a->reserve & a->mask, 0);
+	check_stop(a);
+	/* fast records on to the ring's end and past it */
+	for (int i = 0; i < 16; i++) {
+		log_int3(1000 + i);
+		ints++;
+		check_stop(a);
+	}
+	llog_flush();
+	assert_int_equal(memsink_count(m, "err x"), 1);
+	assert_int_equal(memsink_count(m, "int1 "), ones);
+	assert_int_equal(memsink_count(m, "int "), ints);
+	assert_int_equal(memsink_count(m, "bare"), bare);
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -1011,6 +1088,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fast_path_string_bound, teardown),
 		cmocka_unit_test_teardown(test_fast_path_go_slow, teardown),
 		cmocka_unit_test_teardown(test_fast_path_stop, teardown),
+		cmocka_unit_test_teardown(test_shrink_at_lap_end, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
