@@ -510,7 +510,8 @@ struct llog_sink;
  * to both and never to neither. Exception: a sink that reaches the flusher
  * only in its crash drain (added just before the flusher crashed) is
  * installed beside the fallback, which the drain does not close.
- * Returns 0, -EINVAL for NULL, -ENOSPC when 16 sinks are already installed
+ * Returns 0, -EINVAL for NULL or for ops whose flags set a bit that is not
+ * LLOG_SINK_F_* (llog/sinks.h), -ENOSPC when 16 sinks are already installed
  * or waiting for llog_init() (the stderr fallback does not count; in a fork
  * child, the inherited sinks count), -ENOMEM, or
  * -ECANCELED when called from a sink's close() during llog_shutdown().
