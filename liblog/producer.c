@@ -773,6 +773,7 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 	   int plain)
 {
 	uint32_t n = LLOG__SHAPE_FIXED(s), bytes = LLOG__REC_HDR + llog__producer_align8(n), old;
+	const uint64_t *q = v; /* v stays the first slot: log_core may read them all */
 	struct llist_node *first;
 	struct llist_head *h;
 	struct llog__rec *r;
@@ -783,14 +784,15 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	fast_header(r, site, n);
 	d = llog__rec_payload(r);
-	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
-		d = fast_slot(d, args, v);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++)
+		d = fast_slot(d, args, q);
 	r->arena = a;
 	/* The head, peeked last: one register fewer while placing. */
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		fast_untake(a, old);
+		LLOG__SCHED(FAST_CLOSED);
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	}
 	return fast_push(a, r, h, first, old, old + bytes, plain);
@@ -1075,6 +1077,7 @@ static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 {
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, bytes;
 	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
+	const uint64_t *q = v; /* as fast_fixed's */
 	struct llist_node *first;
 	struct llist_head *h;
 	struct llog__rec *r;
@@ -1087,8 +1090,8 @@ static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 	fast_header(r, site, n);
 	r->flags = LLOG__REC_FIELDS;
 	d = llog__rec_payload(r);
-	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, v++)
-		d = fast_slot(d, args, v);
+	for (unsigned args = LLOG__SHAPE_ARGS(s); args != 0; args >>= 2, q++)
+		d = fast_slot(d, args, q);
 	llog__kv_call_write(ks, kv, slen, nkv,
 			    (char *)llog__rec_payload(r) + llog__producer_align8(n));
 	r->arena = a;
@@ -1096,6 +1099,7 @@ static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		fast_untake(a, old);
+		LLOG__SCHED(FAST_CLOSED);
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
 	}
 	return fast_push(a, r, h, first, old, old + bytes, 0);

@@ -45,6 +45,9 @@
  *   FAST_PUSH      producer.c fast_push: the fast path wrote the whole
  *                  record, before its push (a call that leaves it for
  *                  log_core never gets here)
+ *   FAST_CLOSED    producer.c fast_fixed, fast_kv_exact: the fast path
+ *                  wrote the slots and found the list closed, before it
+ *                  leaves the call to log_core (which peeks again)
  *
  * The hook may be called on any thread that logs, on the flusher and from
  * a signal handler (a crash drain wakes the flusher); a test's hook only
@@ -69,6 +72,7 @@ enum llog__sched_point {
 	LLOG__SP_ROUND_END,
 	LLOG__SP_FAST_ENTER,
 	LLOG__SP_FAST_PUSH,
+	LLOG__SP_FAST_CLOSED,
 	LLOG__SP_COUNT
 };
 

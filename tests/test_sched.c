@@ -54,6 +54,11 @@
  *        largest record that ends exactly at the ring's end, shrunk back
  *        into the lap before: stop stays within the lap's end, so the fast
  *        records after it never cross the ring's end
+
+ *   test_fast_path_closed_then_open      a fast call without strings that
+ *        found the list closed after writing its slots, and whose list is
+ *        open again (llog_init) when log_core peeks: log_core captures the
+ *        call's own slots, not those past them
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -1064,6 +1069,64 @@ static void test_shrink_at_lap_end(void **state)
 	memsink_free(m);
 }
 
+static void log_two(long x, long y)
+{
+	LOG_INFO("two %ld %ld", x, y);
+}
+
+/* FAST_ENTER (once): another thread stops llog, so the call finds its
+ * list closed after writing its slots; FAST_CLOSED (once): llog is
+ * started again there, so log_core finds the list open. */
+static _Atomic int stop_once, reopen_once, closed_seen;
+static struct memsink *reopen_m;
+
+static void *shutdown_main(void *arg)
+{
+	(void)arg;
+	llog_shutdown();
+	return NULL;
+}
+
+static void hook_reopen(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_FAST_ENTER && atomic_exchange(&stop_once, 0)) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, shutdown_main, NULL) != 0 ||
+		    pthread_join(t, NULL) != 0)
+			abort();
+	}
+	if (p == LLOG__SP_FAST_CLOSED && atomic_exchange(&reopen_once, 0)) {
+		atomic_fetch_add(&closed_seen, 1);
+		if (memsink_start(reopen_m, NULL) != 0)
+			abort();
+	}
+}
+
+static void test_fast_path_closed_then_open(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+
+	(void)state;
+	reopen_m = memsink_new(LLOG_TRACE);
+	assert_int_equal(memsink_start(m, NULL), 0);
+	log_two(1, 2); /* the site's first call: its verdict, FAST */
+	log_two(3, 4);
+	atomic_store(&closed_seen, 0);
+	atomic_store(&stop_once, 1);
+	atomic_store(&reopen_once, 1);
+	llog__sched_set_hook(hook_reopen);
+	log_two(5, 6);
+	llog__sched_set_hook(NULL);
+	assert_int_equal(atomic_load(&closed_seen), 1);
+	llog_flush();
+	assert_int_equal(reopen_m->n, 1);
+	assert_string_equal(reopen_m->e[0].msg, "two 5 6");
+	llog_shutdown();
+	memsink_free(reopen_m);
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -1089,6 +1152,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fast_path_go_slow, teardown),
 		cmocka_unit_test_teardown(test_fast_path_stop, teardown),
 		cmocka_unit_test_teardown(test_shrink_at_lap_end, teardown),
+		cmocka_unit_test_teardown(test_fast_path_closed_then_open, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
