@@ -46,12 +46,16 @@
 
 #define LLOG__PACK_DELTA 8 /* arguments with a previous value */
 
-/* A site's packing state: which doubles are decimals, and the previous
- * values of its first LLOG__PACK_DELTA arguments in frame `stamp`. */
+/* A site's packing state: which doubles are decimals, each argument's
+ * step (binpack.c: its type and decimal, resolved once when the site is
+ * defined), and the previous values of its first LLOG__PACK_DELTA
+ * arguments in frame `stamp`. */
 struct llog__pack_site {
 	uint64_t stamp;                   /* 0: none yet */
 	int64_t last[LLOG__PACK_DELTA];
 	uint8_t dec[LLOG__PLAN_MAX_ARGS]; /* 0, or 1 + P for "%.Pf" */
+	uint8_t op[LLOG__PLAN_MAX_ARGS];  /* the writer's step per argument */
+	uint8_t nop;                      /* the plan's nargs when op was made */
 };
 
 /* The most bytes llog__pack writes for a capture of len bytes. */
@@ -59,14 +63,16 @@ struct llog__pack_site {
 /* The most bytes llog__unpack writes for a packed body of len bytes. */
 #define LLOG__UNPACK_BOUND(len) ((size_t)(len) + 20u * LLOG__PLAN_MAX_ARGS)
 
-/* Sets ps's decimals from fmt (whose plan is plan) and clears its state. */
+/* Sets ps's decimals and steps from fmt (whose plan is plan) and clears
+ * its state. */
 void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 			  const struct llog__plan *plan);
 
 /* Packs the capture args[0..len) (plan's layout) into dst, which has
- * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). Returns the bytes
- * written, or (size_t)-1 if args is not plan's layout; ps is then
- * unchanged. */
+ * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). plan is the
+ * one ps was set up with (llog__pack_site_init; a site's plan never
+ * changes). Returns the bytes written, or (size_t)-1 if args is not plan's
+ * layout; ps is then unchanged. */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len);
 
