@@ -348,9 +348,7 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 /* The most bytes of text a capture stored as text takes (fallback_text). */
 static size_t text_bound(const struct llog__capture *c)
 {
-	size_t text = c->room + LLOG__MARKER_LEN;
-
-	return text < SCRATCH_CAP ? text : SCRATCH_CAP;
+	return llog__bin_text_bound(c); /* SCRATCH_CAP: LLOG__CAPTURE_TEXT_MAX */
 }
 
 /*
@@ -658,13 +656,6 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 			const struct llog_entry *e, char *dst)
 {
 	return encode(fs->bin, fr, e, llog__capture_of(e), NULL, 0, dst);
-}
-
-size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
-{
-	size_t body = cr->c.len > text_bound(&cr->c) ? cr->c.len : text_bound(&cr->c);
-
-	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
 }
 
 /* The direct record of a site met before (memo m), in a frame of the same
