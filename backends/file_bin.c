@@ -30,7 +30,8 @@
  * once: the address may hold another library's site); its definition
  * (format, plan, file, line, function, level: the capture's format and the
  * entry's fields, never read through the site) is serialised once, at first
- * use, into `defs`.
+ * use, into `defs`; its packing state (binpack.h: each argument's step,
+ * resolved then once, and the previous values) is set up with it.
  * A chunk (one future frame) notes the ids allocated up to its end; before
  * its frame is written to a file, the definitions of the ids that file has
  * not seen yet go out as sites frames in the same write(2):
