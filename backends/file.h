@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <zstd.h>
 
+#include "binpack.h"
+#include "capture.h"
 #include "sink.h"
 
 /* The retry bound: bytes of pending lines or records (two full frames'
@@ -226,10 +228,28 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 /* The same for a LOG record handed directly (sink.h: write_rec), its
  * record's bound first; its frame is fs->bin_fr, and ch, the chunk it goes
  * to, gets the sites defined for it. Flusher. */
-struct llog__capture_rec;
-size_t llog__bin_rec_bound(const struct llog__capture_rec *cr);
 size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk *ch,
 			    const struct llog__capture_rec *cr, char *dst);
+
+/* The most bytes of text a capture stored as text takes (file_bin.c's
+ * fallback_text: its render buffer holds LLOG__CAPTURE_TEXT_MAX). */
+static inline size_t llog__bin_text_bound(const struct llog__capture *c)
+{
+	size_t text = c->room + LLOG__MARKER_LEN;
+
+	return text < LLOG__CAPTURE_TEXT_MAX ? text : LLOG__CAPTURE_TEXT_MAX;
+}
+
+/* The bound of a record handed directly, inline: it is asked per record.
+ * Its header, the thread, the varints, and the body packed or as text. */
+static inline size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
+{
+	size_t text = llog__bin_text_bound(&cr->c);
+	size_t body = cr->c.len > text ? cr->c.len : text;
+
+	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
+}
+
 /* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);
 size_t llog__bin_sites_end(const struct llog__file_sink *fs);

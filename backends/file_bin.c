@@ -30,7 +30,8 @@
  * once: the address may hold another library's site); its definition
  * (format, plan, file, line, function, level: the capture's format and the
  * entry's fields, never read through the site) is serialised once, at first
- * use, into `defs`.
+ * use, into `defs`; its packing state (binpack.h: each argument's step,
+ * resolved then once, and the previous values) is set up with it.
  * A chunk (one future frame) notes the ids allocated up to its end; before
  * its frame is written to a file, the definitions of the ids that file has
  * not seen yet go out as sites frames in the same write(2):
@@ -348,9 +349,7 @@ static long site_id(struct llog__bin *b, const struct llog_entry *e, const struc
 /* The most bytes of text a capture stored as text takes (fallback_text). */
 static size_t text_bound(const struct llog__capture *c)
 {
-	size_t text = c->room + LLOG__MARKER_LEN;
-
-	return text < SCRATCH_CAP ? text : SCRATCH_CAP;
+	return llog__bin_text_bound(c); /* SCRATCH_CAP: LLOG__CAPTURE_TEXT_MAX */
 }
 
 /*
@@ -658,13 +657,6 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
 			const struct llog_entry *e, char *dst)
 {
 	return encode(fs->bin, fr, e, llog__capture_of(e), NULL, 0, dst);
-}
-
-size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
-{
-	size_t body = cr->c.len > text_bound(&cr->c) ? cr->c.len : text_bound(&cr->c);
-
-	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
 }
 
 /* The direct record of a site met before (memo m), in a frame of the same

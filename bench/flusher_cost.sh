@@ -88,7 +88,7 @@ total=$(inclusive 'flusher\.c:flusher_main')
 zstd=$(inclusive 'file_frames\.c:llog__file_write_chunk ')
 if [[ $prog == llog_bin_bench ]]; then
 	enc=$(inclusive 'file_bin\.c:llog__bin_encode ')
-	wrec=$(inclusive 'file\.c:file_write_rec ')
+	wrec=$(inclusive 'file\.c:file_write_rec( |$)') # with its inline parts (file.h)
 	cap=$(inclusive 'render\.c:llog__render_capture_rec ')
 	pack=$(inclusive 'binpack\.c:llog__pack ')
 	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v w="$wrec" -v c="$cap" -v k="$pack" \

@@ -10,15 +10,61 @@
 /* 10^P, exact in a double for P <= 22. */
 static const double pow10_tab[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
-void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
-			  const struct llog__plan *plan)
+/*
+ * The writer's step for each argument (op[]), resolved once per site from
+ * its plan and decimals, so that packing a record walks the steps without
+ * asking the type, the decimal or the delta slot again. OP_NOKEEP marks an
+ * integer or decimal past the first LLOG__PACK_DELTA arguments: its
+ * difference is from 0 and nothing is kept.
+ */
+enum {
+	OP_INT = 1, /* int: 4 bytes, widened; the difference */
+	OP_I64,     /* 64-bit integer or pointer: 8 bytes; the difference */
+	OP_DEC,     /* "%.Pf" double: K's difference, or 1 and the 8 bytes */
+	OP_DBL,     /* other double: the 8 bytes */
+	OP_LDBL,    /* long double: LDBL_STORE bytes */
+	OP_NPTR,    /* %n: nothing */
+	OP_STR,     /* string: varint (length + 1), 0 for NULL; bytes */
+	OP_BAD,     /* not a capture's type: every capture is refused */
+	OP_NOKEEP = 0x10,
+};
+
+/* The step of argument k (type t, decimal dec: 0 or 1 + P). */
+static uint8_t op_of(unsigned k, uint8_t t, uint8_t dec)
+{
+	uint8_t nokeep = k < LLOG__PACK_DELTA ? 0 : OP_NOKEEP;
+
+	switch (t) {
+	case A_INT:
+		return OP_INT | nokeep;
+	case A_I64:
+	case A_PTR:
+		return OP_I64 | nokeep;
+	case A_DBL:
+		return dec != 0 ? (uint8_t)(OP_DEC | nokeep) : OP_DBL;
+	case A_LDBL:
+		return OP_LDBL;
+	case A_NPTR:
+		return OP_NPTR;
+	default:
+		return llog__fmt_is_str(t) ? OP_STR : OP_BAD;
+	}
+}
+
+static void set_ops(struct llog__pack_site *ps, const struct llog__plan *plan)
+{
+	for (unsigned k = 0; k < plan->nargs; k++)
+		ps->op[k] = op_of(k, plan->type[k], ps->dec[k]);
+	ps->nop = plan->nargs;
+}
+
+/* Sets ps's decimals from fmt, whose plan (not positional) is plan. */
+static void set_decimals(struct llog__pack_site *ps, const char *fmt,
+			 const struct llog__plan *plan)
 {
 	const char *p = fmt;
 	unsigned k = 0;
 
-	memset(ps, 0, sizeof(*ps));
-	if (plan->flags & LLOG__PLAN_POS)
-		return; /* arguments by index, not by this walk: no decimals */
 	/* The walk of llog__fmt_plan_parse: the same specifications consume the
 	 * same arguments, so argument k is plan->type[k]'s. */
 	while (k < plan->nargs && *(p = strchrnul(p, '%')) != '\0') {
@@ -40,6 +86,15 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 			ps->dec[k] = (uint8_t)(1 + (sp.prec < 0 ? 6 : sp.prec));
 		k++;
 	}
+}
+
+void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
+			  const struct llog__plan *plan)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (!(plan->flags & LLOG__PLAN_POS)) /* by index, not this walk: no decimals */
+		set_decimals(ps, fmt, plan);
+	set_ops(ps, plan);
 }
 
 /* ---- bytes ------------------------------------------------------------------ */
@@ -196,87 +251,104 @@ static inline uint64_t ld(const unsigned char *p, unsigned n)
 #endif
 }
 
-/* A refused capture: ps as it was (the values saved in old, the stamp). */
-static size_t refuse(struct llog__pack_site *ps, const int64_t *old, unsigned saved,
-		     uint64_t stamp)
+/* A refused capture at argument j: ps as it was. With the frame's stamp
+ * new (all set, every previous value was cleared), all of them from all;
+ * else those of the arguments before j that keep one, from old (each
+ * saved there before it was replaced). */
+static __attribute__((noinline, cold)) size_t
+refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all, unsigned j,
+       uint64_t stamp)
 {
-	for (unsigned i = 0; i < LLOG__PACK_DELTA; i++)
-		if (saved >> i & 1)
+	if (ps->stamp != stamp) {
+		memcpy(ps->last, all, sizeof(ps->last));
+		ps->stamp = stamp;
+		return (size_t)-1;
+	}
+	for (unsigned i = 0; i < j && i < LLOG__PACK_DELTA; i++)
+		if (ps->op[i] == OP_INT || ps->op[i] == OP_I64 || ps->op[i] == OP_DEC)
 			ps->last[i] = old[i];
-	ps->stamp = stamp;
 	return (size_t)-1;
 }
 
 /*
- * One pass along the plan, the previous values updated in ps as it goes;
- * every argument's bytes are checked against the capture's end before
- * they are read. A refused capture leaves ps as it was (the reader never
- * sees it): each previous value is saved in old before it is replaced
- * (bit i of saved), all of them when a new frame starts them at 0.
+ * One pass along the site's steps (op[], made from the plan when the site
+ * was defined: the type, the decimal and the delta slot are not asked per
+ * record), the previous values updated in ps as it goes; every argument's
+ * bytes are checked against the capture's end before they are read. A
+ * refused capture leaves ps as it was (the reader never sees it): each
+ * previous value is saved in old before it is replaced, all of them in
+ * `all` when a new frame starts them at 0 (refuse).
  */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
 {
 	const unsigned char *a = args, *end = args + len;
-	unsigned nargs = plan->nargs, saved = 0;
+	unsigned nargs = plan->nargs, i;
 	uint64_t old_stamp = ps->stamp;
-	int64_t old[LLOG__PACK_DELTA];
+	int64_t old[LLOG__PACK_DELTA], all[LLOG__PACK_DELTA];
 	char *p = dst;
 
+	if (__builtin_expect(nargs != ps->nop, 0))
+		return (size_t)-1; /* not the plan ps was made for: nothing changed */
 	if (__builtin_expect(old_stamp != stamp, 0)) {
-		memcpy(old, ps->last, sizeof(old));
+		memcpy(all, ps->last, sizeof(all));
 		memset(ps->last, 0, sizeof(ps->last));
-		saved = (1u << LLOG__PACK_DELTA) - 1;
 		ps->stamp = stamp;
 	}
-	for (unsigned i = 0; i < nargs; i++) {
-		uint8_t t = plan->type[i];
-		int64_t last = i < LLOG__PACK_DELTA ? ps->last[i] : 0;
+	for (i = 0; i < nargs; i++) {
+		uint8_t op = ps->op[i];
 		uint64_t v;
 		double d;
 		int64_t k;
 
-		switch (t) {
-		case A_INT:
+		switch (op) {
+		case OP_INT:
+		case OP_INT | OP_NOKEEP:
 			if (end - a < 4)
-				return refuse(ps, old, saved, old_stamp);
+				goto refused;
 			v = (uint64_t)(int64_t)(int32_t)(uint32_t)ld(a, 4);
 			a += 4;
 			break;
-		case A_I64:
-		case A_PTR:
+		case OP_I64:
+		case OP_I64 | OP_NOKEEP:
 			if (end - a < 8)
-				return refuse(ps, old, saved, old_stamp);
+				goto refused;
 			v = ld(a, 8);
 			a += 8;
 			break;
-		case A_DBL:
+		case OP_DEC:
+		case OP_DEC | OP_NOKEEP:
 			if (end - a < 8)
-				return refuse(ps, old, saved, old_stamp);
-			if (ps->dec[i] != 0) {
-				memcpy(&d, a, 8);
-				if (decimal_of(d, ps->dec[i] - 1u, &k)) {
-					p = put_varint(p, zigzag((uint64_t)k - (uint64_t)last) << 1);
-					v = (uint64_t)k;
-					a += 8;
-					goto keep;
+				goto refused;
+			memcpy(&d, a, 8);
+			if (decimal_of(d, ps->dec[i] - 1u, &k)) {
+				a += 8;
+				if (op == OP_DEC) {
+					old[i] = ps->last[i];
+					ps->last[i] = k;
+					k = (int64_t)((uint64_t)k - (uint64_t)old[i]);
 				}
-				*p++ = 1; /* not a decimal: the bytes follow */
+				p = put_varint(p, zigzag((uint64_t)k) << 1);
+				continue;
 			}
+			*p++ = 1; /* not a decimal: the bytes follow */
+			if (op == OP_DEC)
+				old[i] = ps->last[i]; /* unchanged: refuse restores it as is */
 			__attribute__((fallthrough)); /* the 8 bytes */
-		case A_LDBL: {
+		case OP_DBL:
+		case OP_LDBL: {
 			unsigned char *u = (unsigned char *)p;
 
-			if (!copy_raw(&u, &a, end, t == A_LDBL ? LDBL_STORE : 8))
-				return refuse(ps, old, saved, old_stamp);
+			if (!copy_raw(&u, &a, end, op == OP_LDBL ? LDBL_STORE : 8))
+				goto refused;
 			p = (char *)u;
 			continue;
 		}
-		case A_NPTR:
+		case OP_NPTR:
 			continue;
-		default:
-			if (!llog__fmt_is_str(t) || end - a < 4)
-				return refuse(ps, old, saved, old_stamp);
+		case OP_STR:
+			if (end - a < 4)
+				goto refused;
 			v = ld(a, 4);
 			a += 4;
 			if (v == STR_NULL) {
@@ -284,27 +356,28 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 				continue;
 			}
 			if ((uint64_t)(end - a) < v)
-				return refuse(ps, old, saved, old_stamp);
+				goto refused;
 			p = put_varint(p, v + 1);
 			copy_short(p, a, (size_t)v);
 			p += v;
 			a += v;
 			continue;
+		default:
+			goto refused;
 		}
-		/* an integer: the difference from the previous one */
-		p = put_varint(p, zigzag(v - (uint64_t)last));
-keep:
-		if (i < LLOG__PACK_DELTA) {
-			if (!(saved >> i & 1)) {
-				old[i] = last;
-				saved |= 1u << i;
-			}
+		/* an integer: the difference from the previous one (0 past
+		 * the first LLOG__PACK_DELTA) */
+		if (op < OP_NOKEEP) {
+			old[i] = ps->last[i];
 			ps->last[i] = (int64_t)v;
+			v -= (uint64_t)old[i];
 		}
+		p = put_varint(p, zigzag(v));
 	}
-	if (a != end)
-		return refuse(ps, old, saved, old_stamp);
-	return (size_t)(p - dst);
+	if (a == end)
+		return (size_t)(p - dst);
+refused:
+	return refuse(ps, old, all, i, old_stamp);
 }
 
 /* ---- unpack ----------------------------------------------------------------- */

@@ -33,6 +33,13 @@
  *   unpack(pack(c)) == c                       except a "%.Pf" double, where
  *   render(unpack(pack(c))) == render(c)       (the same bytes of text)
  *
+ * The writer resolves each argument's step once, when the site is defined
+ * (llog__pack_site_init: op[], from the plan's type, the decimal and
+ * whether the argument keeps a previous value), so packing a record walks
+ * the steps without asking any of them again; the reader walks the plan
+ * (llog__unpack), which gives the same steps. A site's plan never changes
+ * (its format is fixed), and a plan of another length is refused whole.
+ *
  * Pure code: no allocation, no lock, no system call (the crash path may
  * encode; it does not: its frames keep plain LOG records).
  */
@@ -46,12 +53,16 @@
 
 #define LLOG__PACK_DELTA 8 /* arguments with a previous value */
 
-/* A site's packing state: which doubles are decimals, and the previous
- * values of its first LLOG__PACK_DELTA arguments in frame `stamp`. */
+/* A site's packing state: which doubles are decimals, each argument's
+ * step (binpack.c: its type and decimal, resolved once when the site is
+ * defined), and the previous values of its first LLOG__PACK_DELTA
+ * arguments in frame `stamp`. */
 struct llog__pack_site {
 	uint64_t stamp;                   /* 0: none yet */
 	int64_t last[LLOG__PACK_DELTA];
 	uint8_t dec[LLOG__PLAN_MAX_ARGS]; /* 0, or 1 + P for "%.Pf" */
+	uint8_t op[LLOG__PLAN_MAX_ARGS];  /* the writer's step per argument */
+	uint8_t nop;                      /* the plan's nargs when op was made */
 };
 
 /* The most bytes llog__pack writes for a capture of len bytes. */
@@ -59,14 +70,16 @@ struct llog__pack_site {
 /* The most bytes llog__unpack writes for a packed body of len bytes. */
 #define LLOG__UNPACK_BOUND(len) ((size_t)(len) + 20u * LLOG__PLAN_MAX_ARGS)
 
-/* Sets ps's decimals from fmt (whose plan is plan) and clears its state. */
+/* Sets ps's decimals and steps from fmt (whose plan is plan) and clears
+ * its state. */
 void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 			  const struct llog__plan *plan);
 
 /* Packs the capture args[0..len) (plan's layout) into dst, which has
- * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). Returns the bytes
- * written, or (size_t)-1 if args is not plan's layout; ps is then
- * unchanged. */
+ * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). plan is the
+ * one ps was set up with (llog__pack_site_init; a site's plan never
+ * changes). Returns the bytes written, or (size_t)-1 if args is not plan's
+ * layout; ps is then unchanged. */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len);
 
