@@ -93,7 +93,10 @@ struct llog__bin {
 	size_t defs_len;
 	/* The render bound of the captures (render.h), set by the first
 	 * capture encoded; read by the writer thread's sites frames while
-	 * the flusher encodes (file_writer.c). Relaxed: one value, ever. */
+	 * the flusher encodes (file_writer.c). Relaxed: one value, ever, set
+	 * before any chunk holding a capture is handed to the writer, whose
+	 * acquire of target then sees it (an atomic only because the
+	 * flusher reads it while the writer may). */
 	_Atomic size_t room;
 	char *scratch;             /* SCRATCH_CAP */
 	struct llog__pack_site *pack; /* LLOG__BIN_SITES: PLOG records' state */

@@ -135,7 +135,9 @@ extern __thread uint32_t llog__tls_head_off __attribute__((tls_model("initial-ex
  * off). Set by llog__queue_open (the clock) and llog__queue_slow_set (the
  * backtrace, llog_init), only while no flusher runs and every head is
  * CLOSED, as the clock mode and head_mask are: relaxed (a call racing
- * llog_init may read it stale, as it may the mode). */
+ * llog_init may read it stale, as it may the mode; with the backtrace bit,
+ * on a weakly ordered CPU only, it may then write a record the backtrace
+ * keeps for its ring as an ordinary one: docs/architecture/memory-orders.md). */
 static inline uint32_t llog__queue_slow(void)
 {
 	return llog__load_relaxed(&llog__q.shard[0].slow);
