@@ -255,6 +255,64 @@ static inline int cmp(const struct prod *p, uint64_t t, const struct scale *sc)
 	return cmp_full(p, t, sc);
 }
 
+/* 5^k, 0 <= k <= 27 (5^27 is the largest below 2^64). */
+static const uint64_t pow5u[28] = {
+	1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u, 9765625u,
+	48828125u, 244140625u, 1220703125u, 6103515625u, 30517578125u, 152587890625u,
+	762939453125u, 3814697265625u, 19073486328125u, 95367431640625u,
+	476837158203125u, 2384185791015625u, 11920928955078125u, 59604644775390625u,
+	298023223876953125u, 1490116119384765625u, 7450580596923828125u,
+};
+
+/*
+ * The loop for a normal d whose X (x the estimate, X = x or x + 1) is in
+ * [-11, 14]: 1e-11 <= |d| < 1e15, the doubles a program usually logs. With
+ * k = 14 - X, d * 10^k = c * 5^k / 2^s, s = -(q + k) > 0, and c * 5^k < 2^117
+ * is exact in 128 bits (5^k < 2^64 up to k = 27, and p = 17 takes k + 2
+ * <= 27). So each p's digits n = round-half-even(c * 5^kp / 2^sp) and the
+ * read-back test (n * 2^sp against c * 5^kp, within the interval's half
+ * widths 2^(q-1) and 2^(q-2) times 10^kp, all scaled by 2^(sp+2)) are
+ * exact integer operations: no table of 10^k, no product to correct.
+ * (An end of the interval, (2c +- 1) * 2^(q-1), is never a decimal of 16
+ * digits or fewer here: that needs d >= 2^54. So the ends' ties are
+ * decided as in the general path but never met.)
+ * Returns 0 (nothing written to *np, *pp, *xp) outside that range.
+ */
+static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
+{
+	int k = 14 - x, s = -(q + k), p;
+	uint64_t n = 0;
+
+	if (x < -11 || x > 13 || s < 3 || s > 64)
+		return 0;
+	if ((u128)c * pow5u[k] >= (u128)pow10u[15] << s) { /* X = x + 1 */
+		x++;
+		k--;
+		s++;
+	}
+	for (p = 15;; p++) {
+		int kp = k + p - 15, sp = s - (p - 15);
+		u128 v = (u128)c * pow5u[kp], half = (u128)1 << (sp - 1);
+		u128 r = v & ((half << 1) - 1), a, dv, wu, wl;
+
+		n = (uint64_t)(v >> sp);
+		n += r > half || (r == half && (n & 1));
+		if (p == 17)
+			break;
+		a = (u128)n << (sp + 2); /* n < 2^57, sp + 2 <= 67 */
+		dv = v << 2;
+		wu = (u128)pow5u[kp] << 1;
+		wl = c == UINT64_C(1) << 52 ? wu >> 1 : wu; /* the gap below is half */
+		if (a >= dv ? a - dv < wu || (a - dv == wu && !(c & 1))
+			    : dv - a < wl || (dv - a == wl && !(c & 1)))
+			break; /* n * 10^-kp reads back to d */
+	}
+	*np = n;
+	*pp = p;
+	*xp = x;
+	return 1;
+}
+
 /* The 8 decimal digits of x < 10^8, one a byte, the first in the lowest
  * (in memory, on a little-endian machine), as values 0-9: a
  * split into two 4-digit halves, each half into two 2-digit quarters, each
@@ -379,6 +437,8 @@ size_t llog__f64_text(char *b, double d)
 
 		x = e >= 0 ? (e * 78913) >> 18 : -((-e * 78913 + (1 << 18) - 1) >> 18);
 	}
+	if (be != 0 && f64_mid(c, q, x, &n, &p, &x))
+		goto out;
 	scale_set(&sc, 16 - x, q);
 	mul(&pv, m4, &sc);
 	if (cmp(&pv, ten17, &sc) >= 0) {
@@ -421,6 +481,7 @@ size_t llog__f64_text(char *b, double d)
 		if ((l < 0 || (l == 0 && !(c & 1))) && (h > 0 || (h == 0 && !(c & 1))))
 			break; /* n * 10^(17-p) reads back to d */
 	}
+out:
 	if (n == pow10u[p]) { /* rounded up to 10^p: one more digit before */
 		n = pow10u[p - 1];
 		x++;
