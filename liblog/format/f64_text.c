@@ -270,9 +270,11 @@ static const uint64_t pow5u[28] = {
  * k = 14 - X, d * 10^k = c * 5^k / 2^s, s = -(q + k) > 0, and c * 5^k < 2^117
  * is exact in 128 bits (5^k < 2^64 up to k = 27, and p = 17 takes k + 2
  * <= 27). So each p's digits n = round-half-even(c * 5^kp / 2^sp) and the
- * read-back test (n * 2^sp against c * 5^kp, within the interval's half
- * widths 2^(q-1) and 2^(q-2) times 10^kp, all scaled by 2^(sp+2)) are
- * exact integer operations: no table of 10^k, no product to correct.
+ * read-back test are exact integer operations, no table of 10^k and no
+ * product to correct: n * 2^sp - c * 5^kp is at most 2^(sp-1) either way
+ * (a 64-bit difference), and n reads back when 4 times it is within the
+ * interval's half widths 2^(q-1) above and 2^(q-1) or 2^(q-2) below, times
+ * 10^kp and 2^(sp+2): 2 * 5^kp and 2 * 5^kp or 5^kp.
  * (An end of the interval, (2c +- 1) * 2^(q-1), is never a decimal of 16
  * digits or fewer here: that needs d >= 2^54. So the ends' ties are
  * decided as in the general path but never met.)
@@ -283,28 +285,30 @@ static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
 	int k = 14 - x, s = -(q + k), p;
 	uint64_t n = 0;
 
-	if (x < -11 || x > 13 || s < 3 || s > 64)
+	if (x < -11 || x > 13 || s < 3 || s > 61)
 		return 0;
-	if ((u128)c * pow5u[k] >= (u128)pow10u[15] << s) { /* X = x + 1 */
+	if ((uint64_t)(((u128)c * pow5u[k]) >> s) >= pow10u[15]) { /* X = x + 1 */
 		x++;
 		k--;
 		s++;
 	}
 	for (p = 15;; p++) {
+		/* v = c * 5^kp = hi:lo, d * 10^kp = v / 2^sp, 1 <= sp <= 62 */
 		int kp = k + p - 15, sp = s - (p - 15);
-		u128 v = (u128)c * pow5u[kp], half = (u128)1 << (sp - 1);
-		u128 r = v & ((half << 1) - 1), a, dv, wu, wl;
+		u128 v = (u128)c * pow5u[kp];
+		uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64), w = pow5u[kp];
+		uint64_t half = UINT64_C(1) << (sp - 1), r = lo & ((half << 1) - 1), ad;
+		int64_t diff;
 
-		n = (uint64_t)(v >> sp);
+		n = lo >> sp | hi << (64 - sp); /* < 2^57 */
 		n += r > half || (r == half && (n & 1));
 		if (p == 17)
 			break;
-		a = (u128)n << (sp + 2); /* n < 2^57, sp + 2 <= 67 */
-		dv = v << 2;
-		wu = (u128)pow5u[kp] << 1;
-		wl = c == UINT64_C(1) << 52 ? wu >> 1 : wu; /* the gap below is half */
-		if (a >= dv ? a - dv < wu || (a - dv == wu && !(c & 1))
-			    : dv - a < wl || (dv - a == wl && !(c & 1)))
+		/* n * 2^sp - v, at most 2^(sp-1) either way: its low 64 bits */
+		diff = (int64_t)((n << sp) - lo);
+		ad = diff >= 0 ? 2 * (uint64_t)diff
+			       : (c == UINT64_C(1) << 52 ? 4 : 2) * (0 - (uint64_t)diff);
+		if (ad < w || (ad == w && !(c & 1)))
 			break; /* n * 10^-kp reads back to d */
 	}
 	*np = n;

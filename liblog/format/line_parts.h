@@ -167,6 +167,47 @@ static inline llog__line_v16 llog__line_v16_short(const unsigned char *s, size_t
 	return x;
 }
 
+/* The n bytes of s, 1 <= n < 16, copied to d (two overlapping loads and
+ * stores of 8 or 4 bytes, or three single bytes: nothing outside s[0..n)
+ * is read, nothing outside d[0..n) written) and laid into one vector made
+ * of the same loads: every lane holds a byte of s, so the vector tests as
+ * s does. The field section copies a short key or string and tests it in
+ * one pass. */
+static inline llog__line_v16 llog__line_v16_copy(char *d, const unsigned char *s, size_t n)
+{
+	llog__line_v2x64 w;
+	uint64_t x;
+
+	if (n >= 8) {
+		uint64_t y;
+
+		memcpy(&x, s, 8);
+		memcpy(&y, s + n - 8, 8);
+		memcpy(d, &x, 8);
+		memcpy(d + n - 8, &y, 8);
+		w = (llog__line_v2x64){x, y};
+		return (llog__line_v16)w;
+	}
+	if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+		x = a | (uint64_t)b << 32;
+	} else {
+		uint32_t a = s[0], b = s[n / 2], c = s[n - 1];
+
+		d[0] = (char)a;
+		d[n / 2] = (char)b;
+		d[n - 1] = (char)c;
+		x = (a | b << 8 | c << 16 | a << 24) * UINT64_C(0x100000001);
+	}
+	w = (llog__line_v2x64){x, x};
+	return (llog__line_v16)w;
+}
+
 static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsigned hi,
 					  unsigned char q)
 {
