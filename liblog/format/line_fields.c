@@ -146,25 +146,45 @@ static int bare_key(const char *k, size_t n)
 	return bare_v16(x);
 }
 
+/* A key of 1 to 15 bytes that is bare, copied to p and tested in one
+ * pass (llog__line_v16_copy): returns its end; NULL for any other key
+ * (what was copied is scratch). p has room for n bytes. */
+static inline char *key_short_at(char *p, const char *k, size_t n)
+{
+	if (n - 1 >= 15 || !bare_v16(llog__line_v16_copy(p, (const unsigned char *)k, n)))
+		return NULL;
+	return p + n;
+}
+
+/* A string of 1 to 15 bytes with nothing to escape, quoted at p: returns
+ * its end; NULL for any other string (what was written is scratch). p has
+ * room for n + 2 bytes. */
+static inline char *str_short_at(char *p, const char *s, size_t n)
+{
+	if (n - 1 >= 15 ||
+	    llog__line_stop_v16(llog__line_v16_copy(p + 1, (const unsigned char *)s, n), 0x7f, '"'))
+		return NULL;
+	p[0] = '"';
+	p[n + 1] = '"';
+	return p + n + 2;
+}
+
 /* A quoted string of the field section: '"' and '\\' escaped, \n \r \t,
  * \xNN for the other C0 bytes, 0x7f, each byte of a C1 character (c2 80
- * .. c2 9f) and every byte that is not part of valid UTF-8. A string of 1
- * to 15 bytes with nothing to escape, and room for it, is copied and
- * tested in one pass (llog__line_v16_copy), its quotes around it. */
+ * .. c2 9f) and every byte that is not part of valid UTF-8 (a short one
+ * with nothing to escape: str_short_at). */
 static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
-	if (len - 1 < 15 && len + 2 <= o->cap - o->n) {
-		char *d = o->p + o->n;
+	if (len + 2 <= o->cap - o->n) {
+		char *end = str_short_at(o->p + o->n, str, len);
 
-		if (!llog__line_stop_v16(llog__line_v16_copy(d + 1, s, len), 0x7f, '"')) {
-			d[0] = '"';
-			d[len + 1] = '"';
-			o->n += len + 2;
+		if (end != NULL) {
+			o->n = (size_t)(end - o->p);
 			return;
-		} /* (the bytes copied are scratch: written again below) */
+		}
 	}
 	llog__buf_putc(o, '"');
 	while (i < len) {
@@ -193,20 +213,32 @@ static void put_field_text(struct llog__buf *o, const char *str, size_t len)
 	llog__buf_putc(o, '"');
 }
 
-/* A key in text: bare, or quoted as a string value. A key of 1 to 15
- * bytes, with room for it, is copied and tested in one pass. */
+/* A key in text: bare (a short one: key_short_at), or quoted as a string
+ * value. */
 static void put_key_text(struct llog__buf *o, const char *k, size_t n)
 {
-	if (n - 1 < 15 && n <= o->cap - o->n) {
-		if (bare_v16(llog__line_v16_copy(o->p + o->n, (const unsigned char *)k, n))) {
-			o->n += n;
-			return;
-		} /* (the bytes copied are scratch: written again below) */
-	} else if (bare_key(k, n)) {
+	char *end;
+
+	if (n <= o->cap - o->n && (end = key_short_at(o->p + o->n, k, n)) != NULL) {
+		o->n = (size_t)(end - o->p);
+		return;
+	}
+	if (n >= 16 && bare_key(k, n)) {
 		llog__buf_put(o, k, n);
 		return;
 	}
 	put_field_text(o, k, n);
+}
+
+/* A JSON string, appended by line_escape.c to a copy of *o: o itself
+ * (put_fields' local) never has its address taken, so the compiler keeps
+ * it in registers across the stores through o->p. */
+static inline void put_json_string(struct llog__buf *o, const char *s, size_t n)
+{
+	struct llog__buf t = *o;
+
+	llog__line_put_json_string(&t, s, n, "", 0);
+	*o = t;
 }
 
 /* One field in text (key=value), or in JSON ("key":value). A value that
@@ -217,7 +249,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 	char t[LLOG__F64_MAX];
 
 	if (json) {
-		llog__line_put_json_string(o, f->key, f->key_len, "", 0);
+		put_json_string(o, f->key, f->key_len);
 		llog__buf_putc(o, ':');
 	} else {
 		put_key_text(o, f->key, f->key_len);
@@ -225,7 +257,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 	}
 	if (f->type == LLOG_FIELD_STR) {
 		if (json) {
-			llog__line_put_json_string(o, f->v.str.ptr, f->v.str.len, "", 0);
+			put_json_string(o, f->v.str.ptr, f->v.str.len);
 		} else {
 			put_field_text(o, f->v.str.ptr, f->v.str.len);
 			if (f->flags & LLOG_FIELD_TRUNCATED)
@@ -238,6 +270,48 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 		return;
 	}
 	llog__buf_put(o, t, (size_t)(put_value_at(t, f, json) - t));
+}
+
+/* The most a field takes in text with its separator: the key quoted with
+ * every byte escaped (\xNN), '=', and the value: a string quoted and
+ * escaped the same way with "..." after it, any other value at most
+ * LLOG__F64_MAX (a number's digits; the double formatter's scratch). */
+static inline size_t field_text_bound(const struct llog_field *f)
+{
+	size_t n = 1 + 4 * f->key_len + 2 + 1;
+
+	return n + (f->type == LLOG_FIELD_STR ? 4 * f->v.str.len + 2 + 3 : LLOG__F64_MAX);
+}
+
+/* put_field's text at p, which has field_text_bound(f) bytes of room
+ * after the separator's: the same parts (a short key or string copied
+ * and tested at p, the others through put_key_text and put_field_text in
+ * a buffer of that room), no room checked between them. Returns the end. */
+static char *put_field_at(char *p, const struct llog_field *f)
+{
+	char *q = key_short_at(p, f->key, f->key_len);
+
+	if (q == NULL) {
+		struct llog__buf b = LLOG__BUF(p, 4 * f->key_len + 2);
+
+		put_key_text(&b, f->key, f->key_len);
+		q = p + b.n;
+	}
+	*q++ = '=';
+	if (f->type != LLOG_FIELD_STR)
+		return put_value_at(q, f, 0);
+	p = str_short_at(q, f->v.str.ptr, f->v.str.len);
+	if (p == NULL) {
+		struct llog__buf b = LLOG__BUF(q, 4 * f->v.str.len + 2);
+
+		put_field_text(&b, f->v.str.ptr, f->v.str.len);
+		p = q + b.n;
+	}
+	if (f->flags & LLOG_FIELD_TRUNCATED) {
+		memcpy(p, "...", 3);
+		p += 3;
+	}
+	return p;
 }
 
 size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
@@ -257,19 +331,22 @@ size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__
  * (fields_truncated), and the line is marked cut. The caller kept
  * llog__line_fields_reserve() bytes of room for the start and the ends.
  */
-void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
+void llog__line_put_fields(struct llog__buf *out, const struct llog_entry *e,
 			   const struct llog__lopt *lo, int json)
 {
+	/* o: a copy of *out, its address never taken (put_json_string), so
+	 * its members stay in registers; *out is set from it at the end */
+	struct llog__buf ob = *out, *o = &ob;
 	const struct llog_field *f;
 	uint32_t left;
-	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap;
+	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap, i = 0;
 	int was = o->cut, lost = 0;
 	uint64_t cutv = 0;
 
 	if (nf == 0 && left == 0)
 		return;
 	if (o->cap - o->n < LLOG__FIELDS_RESERVE) { /* the caller could keep none */
-		o->cut = 1;
+		out->cut = 1;
 		return;
 	}
 	if (json)
@@ -277,7 +354,25 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 	else
 		llog__buf_putc(o, '\t');
 	o->cap = full - LLOG__FIELDS_END;
-	for (size_t i = 0; i < nf; i++) {
+	if (!json) {
+		/* The usual line: each field whose most (field_text_bound) fits
+		 * the room left is written at a pointer, no part checked; the
+		 * first that may not fit (only in a caller's small buffer: the
+		 * sinks size theirs with llog__line_bound) and those after it
+		 * go one by one below, each whole or not at all. The same
+		 * bytes either way. */
+		char *p = o->p + o->n, *end = o->p + o->cap;
+
+		for (; i < nf && field_text_bound(&f[i]) <= (size_t)(end - p); i++) {
+			if (i > 0)
+				*p++ = ' ';
+			p = put_field_at(p, &f[i]);
+			cutv += (f[i].flags & LLOG_FIELD_TRUNCATED) != 0;
+		}
+		o->n = (size_t)(p - o->p);
+		shown = i;
+	}
+	for (; i < nf; i++) {
 		size_t at = o->n;
 
 		o->cut = 0;
@@ -308,4 +403,5 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 		llog__buf_num(o, left, 10);
 	}
 	o->cut = was | lost;
+	*out = ob;
 }
