@@ -317,26 +317,6 @@ static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
 	return 1;
 }
 
-/* The 8 decimal digits of x < 10^8, one a byte, the first in the lowest
- * (in memory, on a little-endian machine), as values 0-9: a
- * split into two 4-digit halves, each half into two 2-digit quarters, each
- * quarter into two digits, every lane at once in one 64-bit word. The
- * divisions are multiplications: y * 10486 >> 20 is y / 100 for y < 10^4
- * (it is above by y * 2.3e-7 < 0.0023, and y / 100 is at least 0.01 short
- * of the next integer), y * 103 >> 10 is y / 10 for y < 100 (above by
- * less than 0.06, short of the next integer by at least 0.1); no lane's
- * product reaches the next lane (below 2^27 in 32 bits, 2^14 in 16), and
- * the masks drop the fractions that spill into the lane below. */
-static inline uint64_t digits8(uint32_t x)
-{
-	uint64_t v = x / 10000u | (uint64_t)(x % 10000u) << 32, h;
-
-	h = (v * 10486u) >> 20 & UINT64_C(0x0000007f0000007f);
-	v = h | (v - h * 100u) << 16;
-	h = (v * 103u) >> 10 & UINT64_C(0x000f000f000f000f);
-	return h | (v - h * 10u) << 8;
-}
-
 /* %g's layout of the p-digit n times 10^(x - p + 1), radix '.', with ".0"
  * when there would be neither '.' nor 'e'. */
 static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
@@ -348,13 +328,13 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 	const char *dig = all + 24 - p;
 	int nd, tz;
 
-	w[2] = digits8((uint32_t)(n - hi * 100000000u));
+	w[2] = llog__digits8((uint32_t)(n - hi * 100000000u));
 	w[0] = 0; /* n < 10^16 (p <= 16): no digit above the 16 */
 	if (hi >= 100000000u) {
-		w[0] = digits8((uint32_t)(hi / 100000000u));
+		w[0] = llog__digits8((uint32_t)(hi / 100000000u));
 		hi %= 100000000u;
 	}
-	w[1] = digits8((uint32_t)hi);
+	w[1] = llog__digits8((uint32_t)hi);
 	for (int i = 0; i < 3; i++) {
 		uint64_t t = w[i] + zeros;
 

@@ -61,8 +61,8 @@ size_t llog__line_field_f64(char *b, double d)
 
 /* A value that is not a string (I64, U64, F64, BOOL, NULL) as text at t,
  * which has LLOG__F64_MAX bytes of room (what lies past the text is
- * scratch: the integer's digits are moved by one copy of 24 bytes, the
- * double's by f64_text.c's copies); returns the text's end. In JSON a
+ * scratch: the integer's digits are moved by one copy of 8 or 24 bytes,
+ * the double's by f64_text.c's copies); returns the text's end. In JSON a
  * double that is not finite is a string. The one writer of these values:
  * text and JSON lines, RFC 5424 and journald (llog__line_field_text). */
 static char *put_value_at(char *t, const struct llog_field *f, int json)
@@ -70,16 +70,31 @@ static char *put_value_at(char *t, const struct llog_field *f, int json)
 	switch (f->type) {
 	case LLOG_FIELD_I64:
 	case LLOG_FIELD_U64: {
+		int neg = f->type == LLOG_FIELD_I64 && f->v.i64 < 0;
+		/* 0 - (uint64_t)v: |INT64_MIN| too */
+		uint64_t v = neg ? 0 - (uint64_t)f->v.i64 : f->v.u64;
+		char d[48], *end = d + 24, *b;
+
+		*t = '-';
+		t += neg;
+		if (v < 100000000u) {
+			/* the 8 digits in one word (f64_text.h), the first in
+			 * its lowest byte: the leading zeros, its lowest zero
+			 * bytes, shifted out (one digit kept for 0) */
+			uint64_t w = llog__digits8((uint32_t)v);
+			int lz = w != 0 ? __builtin_ctzll(w) / 8 : 7;
+
+			w = (w + UINT64_C(0x3030303030303030)) >> (8 * lz);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			w = __builtin_bswap64(w); /* the first digit first */
+#endif
+			memcpy(t, &w, 8);
+			return t + 8 - lz;
+		}
 		/* the digits at the end of d[0, 24), then 24 bytes copied:
 		 * the number, then zeros as scratch */
-		char d[48], *end = d + 24, *b;
-		int neg = f->type == LLOG_FIELD_I64 && f->v.i64 < 0;
-
 		memset(end, 0, 24);
-		/* 0 - (uint64_t)v: |INT64_MIN| too */
-		b = llog__buf_dec_back(end, neg ? 0 - (uint64_t)f->v.i64 : f->v.u64, 1);
-		if (neg)
-			*--b = '-';
+		b = llog__buf_dec_back(end, v, 1);
 		memcpy(t, b, 24);
 		return t + (end - b);
 	}
@@ -101,7 +116,7 @@ static char *put_value_at(char *t, const struct llog_field *f, int json)
 	}
 }
 
-_Static_assert(LLOG__F64_MAX >= 24, "put_value_at's integer copy");
+_Static_assert(LLOG__F64_MAX >= 25, "put_value_at's integer copy");
 
 const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *len)
 {
@@ -312,14 +327,6 @@ static char *put_field_at(char *p, const struct llog_field *f)
 		p += 3;
 	}
 	return p;
-}
-
-size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
-{
-	const struct llog_field *f;
-	uint32_t left;
-
-	return entry_fields(e, lo, &f, &left) > 0 || left > 0 ? LLOG__FIELDS_RESERVE : 0;
 }
 
 /*
