@@ -65,7 +65,8 @@ size_t llog__line_field_f64(char *b, double d)
  * the double's by f64_text.c's copies); returns the text's end. In JSON a
  * double that is not finite is a string. The one writer of these values:
  * text and JSON lines, RFC 5424 and journald (llog__line_field_text). */
-static char *put_value_at(char *t, const struct llog_field *f, int json)
+static inline __attribute__((always_inline)) char *put_value_at(char *t, const struct llog_field *f,
+								    int json)
 {
 	switch (f->type) {
 	case LLOG_FIELD_I64:
