@@ -306,15 +306,9 @@ static inline int llog__line_no_fields(const struct llog_entry *e, const struct 
 }
 
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
- * entry has fields (or left some out: fields_truncated counts them, and
- * the values cut, which only fields shown can be), else 0. */
-static inline size_t llog__line_fields_reserve(const struct llog_entry *e,
-					       const struct llog__lopt *lo)
-{
-	return lo->full && ((e->fields != NULL && e->nfields > 0) || e->fields_truncated > 0)
-		       ? LLOG__FIELDS_RESERVE
-		       : 0;
-}
+ * entry has fields (or left some out), else 0. */
+size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
+
 /* The field section, in text or JSON (line_fields.c). */
 void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 			   const struct llog__lopt *lo, int json);
