@@ -130,11 +130,15 @@ const char *llog__line_field_text(const struct llog_field *f, char *t, size_t *l
 }
 
 /* Whether every byte of x may be in a bare key: a-z A-Z (x | 0x20 folds
- * the capitals), - . / 0-9 : (one range from '-' to ':'), @ and _. */
+ * the capitals), - . / 0-9 : (one range from '-' to ':'), @ and _. Each
+ * range in one signed compare: adding 0x80 - its first byte takes it to
+ * the signed bytes from -128 up, and every other byte above them. */
 static inline int bare_v16(llog__line_v16 x)
 {
-	llog__line_v16 ok = (llog__line_v16)((llog__line_v16)((x | 0x20) - 'a') < 26) |
-			    (llog__line_v16)((llog__line_v16)(x - '-') < 14) |
+	llog__line_s16 az = (llog__line_s16)((x | 0x20) + (unsigned char)(0x80 - 'a'));
+	llog__line_s16 num = (llog__line_s16)(x + (unsigned char)(0x80 - '-'));
+	llog__line_v16 ok = (llog__line_v16)(az < (signed char)(-128 + 26)) |
+			    (llog__line_v16)(num < (signed char)(-128 + 14)) |
 			    (llog__line_v16)(x == '@') | (llog__line_v16)(x == '_');
 	llog__line_v2x64 w = (llog__line_v2x64)ok;
 

@@ -126,6 +126,7 @@ static inline int llog__line_is_c1(const unsigned char *s, size_t n)
  */
 typedef unsigned char llog__line_v16 __attribute__((vector_size(16))); /* GNU extension */
 typedef uint64_t llog__line_v2x64 __attribute__((vector_size(16)));  /* GNU extension */
+typedef signed char llog__line_s16 __attribute__((vector_size(16)));  /* GNU extension */
 
 /* Whether byte c ends a clean run (as llog__line_clean_run decides). */
 static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
@@ -133,11 +134,14 @@ static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
 	return c - 0x20 >= hi - 0x20 || c == '\\' || c == q;
 }
 
-/* Whether one of the 16 bytes of x ends a clean run. */
+/* Whether one of the 16 bytes of x ends a clean run. The range test in
+ * one signed compare (SSE2 has no unsigned one): c + 0x60 takes
+ * [0x20, hi) to [-128, hi - 0x20 - 128) as a signed byte, and every
+ * other byte above it. */
 static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned char q)
 {
-	llog__line_v16 off = x - (unsigned char)0x20;
-	llog__line_v16 stop = (llog__line_v16)(off >= (unsigned char)(hi - 0x20)) |
+	llog__line_s16 b = (llog__line_s16)(x + (unsigned char)0x60);
+	llog__line_v16 stop = (llog__line_v16)(b > (signed char)((int)hi - 0x20 - 129)) |
 			      (llog__line_v16)(x == (unsigned char)'\\') | (llog__line_v16)(x == q);
 	llog__line_v2x64 w = (llog__line_v2x64)stop;
 
