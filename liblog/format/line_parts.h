@@ -149,67 +149,44 @@ static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned ch
 }
 
 /* The bytes of s[0..n), n < 16, laid into one vector: its two ends
- * (overlapping), 'a' in what is left; every byte of s is in it. */
+ * (overlapping; for n < 8 twice over), or its first, middle and last bytes
+ * for n < 4 (four times over); every lane holds a byte of s ('a' in all
+ * when n is 0). */
 static inline llog__line_v16 llog__line_v16_short(const unsigned char *s, size_t n)
 {
-	unsigned char t[16];
-	llog__line_v16 x;
-
-	memset(t, 'a', sizeof(t));
-	if (n >= 8) {
-		memcpy(t, s, 8);
-		memcpy(t + 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(t, s, 4);
-		memcpy(t + 4, s + n - 4, 4);
-	} else if (n > 0) {
-		t[0] = s[0];
-		t[1] = s[n / 2];
-		t[2] = s[n - 1];
-	}
-	memcpy(&x, t, 16);
-	return x;
-}
-
-/* The n bytes of s, 1 <= n < 16, copied to d (two overlapping loads and
- * stores of 8 or 4 bytes, or three single bytes: nothing outside s[0..n)
- * is read, nothing outside d[0..n) written) and laid into one vector made
- * of the same loads: every lane holds a byte of s, so the vector tests as
- * s does. The field section copies a short key or string and tests it in
- * one pass. */
-static inline llog__line_v16 llog__line_v16_copy(char *d, const unsigned char *s, size_t n)
-{
 	llog__line_v2x64 w;
-	uint64_t x;
+	uint64_t x, y;
 
 	if (n >= 8) {
-		uint64_t y;
-
 		memcpy(&x, s, 8);
 		memcpy(&y, s + n - 8, 8);
-		memcpy(d, &x, 8);
-		memcpy(d + n - 8, &y, 8);
-		w = (llog__line_v2x64){x, y};
-		return (llog__line_v16)w;
-	}
-	if (n >= 4) {
+	} else if (n >= 4) {
 		uint32_t a, b;
 
 		memcpy(&a, s, 4);
 		memcpy(&b, s + n - 4, 4);
-		memcpy(d, &a, 4);
-		memcpy(d + n - 4, &b, 4);
-		x = a | (uint64_t)b << 32;
-	} else {
+		x = y = a | (uint64_t)b << 32;
+	} else if (n > 0) {
 		uint32_t a = s[0], b = s[n / 2], c = s[n - 1];
 
-		d[0] = (char)a;
-		d[n / 2] = (char)b;
-		d[n - 1] = (char)c;
-		x = (a | b << 8 | c << 16 | a << 24) * UINT64_C(0x100000001);
+		x = y = (a | b << 8 | c << 16 | a << 24) * UINT64_C(0x100000001);
+	} else {
+		x = y = UINT64_C(0x6161616161616161); /* 'a': clean, and bare */
 	}
-	w = (llog__line_v2x64){x, x};
+	w = (llog__line_v2x64){x, y};
 	return (llog__line_v16)w;
+}
+
+/* The same vector of s, 1 <= n < 16, and s copied to d (llog__buf_put_short:
+ * nothing outside d[0..n) written): the field section copies a short key
+ * or string and tests it in one pass (the copy's loads are the test's). */
+static inline llog__line_v16 llog__line_v16_copy(char *d, const unsigned char *s, size_t n)
+{
+	llog__line_v16 x = llog__line_v16_short(s, n);
+	struct llog__buf b = LLOG__BUF(d, n);
+
+	llog__buf_put_short(&b, (const char *)s, n);
+	return x;
 }
 
 static inline size_t llog__line_clean_run(const unsigned char *s, size_t n, unsigned hi,
