@@ -250,17 +250,6 @@ static void put_key_text(struct llog__buf *o, const char *k, size_t n)
 	put_field_text(o, k, n);
 }
 
-/* A JSON string, appended by line_escape.c to a copy of *o: o itself
- * (put_fields' local) never has its address taken, so the compiler keeps
- * it in registers across the stores through o->p. */
-static inline void put_json_string(struct llog__buf *o, const char *s, size_t n)
-{
-	struct llog__buf t = *o;
-
-	llog__line_put_json_string(&t, s, n, "", 0);
-	*o = t;
-}
-
 /* One field in text (key=value), or in JSON ("key":value). A value that
  * is not a string is made where it goes when the room holds LLOG__F64_MAX
  * bytes (the sinks' lines), else in t and appended (clipped, cut). */
@@ -269,7 +258,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 	char t[LLOG__F64_MAX];
 
 	if (json) {
-		put_json_string(o, f->key, f->key_len);
+		llog__line_put_json_string(o, f->key, f->key_len, "", 0);
 		llog__buf_putc(o, ':');
 	} else {
 		put_key_text(o, f->key, f->key_len);
@@ -277,7 +266,7 @@ static void put_field(struct llog__buf *o, const struct llog_field *f, int json)
 	}
 	if (f->type == LLOG_FIELD_STR) {
 		if (json) {
-			put_json_string(o, f->v.str.ptr, f->v.str.len);
+			llog__line_put_json_string(o, f->v.str.ptr, f->v.str.len, "", 0);
 		} else {
 			put_field_text(o, f->v.str.ptr, f->v.str.len);
 			if (f->flags & LLOG_FIELD_TRUNCATED)
@@ -352,12 +341,9 @@ size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__
  * (fields_truncated), and the line is marked cut. The caller kept
  * llog__line_fields_reserve() bytes of room for the start and the ends.
  */
-void llog__line_put_fields(struct llog__buf *out, const struct llog_entry *e,
+void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 			   const struct llog__lopt *lo, int json)
 {
-	/* o: a copy of *out, its address never taken (put_json_string), so
-	 * its members stay in registers; *out is set from it at the end */
-	struct llog__buf ob = *out, *o = &ob;
 	const struct llog_field *f;
 	uint32_t left;
 	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap, i = 0;
@@ -367,7 +353,7 @@ void llog__line_put_fields(struct llog__buf *out, const struct llog_entry *e,
 	if (nf == 0 && left == 0)
 		return;
 	if (o->cap - o->n < LLOG__FIELDS_RESERVE) { /* the caller could keep none */
-		out->cut = 1;
+		o->cut = 1;
 		return;
 	}
 	if (json)
@@ -424,5 +410,4 @@ void llog__line_put_fields(struct llog__buf *out, const struct llog_entry *e,
 		llog__buf_num(o, left, 10);
 	}
 	o->cut = was | lost;
-	*out = ob;
 }
