@@ -335,7 +335,8 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 	const char *dig = all + 24 - p;
 	int nd, tz;
 
-	w[2] = llog__digits8((uint32_t)(n - hi * 100000000u));
+	w[2] = n - hi * 100000000u; /* the last 8 digits, often all zeros (a short decimal) */
+	w[2] = w[2] != 0 ? llog__digits8((uint32_t)w[2]) : 0;
 	w[0] = 0; /* n < 10^16 (p <= 16): no digit above the 16 */
 	if (hi >= 100000000u) {
 		w[0] = llog__digits8((uint32_t)(hi / 100000000u));
