@@ -52,7 +52,11 @@ static void stall_release(void)
 	gate_open(&stall_gate);
 }
 
-#define STALL_MS 200
+/* The sink's stall timeout: long enough that a loaded machine's slow
+ * frame is not taken for a stall (the checks wait for the file anyway). */
+#define STALL_MS 500
+#define STALL_MS_TEXT "500"
+
 
 static enum llog_file_fsync start_fsync;
 
@@ -118,13 +122,19 @@ static int file_records(const struct tdir *t, int *v, int max)
 /* Once the writer is let go, it writes what it holds; until then (and
  * until its progress is seen) a stalled sink's flush does not wait for it
  * (file_writer.c, DESIGN "Stalls"): waits until the file holds n records
- * (10 s at most). */
+ * (20 s at most). */
 static void wait_file_records(const struct tdir *t, int n)
 {
 	static int w[1000];
+	struct timespec t0, now;
 
-	for (int k = 0; k < 10000 && file_records_of(t, w, 1000, 1) < n; k++)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (file_records_of(t, w, 1000, 1) < n) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 20)
+			break; /* the check after this one fails */
 		sleep_ms(1);
+	}
 }
 
 /* Waits until the writer waits at the gate (it has taken a frame). */
@@ -181,7 +191,7 @@ static void test_flush_returns_while_stalled(void **state)
 	/* The process's first diagnostic (they are rate-limited to one a
 	 * second: the later ones may be suppressed) */
 	err = read_err(&t);
-	assert_non_null(strstr(err, "has been inside write(2) for 200 ms"));
+	assert_non_null(strstr(err, "has been inside write(2) for " STALL_MS_TEXT " ms"));
 	free(err);
 	tdir_remove(&t);
 }
@@ -208,6 +218,7 @@ static void flush_after_idle(enum llog_file_fsync fsync_mode)
 	for (; i < 20; i++)
 		LOG_INFO("rec i=%d before", i);
 	llog_flush();
+	wait_file_records(&t, 20);
 	check_all_in_order(v, file_records(&t, v, 1000), 20);
 	stall_begin();
 	for (; i < 40; i++)
@@ -225,6 +236,7 @@ static void flush_after_idle(enum llog_file_fsync fsync_mode)
 	for (; i < 50; i++)
 		LOG_INFO("rec i=%d after", i);
 	llog_flush();
+	wait_file_records(&t, 50);
 	check_all_in_order(v, file_records(&t, v, 1000), 50);
 	llog_shutdown();
 	free(read_err(&t));
@@ -282,6 +294,7 @@ static void test_backlog_full_counts_lost(void **state)
 	llog_flush();
 	llog_get_stats(&after);
 	assert_int_equal(after.sink_lost - before.sink_lost, lost); /* nothing more */
+	wait_file_records(&t, (int)((uint64_t)i - lost));
 	got = file_records(&t, v, 1000);
 	/* The records kept, in order and once each, then the 10 after; the
 	 * ones counted lost are the newest of the stall. */
@@ -350,7 +363,7 @@ static void test_exit_with_stuck_writer(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	err = read_err(&t);
-	assert_non_null(strstr(err, "has been inside write(2) for 200 ms"));
+	assert_non_null(strstr(err, "has been inside write(2) for " STALL_MS_TEXT " ms"));
 	free(err);
 	/* The 100 records: with the stuck writer, or pending; all counted. */
 	snprintf(cmd, sizeof(cmd), "cat '%s/lost'", t.dir);
