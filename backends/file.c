@@ -267,6 +267,23 @@ static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *
 	return appended(fs, c, llog__bin_encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
+/* Binary mode, a run of LOG records (sink.h): file_write_rec of each, in
+ * one call; run->taken counts each record once it is stored or counted
+ * lost (capture.h). */
+static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
+{
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	unsigned n = run->n;
+	long bad = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		bad += file_write_rec(s, &run->cr[k]) < 0;
+		run->taken = k + 1;
+	}
+	(void)fs;
+	return bad;
+}
+
 /*
  * An ordinary round's commit (llog__sink_commit_may_defer) hands what is
  * pending to the writer and returns: the writer writes it while the flusher
@@ -585,6 +602,7 @@ static const struct llog_sink_ops file_ops = FILE_OPS(0);
 static const struct llog__sink_direct_ops file_bin_ops = {
 	.ops = FILE_OPS(LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT),
 	.write_rec = file_write_rec,
+	.write_run = file_write_run,
 };
 
 /* ---- construction -------------------------------------------------------- */

@@ -36,6 +36,8 @@
 # printed after the table), rendering the message
 # (llog__render_record*), building the line (llog__line_format) and the
 # rest. Counts are exact and repeatable, unlike times on a shared machine.
+# With FLUSHER_COST_KEEP=DIR the callgrind outputs stay in DIR (for
+# callgrind_annotate --auto=yes on the flusher's thread file).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n=${1:-200000}
@@ -57,7 +59,14 @@ cmake -S . -B build/prof -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BU
 	-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
 cmake --build build/prof --parallel 2 --target "$prog" >&2
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [[ -n ${FLUSHER_COST_KEEP:-} ]]; then # keep the outputs there (callgrind_annotate)
+	rm -rf "$out"
+	out=$FLUSHER_COST_KEEP
+	mkdir -p "$out"
+	rm -f "$out"/cg.*
+else
+	trap 'rm -rf "$out"' EXIT
+fi
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
 	"build/prof/bench/$prog" tput -t 1 -m "$mode" -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
 for f in "$out"/cg.*-*; do

@@ -104,6 +104,31 @@ struct llog__capture_rec {
 	uint64_t suppressed;
 };
 
+/*
+ * A run: consecutive LOG records of one round, each of them going to every
+ * sink of the table, handed to each sink in one call (write_run, sink.h;
+ * flusher.c, the direct path). cr[0..n) are the records in output order,
+ * valid for the call as a struct llog__capture_rec is. The sink stores
+ * them in that order and, after each record it has taken whole (stored,
+ * or counted lost), sets taken to the count so far: the crash drain reads
+ * it when the sink faults mid-run (flusher_drain.c), so that the sink is
+ * given again only the records after the one it faulted in, and the
+ * sinks after it every record of the run, each once.
+ *
+ * n and taken are volatile, not atomic: written by the flusher thread (n
+ * by the flusher, taken in the sink) and read only by the crash handler
+ * interrupting that same thread, as the flusher's crash_* fields
+ * (flusher_state.h); volatile keeps each store in program order with the
+ * other volatile stores around it, and the flusher fences (a signal fence:
+ * the compiler's order only) a record's fields before counting it in n.
+ */
+#define LLOG__RUN_MAX 64
+struct llog__capture_run {
+	volatile unsigned n;            /* records in cr[] */
+	volatile unsigned taken;        /* records the sink took whole */
+	struct llog__capture_rec cr[LLOG__RUN_MAX];
+};
+
 /* The entry cr stands for, without a message (msg NULL) or fields: the
  * site's fields read through cr->c.site (render.c). Flusher thread. */
 void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,15 +246,25 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  */
 static uint64_t thread_epoch;
 
-/* Sets f->direct_on and f->direct[] for the table as it is now. */
+/* Sets f->direct_on, f->direct[], and the runs' f->run_on, f->run_level,
+ * f->direct_run[] for the table as it is now (no run is pending: the
+ * table changes only between records that end one). */
 static void direct_setup(struct llog__flusher *f)
 {
 	f->direct_on = f->sinks.n > 0;
+	f->run_on = f->sinks.n > 0;
+	f->run_level = LLOG_TRACE;
 	for (int i = 0; i < f->sinks.n; i++) {
 		f->direct[i] = f->sinks.q[i] == NULL ? llog__sink_write_rec(f->sinks.s[i]) : NULL;
+		f->direct_run[i] = f->direct[i] != NULL ? llog__sink_write_run(f->sinks.s[i]) : NULL;
 		if (f->direct[i] == NULL)
 			f->direct_on = 0;
+		if (f->direct_run[i] == NULL || f->sinks.sel[i].n != 0)
+			f->run_on = 0;
+		if ((int)f->sinks.s[i]->level > f->run_level)
+			f->run_level = (int)f->sinks.s[i]->level;
 	}
+	f->run_on &= f->direct_on;
 }
 
 /* Whether r's capture may go directly: a LOG record with no fields (no
@@ -419,6 +430,97 @@ static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
 	rd->dtail = &r->node.next;
 }
 
+/*
+ * Runs. A LOG record that goes directly (direct_ok) to every sink of the
+ * table (its level is at least each sink's, none selects categories: f->
+ * run_on, run_level), with no drop notice before it and no backtrace
+ * written before it or kept instead of it, joins the run (run_add): its
+ * capture, sequence number and time are taken in the order of the chain,
+ * its arena bytes kept. The run is handed out (run_flush) before any other
+ * record, when it is full and at the chain's end: each sink gets all of
+ * it in one call (write_run), in the table's order, then the records'
+ * bytes go back to their arenas. So every sink gets the records in the
+ * chain's order, each once, as write_direct would give them.
+ *
+ * Crash (flusher_drain.c, crash_run): the drain reads how far the run got
+ * from run.n (records gathered, counted after each one's capture is
+ * complete), crash_sink (-1 while gathering: no sink has any of it; else
+ * the sink being handed the run, the sinks before it having taken it all)
+ * and run.taken (how many of them that sink took whole). It hands each
+ * record of the run to the sinks after crash_sink, and to crash_sink
+ * those after the one it faulted in, with the sequence number and time
+ * the run gave it; then the chain from crash_rest, which is past the run
+ * from the moment a record is counted in run.n. run.n goes back to 0
+ * before crash_sink, so a crash after the sinks took it all hands out
+ * nothing of it again; and before the records' bytes are released.
+ */
+static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
+
+/* Whether r (a LOG record) may join the run. */
+static int run_ok(const struct llog__flusher *f, const struct llog__rec *r)
+{
+	return f->run_on && r->dropped == 0 && !(r->flags & LLOG__REC_BACKTRACE) &&
+	       llog__site_level(r->site) >= f->run_level && direct_ok(f, r) &&
+	       !(f->bt != NULL && llog__backtrace_triggers(f->bt, llog__site_level(r->site)));
+}
+
+/* r (run_ok) joins the run; `next` is the record after it in the chain. */
+static void run_add(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
+		    int hold, struct round *rd)
+{
+	unsigned n = f->run.n;
+	struct llog__capture_rec *cr = &f->run.cr[n];
+
+	f->crash_rendering = 1;
+	llog__render_capture_rec(r, f->msgcap, &f->tmp_plan, cr);
+	cr->thread_epoch = thread_epoch;
+	cr->seq = ++f->seq;
+	cr->ts_ns = out_ts(f, r->ts);
+	f->run_rec[n] = r;
+	/* cr complete before it is counted (the drain reads it: capture.h) */
+	atomic_signal_fence(memory_order_seq_cst);
+	f->run.n = n + 1;
+	f->crash_rendering = 0;
+	f->crash_rest = next;
+	rd->nrec++;
+	rd->bytes += LLOG__REC_HDR + r->len;
+	if (n + 1 == LLOG__RUN_MAX)
+		run_flush(f, rd, hold);
+}
+
+/* Hands the run to every sink, then releases its records (or, in the
+ * final round, defers them: release_or_defer). */
+static void run_flush(struct llog__flusher *f, struct round *rd, int hold)
+{
+	struct llog__capture_run *run = &f->run;
+	unsigned n = run->n;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < f->sinks.n; i++) {
+		long bad;
+
+		run->taken = 0;
+		f->crash_sink = i;
+		bad = f->direct_run[i](f->sinks.s[i], run);
+		if (bad > 0)
+			llog__count(write_errors, (uint64_t)bad);
+	}
+	run->n = 0;
+	f->crash_sink = -1;
+	for (unsigned k = 0; k < n; k++) {
+		struct llog__rec *r = f->run_rec[k];
+
+		/* An arena's bytes go back up to its last record of the run
+		 * (its records are in order: releasing one releases those
+		 * before it, arena.h) */
+		if (hold)
+			release_or_defer(rd, r, hold);
+		else if (k + 1 == n || f->run_rec[k + 1]->arena != r->arena)
+			llog__arena_release(r);
+	}
+}
+
 /* F4 for one record of a thread (LOG, TEXT, EXIT or NAME). */
 static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
 			  int hold, struct round *rd)
@@ -456,6 +558,11 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		f->crash_rest = pos;
+		if (r->kind == LLOG__K_LOG && run_ok(f, r)) {
+			run_add(f, r, next, hold, rd);
+			continue;
+		}
+		run_flush(f, rd, hold); /* every record before r, first */
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
@@ -496,6 +603,7 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			break;
 		}
 	}
+	run_flush(f, rd, hold);
 	f->crash_rest = NULL;
 }
 

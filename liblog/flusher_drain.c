@@ -236,7 +236,38 @@ static const struct llog_entry *direct_entry(struct llog__flusher *f, struct llo
 }
 
 /*
- * In output order, to every sink with crash entry points: the entry the
+ * The run the flusher was gathering or handing out (flusher.c, "Runs"): each
+ * of its records, rendered with the sequence number and time the run gave
+ * it (and its capture beside it), to the sinks that have not taken it: while
+ * gathering (at -1) every sink; else the sinks after `at`, and `at` itself
+ * (interrupted) the records after the run.taken it took and the one it
+ * faulted in. The sinks before `at` took the whole run. So each sink gets
+ * each record once; the one it faulted in is lost for the interrupted sink
+ * alone, as a record handed out singly is.
+ */
+static void crash_run(struct llog__flusher *f, int at, struct crash_drain *d)
+{
+	const struct llog__capture_run *run = &f->run;
+	unsigned n = run->n, taken = run->taken;
+	struct llog_entry e;
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		int from = at >= 0 && k > taken ? at : at + 1;
+
+		llog__flusher_record_entry(f, f->run_rec[k], f->crash_msg, &f->tmp_plan, NULL, &e);
+		f->seq = cr->seq; /* taken already */
+		e.seq = cr->seq;
+		e.ts_ns = cr->ts_ns;
+		(void)crash_hand(f, from, &e, at);
+		llog__capture_clear(); /* e dies with this frame */
+		d->n++;
+	}
+}
+
+/*
+ * In output order, to every sink with crash entry points: the run being
+ * gathered or handed out (crash_run), the entry the
  * flusher was handing out (to the sinks after the one it faulted in, which
  * had not taken it yet; the faulting sink is not given that entry again),
  * the rest of the chain of this round (less a record whose rendering
@@ -268,6 +299,8 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec, unsigned queue_ms)
 	if (cur != NULL)
 		crash_hand(f, at + 1, cur, at);
 	llog__capture_clear();
+	if (f->run.n > 0) /* not with cur: a run is handed out before any entry */
+		crash_run(f, at, &d);
 	rest = f->crash_rest;
 	if (rest != NULL && f->crash_rendering)
 		rest = rest->next; /* lost: rendering it is what crashed */
