@@ -273,14 +273,30 @@ static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *
 static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
-	unsigned n = run->n;
+	unsigned n = run->n, k = 0;
 	long bad = 0;
 
-	for (unsigned k = 0; k < n; k++) {
-		bad += file_write_rec(s, &run->cr[k]) < 0;
-		run->taken = k + 1;
+	if (__builtin_expect(fs->w.abandoned, 0)) {
+		llog__stats_count_sink_lost(n); /* as abandoned(), each */
+		run->taken = n;
+		return n;
 	}
-	(void)fs;
+	while (k < n) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		size_t bound = llog__bin_rec_bound(cr);
+		struct llog__file_chunk *c;
+
+		if (bound > LLOG_FRAME_CONTENT_MAX || (c = chunk_for(fs, bound, cr->seq)) == NULL) {
+			/* arguments are never cut; or a crash report gave
+			 * up on the writer (new_chunk) */
+			llog__stats_count_sink_lost(1);
+			bad++;
+			run->taken = ++k;
+			continue;
+		}
+		/* the records that fit the chunk chosen for cr[k] */
+		k = llog__bin_encode_run(fs, c, run, k, fs->chunk_max, &bad);
+	}
 	return bad;
 }
 

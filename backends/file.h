@@ -250,6 +250,12 @@ static inline size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
 	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
 }
 
+/* A run's records from k on into chunk ch while they fit it (file_bin.c);
+ * the index of the first record not stored. */
+unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			      struct llog__capture_run *run, unsigned k, size_t chunk_max,
+			      long *bad);
+
 /* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);
 size_t llog__bin_sites_end(const struct llog__file_sink *fs);

@@ -758,6 +758,79 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	return put_direct_full(b, fr, cr, m->id, dst);
 }
 
+/*
+ * A run's records from k on into chunk ch, which has room for cr[k] (file.c:
+ * chunk_for), as llog__bin_encode_rec and file.c's appended would store each,
+ * while the next one's bound fits the chunk: in_len + bound within the
+ * buffer (LLOG__FILE_PENDING_MAX) and ch->len + bound within chunk_max. Per
+ * run and site, once: the site met last keeps its id (the memo's check is
+ * redone only when the site or its generation changes). The sequence
+ * numbers of a run are consecutive, so the chunk's gap flag (chunk_for)
+ * cannot change after its first record. run->taken moves on after each
+ * record; one that could not be stored is counted lost and in *bad.
+ * Returns the index of the first record not stored.
+ */
+unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			      struct llog__capture_run *run, unsigned k, size_t chunk_max,
+			      long *bad)
+{
+	struct llog__bin *b = fs->bin;
+	struct llog__bin_frame *fr = &fs->bin_fr;
+	const unsigned n = run->n;
+	const size_t room = llog__load_relaxed(&b->room);
+	const void *site = NULL;
+	uint64_t gen = 0;
+	long id = -1;
+	size_t in_len = fs->in_len;
+	int first = 1;
+
+	for (; k < n; k++) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		const struct llog__capture *c = &cr->c;
+		size_t len;
+
+		if (!first) {
+			size_t bound = llog__bin_rec_bound(cr);
+
+			if (in_len + bound > LLOG__FILE_PENDING_MAX || ch->len + bound > chunk_max)
+				break;
+		}
+		first = 0;
+		if (__builtin_expect(c->site != site || c->gen != gen, 0)) {
+			const struct bin_memo *m = memo_of(b, c->site);
+
+			site = NULL;
+			if (m->site == c->site && m->gen == c->gen && c->room == room && room != 0) {
+				site = c->site;
+				gen = c->gen;
+				id = m->id;
+			}
+		}
+		if (__builtin_expect(site == NULL || c->room != room || c->len > UINT32_MAX, 0)) {
+			len = encode_rec_new(b, fr, ch, cr, fs->in + in_len);
+			site = NULL; /* the memo may have changed */
+		} else if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
+						    fr->thread_epoch == cr->thread_epoch &&
+						    cr->suppressed == 0,
+					    1) &&
+			   (len = put_direct(b, fr, cr, id, fs->in + in_len)) != 0) {
+		} else {
+			len = put_direct_full(b, fr, cr, id, fs->in + in_len);
+		}
+		if (__builtin_expect(len == 0, 0)) {
+			llog__stats_count_sink_lost(1);
+			++*bad;
+		} else {
+			in_len += len;
+			ch->len += len;
+			ch->records++;
+			fs->in_len = in_len;
+		}
+		run->taken = k + 1;
+	}
+	return k;
+}
+
 uint32_t llog__bin_sites(const struct llog__file_sink *fs)
 {
 	return fs->bin->nsites;
