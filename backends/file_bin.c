@@ -666,8 +666,9 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
  * thread, without a suppressed count: what put_body writes for it, in
  * fewer steps. 0 when llog__pack refuses the capture (nothing changed:
  * put_body then writes it unpacked). */
-static size_t put_direct(struct llog__bin *b, struct llog__bin_frame *fr,
-			 const struct llog__capture_rec *cr, long id, char *dst)
+static inline __attribute__((always_inline)) size_t
+put_direct(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog__capture_rec *cr,
+	   long id, char *dst)
 {
 	const struct llog__capture *c = &cr->c;
 	unsigned tag = LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
@@ -762,13 +763,20 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
  * A run's records from k on into chunk ch, which has room for cr[k] (file.c:
  * chunk_for), as llog__bin_encode_rec and file.c's appended would store each,
  * while the next one's bound fits the chunk: in_len + bound within the
- * buffer (LLOG__FILE_PENDING_MAX) and ch->len + bound within chunk_max. Per
- * run and site, once: the site met last keeps its id (the memo's check is
- * redone only when the site or its generation changes). The sequence
- * numbers of a run are consecutive, so the chunk's gap flag (chunk_for)
- * cannot change after its first record. run->taken moves on after each
- * record; one that could not be stored is counted lost and in *bad.
- * Returns the index of the first record not stored.
+ * buffer (LLOG__FILE_PENDING_MAX) and ch->len + bound within chunk_max.
+ * Once per run: the captures' render bound (a run is one flusher's: every
+ * capture of it has the same room, capture.h) and the thread epoch (a run
+ * ends at each record that moves it). Once per site: the memo's check, while
+ * the records are of the site met last. Once per thread: the frame's check
+ * of it, while they are of the thread written last. The sequence numbers of
+ * a run are consecutive, so the chunk's gap flag (chunk_for) cannot change
+ * after its first record. run->taken moves on after each record; one that
+ * could not be stored is counted lost and in *bad. The chunk's length and
+ * count and the buffer's length are stored when the loop ends: the sink
+ * runs alone on the flusher, and a fault in it leaves its buffers untouched
+ * (crash_commit's `interrupted`). A run's captures come from the arenas,
+ * whose lengths are 32-bit: never too long to store (storable). Returns the
+ * index of the first record not stored.
  */
 unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chunk *ch,
 			      struct llog__capture_run *run, unsigned k, size_t chunk_max,
@@ -777,57 +785,68 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	struct llog__bin *b = fs->bin;
 	struct llog__bin_frame *fr = &fs->bin_fr;
 	const unsigned n = run->n;
-	const size_t room = llog__load_relaxed(&b->room);
-	const void *site = NULL;
+	size_t room = llog__load_relaxed(&b->room);
+	/* each record's bound is at most this while its capture is not
+	 * longer than text (llog__bin_rec_bound) */
+	const size_t text = llog__bin_text_bound(&run->cr[k].c);
+	const size_t most = llog__bin_rec_bound(&run->cr[k]) - run->cr[k].c.len + text;
+	const void *site = NULL, *thread = NULL;
 	uint64_t gen = 0;
 	long id = -1;
-	size_t in_len = fs->in_len;
-	int first = 1;
+	size_t in_len = fs->in_len, clen = ch->len;
+	uint64_t nrec = ch->records;
+	char *const in = fs->in;
+	const unsigned k0 = k;
 
+	if (room != run->cr[k].c.room)
+		room = 0; /* none matches: each goes through the table */
 	for (; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
 		const struct llog__capture *c = &cr->c;
 		size_t len;
 
-		if (!first) {
-			size_t bound = llog__bin_rec_bound(cr);
+		if (k != k0) { /* chunk_for took the first one */
+			size_t bound = c->len <= text ? most : llog__bin_rec_bound(cr);
 
-			if (in_len + bound > LLOG__FILE_PENDING_MAX || ch->len + bound > chunk_max)
+			if (in_len + bound > LLOG__FILE_PENDING_MAX || clen + bound > chunk_max)
 				break;
 		}
-		first = 0;
 		if (__builtin_expect(c->site != site || c->gen != gen, 0)) {
 			const struct bin_memo *m = memo_of(b, c->site);
 
 			site = NULL;
-			if (m->site == c->site && m->gen == c->gen && c->room == room && room != 0) {
+			if (m->site == c->site && m->gen == c->gen && room != 0) {
 				site = c->site;
 				gen = c->gen;
 				id = m->id;
 			}
 		}
-		if (__builtin_expect(site == NULL || c->room != room || c->len > UINT32_MAX, 0)) {
-			len = encode_rec_new(b, fr, ch, cr, fs->in + in_len);
-			site = NULL; /* the memo may have changed */
-		} else if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
-						    fr->thread_epoch == cr->thread_epoch &&
-						    cr->suppressed == 0,
-					    1) &&
-			   (len = put_direct(b, fr, cr, id, fs->in + in_len)) != 0) {
+		if (__builtin_expect(cr->thread == thread && cr->suppressed == 0 && site != NULL, 1) &&
+		    (len = put_direct(b, fr, cr, id, in + in_len)) != 0) {
 		} else {
-			len = put_direct_full(b, fr, cr, id, fs->in + in_len);
+			if (site == NULL)
+				len = encode_rec_new(b, fr, ch, cr, in + in_len);
+			else
+				len = put_direct_full(b, fr, cr, id, in + in_len);
+			site = NULL; /* the memo may have changed */
+			/* the thread the frame holds now, known by identity */
+			thread = fr->started && fr->has_thread && fr->thread_epoch == cr->thread_epoch
+					 ? fr->thread
+					 : NULL;
 		}
 		if (__builtin_expect(len == 0, 0)) {
 			llog__stats_count_sink_lost(1);
 			++*bad;
 		} else {
 			in_len += len;
-			ch->len += len;
-			ch->records++;
-			fs->in_len = in_len;
+			clen += len;
+			nrec++;
 		}
 		run->taken = k + 1;
 	}
+	fs->in_len = in_len;
+	ch->len = clen;
+	ch->records = nrec;
 	return k;
 }
 
