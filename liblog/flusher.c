@@ -456,12 +456,23 @@ static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
  */
 static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
 
-/* Whether r (a LOG record) may join the run. */
-static int run_ok(const struct llog__flusher *f, const struct llog__rec *r)
+/* Whether r (a LOG record) may join the run. What depends on its site (the
+ * level, the backtrace's trigger) and on its thread (an empty context) is
+ * asked once per run for each: the run's last site and thread that passed
+ * (run_site, run_arena), forgotten when the run is handed out; a record
+ * that changes a thread's context ends the run. */
+static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
 {
-	return f->run_on && r->dropped == 0 && !(r->flags & LLOG__REC_BACKTRACE) &&
-	       llog__site_level(r->site) >= f->run_level && direct_ok(f, r) &&
-	       !(f->bt != NULL && llog__backtrace_triggers(f->bt, llog__site_level(r->site)));
+	if (!f->run_on || r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
+		return 0;
+	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
+		return 1;
+	if (llog__site_level(r->site) < f->run_level || !direct_ok(f, r) ||
+	    (f->bt != NULL && llog__backtrace_triggers(f->bt, llog__site_level(r->site))))
+		return 0;
+	f->run_site = r->site;
+	f->run_arena = r->arena;
+	return 1;
 }
 
 /* r (run_ok) joins the run; `next` is the record after it in the chain. */
@@ -482,8 +493,6 @@ static void run_add(struct llog__flusher *f, struct llog__rec *r, struct llist_n
 	f->run.n = n + 1;
 	f->crash_rendering = 0;
 	f->crash_rest = next;
-	rd->nrec++;
-	rd->bytes += LLOG__REC_HDR + r->len;
 	if (n + 1 == LLOG__RUN_MAX)
 		run_flush(f, rd, hold);
 }
@@ -508,16 +517,14 @@ static void run_flush(struct llog__flusher *f, struct round *rd, int hold)
 	}
 	run->n = 0;
 	f->crash_sink = -1;
+	f->run_site = NULL;
+	f->run_arena = NULL;
+	rd->nrec += n;
 	for (unsigned k = 0; k < n; k++) {
 		struct llog__rec *r = f->run_rec[k];
 
-		/* An arena's bytes go back up to its last record of the run
-		 * (its records are in order: releasing one releases those
-		 * before it, arena.h) */
-		if (hold)
-			release_or_defer(rd, r, hold);
-		else if (k + 1 == n || f->run_rec[k + 1]->arena != r->arena)
-			llog__arena_release(r);
+		rd->bytes += LLOG__REC_HDR + r->len;
+		release_or_defer(rd, r, hold);
 	}
 }
 

@@ -114,6 +114,7 @@ struct llog__flusher {
 	 * run.taken of them (capture.h). */
 	int run_on;
 	int run_level;
+	const void *run_site, *run_arena; /* run_ok's, for this run */
 	long (*direct_run[LLOG__MAX_SINKS])(struct llog_sink *s, struct llog__capture_run *run);
 	struct llog__rec *run_rec[LLOG__RUN_MAX];
 	struct llog__capture_run run;
