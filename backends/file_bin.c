@@ -668,7 +668,7 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
  * put_body then writes it unpacked). */
 static inline __attribute__((always_inline)) size_t
 put_direct(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog__capture_rec *cr,
-	   long id, char *dst)
+	   const struct llog__plan *plan, long id, char *dst)
 {
 	const struct llog__capture *c = &cr->c;
 	unsigned tag = LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
@@ -684,8 +684,7 @@ put_direct(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog__c
 	}
 	p = put_varint(p, (uint64_t)id);
 	p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-	n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)c->args,
-		       c->len);
+	n = llog__pack(p + 1, &b->pack[id], fr->stamp, plan, (const unsigned char *)c->args, c->len);
 	if (__builtin_expect(n == (size_t)-1, 0))
 		return 0;
 	if (__builtin_expect(n < 0x80, 1)) {
@@ -754,7 +753,7 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
 				     fr->thread_epoch == cr->thread_epoch && cr->suppressed == 0,
 			     1) &&
-	    (n = put_direct(b, fr, cr, m->id, dst)) != 0)
+	    (n = put_direct(b, fr, cr, c->plan, m->id, dst)) != 0)
 		return n;
 	return put_direct_full(b, fr, cr, m->id, dst);
 }
@@ -791,6 +790,7 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	const size_t text = llog__bin_text_bound(&run->cr[k].c);
 	const size_t most = llog__bin_rec_bound(&run->cr[k]) - run->cr[k].c.len + text;
 	const void *site = NULL, *thread = NULL;
+	const struct llog__plan *plan = NULL;
 	uint64_t gen = 0;
 	long id = -1;
 	size_t in_len = fs->in_len, clen = ch->len;
@@ -819,15 +819,19 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 				site = c->site;
 				gen = c->gen;
 				id = m->id;
+				plan = run->cr[cr->site_at].c.plan;
 			}
 		}
 		if (__builtin_expect(cr->thread == thread && cr->suppressed == 0 && site != NULL, 1) &&
-		    (len = put_direct(b, fr, cr, id, in + in_len)) != 0) {
+		    (len = put_direct(b, fr, cr, plan, id, in + in_len)) != 0) {
 		} else {
+			struct llog__capture_rec full;
+
+			llog__capture_run_full(run, k, &full);
 			if (site == NULL)
-				len = encode_rec_new(b, fr, ch, cr, in + in_len);
+				len = encode_rec_new(b, fr, ch, &full, in + in_len);
 			else
-				len = put_direct_full(b, fr, cr, id, in + in_len);
+				len = put_direct_full(b, fr, &full, id, in + in_len);
 			site = NULL; /* the memo may have changed */
 			/* the thread the frame holds now, known by identity */
 			thread = fr->started && fr->has_thread && fr->thread_epoch == cr->thread_epoch

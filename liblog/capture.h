@@ -94,6 +94,9 @@ struct llog__capture {
 struct llog__capture_rec {
 	struct llog__capture c;         /* c.entry NULL: no entry */
 	int level;                      /* the site's output level */
+	/* In a run (below): the records whose site's and thread's fields
+	 * this one has; unused elsewhere. */
+	uint8_t site_at, thread_at;
 	uint64_t tid;
 	const char *thread_name;        /* the flusher's copy (arena.h) */
 	size_t thread_name_len;         /* at most 15 */
@@ -108,7 +111,12 @@ struct llog__capture_rec {
  * A run: consecutive LOG records of one round, each of them going to every
  * sink of the table, handed to each sink in one call (write_run, sink.h;
  * flusher.c, the direct path). cr[0..n) are the records in output order,
- * valid for the call as a struct llog__capture_rec is. The sink stores
+ * valid for the call as a struct llog__capture_rec is, each filled once
+ * per record but for what it shares with the records before it: the
+ * fields of its site (c.fmt, c.plan, level) are those of cr[site_at], of
+ * its thread (tid, thread_name, thread_name_len) those of cr[thread_at]
+ * (the first record of the run's streak of that site or thread;
+ * llog__capture_run_full). The sink stores
  * them in that order and, after each record it has taken whole (stored,
  * or counted lost), sets taken to the count so far: the crash drain reads
  * it when the sink faults mid-run (flusher_drain.c), so that the sink is
@@ -123,11 +131,29 @@ struct llog__capture_rec {
  * the compiler's order only) a record's fields before counting it in n.
  */
 #define LLOG__RUN_MAX 64
+_Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
 struct llog__capture_run {
 	volatile unsigned n;            /* records in cr[] */
 	volatile unsigned taken;        /* records the sink took whole */
 	struct llog__capture_rec cr[LLOG__RUN_MAX];
 };
+
+/* cr[k] of run whole (its site's and thread's fields filled in), for a
+ * sink's code that reads them. */
+static inline void llog__capture_run_full(const struct llog__capture_run *run, unsigned k,
+					  struct llog__capture_rec *out)
+{
+	const struct llog__capture_rec *cr = &run->cr[k];
+	const struct llog__capture_rec *s = &run->cr[cr->site_at], *t = &run->cr[cr->thread_at];
+
+	*out = *cr;
+	out->c.fmt = s->c.fmt;
+	out->c.plan = s->c.plan;
+	out->level = s->level;
+	out->tid = t->tid;
+	out->thread_name = t->thread_name;
+	out->thread_name_len = t->thread_name_len;
+}
 
 /* The entry cr stands for, without a message (msg NULL) or fields: the
  * site's fields read through cr->c.site (render.c). Flusher thread. */

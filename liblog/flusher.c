@@ -33,6 +33,7 @@
 #include "kv.h"
 #include "render.h"
 #include "sched_points.h"
+#include "site.h"
 #include "sink.h"
 #include "sinkq.h"
 #include "stats.h"
@@ -467,7 +468,12 @@ static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
 		return 0;
 	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
 		return 1;
+	/* Acquire: pairs with the release store of READY in llog__site_plan
+	 * (site.h), as llog__site_plan_peek's: the run's records point to the
+	 * published plan, never to the flusher's one tmp_plan. */
 	if (llog__site_level(r->site) < f->run_level || !direct_ok(f, r) ||
+	    (llog__load_acquire((_Atomic int *)&r->site->state) & LLOG__SITE_STATE_MASK) !=
+		    LLOG__SITE_READY ||
 	    (f->bt != NULL && llog__backtrace_triggers(f->bt, llog__site_level(r->site))))
 		return 0;
 	f->run_site = r->site;
@@ -483,8 +489,7 @@ static void run_add(struct llog__flusher *f, struct llog__rec *r, struct llist_n
 	struct llog__capture_rec *cr = &f->run.cr[n];
 
 	f->crash_rendering = 1;
-	llog__render_capture_rec(r, f->msgcap, &f->tmp_plan, cr);
-	cr->thread_epoch = thread_epoch;
+	llog__render_capture_run(&f->run, r, f->msgcap - LLOG__MARKER_LEN, f->run_gen, thread_epoch);
 	cr->seq = ++f->seq;
 	cr->ts_ns = out_ts(f, r->ts);
 	f->run_rec[n] = r;
@@ -646,6 +651,9 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	thread_epoch++; /* names may have changed since the last round */
+	/* Once per round: a record of a site loaded after an invalidate was
+	 * taken after it (fmt_cache.h), so this value covers the chain. */
+	f->run_gen = llog__fmt_cache_gen();
 	direct_setup(f);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */

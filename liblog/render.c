@@ -153,6 +153,51 @@ void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog
 	cr->suppressed = e.suppressed;
 }
 
+void llog__render_capture_run(struct llog__capture_run *run, const struct llog__rec *r,
+			      size_t room, uint64_t gen, uint64_t epoch)
+{
+	unsigned n = run->n;
+	struct llog__capture_rec *cr = &run->cr[n];
+	const struct llog__capture_rec *prev = &run->cr[n - (n > 0)];
+	const struct llog_site *site = r->site;
+
+	cr->c.entry = NULL;
+	cr->c.site = site;
+	cr->c.gen = gen;
+	cr->c.args = llog__rec_payload(r);
+	cr->c.len = r->len;
+	cr->c.room = room;
+	cr->c.truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	cr->thread = r->arena;
+	cr->thread_epoch = epoch;
+	cr->suppressed = 0;
+	if (__builtin_expect(r->flags & (LLOG__REC_TRUNCATED | LLOG__REC_SUPPRESSED), 0)) {
+		struct llog_entry e;
+
+		if (cr->c.truncated)
+			llog__count(truncated, 1); /* as finish() would */
+		e.suppressed = 0;
+		suppressed_count(r, &e);
+		cr->suppressed = e.suppressed;
+	}
+	if (n == 0 || prev->c.site != site) {
+		cr->c.fmt = site->fmt;
+		cr->c.plan = llog__site_published(site); /* READY: the caller's */
+		cr->level = llog__site_level(site);
+		cr->site_at = (uint8_t)n;
+	} else {
+		cr->site_at = prev->site_at;
+	}
+	if (n == 0 || prev->thread != r->arena) {
+		cr->tid = r->arena->tid;
+		cr->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
+		cr->thread_name_len = r->arena->fl_name_len;
+		cr->thread_at = (uint8_t)n;
+	} else {
+		cr->thread_at = prev->thread_at;
+	}
+}
+
 void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e)
 {
 	site_fields(cr->c.site, e);
