@@ -283,7 +283,7 @@ static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
 	}
 	while (k < n) {
 		const struct llog__capture_rec *cr = &run->cr[k];
-		size_t bound = llog__bin_rec_bound(cr);
+		size_t bound = llog__bin_rec_bound_of(llog__bin_text_bound_of(run->room), cr->c.len);
 		struct llog__file_chunk *c;
 
 		if (bound > LLOG_FRAME_CONTENT_MAX || (c = chunk_for(fs, bound, cr->seq)) == NULL) {

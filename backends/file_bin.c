@@ -785,20 +785,20 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	struct llog__bin_frame *fr = &fs->bin_fr;
 	const unsigned n = run->n;
 	size_t room = llog__load_relaxed(&b->room);
+	const uint64_t gen = run->gen;
 	/* each record's bound is at most this while its capture is not
 	 * longer than text (llog__bin_rec_bound) */
-	const size_t text = llog__bin_text_bound(&run->cr[k].c);
-	const size_t most = llog__bin_rec_bound(&run->cr[k]) - run->cr[k].c.len + text;
+	const size_t text = llog__bin_text_bound_of(run->room);
+	const size_t most = llog__bin_rec_bound_of(text, text);
 	const void *site = NULL, *thread = NULL;
 	const struct llog__plan *plan = NULL;
-	uint64_t gen = 0;
 	long id = -1;
 	size_t in_len = fs->in_len, clen = ch->len;
 	uint64_t nrec = ch->records;
 	char *const in = fs->in;
 	const unsigned k0 = k;
 
-	if (room != run->cr[k].c.room)
+	if (room != run->room)
 		room = 0; /* none matches: each goes through the table */
 	for (; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
@@ -806,18 +806,17 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 		size_t len;
 
 		if (k != k0) { /* chunk_for took the first one */
-			size_t bound = c->len <= text ? most : llog__bin_rec_bound(cr);
+			size_t bound = c->len <= text ? most : llog__bin_rec_bound_of(text, c->len);
 
 			if (in_len + bound > LLOG__FILE_PENDING_MAX || clen + bound > chunk_max)
 				break;
 		}
-		if (__builtin_expect(c->site != site || c->gen != gen, 0)) {
+		if (__builtin_expect(c->site != site, 0)) {
 			const struct bin_memo *m = memo_of(b, c->site);
 
 			site = NULL;
-			if (m->site == c->site && m->gen == c->gen && room != 0) {
+			if (m->site == c->site && m->gen == gen && room != 0) {
 				site = c->site;
-				gen = c->gen;
 				id = m->id;
 				plan = run->cr[cr->site_at].c.plan;
 			}
@@ -834,7 +833,7 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 				len = put_direct_full(b, fr, &full, id, in + in_len);
 			site = NULL; /* the memo may have changed */
 			/* the thread the frame holds now, known by identity */
-			thread = fr->started && fr->has_thread && fr->thread_epoch == cr->thread_epoch
+			thread = fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch
 					 ? fr->thread
 					 : NULL;
 		}

@@ -112,11 +112,12 @@ struct llog__capture_rec {
  * sink of the table, handed to each sink in one call (write_run, sink.h;
  * flusher.c, the direct path). cr[0..n) are the records in output order,
  * valid for the call as a struct llog__capture_rec is, each filled once
- * per record but for what it shares with the records before it: the
- * fields of its site (c.fmt, c.plan, level) are those of cr[site_at], of
- * its thread (tid, thread_name, thread_name_len) those of cr[thread_at]
- * (the first record of the run's streak of that site or thread;
- * llog__capture_run_full). The sink stores
+ * per record but for what it shares with other records: the fields of its
+ * site (c.fmt, c.plan, level) are those of cr[site_at], of its thread
+ * (tid, thread_name, thread_name_len) those of cr[thread_at] (the first
+ * record of the run's streak of that site or thread), and c.room, c.gen,
+ * thread_epoch are the run's (room, gen, thread_epoch; c.entry is NULL):
+ * llog__capture_run_full makes the whole record. The sink stores
  * them in that order and, after each record it has taken whole (stored,
  * or counted lost), sets taken to the count so far: the crash drain reads
  * it when the sink faults mid-run (flusher_drain.c), so that the sink is
@@ -135,6 +136,9 @@ _Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
 struct llog__capture_run {
 	volatile unsigned n;            /* records in cr[] */
 	volatile unsigned taken;        /* records the sink took whole */
+	size_t room;                    /* of every capture (the flusher's) */
+	uint64_t gen;                   /* of every capture (the round's) */
+	uint64_t thread_epoch;          /* of every record */
 	struct llog__capture_rec cr[LLOG__RUN_MAX];
 };
 
@@ -147,6 +151,10 @@ static inline void llog__capture_run_full(const struct llog__capture_run *run, u
 	const struct llog__capture_rec *s = &run->cr[cr->site_at], *t = &run->cr[cr->thread_at];
 
 	*out = *cr;
+	out->c.entry = NULL;
+	out->c.room = run->room;
+	out->c.gen = run->gen;
+	out->thread_epoch = run->thread_epoch;
 	out->c.fmt = s->c.fmt;
 	out->c.plan = s->c.plan;
 	out->level = s->level;

@@ -467,7 +467,7 @@ static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
 	if (!f->run_on || r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
 		return 0;
 	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
-		return 1;
+		return 2; /* and of the record before it (run_add) */
 	/* Acquire: pairs with the release store of READY in llog__site_plan
 	 * (site.h), as llog__site_plan_peek's: the run's records point to the
 	 * published plan, never to the flusher's one tmp_plan. */
@@ -481,17 +481,21 @@ static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
 	return 1;
 }
 
-/* r (run_ok) joins the run; `next` is the record after it in the chain. */
-static void run_add(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
+/* r joins the run; ok is run_ok's answer (2: of the site and thread of the
+ * record before it), `next` the record after it in the chain. */
+static void run_add(struct llog__flusher *f, struct llog__rec *r, int ok, struct llist_node *next,
 		    int hold, struct round *rd)
 {
 	unsigned n = f->run.n;
-	struct llog__capture_rec *cr = &f->run.cr[n];
 
+	if (n == 0) { /* what the run's records share */
+		f->run.room = f->msgcap - LLOG__MARKER_LEN;
+		f->run.gen = f->run_gen;
+		f->run.thread_epoch = thread_epoch;
+	}
 	f->crash_rendering = 1;
-	llog__render_capture_run(&f->run, r, f->msgcap - LLOG__MARKER_LEN, f->run_gen, thread_epoch);
-	cr->seq = ++f->seq;
-	cr->ts_ns = out_ts(f, r->ts);
+	llog__render_capture_run(&f->run, r, ok == 2 && n > 0, f->seq + 1, out_ts(f, r->ts));
+	f->seq++;
 	f->run_rec[n] = r;
 	/* cr complete before it is counted (the drain reads it: capture.h) */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -565,13 +569,14 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 static void process(struct llog__flusher *f, struct llist_node *chain, int hold, struct round *rd)
 {
 	struct llist_node *pos, *next;
+	int ok;
 
 	llist_for_each_safe(pos, next, chain) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		f->crash_rest = pos;
-		if (r->kind == LLOG__K_LOG && run_ok(f, r)) {
-			run_add(f, r, next, hold, rd);
+		if (r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
+			run_add(f, r, ok, next, hold, rd);
 			continue;
 		}
 		run_flush(f, rd, hold); /* every record before r, first */

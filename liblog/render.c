@@ -153,32 +153,36 @@ void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog
 	cr->suppressed = e.suppressed;
 }
 
-void llog__render_capture_run(struct llog__capture_run *run, const struct llog__rec *r,
-			      size_t room, uint64_t gen, uint64_t epoch)
+void llog__render_capture_run(struct llog__capture_run *run, const struct llog__rec *r, int same,
+			      uint64_t seq, int64_t ts)
 {
 	unsigned n = run->n;
 	struct llog__capture_rec *cr = &run->cr[n];
 	const struct llog__capture_rec *prev = &run->cr[n - (n > 0)];
 	const struct llog_site *site = r->site;
 
-	cr->c.entry = NULL;
 	cr->c.site = site;
-	cr->c.gen = gen;
 	cr->c.args = llog__rec_payload(r);
 	cr->c.len = r->len;
-	cr->c.room = room;
-	cr->c.truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	cr->c.truncated = 0;
 	cr->thread = r->arena;
-	cr->thread_epoch = epoch;
+	cr->seq = seq;
+	cr->ts_ns = ts;
 	cr->suppressed = 0;
 	if (__builtin_expect(r->flags & (LLOG__REC_TRUNCATED | LLOG__REC_SUPPRESSED), 0)) {
 		struct llog_entry e;
 
+		cr->c.truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
 		if (cr->c.truncated)
 			llog__count(truncated, 1); /* as finish() would */
 		e.suppressed = 0;
 		suppressed_count(r, &e);
 		cr->suppressed = e.suppressed;
+	}
+	if (__builtin_expect(same, 1)) {
+		cr->site_at = prev->site_at;
+		cr->thread_at = prev->thread_at;
+		return;
 	}
 	if (n == 0 || prev->c.site != site) {
 		cr->c.fmt = site->fmt;
