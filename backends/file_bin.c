@@ -667,8 +667,8 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
  * fewer steps. 0 when llog__pack refuses the capture (nothing changed:
  * put_body then writes it unpacked). */
 static inline __attribute__((always_inline)) size_t
-put_direct(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog__capture_rec *cr,
-	   const struct llog__plan *plan, long id, char *dst)
+put_direct(struct llog__pack_site *ps, struct llog__bin_frame *fr,
+	   const struct llog__capture_rec *cr, const struct llog__plan *plan, long id, char *dst)
 {
 	const struct llog__capture *c = &cr->c;
 	unsigned tag = LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
@@ -684,7 +684,7 @@ put_direct(struct llog__bin *b, struct llog__bin_frame *fr, const struct llog__c
 	}
 	p = put_varint(p, (uint64_t)id);
 	p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-	n = llog__pack(p + 1, &b->pack[id], fr->stamp, plan, (const unsigned char *)c->args, c->len);
+	n = llog__pack(p + 1, ps, fr->stamp, plan, (const unsigned char *)c->args, c->len);
 	if (__builtin_expect(n == (size_t)-1, 0))
 		return 0;
 	if (__builtin_expect(n < 0x80, 1)) {
@@ -753,7 +753,7 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
 				     fr->thread_epoch == cr->thread_epoch && cr->suppressed == 0,
 			     1) &&
-	    (n = put_direct(b, fr, cr, c->plan, m->id, dst)) != 0)
+	    (n = put_direct(&b->pack[m->id], fr, cr, c->plan, m->id, dst)) != 0)
 		return n;
 	return put_direct_full(b, fr, cr, m->id, dst);
 }
@@ -792,45 +792,53 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	const size_t most = llog__bin_rec_bound_of(text, text);
 	const void *site = NULL, *thread = NULL;
 	const struct llog__plan *plan = NULL;
+	struct llog__pack_site *ps = NULL;
 	long id = -1;
-	size_t in_len = fs->in_len, clen = ch->len;
+	size_t in_len = fs->in_len, clen = ch->len, used = 0;
+	/* the room past which the loop stops: made so by chunk_for for
+	 * cr[k] (in_len + its bound <= the buffer's bound, and clen + its
+	 * bound <= chunk_max unless clen is 0) */
+	size_t lim = LLOG__FILE_PENDING_MAX - in_len;
 	uint64_t nrec = ch->records;
 	char *const in = fs->in;
 	const unsigned k0 = k;
 
 	if (room != run->room)
 		room = 0; /* none matches: each goes through the table */
+	if (clen <= chunk_max && chunk_max - clen < lim)
+		lim = chunk_max - clen;
 	for (; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
 		const struct llog__capture *c = &cr->c;
 		size_t len;
 
-		if (k != k0) { /* chunk_for took the first one */
-			size_t bound = c->len <= text ? most : llog__bin_rec_bound_of(text, c->len);
-
-			if (in_len + bound > LLOG__FILE_PENDING_MAX || clen + bound > chunk_max)
-				break;
-		}
+		/* (chunk_for took the first one) */
+		if (used + (c->len <= text ? most : llog__bin_rec_bound_of(text, c->len)) > lim &&
+		    k != k0)
+			break;
 		if (__builtin_expect(c->site != site, 0)) {
 			const struct bin_memo *m = memo_of(b, c->site);
 
-			site = NULL;
+			site = c->site;
 			if (m->site == c->site && m->gen == gen && room != 0) {
-				site = c->site;
 				id = m->id;
+				ps = &b->pack[id];
 				plan = run->cr[cr->site_at].c.plan;
+			} else {
+				thread = NULL; /* through the table (below) */
+				id = -1;
 			}
 		}
-		if (__builtin_expect(cr->thread == thread && cr->suppressed == 0 && site != NULL, 1) &&
-		    (len = put_direct(b, fr, cr, plan, id, in + in_len)) != 0) {
+		if (__builtin_expect(cr->thread == thread && cr->suppressed == 0, 1) &&
+		    (len = put_direct(ps, fr, cr, plan, id, in + in_len + used)) != 0) {
 		} else {
 			struct llog__capture_rec full;
 
 			llog__capture_run_full(run, k, &full);
-			if (site == NULL)
-				len = encode_rec_new(b, fr, ch, &full, in + in_len);
+			if (id < 0)
+				len = encode_rec_new(b, fr, ch, &full, in + in_len + used);
 			else
-				len = put_direct_full(b, fr, &full, id, in + in_len);
+				len = put_direct_full(b, fr, &full, id, in + in_len + used);
 			site = NULL; /* the memo may have changed */
 			/* the thread the frame holds now, known by identity */
 			thread = fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch
@@ -841,14 +849,13 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 			llog__stats_count_sink_lost(1);
 			++*bad;
 		} else {
-			in_len += len;
-			clen += len;
+			used += len;
 			nrec++;
 		}
 		run->taken = k + 1;
 	}
-	fs->in_len = in_len;
-	ch->len = clen;
+	fs->in_len = in_len + used;
+	ch->len = clen + used;
 	ch->records = nrec;
 	return k;
 }

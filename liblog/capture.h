@@ -96,7 +96,7 @@ struct llog__capture_rec {
 	int level;                      /* the site's output level */
 	/* In a run (below): the records whose site's and thread's fields
 	 * this one has; unused elsewhere. */
-	uint8_t site_at, thread_at;
+	uint8_t site_at, thread_at;     /* adjacent: copied together */
 	uint64_t tid;
 	const char *thread_name;        /* the flusher's copy (arena.h) */
 	size_t thread_name_len;         /* at most 15 */

@@ -158,7 +158,7 @@ void llog__render_capture_run(struct llog__capture_run *run, const struct llog__
 {
 	unsigned n = run->n;
 	struct llog__capture_rec *cr = &run->cr[n];
-	const struct llog__capture_rec *prev = &run->cr[n - (n > 0)];
+	const struct llog__capture_rec *prev = cr - (n > 0);
 	const struct llog_site *site = r->site;
 
 	cr->c.site = site;
@@ -179,9 +179,8 @@ void llog__render_capture_run(struct llog__capture_run *run, const struct llog__
 		suppressed_count(r, &e);
 		cr->suppressed = e.suppressed;
 	}
-	if (__builtin_expect(same, 1)) {
-		cr->site_at = prev->site_at;
-		cr->thread_at = prev->thread_at;
+	if (__builtin_expect(same, 1)) { /* n > 0 */
+		memcpy(&cr->site_at, &prev->site_at, 2); /* and thread_at */
 		return;
 	}
 	if (n == 0 || prev->c.site != site) {
