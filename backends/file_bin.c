@@ -810,11 +810,11 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	for (; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
 		const struct llog__capture *c = &cr->c;
-		size_t len;
+		size_t bound = most, len;
 
-		/* (chunk_for took the first one) */
-		if (used + (c->len <= text ? most : llog__bin_rec_bound_of(text, c->len)) > lim &&
-		    k != k0)
+		if (__builtin_expect(c->len > text, 0))
+			bound = llog__bin_rec_bound_of(text, c->len);
+		if (used + bound > lim && k != k0) /* (chunk_for took the first one) */
 			break;
 		if (__builtin_expect(c->site != site, 0)) {
 			const struct bin_memo *m = memo_of(b, c->site);
