@@ -464,10 +464,13 @@ static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
  * that changes a thread's context ends the run. */
 static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
 {
-	if (!f->run_on || r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
+	if (r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
 		return 0;
+	/* (run_site is NULL but in a run, which the table's changes end) */
 	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
 		return 2; /* and of the record before it (run_add) */
+	if (!f->run_on)
+		return 0;
 	/* Acquire: pairs with the release store of READY in llog__site_plan
 	 * (site.h), as llog__site_plan_peek's: the run's records point to the
 	 * published plan, never to the flusher's one tmp_plan. */
@@ -494,7 +497,8 @@ static void run_add(struct llog__flusher *f, struct llog__rec *r, int ok, struct
 		f->run.thread_epoch = thread_epoch;
 	}
 	f->crash_rendering = 1;
-	llog__render_capture_run(&f->run, r, ok == 2 && n > 0, f->seq + 1, out_ts(f, r->ts));
+	/* (ok 2: run_site was set by the record before it, so n > 0) */
+	llog__render_capture_run(&f->run, r, ok == 2, f->seq + 1, out_ts(f, r->ts));
 	f->seq++;
 	f->run_rec[n] = r;
 	/* cr complete before it is counted (the drain reads it: capture.h) */
@@ -502,6 +506,7 @@ static void run_add(struct llog__flusher *f, struct llog__rec *r, int ok, struct
 	f->run.n = n + 1;
 	f->crash_rendering = 0;
 	f->crash_rest = next;
+	f->run_bytes += LLOG__REC_HDR + r->len;
 	if (n + 1 == LLOG__RUN_MAX)
 		run_flush(f, rd, hold);
 }
@@ -529,11 +534,13 @@ static void run_flush(struct llog__flusher *f, struct round *rd, int hold)
 	f->run_site = NULL;
 	f->run_arena = NULL;
 	rd->nrec += n;
+	rd->bytes += f->run_bytes;
+	f->run_bytes = 0;
 	for (unsigned k = 0; k < n; k++) {
-		struct llog__rec *r = f->run_rec[k];
-
-		rd->bytes += LLOG__REC_HDR + r->len;
-		release_or_defer(rd, r, hold);
+		if (hold)
+			release_or_defer(rd, f->run_rec[k], hold);
+		else
+			llog__arena_release(f->run_rec[k]); /* a LOG record's */
 	}
 }
 

@@ -116,6 +116,7 @@ struct llog__flusher {
 	int run_level;
 	const void *run_site, *run_arena; /* run_ok's, for this run */
 	uint64_t run_gen;                 /* the round's llog__fmt_cache_gen() */
+	uint64_t run_bytes;               /* the run's records' bytes (round) */
 	long (*direct_run[LLOG__MAX_SINKS])(struct llog_sink *s, struct llog__capture_run *run);
 	struct llog__rec *run_rec[LLOG__RUN_MAX];
 	struct llog__capture_run run;
