@@ -462,15 +462,12 @@ static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
  * asked once per run for each: the run's last site and thread that passed
  * (run_site, run_arena), forgotten when the run is handed out; a record
  * that changes a thread's context ends the run. */
-static int run_ok(struct llog__flusher *f, const struct llog__rec *r)
+static int run_ok(struct llog__flusher *f, const struct llog__rec *r) /* f->run_on */
 {
 	if (r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
 		return 0;
-	/* (run_site is NULL but in a run, which the table's changes end) */
 	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
 		return 2; /* and of the record before it (run_add) */
-	if (!f->run_on)
-		return 0;
 	/* Acquire: pairs with the release store of READY in llog__site_plan
 	 * (site.h), as llog__site_plan_peek's: the run's records point to the
 	 * published plan, never to the flusher's one tmp_plan. */
@@ -582,11 +579,12 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		f->crash_rest = pos;
-		if (r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
+		if (f->run_on && r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
 			run_add(f, r, ok, next, hold, rd);
 			continue;
 		}
-		run_flush(f, rd, hold); /* every record before r, first */
+		if (f->run.n != 0)
+			run_flush(f, rd, hold); /* every record before r, first */
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
