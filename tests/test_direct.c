@@ -686,7 +686,7 @@ static void interleaved(const char *path, int direct)
 
 static void test_run_threads_and_sites_interleaved(void **state)
 {
-	const int max = TURN_THREADS * TURN_EACH + 10;
+	const int max = TURN_THREADS * TURN_EACH + NEW_SITES * 40 + 10;
 	struct rec *r = calloc((size_t)max, sizeof(*r));
 	char a[128], b[128], *x, *y;
 	int got;
