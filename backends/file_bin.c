@@ -15,7 +15,9 @@
  * and is stored as the same bytes: a site met before (the memo below) in
  * a frame whose last record was of the same thread (its arena and
  * thread_epoch, capture.h) is written by put_direct, anything else as the
- * entry it stands for (llog__capture_rec_entry).
+ * entry it stands for (llog__capture_rec_entry). A run of them comes in one
+ * call (llog__bin_encode_run): the memo asked once per streak of a site,
+ * the thread once per streak of a thread, the chunk's room with one bound.
  * An entry without a capture (an EAGER plan, a TEXT record, a notice) is
  * stored as its rendered message (a TEXT record). The entry's structured fields ride in
  * the record's extension blob (put_ext: item kind 1, typed, exact values).

@@ -34,7 +34,8 @@
  * of its own: the entry's msg is then NULL (msg_len 0) and the capture is
  * the record. When every sink runs on the flusher and declares
  * LLOG__SINK_F_DIRECT, it builds no entry at all: each gets a struct
- * llog__capture_rec (below; the slot is not used).
+ * llog__capture_rec (below; the slot is not used), or, where every sink
+ * also has write_run, many of them at once (struct llog__capture_run).
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
  * caller, a sink's own thread around its write). Async-signal-safe to read

@@ -229,8 +229,9 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  * The direct path: a LOG record without fields goes to sinks that store
  * captures as its capture (capture.h, struct llog__capture_rec), with no
  * entry built and nothing rendered, when every sink of the table runs on
- * the flusher and has write_rec (sink.h); otherwise every record goes as
- * an entry (write_record), as to any sink. Each sink still gets exactly
+ * the flusher and has write_rec (sink.h), most of them in runs (below,
+ * "Runs"), the others one at a time (write_direct); otherwise every
+ * record goes as an entry (write_record), as to any sink. Each sink still gets exactly
  * the records of its level and categories, in the same order, with the
  * same sequence numbers and times.
  *

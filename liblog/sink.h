@@ -25,9 +25,10 @@
  * write_rec the flusher calls for a LOG
  * record without fields instead of write, when the sink runs on the
  * flusher and no sink in the table needs an entry (flusher.c: the direct
- * path). write_rec stores what write would store for the entry cr stands
- * for (llog__capture_rec_entry) with the capture beside it; it returns as
- * write does. The crash path keeps crash_write. */
+ * path), and whose write_run, when it has one, it calls for a run of such
+ * records (capture.h). write_rec stores what write would store for the
+ * entry cr stands for (llog__capture_rec_entry) with the capture beside
+ * it; it returns as write does. The crash path keeps crash_write. */
 #define LLOG__SINK_F_DIRECT 0x40000000u
 
 struct llog__capture_rec;
