@@ -231,9 +231,9 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  * entry built and nothing rendered, when every sink of the table runs on
  * the flusher and has write_rec (sink.h), most of them in runs (below,
  * "Runs"), the others one at a time (write_direct); otherwise every
- * record goes as an entry (write_record), as to any sink. Each sink still gets exactly
- * the records of its level and categories, in the same order, with the
- * same sequence numbers and times.
+ * record goes as an entry (write_record), as to any sink. Each sink still
+ * gets exactly the records of its level and categories, in the same
+ * order, with the same sequence numbers and times.
  *
  * thread_epoch: what a sink may take as the same thread and name as
  * before (capture.h): moved on at each round's start (a name may change
