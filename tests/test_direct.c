@@ -109,6 +109,27 @@ static int read_recs_of(const char *cmd, struct rec *out, int max)
 	return n;
 }
 
+/* A case that reads its files with llogcat: skipped without it, else
+ * its scratch directory made. */
+static void llogcat_case(struct tdir *t)
+{
+	if (getenv("LLOGCAT") == NULL)
+		skip();
+	tdir_make(t, "llog_direct_");
+}
+
+/* Records r[0..got) have consecutive sequence numbers; with `order`,
+ * r[k] is "rec t=* i=k". */
+static void expect_consecutive(const struct rec *r, int got, int order)
+{
+	for (int k = 0; k < got; k++) {
+		if (order)
+			assert_int_equal(r[k].i, k);
+		if (k > 0)
+			assert_true(r[k].seq == r[k - 1].seq + 1);
+	}
+}
+
 static int read_recs(const char *path, struct rec *out, int max)
 {
 	const char *llogcat = getenv("LLOGCAT");
@@ -435,26 +456,38 @@ static char *timeless(const char *path)
 	return read_cmd(cmd);
 }
 
+/* The records of logs(path, direct) through entries (direct 0) and
+ * directly (1) read back the same, but for times and thread ids; the
+ * direct file's path in b (128 bytes), the text (the caller's to free). */
+static char *same_both_ways(const struct tdir *t, void (*logs)(const char *path, int direct),
+			    char *b)
+{
+	char a[128], *x, *y;
+
+	snprintf(a, sizeof(a), "%s/entries.zst", t->dir);
+	snprintf(b, 128, "%s/direct.zst", t->dir);
+	logs(a, 0);
+	logs(b, 1);
+	x = timeless(a);
+	y = timeless(b);
+	assert_string_equal(x, y);
+	free(y);
+	return x;
+}
+
 static void test_same_as_entries(void **state)
 {
-	char a[128], b[128], *x, *y;
+	char b[128], *x;
 	struct tdir t;
 
 	(void)state;
 	if (getenv("LLOGCAT") == NULL)
 		skip();
 	tdir_make(&t, "llog_direct_");
-	snprintf(a, sizeof(a), "%s/entries.zst", t.dir);
-	snprintf(b, sizeof(b), "%s/direct.zst", t.dir);
-	mixed_records(a, 0);
-	mixed_records(b, 1);
-	x = timeless(a);
-	y = timeless(b);
+	x = same_both_ways(&t, mixed_records, b);
 	assert_non_null(strstr(x, "rec t=5 i=97 bbbb"));
 	assert_non_null(strstr(x, "\"thread_name\":\"mixer-b\""));
-	assert_string_equal(x, y);
 	free(x);
-	free(y);
 	tdir_remove(&t);
 }
 
@@ -688,24 +721,14 @@ static void test_run_threads_and_sites_interleaved(void **state)
 {
 	const int max = TURN_THREADS * TURN_EACH + NEW_SITES * 40 + 10;
 	struct rec *r = calloc((size_t)max, sizeof(*r));
-	char a[128], b[128], *x, *y;
+	char b[128];
 	int got;
 	struct tdir t;
 
 	(void)state;
 	assert_non_null(r);
-	if (getenv("LLOGCAT") == NULL)
-		skip();
-	tdir_make(&t, "llog_direct_");
-	snprintf(a, sizeof(a), "%s/entries.zst", t.dir);
-	snprintf(b, sizeof(b), "%s/runs.zst", t.dir);
-	interleaved(a, 0);
-	interleaved(b, 1);
-	x = timeless(a);
-	y = timeless(b);
-	assert_string_equal(x, y);
-	free(x);
-	free(y);
+	llogcat_case(&t);
+	free(same_both_ways(&t, interleaved, b));
 	got = read_recs(b, r, max);
 	assert_int_equal(got, TURN_THREADS * TURN_EACH + NEW_SITES * 40);
 	got = TURN_THREADS * TURN_EACH; /* then new_sites' */
@@ -717,9 +740,8 @@ static void test_run_threads_and_sites_interleaved(void **state)
 		assert_int_equal(r[k].i, k / TURN_THREADS);
 		snprintf(name, sizeof(name), "taker-%d", r[k].t);
 		assert_string_equal(r[k].name, name);
-		if (k > 0)
-			assert_true(r[k].seq == r[k - 1].seq + 1);
 	}
+	expect_consecutive(r, got, 0);
 	free(r);
 	tdir_remove(&t);
 }
@@ -748,9 +770,7 @@ static void test_run_across_chunks_and_rotation(void **state)
 
 	(void)state;
 	assert_non_null(r);
-	if (getenv("LLOGCAT") == NULL)
-		skip();
-	tdir_make(&t, "llog_direct_");
+	llogcat_case(&t);
 	snprintf(path, sizeof(path), "%s/span.zst", t.dir);
 	fo.path = path;
 	assert_int_equal(llog_add_sink(llog_file_sink(&fo)), 0);
@@ -779,11 +799,7 @@ static void test_run_across_chunks_and_rotation(void **state)
 	snprintf(cmd, sizeof(cmd), "'%s' --json '%s'/span*", getenv("LLOGCAT"), t.dir);
 	got = read_recs_of(cmd, r, SPAN_N + 10);
 	assert_int_equal(got, SPAN_N);
-	for (int k = 0; k < got; k++) {
-		assert_int_equal(r[k].i, k);
-		if (k > 0)
-			assert_true(r[k].seq == r[k - 1].seq + 1);
-	}
+	expect_consecutive(r, got, 1);
 	free(r);
 	tdir_remove(&t);
 }
@@ -888,17 +904,11 @@ static void run_fault(int first)
 	struct tdir t;
 
 	assert_non_null(r);
-	if (getenv("LLOGCAT") == NULL)
-		skip();
 	run_fault_first = first;
-	tdir_make(&t, "llog_direct_");
+	llogcat_case(&t);
 	run_crashing_child(&t, run_fault_child, 60);
 	got = read_recs(t.log, r, RUN_N + 10);
-	for (int k = 0; k < got; k++) {
-		assert_int_equal(r[k].i, k);
-		if (k > 0)
-			assert_true(r[k].seq == r[k - 1].seq + 1);
-	}
+	expect_consecutive(r, got, 1);
 	assert_int_equal(got, RUN_N);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), t.log);
 	out = read_cmd(cmd);
