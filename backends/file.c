@@ -192,10 +192,12 @@ static int abandoned(struct llog__file_sink *fs)
 	return 1;
 }
 
-/* A record not stored: a crash report gave up on the writer (new_chunk). */
-static __attribute__((noinline, cold)) long stuck_writer(void)
+/* A record not stored: a crash report, or a stall, gave up on the writer
+ * (new_chunk; file_writer.c). */
+static __attribute__((noinline, cold)) long stuck_writer(struct llog__file_sink *fs)
 {
 	llog__stats_count_sink_lost(1);
+	fs->w.stall_lost++;
 	return -ETIMEDOUT;
 }
 
@@ -238,7 +240,7 @@ static long file_write(struct llog_sink *s, const struct llog_entry *e)
 		n = LLOG_FRAME_CONTENT_MAX;
 	}
 	if ((c = chunk_for(fs, n, e->seq)) == NULL)
-		return stuck_writer();
+		return stuck_writer(fs);
 	if (fs->bin != NULL) {
 		n = llog__bin_encode(fs, &fs->bin_fr, e, fs->in + fs->in_len);
 		c->sites = llog__bin_sites(fs);
@@ -263,7 +265,7 @@ static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *
 		return -E2BIG;
 	}
 	if ((c = chunk_for(fs, n, cr->seq)) == NULL)
-		return stuck_writer();
+		return stuck_writer(fs);
 	return appended(fs, c, llog__bin_encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
@@ -560,21 +562,29 @@ static void free_sink(struct llog__file_sink *fs)
 static void file_close(struct llog_sink *s)
 {
 	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	int stalled;
 
 	if (fs->w.abandoned)
 		return; /* its writer may still touch it: never freed */
 	(void)file_commit(s); /* not deferred: this is not a round */
-	llog__file_writer_stop(fs);
+	stalled = llog__file_writer_stop(fs) != 0;
 	if (fs->nch > 0) {
 		uint64_t lost = 0;
 
 		for (int i = 0; i < fs->nch; i++)
 			lost += fs->ch[i].records;
 		llog__stats_count_sink_lost(lost);
-		llog__diag("%s: closed with %llu records unwritten", fs->path,
-			   (unsigned long long)lost);
+		if (stalled)
+			llog__diag("%s: closed with its writer thread stalled in write(2): %llu "
+				   "records it holds are counted lost (should it return before the "
+				   "process ends, it still writes them)",
+				   fs->path, (unsigned long long)lost);
+		else
+			llog__diag("%s: closed with %llu records unwritten", fs->path,
+				   (unsigned long long)lost);
 	}
-	free_sink(fs);
+	if (!stalled)
+		free_sink(fs); /* else its writer may still touch it: never freed */
 }
 
 /* In a fork child: the pending lines are the parent's (it writes them);
@@ -696,6 +706,7 @@ struct llog_sink *llog_file_sink(const struct llog_file_options *opt)
 	fs->do_fsync = opt->fsync == LLOG_FSYNC_COMMIT;
 	fs->no_writer = opt->writer == LLOG_FILE_WRITER_FLUSHER;
 	fs->w.refused = fs->no_writer; /* never started */
+	fs->w.stall_ms = opt->stall_timeout_ms != 0 ? opt->stall_timeout_ms : 10000;
 	fs->line = opt->line;
 	fs->line.pattern = NULL; /* parsed into fs->pat, below */
 	if (!fs->plain) {

@@ -100,6 +100,12 @@ struct llog__file_writer {
 	size_t chunk_max;         /* the writer's chunk_max (write_chunk) */
 	unsigned crash_waited_ms; /* the flusher's waits for it while a crash
 				     is reported, since it last finished */
+	/* The stall (file_writer.c, DESIGN "Stalls"): the flusher's only. */
+	unsigned stall_ms;        /* stall_timeout_ms (llog_file_options) */
+	unsigned stall_waited_ms; /* waited since the writer last progressed */
+	uint32_t stall_seen;      /* progress then */
+	int stalled;              /* declared: the flusher waits no more */
+	uint64_t stall_lost;      /* records not stored while stalled */
 };
 
 struct llog__file_sink {
@@ -200,7 +206,10 @@ int llog__file_writer_hand(struct llog__file_sink *fs);
  * caller's again. Returns whether no chunk is handed now. While a crash is
  * reported, wait is bounded: llog__crash_sink_wait_ms in all until the
  * writer finishes again, then 0 at once (a writer stuck in write(2) must
- * not keep the crash record from the other sinks). */
+ * not keep the crash record from the other sinks). Otherwise it is bounded
+ * by the sink's stall timeout: a writer without progress for that long is
+ * stalled, and until it progresses again collect returns 0 at once
+ * (file_writer.c, DESIGN "Stalls"). */
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait);
 /* The crash path, first: the writer finishes what it was handed (at most
  * a second) and takes nothing more; the chunks it wrote leave the pending
@@ -208,8 +217,10 @@ int llog__file_writer_collect(struct llog__file_sink *fs, int wait);
  * the writer is stuck in a chunk (abandoned: the crash path writes nothing
  * to this file). Async-signal-safe. */
 int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted);
-/* Ends the writer's thread after what it was handed (close). */
-void llog__file_writer_stop(struct llog__file_sink *fs);
+/* Ends the writer's thread after what it was handed (close). Returns 0,
+ * or -1 when the writer is stalled (collect): it is left in its chunk,
+ * abandoned, and the sink must never be freed. */
+int llog__file_writer_stop(struct llog__file_sink *fs);
 /* In a fork child: no writer (a commit starts one again). */
 void llog__file_writer_after_fork(struct llog__file_sink *fs);
 

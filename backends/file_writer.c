@@ -74,6 +74,23 @@
  * lost (docs/crash-handling.md). The flusher's waits sleep 10 ms at a time,
  * so one that began before the crash notices it.
  *
+ * Stalls. Outside a crash report, a wait of the flusher's for the writer
+ * (a barrier round's commit, a full backlog, close) counts the time the
+ * writer makes no progress (its progress counter unchanged, 10 ms a
+ * slice); at the sink's stall timeout (llog_file_options.stall_timeout_ms,
+ * 10 s by default) the writer is declared stalled, said once on stderr,
+ * and from then on every wait gives up at once until the counter moves:
+ * the commit hands the later chunks to the writer too (in order) and
+ * fails with ETIMEDOUT, a record with no room left in the backlog is
+ * counted lost (stall_lost, said when the stall ends), and close leaves
+ * the writer in its chunk (abandoned: the sink is never freed) and counts
+ * what it holds as lost. So a dead file system costs a process one stall
+ * timeout, once, and never wedges llog_flush, LOG_FATAL, fork, exit or
+ * llog_shutdown. Waits that end because the writer finished end the
+ * stall too. The count is in slices, not clock time: a wake-up without
+ * progress (the futex's spurious ones) counts a whole slice, so a stall
+ * is declared early rather than never.
+ *
  * Fork: the child has no writer (after_fork forgets it with the parent's
  * pending chunks); its first ordinary commit starts one. fork() does not
  * wait for the parent's writer (the flusher's round lock does not cover
@@ -255,6 +272,48 @@ static void take_back(struct llog__file_sink *fs, uint32_t d, int failed, int qu
  * began before a crash report sees it within one (DESIGN). */
 #define WAIT_SLICE_MS 10u
 
+/* A wait of the flusher's for the writer, outside a crash report, that
+ * has seen the writer's progress counter at `seen`: whether to give up
+ * (DESIGN, "Stalls"). Progress since the last slice starts the count
+ * again (and ends a stall); a stall is declared once the count reaches
+ * the sink's timeout, and then every wait gives up at once. */
+static void stall_end(struct llog__file_sink *fs)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	w->stall_waited_ms = 0;
+	if (!w->stalled)
+		return;
+	w->stalled = 0;
+	llog__diag("%s: the writer thread is making progress again after a stall; %llu records "
+		   "were not stored meanwhile",
+		   fs->path, (unsigned long long)w->stall_lost);
+	w->stall_lost = 0;
+}
+
+static int stall_give_up(struct llog__file_sink *fs, uint32_t seen)
+{
+	struct llog__file_writer *w = &fs->w;
+
+	if (seen != w->stall_seen) {
+		w->stall_seen = seen;
+		stall_end(fs);
+	}
+	if (w->stalled)
+		return 1;
+	if (w->stall_waited_ms >= w->stall_ms) {
+		w->stalled = 1;
+		llog__diag("%s: the writer thread has been inside write(2) for %u ms (a stalled "
+			   "file system?); llog_flush, exit and shutdown no longer wait for it, "
+			   "and records beyond the sink's backlog are counted lost "
+			   "(llog_stats.sink_lost) until it makes progress",
+			   fs->path, w->stall_waited_ms);
+		return 1;
+	}
+	w->stall_waited_ms += WAIT_SLICE_MS;
+	return 0;
+}
+
 int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
 {
 	struct llog__file_writer *w = &fs->w;
@@ -284,10 +343,13 @@ int llog__file_writer_collect(struct llog__file_sink *fs, int wait)
 			if (w->crash_waited_ms >= llog__crash_sink_wait_ms())
 				return 0;
 			w->crash_waited_ms += WAIT_SLICE_MS;
+		} else if (stall_give_up(fs, seen)) {
+			return 0;
 		}
 		llog__futex_wait(&w->progress, seen, WAIT_SLICE_MS);
 	}
 	w->crash_waited_ms = 0;
+	stall_end(fs);
 	take_back(fs, d, failed, 0);
 	return 1;
 }
@@ -343,13 +405,18 @@ int llog__file_writer_crash(struct llog__file_sink *fs, int interrupted)
 	return 0;
 }
 
-void llog__file_writer_stop(struct llog__file_sink *fs)
+int llog__file_writer_stop(struct llog__file_sink *fs)
 {
 	struct llog__file_writer *w = &fs->w;
 
 	if (!w->started_ok)
-		return;
-	(void)llog__file_writer_collect(fs, 1);
+		return 0;
+	if (!llog__file_writer_collect(fs, 1)) {
+		/* Stalled (DESIGN, "Stalls"): left where it is, with what it
+		 * holds; nothing of the sink may be freed under it. */
+		w->abandoned = 1;
+		return -1;
+	}
 	/* Release (both): pairs with the writer's acquire loads. */
 	llog__store_release(&w->quit, 1);
 	llog__fetch_add_release(&w->poke, 1);
@@ -357,6 +424,7 @@ void llog__file_writer_stop(struct llog__file_sink *fs)
 	pthread_join(w->thread, NULL);
 	w->running = 0;
 	w->started_ok = 0;
+	return 0;
 }
 
 void llog__file_writer_after_fork(struct llog__file_sink *fs)
@@ -378,6 +446,9 @@ void llog__file_writer_after_fork(struct llog__file_sink *fs)
 	w->started_ok = 0;
 	w->refused = fs->no_writer;
 	w->abandoned = 0;
+	w->stalled = 0;
+	w->stall_waited_ms = 0;
+	w->stall_lost = 0;
 	reset_words(w);
 	llog__store_relaxed(&w->poke, 0);
 	llog__store_relaxed(&w->progress, 0);

@@ -587,7 +587,8 @@ enum llog_file_fsync {
 
 /* Which thread compresses and writes the frames of the flusher's ordinary
  * rounds (llog_flush(), LOG_FATAL, exit and a crash always find them
- * written when they return, either way). */
+ * written when they return, either way, unless the writer thread is
+ * stalled: llog_file_options.stall_timeout_ms). */
 enum llog_file_writer {
 	/* A thread of the sink's own ("llog-file", started at the first
 	 * commit that has frames for it; it runs on the flusher's CPUs):
@@ -645,6 +646,23 @@ struct llog_file_options {
 	 * interval (llog_config.flush_interval_ms). */
 	unsigned reopen_check_ms;
 	enum llog_file_writer writer; /* see enum llog_file_writer */
+	/* How long the flusher waits for the writer thread when the writer
+	 * makes no progress (a write(2) that does not return: a frozen, hung
+	 * or dead file system) before it declares the sink stalled; 0 =
+	 * 10000. Stalled, nothing waits for the sink any more (llog_flush(),
+	 * LOG_FATAL, fork(), exit, llog_shutdown() and the flusher's rounds
+	 * go on, their commits of this sink failing with ETIMEDOUT): the
+	 * writer keeps what it was handed and is handed the rest in order,
+	 * up to the sink's backlog (256 frames, 8 MiB of records); records
+	 * beyond it are counted in llog_stats.sink_lost. When the writer
+	 * makes progress again, the sink goes on as before and says on
+	 * stderr how many records it did not store. Closed while stalled
+	 * (llog_shutdown(), exit), the sink counts what its writer holds as
+	 * lost and is never freed (its thread may still return). Only the
+	 * writer thread (LLOG_FILE_WRITER_THREAD without fsync) bounds a
+	 * stall: a sink the flusher writes itself waits as long as its
+	 * write(2) does. */
+	unsigned stall_timeout_ms;
 };
 
 /*
