@@ -288,10 +288,14 @@ static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
 		size_t bound = llog__bin_rec_bound_of(llog__bin_text_bound_of(run->room), cr->c.len);
 		struct llog__file_chunk *c;
 
-		if (bound > LLOG_FRAME_CONTENT_MAX || (c = chunk_for(fs, bound, cr->seq)) == NULL) {
-			/* arguments are never cut; or a crash report gave
-			 * up on the writer (new_chunk) */
+		if (bound > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
 			llog__stats_count_sink_lost(1);
+			bad++;
+			run->taken = ++k;
+			continue;
+		}
+		if ((c = chunk_for(fs, bound, cr->seq)) == NULL) {
+			(void)stuck_writer(fs); /* as file_write_rec */
 			bad++;
 			run->taken = ++k;
 			continue;
