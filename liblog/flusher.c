@@ -580,12 +580,15 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		f->crash_rest = pos;
-		if (f->run_on && r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
-			run_add(f, r, ok, next, hold, rd);
-			continue;
-		}
-		if (f->run.n != 0)
+		/* (a run is pending only while run_on: the table changes at a
+		 * record that ends it) */
+		if (f->run_on) {
+			if (r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
+				run_add(f, r, ok, next, hold, rd);
+				continue;
+			}
 			run_flush(f, rd, hold); /* every record before r, first */
+		}
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
