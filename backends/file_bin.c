@@ -760,6 +760,13 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	return put_direct_full(b, fr, cr, m->id, dst);
 }
 
+/* The bound of a record whose capture is longer than its text bound, out
+ * of the way of the others (llog__bin_encode_run). */
+static __attribute__((noinline)) size_t long_bound(size_t text, size_t len)
+{
+	return llog__bin_rec_bound_of(text, len);
+}
+
 /*
  * A run's records from k on into chunk ch, which has room for cr[k] (file.c:
  * chunk_for), as llog__bin_encode_rec and file.c's appended would store each,
@@ -804,20 +811,30 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 	uint64_t nrec = ch->records;
 	char *const in = fs->in;
 	const unsigned k0 = k;
+	/* the frame's last sequence number and time and its packing stamp,
+	 * here while records go the short way; in fr around the general way */
+	uint64_t last_seq = fr->seq, stamp = fr->stamp;
+	int64_t last_ts = fr->ts;
 
 	if (room != run->room)
 		room = 0; /* none matches: each goes through the table */
+	/* the thread the frame holds, known by identity (as after a record
+	 * the general way, below) */
+	if (fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch)
+		thread = fr->thread;
 	if (clen <= chunk_max && chunk_max - clen < lim)
 		lim = chunk_max - clen;
 	for (; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
 		const struct llog__capture *c = &cr->c;
-		size_t bound = most, len;
+		size_t len;
 
-		if (__builtin_expect(c->len > text, 0))
-			bound = llog__bin_rec_bound_of(text, c->len);
-		if (used + bound > lim && k != k0) /* (chunk_for took the first one) */
+		if (__builtin_expect(c->len > text, 0)) {
+			if (used + long_bound(text, c->len) > lim && k != k0)
+				break;
+		} else if (used + most > lim && k != k0) { /* (chunk_for took the first one) */
 			break;
+		}
 		if (__builtin_expect(c->site != site, 0)) {
 			const struct bin_memo *m = memo_of(b, c->site);
 
@@ -831,16 +848,49 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 				id = -1;
 			}
 		}
-		if (__builtin_expect(cr->thread == thread && cr->suppressed == 0, 1) &&
-		    (len = put_direct(ps, fr, cr, plan, id, in + in_len + used)) != 0) {
-		} else {
+		char *dst = in + in_len + used;
+		int done = 0;
+
+		/* The short way: put_direct's record of a site met before, in a
+		 * frame of its thread, with none of the tag's flags (the next
+		 * sequence number, not cut, no suppressed count) */
+		if (__builtin_expect(cr->thread == thread &&
+					     (cr->suppressed | (uint64_t)c->truncated) == 0 &&
+					     cr->seq == last_seq + 1,
+				     1)) {
+			int64_t d = (int64_t)((uint64_t)cr->ts_ns - (uint64_t)last_ts);
+			char *p = put_varint(dst + 1, (uint64_t)id);
+			size_t pn;
+
+			p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+			pn = llog__pack(p + 1, ps, stamp, plan, (const unsigned char *)c->args, c->len);
+			if (__builtin_expect(pn != (size_t)-1, 1)) { /* else the general way */
+				*dst = (char)LLOG_BIN_PLOG;
+				if (__builtin_expect(pn < 0x80, 1)) {
+					*p = (char)pn;
+					p += 1 + pn;
+				} else {
+					p = long_body(p, pn);
+				}
+				len = (size_t)(p - dst);
+				last_seq = cr->seq;
+				last_ts = cr->ts_ns;
+				done = 1;
+			}
+		}
+		if (__builtin_expect(!done, 0)) {
 			struct llog__capture_rec full;
 
+			fr->seq = last_seq;
+			fr->ts = last_ts;
 			llog__capture_run_full(run, k, &full);
 			if (id < 0)
-				len = encode_rec_new(b, fr, ch, &full, in + in_len + used);
+				len = encode_rec_new(b, fr, ch, &full, dst);
 			else
-				len = put_direct_full(b, fr, &full, id, in + in_len + used);
+				len = put_direct_full(b, fr, &full, id, dst);
+			last_seq = fr->seq;
+			last_ts = fr->ts;
+			stamp = fr->stamp;
 			site = NULL; /* the memo may have changed */
 			/* the thread the frame holds now, known by identity */
 			thread = fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch
@@ -856,6 +906,8 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 		}
 		run->taken = k + 1;
 	}
+	fr->seq = last_seq;
+	fr->ts = last_ts;
 	fs->in_len = in_len + used;
 	ch->len = clen + used;
 	ch->records = nrec;

@@ -132,7 +132,7 @@ struct llog__capture_rec {
  * other volatile stores around it, and the flusher fences (a signal fence:
  * the compiler's order only) a record's fields before counting it in n.
  */
-#define LLOG__RUN_MAX 64
+#define LLOG__RUN_MAX 256
 _Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
 struct llog__capture_run {
 	volatile unsigned n;            /* records in cr[] */
