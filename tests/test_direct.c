@@ -750,8 +750,8 @@ static void test_run_threads_and_sites_interleaved(void **state)
  * string, so a chunk (one frame, at most 4 MiB of records) takes about 100
  * of them and a run (up to 256) often crosses into a new chunk, whose
  * predecessor goes to the writer while the run goes on (and, past the 8
- * MiB of pending input, waits for it); the arenas (16 MiB) hold a few runs
- * a round. The file rotates before each frame (max_bytes 1), so every
+ * MiB of pending input, waits for it); the arenas (16 MiB) hold more than
+ * a run a round. The file rotates before each frame (max_bytes 1), so every
  * frame but the first starts a file of its own. Every file reads with
  * zstd, and together they hold every record once, in order. */
 #define SPAN_N 1000
