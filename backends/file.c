@@ -84,6 +84,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "arena.h"
 #include "capture.h"
 #include "fileformat.h"
 #include "sink.h"
@@ -101,6 +102,15 @@ const char *llog_file_sink_error(void)
 }
 
 /* ---- the sink callbacks (flusher thread only) ---------------------------- */
+
+/* Whether this thread's writes of the sink go through its writer
+ * (file_writer.c): when it runs, or on the flusher when it may start one
+ * (not LLOG_FILE_WRITER_FLUSHER, not after a crash). A sink on a thread of
+ * its own writes on that thread, as a sink the flusher writes itself. */
+static int via_writer(struct llog__file_sink *fs)
+{
+	return fs->w.running || (!fs->w.refused && llog__arena_thread_is_flusher());
+}
 
 /* A new chunk for a record of at most n bytes (n <= LLOG_FRAME_CONTENT_MAX)
  * whose sequence number is seq, the last one being full (or handed to the
@@ -124,7 +134,7 @@ static __attribute__((noinline)) struct llog__file_chunk *new_chunk(struct llog_
 	if (llog__load_relaxed(&fs->w.target) > 0)
 		(void)llog__file_writer_collect(fs, fs->in_len > IN_CAP / 4);
 	if (fs->nch > (int)llog__load_relaxed(&fs->w.target) &&
-	    (!fs->w.running || llog__file_writer_hand(fs) != 0)) {
+	    (!via_writer(fs) || llog__file_writer_hand(fs) != 0)) {
 		(void)llog__file_writer_collect(fs, 1); /* a crash's leftovers */
 		llog__file_flush_chunks(fs);
 	}
@@ -310,10 +320,14 @@ static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
  * An ordinary round's commit (llog__sink_commit_may_defer) hands what is
  * pending to the writer and returns: the writer writes it while the flusher
  * goes on (file_writer.c). Every other commit returns when what was pending
- * is written (or failed): the writer's chunks first, then the rest here.
- * With fsync on every commit waits (the fsync is the flusher's). Returns the
- * first error noted since the last commit, or else the bytes written since
- * the last commit that returned them.
+ * is written (or failed): handed to the writer too, and waited for, so
+ * that a write(2) that never returns costs the wait the stall timeout
+ * (file_writer.c, DESIGN "Stalls") instead of the flusher; what the writer
+ * could not write waits for the next commit. With fsync on, every commit
+ * waits, and the writer calls fsync(2) after the frames. A sink without a
+ * writer writes (and syncs) here. Returns the first error noted since the
+ * last commit, or else the bytes written since the last commit that
+ * returned them.
  */
 static long file_commit(struct llog_sink *s)
 {
@@ -334,6 +348,8 @@ static long file_commit(struct llog_sink *s)
 		if (fs->nch == (int)llog__load_relaxed(&fs->w.target) ||
 		    llog__file_writer_hand(fs) == 0)
 			goto out;
+	} else if (fs->nch > (int)llog__load_relaxed(&fs->w.target) && via_writer(fs)) {
+		(void)llog__file_writer_hand(fs); /* failed: not started, written below */
 	}
 	if (!llog__file_writer_collect(fs, 1)) {
 		/* A crash report, and the writer still in a chunk: it keeps
@@ -346,6 +362,8 @@ static long file_commit(struct llog_sink *s)
 			fs->err = -ETIMEDOUT;
 		goto out;
 	}
+	if (fs->w.running) /* it wrote, and synced, what it could */
+		goto out;
 	if (fs->nch > 0)
 		llog__file_flush_chunks(fs);
 	if (fs->do_fsync && atomic_load_explicit(&fs->bytes, memory_order_relaxed) > 0 &&

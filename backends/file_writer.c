@@ -10,13 +10,15 @@
  * the flusher formats records into chunks (file.c) and, at the commit of an
  * ordinary round (llog__sink_commit_may_defer), hands every pending chunk
  * over and returns. Every other commit (a round with barriers: llog_flush,
- * LOG_FATAL, a crash record; the final round; a sink on a thread of its
- * own; close) waits for the writer and writes the rest itself, so what
- * was committed is in the file when those return, as without a writer.
- * The writer starts at the first commit that hands it anything (never for
- * a sink whose commits all wait: on a thread of its own, with fsync), in
- * the flusher, whose signal mask it inherits (every signal blocked but the
- * crash handler's).
+ * LOG_FATAL, a crash record; the final round; every commit with fsync,
+ * which the writer calls after the last chunk; close) hands them over
+ * too and waits for the writer, so what was committed is in the file when
+ * those return, as without a writer, and the flusher never waits inside
+ * write(2) itself (see "Stalls"). The writer starts at the first commit or
+ * full chunk that hands it anything, in the flusher, whose signal mask it
+ * inherits (every signal blocked but the crash handler's); a sink on a
+ * thread of its own never starts one (that thread writes, bounded by its
+ * queue's drain timeout), nor one with LLOG_FILE_WRITER_FLUSHER.
  *
  * Ownership. ch[0, target) are handed: the writer writes them in order,
  * ch[0, done) of them are written. While anything is handed the writer
@@ -105,6 +107,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crash.h"
 #include "sink.h"
@@ -140,13 +143,22 @@ static void write_handed(struct llog__file_sink *fs, uint32_t seen)
 			 * the chunk as it is left, the file's state). */
 			llog__store_release(&w->failed, 1);
 		} else {
+			/* With fsync, the last chunk handed is done once the
+			 * file is synced (the commit waits for both); an
+			 * error then is noted with every chunk written:
+			 * failed before done, which collect reads after it. */
+			if (d + 1 == t && fs->do_fsync && fs->fd >= 0 && fsync(fs->fd) != 0) {
+				w->rc = -errno;
+				/* Release: as above. */
+				llog__store_release(&w->failed, 1);
+			}
 			/* Release: as above, for the chunk written. */
 			llog__store_release(&w->done, ++d);
 		}
 		/* Release: pairs with the crash path's seq_cst load (the
 		 * chunk's state is final when it reads 0). */
 		llog__store_release(&w->busy, 0);
-		if (rc < 0)
+		if (rc < 0 || llog__load_relaxed(&w->failed))
 			return;
 	}
 }

@@ -7,8 +7,8 @@
  * silently (backends/file_writer.c, DESIGN "Stalls").
  *
  * The stall: this program's writev, which the library's frame writes call,
- * waits at a gate on the writer's thread (llog-file) while the test keeps
- * it closed, and is the system call otherwise.
+ * waits at a gate on whichever thread calls it while the test keeps it
+ * closed (as on a dead file system), and is the system call otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -35,12 +34,8 @@ static atomic_int stall_on;
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	if (atomic_load(&stall_on)) {
-		char name[16] = "";
-
-		if (prctl(PR_GET_NAME, name) == 0 && strcmp(name, "llog-file") == 0)
-			gate_pass(&stall_gate);
-	}
+	if (atomic_load(&stall_on))
+		gate_pass(&stall_gate);
 	return syscall(SYS_writev, fd, iov, cnt);
 }
 
@@ -59,13 +54,16 @@ static void stall_release(void)
 
 #define STALL_MS 200
 
+static enum llog_file_fsync start_fsync;
+
 static int saved_stderr = -1;
 
 /* llog with one zstd file sink whose stall timeout is STALL_MS, its
  * diagnostics (stderr) into dir/err until read_err. */
 static void start(struct tdir *t)
 {
-	struct llog_file_options o = {.path = t->path, .stall_timeout_ms = STALL_MS};
+	struct llog_file_options o = {
+		.path = t->path, .stall_timeout_ms = STALL_MS, .fsync = start_fsync};
 	char err[200];
 	int fd;
 
@@ -186,6 +184,63 @@ static void test_flush_returns_while_stalled(void **state)
 	assert_non_null(strstr(err, "has been inside write(2) for 200 ms"));
 	free(err);
 	tdir_remove(&t);
+}
+
+/* ---- the writer idle when the file system stops: a barrier's frame ------ */
+
+/*
+ * Everything written and the writer idle when the file system stops: the
+ * next llog_flush's frame is the writer's too (not the flusher's), so the
+ * flush returns after the stall timeout. With fsync on, every commit is
+ * such a commit (and the writer calls fsync).
+ */
+static void flush_after_idle(enum llog_file_fsync fsync_mode)
+{
+	static int v[1000];
+	struct llog_stats before, after;
+	struct tdir t;
+	int i = 0;
+
+	tdir_make(&t, "s.log.zst");
+	start_fsync = fsync_mode;
+	start(&t);
+	start_fsync = LLOG_FSYNC_NEVER;
+	for (; i < 20; i++)
+		LOG_INFO("rec i=%d before", i);
+	llog_flush();
+	check_all_in_order(v, file_records(&t, v, 1000), 20);
+	stall_begin();
+	for (; i < 40; i++)
+		LOG_INFO("rec i=%d stalled", i);
+	llog_get_stats(&before);
+	llog_flush(); /* without the writer's frame: stuck in write(2) */
+	wait_writer_held();
+	llog_flush(); /* stalled: at once */
+	llog_get_stats(&after);
+	assert_true(after.write_errors > before.write_errors); /* ETIMEDOUT */
+	assert_int_equal(after.sink_lost, before.sink_lost);
+	stall_release();
+	wait_file_records(&t, 40);
+	llog_flush();
+	for (; i < 50; i++)
+		LOG_INFO("rec i=%d after", i);
+	llog_flush();
+	check_all_in_order(v, file_records(&t, v, 1000), 50);
+	llog_shutdown();
+	free(read_err(&t));
+	tdir_remove(&t);
+}
+
+static void test_flush_with_idle_writer(void **state)
+{
+	(void)state;
+	flush_after_idle(LLOG_FSYNC_NEVER);
+}
+
+static void test_fsync_commit_with_stall(void **state)
+{
+	(void)state;
+	flush_after_idle(LLOG_FSYNC_COMMIT);
 }
 
 /* ---- a backlog that fills: the rest counted lost, exactly ------------ */
@@ -338,6 +393,8 @@ int main(void)
 		/* first: it forks, with no thread of llog's running yet */
 		cmocka_unit_test(test_exit_with_stuck_writer),
 		cmocka_unit_test(test_flush_returns_while_stalled),
+		cmocka_unit_test(test_flush_with_idle_writer),
+		cmocka_unit_test(test_fsync_commit_with_stall),
 		cmocka_unit_test(test_backlog_full_counts_lost),
 		cmocka_unit_test(test_shutdown_with_stuck_writer),
 	};

@@ -594,8 +594,12 @@ enum llog_file_writer {
 	 * commit that has frames for it; it runs on the flusher's CPUs):
 	 * the flusher goes on with the next round meanwhile, so a busy
 	 * service's records reach the file about twice as fast (the
-	 * default). With fsync, or on a thread of its own
-	 * (LLOG_SINK_THREAD_OWN), the sink never starts one. */
+	 * default). Every file write goes through it, so that a write(2)
+	 * that does not return never holds the flusher longer than
+	 * llog_file_options.stall_timeout_ms; with fsync every commit waits
+	 * for it, and it calls fsync(2). On a thread of its own
+	 * (LLOG_SINK_THREAD_OWN) the sink never starts one: that thread
+	 * writes. */
 	LLOG_FILE_WRITER_THREAD = 0,
 	/* The flusher itself, one thread fewer. */
 	LLOG_FILE_WRITER_FLUSHER = 1
@@ -659,9 +663,11 @@ struct llog_file_options {
 	 * stderr how many records it did not store. Closed while stalled
 	 * (llog_shutdown(), exit), the sink counts what its writer holds as
 	 * lost and is never freed (its thread may still return). Only the
-	 * writer thread (LLOG_FILE_WRITER_THREAD without fsync) bounds a
-	 * stall: a sink the flusher writes itself waits as long as its
-	 * write(2) does. */
+	 * writer thread (LLOG_FILE_WRITER_THREAD, the default) bounds a
+	 * stall: a sink the flusher writes itself
+	 * (LLOG_FILE_WRITER_FLUSHER) waits as long as its write(2) does, and
+	 * one on a thread of its own is bounded by its queue's drain timeout
+	 * instead. */
 	unsigned stall_timeout_ms;
 };
 
@@ -673,7 +679,8 @@ struct llog_file_options {
  * flusher's ordinary batches are compressed and written by the sink's
  * writer thread soon after the batch (llog_file_options.writer); those of
  * llog_flush(), LOG_FATAL, llog_shutdown() and a crash are in the file
- * when those return. A new file starts with a
+ * when those return (unless the file system stalls: see
+ * llog_file_options.stall_timeout_ms). A new file starts with a
  * zstd skippable frame of metadata (host, pid, program, creation time,
  * first sequence number) that zstd tools ignore.
  *
