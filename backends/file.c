@@ -290,7 +290,7 @@ static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
 
 	if (__builtin_expect(fs->w.abandoned, 0)) {
 		llog__stats_count_sink_lost(n); /* as abandoned(), each */
-		run->taken = n;
+		run->taken += n;
 		return n;
 	}
 	while (k < n) {
@@ -301,13 +301,15 @@ static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
 		if (bound > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
 			llog__stats_count_sink_lost(1);
 			bad++;
-			run->taken = ++k;
+			llog__capture_run_took(run);
+			k++;
 			continue;
 		}
 		if ((c = chunk_for(fs, bound, cr->seq)) == NULL) {
 			(void)stuck_writer(fs); /* as file_write_rec */
 			bad++;
-			run->taken = ++k;
+			llog__capture_run_took(run);
+			k++;
 			continue;
 		}
 		/* the records that fit the chunk chosen for cr[k] */

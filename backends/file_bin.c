@@ -778,7 +778,7 @@ static __attribute__((noinline)) size_t long_bound(size_t text, size_t len)
  * the records are of the site met last. Once per thread: the frame's check
  * of it, while they are of the thread written last. The sequence numbers of
  * a run are consecutive, so the chunk's gap flag (chunk_for) cannot change
- * after its first record. run->taken moves on after each record; one that
+ * after its first record. run->taken counts each record (capture.h); one that
  * could not be stored is counted lost and in *bad. The chunk's length and
  * count and the buffer's length are stored when the loop ends: the sink
  * runs alone on the flusher, and a fault in it leaves its buffers untouched
@@ -904,7 +904,7 @@ unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chun
 			used += len;
 			nrec++;
 		}
-		run->taken = k + 1;
+		llog__capture_run_took(run);
 	}
 	fr->seq = last_seq;
 	fr->ts = last_ts;

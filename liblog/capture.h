@@ -120,13 +120,21 @@ struct llog__capture_rec {
  * thread_epoch are the run's (room, gen, thread_epoch; c.entry is NULL):
  * llog__capture_run_full makes the whole record. The sink stores
  * them in that order and, after each record it has taken whole (stored,
- * or counted lost), sets taken to the count so far: the crash drain reads
- * it when the sink faults mid-run (flusher_drain.c), so that the sink is
- * given again only the records after the one it faulted in, and the
- * sinks after it every record of the run, each once.
+ * or counted lost), counts it in taken (llog__capture_run_took).
+ *
+ * taken says, in one word, which sink the run is being handed to and how
+ * many of its records that sink took: LLOG__RUN_SINK(i) + count while
+ * sink i has it (the flusher stores LLOG__RUN_SINK(i) before it calls
+ * sink i: one store moves the run from one sink to the next), 0 while the
+ * run is gathered. The crash drain reads it when the flusher faults
+ * (flusher_drain.c, crash_run): the sinks before i took the whole run,
+ * sink i its first count records, the sinks after it none; so each sink
+ * is given each record it had not taken, once, but the one a sink
+ * faulted in, which that sink does not get again.
  *
  * n and taken are volatile, not atomic: written by the flusher thread (n
- * by the flusher, taken in the sink) and read only by the crash handler
+ * and taken by the flusher, taken counted up in the sink) and read only
+ * by the crash handler
  * interrupting that same thread, as the flusher's crash_* fields
  * (flusher_state.h); volatile keeps each store in program order with the
  * other volatile stores around it, and the flusher fences (a signal fence:
@@ -134,14 +142,22 @@ struct llog__capture_rec {
  */
 #define LLOG__RUN_MAX 256
 _Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
+#define LLOG__RUN_SINK(i) (((unsigned)(i) + 1u) << 16) /* taken's sink part */
+_Static_assert(LLOG__RUN_MAX < 1u << 16, "taken's count part is 16-bit");
 struct llog__capture_run {
 	volatile unsigned n;            /* records in cr[] */
-	volatile unsigned taken;        /* records the sink took whole */
+	volatile unsigned taken;        /* the sink, and what it took (above) */
 	size_t room;                    /* of every capture (the flusher's) */
 	uint64_t gen;                   /* of every capture (the round's) */
 	uint64_t thread_epoch;          /* of every record */
 	struct llog__capture_rec cr[LLOG__RUN_MAX];
 };
+
+/* The sink's count of one more record of run taken whole. */
+static inline void llog__capture_run_took(struct llog__capture_run *run)
+{
+	run->taken = run->taken + 1;
+}
 
 /* cr[k] of run whole (its site's and thread's fields filled in), for a
  * sink's code that reads them. */

@@ -446,15 +446,16 @@ static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
  *
  * Crash (flusher_drain.c, crash_run): the drain reads how far the run got
  * from run.n (records gathered, counted after each one's capture is
- * complete), crash_sink (-1 while gathering: no sink has any of it; else
- * the sink being handed the run, the sinks before it having taken it all)
- * and run.taken (how many of them that sink took whole). It hands each
- * record of the run to the sinks after crash_sink, and to crash_sink
- * those after the one it faulted in, with the sequence number and time
- * the run gave it; then the chain from crash_rest, which is past the run
- * from the moment a record is counted in run.n. run.n goes back to 0
- * before crash_sink, so a crash after the sinks took it all hands out
- * nothing of it again; and before the records' bytes are released.
+ * complete) and run.taken (one word: 0 while gathering, no sink has any
+ * of it; else the sink being handed the run, the sinks before it having
+ * taken it all, and how many records that sink took whole, capture.h). It
+ * hands each record of the run, with the sequence number and time the run
+ * gave it, to every sink that had not taken it, but to the sink that
+ * faulted in it (crash_sink, the interrupted one); then the chain from
+ * crash_rest, which is past the run from the moment a record is counted
+ * in run.n. run.n goes back to 0 before the records' bytes are released,
+ * so a crash after the sinks took the run hands out nothing of it again
+ * and never reads a released record.
  */
 static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
 
@@ -521,13 +522,14 @@ static void run_flush(struct llog__flusher *f, struct round *rd, int hold)
 	for (int i = 0; i < f->sinks.n; i++) {
 		long bad;
 
-		run->taken = 0;
 		f->crash_sink = i;
+		run->taken = LLOG__RUN_SINK(i); /* i has none of it yet */
 		bad = f->direct_run[i](f->sinks.s[i], run);
 		if (bad > 0)
 			llog__count(write_errors, (uint64_t)bad);
 	}
 	run->n = 0;
+	run->taken = 0;
 	f->crash_sink = -1;
 	f->run_site = NULL;
 	f->run_arena = NULL;

@@ -238,22 +238,25 @@ static const struct llog_entry *direct_entry(struct llog__flusher *f, struct llo
 /*
  * The run the flusher was gathering or handing out (flusher.c, "Runs"): each
  * of its records, rendered with the sequence number and time the run gave
- * it (and its capture beside it), to the sinks that have not taken it: while
- * gathering (at -1) every sink; else the sinks after `at`, and `at` itself
- * (interrupted) the records after the run.taken it took and the one it
- * faulted in. The sinks before `at` took the whole run. So each sink gets
- * each record once; the one it faulted in is lost for the interrupted sink
+ * it (and its capture beside it), to the sinks that had not taken it
+ * (run.taken, capture.h): while gathering every sink; else the sinks after
+ * the one being handed the run (s), and s the records after the `took` it
+ * took, and that one too unless s is the sink that faulted (`at`: it faulted
+ * in it). The sinks before s took the whole run. So each sink gets each
+ * record once; the one it faulted in is lost for the interrupted sink
  * alone, as a record handed out singly is.
  */
 static void crash_run(struct llog__flusher *f, int at, struct crash_drain *d)
 {
 	const struct llog__capture_run *run = &f->run;
 	unsigned n = run->n, taken = run->taken;
+	int s = (int)(taken >> 16) - 1; /* -1: gathering */
+	unsigned took = taken & 0xffffu;
 	struct llog_entry e;
 
 	for (unsigned k = 0; k < n; k++) {
 		const struct llog__capture_rec *cr = &run->cr[k];
-		int from = at >= 0 && k > taken ? at : at + 1;
+		int from = s < 0 ? 0 : k > took || (k == took && s != at) ? s : s + 1;
 
 		llog__flusher_record_entry(f, f->run_rec[k], f->crash_msg, &f->tmp_plan, NULL, &e);
 		f->seq = cr->seq; /* taken already */

@@ -109,9 +109,8 @@ struct llog__flusher {
 	 * a record at or above run_level (every sink's level) then joins the
 	 * run, handed to each sink in one call. For the crash drain, run.n > 0
 	 * says the run holds records (run_rec[k] their records) that not every
-	 * sink has taken: with crash_sink -1 none has (it is being gathered),
-	 * else the sinks before crash_sink took them all and that sink
-	 * run.taken of them (capture.h). */
+	 * sink has taken, and run.taken which sink has it and how much of it
+	 * (capture.h). */
 	int run_on;
 	int run_level;
 	const void *run_site, *run_arena; /* run_ok's, for this run */

@@ -36,7 +36,7 @@ struct llog__capture_run;
 typedef long llog__write_rec_fn(struct llog_sink *s, const struct llog__capture_rec *cr);
 /* write_run (may be NULL): write_rec of each record of run in order, in
  * one call, each record going to this sink (its level and categories are
- * the flusher's to check), and run->taken counted up after each
+ * the flusher's to check), and llog__capture_run_took after each
  * (capture.h). Returns how many of them write_rec would have failed
  * (write_errors), 0 when all were taken. */
 typedef long llog__write_run_fn(struct llog_sink *s, struct llog__capture_run *run);

@@ -835,7 +835,7 @@ static long run_fault_write_run(struct llog_sink *s, struct llog__capture_run *r
 	for (unsigned k = 0; k < run->n; k++) {
 		if (n++ == RUN_AT)
 			store_null();
-		run->taken = k + 1;
+		llog__capture_run_took(run);
 	}
 	return 0;
 }
