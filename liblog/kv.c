@@ -389,13 +389,19 @@ static int kept_has(const struct llog_field *o, uint32_t n, const char *key, siz
 	return 0;
 }
 
-void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
-			     struct llog_entry *e)
+/*
+ * The call block's fields (call: NULL for none) into out[n..), after the n
+ * context fields kept with trunc counted so far, then e's fields,
+ * nfields and fields_truncated. Both entry points below.
+ */
+static inline __attribute__((always_inline)) void call_fields(const void *call,
+							      struct llog_field *out,
+							      uint32_t n, uint32_t trunc,
+							      struct llog_entry *e)
 {
 	const struct llog__kv_site *ks = NULL;
-	uint32_t nstored = 0, left = 0, n = 0, trunc = 0;
+	uint32_t nstored = 0, left = 0;
 	const unsigned char *cp = NULL;
-	struct llog__kv_list h = {0, 0, 0, 0};
 
 	if (call != NULL) {
 		memcpy(&ks, call, sizeof(ks));
@@ -403,25 +409,6 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 		memcpy(&left, (const char *)call + 12, 4);
 		cp = (const unsigned char *)call + CALL_HDR;
 		trunc += left;
-	}
-	if (ctx != NULL) {
-		const unsigned char *p = (const unsigned char *)ctx + sizeof(h);
-
-		memcpy(&h, ctx, sizeof(h));
-		trunc += h.refused;
-		for (uint32_t i = 0; i < h.count; i++) {
-			struct llog_field f;
-
-			p = ent_field(p, &f);
-			if (ks != NULL && call_has(ks, nstored, f.key, f.key_len))
-				continue; /* the call wins */
-			if (n == LLOG_FIELDS_MAX) {
-				trunc++;
-				continue;
-			}
-			trunc += (f.flags & LLOG_FIELD_TRUNCATED) != 0;
-			out[n++] = f;
-		}
 	}
 	/* Built where they go (out[n], taken by n++ only when kept): the
 	 * call's fields are most of a record's. seen has bit (length + first
@@ -503,4 +490,42 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 	e->fields_truncated = trunc;
 	if (trunc != 0)
 		llog__count(fields_truncated, trunc);
+}
+
+void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e)
+{
+	call_fields(call, out, 0, 0, e);
+}
+
+void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
+			     struct llog_entry *e)
+{
+	const struct llog__kv_site *ks = NULL;
+	uint32_t nstored = 0, n = 0, trunc = 0;
+	struct llog__kv_list h = {0, 0, 0, 0};
+
+	if (call != NULL) { /* the call's keys win over the context's */
+		memcpy(&ks, call, sizeof(ks));
+		memcpy(&nstored, (const char *)call + 8, 4);
+	}
+	if (ctx != NULL) {
+		const unsigned char *p = (const unsigned char *)ctx + sizeof(h);
+
+		memcpy(&h, ctx, sizeof(h));
+		trunc += h.refused;
+		for (uint32_t i = 0; i < h.count; i++) {
+			struct llog_field f;
+
+			p = ent_field(p, &f);
+			if (ks != NULL && call_has(ks, nstored, f.key, f.key_len))
+				continue; /* the call wins */
+			if (n == LLOG_FIELDS_MAX) {
+				trunc++;
+				continue;
+			}
+			trunc += (f.flags & LLOG_FIELD_TRUNCATED) != 0;
+			out[n++] = f;
+		}
+	}
+	call_fields(call, out, n, trunc, e);
 }

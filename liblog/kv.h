@@ -119,8 +119,13 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
 void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
 			     struct llog_entry *e);
 
+/* The same with an empty context that refused nothing (NULL or not):
+ * the call block's fields alone. */
+void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e);
+
 /* The same, inline where there is nothing to read (no call block, an empty
- * context that refused nothing): the flusher's case for most records. */
+ * context that refused nothing): the flusher's case for most records; a
+ * call block under an empty context skips the context's part. */
 static inline void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
 				      struct llog_entry *e)
 {
@@ -128,8 +133,12 @@ static inline void llog__fields_entry(const void *ctx, const void *call, struct 
 
 	if (ctx != NULL)
 		memcpy(&h, ctx, sizeof(h));
-	if (call != NULL || h.count != 0 || h.refused != 0) {
+	if (h.count != 0 || h.refused != 0) {
 		llog__fields_entry_from(ctx, call, out, e);
+		return;
+	}
+	if (call != NULL) {
+		llog__fields_entry_call(call, out, e);
 		return;
 	}
 	e->fields = NULL;

@@ -5,8 +5,9 @@
  * same double: special values, every power of two and of ten and their
  * neighbours, the values where the precision moves between 15, 16 and 17
  * digits, random bit patterns of every exponent and random short
- * decimals; the same under an LC_NUMERIC with a ',' radix when one is
- * installed or ctest's f64_text_locale could make one (localedef). A
+ * decimals, and the range of the usual doubles (1e-11 .. 1e15) densely;
+ * the same under an LC_NUMERIC with a ',' radix when one is installed or
+ * ctest's f64_text_locale could make one (localedef). A
  * field goes through it (llog__line_field_f64).
  *
  *   test_f64_text [N]   N random values of each kind (default: about 2 s
@@ -312,6 +313,52 @@ static void test_random(void **state)
 	assert_int_equal(t.bad, 0);
 }
 
+/*
+ * The range f64_text.c computes in 128-bit integers (1e-11 <= |d| < 1e15
+ * and a little around it): random bit patterns of those exponents, short
+ * decimals and their neighbours, dyadic values (an integer over a power of
+ * two: exact ties of the 15- or 16-digit rounding), i * 0.0173 (the
+ * benchmark's field), quotients i / 10^j (a latency in ms from ns), every
+ * power of two there with its neighbours (the narrower gap below).
+ */
+static void mid_range(struct tally *t, long n)
+{
+	char s[48];
+
+	for (long i = 0; i < n; i++) {
+		uint64_t bits = rng();
+		/* biased exponents 1023 - 40 .. 1023 + 52: 2^-40 .. 2^53 */
+		uint64_t be = 983 + rng() % 93;
+		double d;
+
+		bits = (bits & ~(UINT64_C(0x7ff) << 52)) | be << 52;
+		memcpy(&d, &bits, sizeof d);
+		check(t, d);
+		snprintf(s, sizeof s, "%llue%d",
+			 (unsigned long long)(rng() % UINT64_C(100000000000000000)),
+			 (int)(rng() % 45) - 30);
+		check_both(t, strtod(s, NULL));
+		check_both(t, ldexp((double)(rng() >> (11 + rng() % 40)), -(int)(rng() % 60)));
+		check(t, (double)(i % 100000) * 0.0173);
+		check(t, (double)(rng() % 1000000000) / pow(10, (double)(rng() % 16)));
+	}
+	for (int e = -45; e <= 55; e++)
+		for (int j = -2; j <= 2; j++)
+			check_both(t, ldexp(1.0 + j * DBL_EPSILON, e));
+}
+
+static void test_mid_range(void **state)
+{
+	struct tally t = {.readback = 1};
+	int64_t t0 = now_ns();
+
+	(void)state;
+	mid_range(&t, random_n / 4);
+	print_message("%ld values checked (1e-11 .. 1e15 and around) in %.2f s, %ld mismatches\n",
+		      t.checked, (double)(now_ns() - t0) / 1e9, t.bad);
+	assert_int_equal(t.bad, 0);
+}
+
 /* Under a ',' radix the oracle writes ',' and turns it into '.': the new
  * text must not depend on the locale at all. */
 static void test_comma_locale(void **state)
@@ -360,6 +407,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exact_texts),
 		cmocka_unit_test(test_specials),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_mid_range),
 		cmocka_unit_test(test_comma_locale),
 	};
 

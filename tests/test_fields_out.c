@@ -3,7 +3,10 @@
  * 4): every type and adversarial keys and values in text lines, exact
  * lines written by hand from the contract; JSON lines read back by
  * python3's json (tests/fields/check_json.py) with values and types
- * compared; a cut value, fields left out, a small buffer; the console
+ * compared; every byte and UTF-8 character at every place of short and
+ * long string values, integers and doubles at their edges (the doubles
+ * against the snprintf/strtod loop of the contract); a cut value, fields
+ * left out, a small buffer; the console
  * sink never cuts fields (its line bound counts them); the callback sink
  * hands the entry on as it is. Entries are
  * built here and given to llog_format_entry_opts (the line API every
@@ -70,9 +73,11 @@ static void test_text_adversarial(void **state)
  * not empty), else quoted with '"' '\\' \n \r \t escaped and every other
  * byte below 0x20, 0x7f and each byte 0x80 and above (the keys here have
  * no valid UTF-8 of two bytes or more) as \xNN. */
+static size_t ref_quoted(const unsigned char *k, size_t n, char *out);
+
 static size_t ref_key(const unsigned char *k, size_t n, char *out)
 {
-	size_t o = 0, bare = n > 0;
+	size_t bare = n > 0;
 
 	for (size_t i = 0; i < n; i++)
 		bare &= (k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
@@ -81,6 +86,15 @@ static size_t ref_key(const unsigned char *k, size_t n, char *out)
 		memcpy(out, k, n);
 		return n;
 	}
+	return ref_quoted(k, n, out);
+}
+
+/* A quoted key or string value with no valid UTF-8 of two bytes or more
+ * (docs/fields.md 3). */
+static size_t ref_quoted(const unsigned char *k, size_t n, char *out)
+{
+	size_t o = 0;
+
 	out[o++] = '"';
 	for (size_t i = 0; i < n; i++) {
 		unsigned c = k[i];
@@ -105,10 +119,12 @@ static size_t ref_key(const unsigned char *k, size_t n, char *out)
 static void test_text_keys_and_integers(void **state)
 {
 	static const int64_t ints[] = {INT64_MIN, INT64_MIN + 1, -4294967297LL, -4294967296LL,
-				       -100, -1, 0, 1, 9, 10, 99, 100, 4294967295LL, 4294967296LL,
-				       999999999999LL, INT64_MAX};
-	static const uint64_t uints[] = {0, 4294967295u, 4294967296u, 9223372036854775808u,
-					 10000000000000000000u, UINT64_MAX};
+				       -100000000, -99999999, -10000000, -100, -1, 0, 1, 9, 10,
+				       99, 100, 1000, 12345678, 99999999, 100000000, 100000001,
+				       4294967295LL, 4294967296LL, 999999999999LL, INT64_MAX};
+	static const uint64_t uints[] = {0, 7, 10000000u, 99999999u, 100000000u, 4294967295u,
+					 4294967296u, 9223372036854775808u, 10000000000000000000u,
+					 UINT64_MAX};
 	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
 	char line[512], want[256];
 
@@ -151,6 +167,146 @@ static void test_text_keys_and_integers(void **state)
 					     (unsigned long long)uints[i - NF(ints)]);
 		assert_true(n >= w);
 		assert_memory_equal(line + n - w, want, w);
+	}
+}
+
+/* String values of 1 to 40 bytes (short ones are copied and tested 16
+ * bytes at a time, longer ones scanned in runs of 16) with every byte at
+ * the start, middle and end, and a UTF-8 character of 2, 3 or 4 bytes (kept
+ * as it is) or a C1 control (both bytes \xNN) at every place, across the
+ * 16-byte steps; the empty string. Each against the reference. */
+static void test_text_string_values(void **state)
+{
+	static const char *const chars[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+					    "\xc2\x85"};
+	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
+	char line[512], want[256];
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		for (unsigned b = 1; b < 256 + 3 * NF(chars); b++) {
+			for (int at = 0; at < 3; at++) {
+				unsigned char v[48];
+				struct llog_field f = FS("k", "");
+				struct llog_entry e;
+				size_t pos = at == 0 ? 0 : at == 1 ? len / 2 : len - 1, n, w;
+
+				memset(v, 'v', len);
+				v[len] = '\0';
+				w = 3;
+				memcpy(want, "\tk=", 3);
+				if (b < 256 && len > 0) {
+					v[pos] = (unsigned char)b;
+					w += ref_quoted(v, len, want + w);
+				} else if (b >= 256) { /* a character at pos (0 .. len - cl) */
+					const char *c = chars[(b - 256) % NF(chars)];
+					size_t cl = strlen(c);
+
+					pos = (b - 256) / NF(chars) == 0 ? 0 : len / 2;
+					pos = (b - 256) / NF(chars) == 2 ? len - cl : pos;
+					if (len < cl || pos + cl > len)
+						continue;
+					memcpy(v + pos, c, cl);
+					want[w++] = '"';
+					memcpy(want + w, v, pos);
+					w += pos;
+					if (c[0] == '\xc2') {
+						memcpy(want + w, "\\xc2\\x85", 8);
+						w += 8;
+					} else {
+						memcpy(want + w, c, cl);
+						w += cl;
+					}
+					memcpy(want + w, v + pos + cl, len - pos - cl);
+					w += len - pos - cl;
+					want[w++] = '"';
+				} else {
+					w += ref_quoted(v, 0, want + w);
+				}
+				memcpy(want + w, "\n", 1);
+				w += 1;
+				f.v.str.ptr = (const char *)v;
+				f.v.str.len = len;
+				e = entry("m", &f, 1);
+				n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, line, sizeof(line));
+				if (n < w || memcmp(line + n - w, want, w) != 0)
+					fail_msg("value of %zu bytes, case %u at %zu: %.*s", len, b, pos,
+						 (int)n, line);
+			}
+		}
+	}
+}
+
+/* Doubles in a line: the text of the snprintf/strtod loop the contract
+ * states (docs/fields.md 3), for the edges (-0, inf, nan, the subnormals,
+ * 1e21, 1e15 and 1e-11 around) and for the values formatted with 128-bit
+ * integers (1e-11 .. 1e15: i * 0.0173, quotients of integers by powers of
+ * ten, random bit patterns of those exponents). */
+static size_t ref_f64(double d, char *b)
+{
+	int n = 0;
+	size_t o = 0;
+	char t[64];
+
+	if (isnan(d))
+		return (size_t)sprintf(b, "nan");
+	if (isinf(d))
+		return (size_t)sprintf(b, d < 0 ? "-inf" : "inf");
+	for (int p = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; p <= 17; p++) {
+		n = snprintf(t, sizeof(t), "%.*g", p, d);
+		if (p == 17 || strtod(t, NULL) == d)
+			break;
+	}
+	memcpy(b, t, (size_t)n); /* the C locale's radix: the test sets none */
+	o = (size_t)n;
+	if (strchr(t, '.') == NULL && strchr(t, 'e') == NULL) {
+		memcpy(b + o, ".0", 2);
+		o += 2;
+	}
+	return o;
+}
+
+static void test_text_doubles(void **state)
+{
+	static const double edge[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 5e-324, 2.2250738585072009e-308,
+				      2.2250738585072014e-308, 1e21, 1e22, 1e15, 999999999999999.9,
+				      999999999999999.0, 1e-11, 9.99999999999e-12, 1e-5, 1e-4, 0.1,
+				      12.5, 123456789012345.67, 1.7976931348623157e308};
+	static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
+	uint64_t r = UINT64_C(0x9e3779b97f4a7c15);
+	char line[512], want[128];
+
+	(void)state;
+	for (int i = 0; i < 40000; i++) {
+		double d;
+		struct llog_field f = FD("d", 0);
+		struct llog_entry e;
+		size_t n, w;
+
+		if (i < (int)NF(edge)) {
+			d = edge[i];
+		} else if (i % 3 == 0) {
+			d = (double)(i % 5000) * 0.0173;
+		} else if (i % 3 == 1) {
+			r ^= r >> 12, r ^= r << 25, r ^= r >> 27;
+			d = (double)(r % 100000000) / p10[r >> 60];
+		} else {
+			uint64_t bits;
+
+			r ^= r >> 12, r ^= r << 25, r ^= r >> 27;
+			bits = (r & ~(UINT64_C(0x7ff) << 52)) | (UINT64_C(983) + r % 93) << 52;
+			memcpy(&d, &bits, sizeof(d));
+		}
+		f.v.f64 = d;
+		e = entry("m", &f, 1);
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, line, sizeof(line));
+		memcpy(want, "\td=", 3);
+		w = 3 + ref_f64(d, want + 3);
+		want[w++] = '\n';
+		if (n < w || memcmp(line + n - w, want, w) != 0)
+			fail_msg("double %a: %.*s", d, (int)n, line);
 	}
 }
 
@@ -456,6 +612,8 @@ TEST_MAIN(
 	cmocka_unit_test(test_text_every_type),
 	cmocka_unit_test(test_text_adversarial),
 	cmocka_unit_test(test_text_keys_and_integers),
+	cmocka_unit_test(test_text_string_values),
+	cmocka_unit_test(test_text_doubles),
 	cmocka_unit_test(test_text_cut_and_left_out),
 	cmocka_unit_test(test_text_message_escapes),
 	cmocka_unit_test(test_text_after_markers),

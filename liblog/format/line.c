@@ -422,14 +422,13 @@ size_t llog__line_bound(const struct llog_entry *e, enum llog_format format,
 	/* Fields: the section's start and ends, and per field its separator,
 	 * the key and a string value at k bytes a byte (quotes, '=' or ':'
 	 * and "..." 8 more) or a number (LLOG__F64_MAX at most). */
-	if (e->fields != NULL || e->fields_truncated != 0)
-		fields = LLOG__FIELDS_RESERVE;
-	for (size_t i = 0; e->fields != NULL && i < e->nfields; i++) {
-		const struct llog_field *f = &e->fields[i];
+	if (e->fields != NULL || e->fields_truncated != 0) {
+		const struct llog_field *f = e->fields;
+		size_t nf = f != NULL ? e->nfields : 0, bytes = 0;
 
-		fields += k * f->key_len + 8 + LLOG__F64_MAX;
-		if (f->type == LLOG_FIELD_STR)
-			fields += k * f->v.str.len;
+		for (size_t i = 0; i < nf; i++)
+			bytes += f[i].key_len + (f[i].type == LLOG_FIELD_STR ? f[i].v.str.len : 0);
+		fields = LLOG__FIELDS_RESERVE + k * bytes + nf * (8 + LLOG__F64_MAX);
 	}
 	if (pat != NULL && format == LLOG_FORMAT_TEXT) /* the message, its markers (51) */
 		return llog__pattern_bound(pat, e) + k * e->msg_len + 64 + fields;

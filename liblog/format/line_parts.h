@@ -126,6 +126,7 @@ static inline int llog__line_is_c1(const unsigned char *s, size_t n)
  */
 typedef unsigned char llog__line_v16 __attribute__((vector_size(16))); /* GNU extension */
 typedef uint64_t llog__line_v2x64 __attribute__((vector_size(16)));  /* GNU extension */
+typedef signed char llog__line_s16 __attribute__((vector_size(16)));  /* GNU extension */
 
 /* Whether byte c ends a clean run (as llog__line_clean_run decides). */
 static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
@@ -133,11 +134,14 @@ static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
 	return c - 0x20 >= hi - 0x20 || c == '\\' || c == q;
 }
 
-/* Whether one of the 16 bytes of x ends a clean run. */
+/* Whether one of the 16 bytes of x ends a clean run. The range test in
+ * one signed compare (SSE2 has no unsigned one): c + 0x60 takes
+ * [0x20, hi) to [-128, hi - 0x20 - 128) as a signed byte, and every
+ * other byte above it. */
 static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned char q)
 {
-	llog__line_v16 off = x - (unsigned char)0x20;
-	llog__line_v16 stop = (llog__line_v16)(off >= (unsigned char)(hi - 0x20)) |
+	llog__line_s16 b = (llog__line_s16)(x + (unsigned char)0x60);
+	llog__line_v16 stop = (llog__line_v16)(b > (signed char)((int)hi - 0x20 - 129)) |
 			      (llog__line_v16)(x == (unsigned char)'\\') | (llog__line_v16)(x == q);
 	llog__line_v2x64 w = (llog__line_v2x64)stop;
 
@@ -145,25 +149,43 @@ static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned ch
 }
 
 /* The bytes of s[0..n), n < 16, laid into one vector: its two ends
- * (overlapping), 'a' in what is left; every byte of s is in it. */
+ * (overlapping; for n < 8 twice over), or its first, middle and last bytes
+ * for n < 4 (four times over); every lane holds a byte of s ('a' in all
+ * when n is 0). */
 static inline llog__line_v16 llog__line_v16_short(const unsigned char *s, size_t n)
 {
-	unsigned char t[16];
-	llog__line_v16 x;
+	llog__line_v2x64 w;
+	uint64_t x, y;
 
-	memset(t, 'a', sizeof(t));
 	if (n >= 8) {
-		memcpy(t, s, 8);
-		memcpy(t + 8, s + n - 8, 8);
+		memcpy(&x, s, 8);
+		memcpy(&y, s + n - 8, 8);
 	} else if (n >= 4) {
-		memcpy(t, s, 4);
-		memcpy(t + 4, s + n - 4, 4);
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		x = y = a | (uint64_t)b << 32;
 	} else if (n > 0) {
-		t[0] = s[0];
-		t[1] = s[n / 2];
-		t[2] = s[n - 1];
+		uint32_t a = s[0], b = s[n / 2], c = s[n - 1];
+
+		x = y = (a | b << 8 | c << 16 | a << 24) * UINT64_C(0x100000001);
+	} else {
+		x = y = UINT64_C(0x6161616161616161); /* 'a': clean, and bare */
 	}
-	memcpy(&x, t, 16);
+	w = (llog__line_v2x64){x, y};
+	return (llog__line_v16)w;
+}
+
+/* The same vector of s, 1 <= n < 16, and s copied to d (llog__buf_put_short:
+ * nothing outside d[0..n) written): the field section copies a short key
+ * or string and tests it in one pass (the copy's loads are the test's). */
+static inline llog__line_v16 llog__line_v16_copy(char *d, const unsigned char *s, size_t n)
+{
+	llog__line_v16 x = llog__line_v16_short(s, n);
+	struct llog__buf b = LLOG__BUF(d, n);
+
+	llog__buf_put_short(&b, (const char *)s, n);
 	return x;
 }
 
@@ -267,6 +289,7 @@ static inline int llog__line_no_fields(const struct llog_entry *e, const struct 
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
  * entry has fields (or left some out), else 0. */
 size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
+
 /* The field section, in text or JSON (line_fields.c). */
 void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 			   const struct llog__lopt *lo, int json);
