@@ -118,9 +118,9 @@ struct llog__capture_rec {
  * (tid, thread_name, thread_name_len) those of cr[thread_at] (the first
  * record of the run's streak of that site or thread), and c.room, c.gen,
  * thread_epoch are the run's (room, gen, thread_epoch; c.entry is NULL):
- * llog__capture_run_full makes the whole record. The sink stores
- * them in that order and, after each record it has taken whole (stored,
- * or counted lost), counts it in taken (llog__capture_run_took).
+ * llog__capture_run_full makes the whole record. The sink stores them in
+ * that order and, after each record it has taken whole (stored, or
+ * counted lost), counts it in taken (llog__capture_run_took).
  *
  * taken says, in one word, which sink the run is being handed to and how
  * many of its records that sink took: LLOG__RUN_SINK(i) + count while
@@ -134,11 +134,11 @@ struct llog__capture_rec {
  *
  * n and taken are volatile, not atomic: written by the flusher thread (n
  * and taken by the flusher, taken counted up in the sink) and read only
- * by the crash handler
- * interrupting that same thread, as the flusher's crash_* fields
- * (flusher_state.h); volatile keeps each store in program order with the
- * other volatile stores around it, and the flusher fences (a signal fence:
- * the compiler's order only) a record's fields before counting it in n.
+ * by the crash handler interrupting that same thread, as the flusher's
+ * crash_* fields (flusher_state.h); volatile keeps each store in program
+ * order with the other volatile stores around it, and the flusher fences
+ * (a signal fence: the compiler's order only) a record's fields before
+ * counting it in n.
  */
 #define LLOG__RUN_MAX 256
 _Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
