@@ -279,6 +279,45 @@ static long file_write_rec(struct llog_sink *s, const struct llog__capture_rec *
 	return appended(fs, c, llog__bin_encode_rec(fs, c, cr, fs->in + fs->in_len));
 }
 
+/* Binary mode, a run of LOG records (sink.h): file_write_rec of each, in
+ * one call; run->taken counts each record once it is stored or counted
+ * lost (capture.h). */
+static long file_write_run(struct llog_sink *s, struct llog__capture_run *run)
+{
+	struct llog__file_sink *fs = (struct llog__file_sink *)s;
+	unsigned n = run->n, k = 0;
+	long bad = 0;
+
+	if (__builtin_expect(fs->w.abandoned, 0)) {
+		llog__stats_count_sink_lost(n); /* as abandoned(), each */
+		run->taken += n;
+		return n;
+	}
+	while (k < n) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		size_t bound = llog__bin_rec_bound_of(llog__bin_text_bound_of(run->room), cr->c.len);
+		struct llog__file_chunk *c;
+
+		if (bound > LLOG_FRAME_CONTENT_MAX) { /* arguments are never cut */
+			llog__stats_count_sink_lost(1);
+			bad++;
+			llog__capture_run_took(run);
+			k++;
+			continue;
+		}
+		if ((c = chunk_for(fs, bound, cr->seq)) == NULL) {
+			(void)stuck_writer(fs); /* as file_write_rec */
+			bad++;
+			llog__capture_run_took(run);
+			k++;
+			continue;
+		}
+		/* the records that fit the chunk chosen for cr[k] */
+		k = llog__bin_encode_run(fs, c, run, k, fs->chunk_max, &bad);
+	}
+	return bad;
+}
+
 /*
  * An ordinary round's commit (llog__sink_commit_may_defer) hands what is
  * pending to the writer and returns: the writer writes it while the flusher
@@ -613,6 +652,7 @@ static const struct llog_sink_ops file_ops = FILE_OPS(0);
 static const struct llog__sink_direct_ops file_bin_ops = {
 	.ops = FILE_OPS(LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT),
 	.write_rec = file_write_rec,
+	.write_run = file_write_run,
 };
 
 /* ---- construction -------------------------------------------------------- */

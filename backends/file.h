@@ -244,22 +244,37 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 
 /* The most bytes of text a capture stored as text takes (file_bin.c's
  * fallback_text: its render buffer holds LLOG__CAPTURE_TEXT_MAX). */
-static inline size_t llog__bin_text_bound(const struct llog__capture *c)
+static inline size_t llog__bin_text_bound_of(size_t room)
 {
-	size_t text = c->room + LLOG__MARKER_LEN;
+	size_t text = room + LLOG__MARKER_LEN;
 
 	return text < LLOG__CAPTURE_TEXT_MAX ? text : LLOG__CAPTURE_TEXT_MAX;
 }
 
+static inline size_t llog__bin_text_bound(const struct llog__capture *c)
+{
+	return llog__bin_text_bound_of(c->room);
+}
+
 /* The bound of a record handed directly, inline: it is asked per record.
  * Its header, the thread, the varints, and the body packed or as text. */
-static inline size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
+static inline size_t llog__bin_rec_bound_of(size_t text, size_t len)
 {
-	size_t text = llog__bin_text_bound(&cr->c);
-	size_t body = cr->c.len > text ? cr->c.len : text;
+	size_t body = len > text ? len : text;
 
 	return 16 + 12 + 16 /* thread */ + 6 * 10 + LLOG__PACK_BOUND(body);
 }
+
+static inline size_t llog__bin_rec_bound(const struct llog__capture_rec *cr)
+{
+	return llog__bin_rec_bound_of(llog__bin_text_bound(&cr->c), cr->c.len);
+}
+
+/* A run's records from k on into chunk ch while they fit it (file_bin.c);
+ * the index of the first record not stored. */
+unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			      struct llog__capture_run *run, unsigned k, size_t chunk_max,
+			      long *bad);
 
 /* Site ids allocated so far, and the bytes of their definitions. */
 uint32_t llog__bin_sites(const struct llog__file_sink *fs);

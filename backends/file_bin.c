@@ -15,7 +15,9 @@
  * and is stored as the same bytes: a site met before (the memo below) in
  * a frame whose last record was of the same thread (its arena and
  * thread_epoch, capture.h) is written by put_direct, anything else as the
- * entry it stands for (llog__capture_rec_entry).
+ * entry it stands for (llog__capture_rec_entry). A run of them comes in one
+ * call (llog__bin_encode_run): the memo asked once per streak of a site,
+ * the thread once per streak of a thread, the chunk's room with one bound.
  * An entry without a capture (an EAGER plan, a TEXT record, a notice) is
  * stored as its rendered message (a TEXT record). The entry's structured fields ride in
  * the record's extension blob (put_ext: item kind 1, typed, exact values).
@@ -666,8 +668,9 @@ size_t llog__bin_encode(struct llog__file_sink *fs, struct llog__bin_frame *fr,
  * thread, without a suppressed count: what put_body writes for it, in
  * fewer steps. 0 when llog__pack refuses the capture (nothing changed:
  * put_body then writes it unpacked). */
-static size_t put_direct(struct llog__bin *b, struct llog__bin_frame *fr,
-			 const struct llog__capture_rec *cr, long id, char *dst)
+static inline __attribute__((always_inline)) size_t
+put_direct(struct llog__pack_site *ps, struct llog__bin_frame *fr,
+	   const struct llog__capture_rec *cr, const struct llog__plan *plan, long id, char *dst)
 {
 	const struct llog__capture *c = &cr->c;
 	unsigned tag = LLOG_BIN_PLOG | (c->truncated ? LLOG_BIN_F_TRUNC : 0u);
@@ -683,8 +686,7 @@ static size_t put_direct(struct llog__bin *b, struct llog__bin_frame *fr,
 	}
 	p = put_varint(p, (uint64_t)id);
 	p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-	n = llog__pack(p + 1, &b->pack[id], fr->stamp, c->plan, (const unsigned char *)c->args,
-		       c->len);
+	n = llog__pack(p + 1, ps, fr->stamp, plan, (const unsigned char *)c->args, c->len);
 	if (__builtin_expect(n == (size_t)-1, 0))
 		return 0;
 	if (__builtin_expect(n < 0x80, 1)) {
@@ -753,9 +755,163 @@ size_t llog__bin_encode_rec(struct llog__file_sink *fs, struct llog__file_chunk 
 	if (__builtin_expect(fr->started && fr->has_thread && fr->thread == cr->thread &&
 				     fr->thread_epoch == cr->thread_epoch && cr->suppressed == 0,
 			     1) &&
-	    (n = put_direct(b, fr, cr, m->id, dst)) != 0)
+	    (n = put_direct(&b->pack[m->id], fr, cr, c->plan, m->id, dst)) != 0)
 		return n;
 	return put_direct_full(b, fr, cr, m->id, dst);
+}
+
+/* The bound of a record whose capture is longer than its text bound, out
+ * of the way of the others (llog__bin_encode_run). */
+static __attribute__((noinline)) size_t long_bound(size_t text, size_t len)
+{
+	return llog__bin_rec_bound_of(text, len);
+}
+
+/*
+ * A run's records from k on into chunk ch, which has room for cr[k] (file.c:
+ * chunk_for), as llog__bin_encode_rec and file.c's appended would store each,
+ * while the next one's bound fits the chunk: in_len + bound within the
+ * buffer (LLOG__FILE_PENDING_MAX) and ch->len + bound within chunk_max.
+ * Once per run: the captures' render bound (a run is one flusher's: every
+ * capture of it has the same room, capture.h) and the thread epoch (a run
+ * ends at each record that moves it). Once per site: the memo's check, while
+ * the records are of the site met last. Once per thread: the frame's check
+ * of it, while they are of the thread written last. The sequence numbers of
+ * a run are consecutive, so the chunk's gap flag (chunk_for) cannot change
+ * after its first record. run->taken counts each record (capture.h); one that
+ * could not be stored is counted lost and in *bad. The chunk's length and
+ * count and the buffer's length are stored when the loop ends: the sink
+ * runs alone on the flusher, and a fault in it leaves its buffers untouched
+ * (crash_commit's `interrupted`). A run's captures come from the arenas,
+ * whose lengths are 32-bit: never too long to store (storable). Returns the
+ * index of the first record not stored.
+ */
+unsigned llog__bin_encode_run(struct llog__file_sink *fs, struct llog__file_chunk *ch,
+			      struct llog__capture_run *run, unsigned k, size_t chunk_max,
+			      long *bad)
+{
+	struct llog__bin *b = fs->bin;
+	struct llog__bin_frame *fr = &fs->bin_fr;
+	const unsigned n = run->n;
+	size_t room = llog__load_relaxed(&b->room);
+	const uint64_t gen = run->gen;
+	/* each record's bound is at most this while its capture is not
+	 * longer than text (llog__bin_rec_bound) */
+	const size_t text = llog__bin_text_bound_of(run->room);
+	const size_t most = llog__bin_rec_bound_of(text, text);
+	const void *site = NULL, *thread = NULL;
+	const struct llog__plan *plan = NULL;
+	struct llog__pack_site *ps = NULL;
+	long id = -1;
+	size_t in_len = fs->in_len, clen = ch->len, used = 0;
+	/* the room past which the loop stops: made so by chunk_for for
+	 * cr[k] (in_len + its bound <= the buffer's bound, and clen + its
+	 * bound <= chunk_max unless clen is 0) */
+	size_t lim = LLOG__FILE_PENDING_MAX - in_len;
+	uint64_t nrec = ch->records;
+	char *const in = fs->in;
+	const unsigned k0 = k;
+	/* the frame's last sequence number and time and its packing stamp,
+	 * here while records go the short way; in fr around the general way */
+	uint64_t last_seq = fr->seq, stamp = fr->stamp;
+	int64_t last_ts = fr->ts;
+
+	if (room != run->room)
+		room = 0; /* none matches: each goes through the table */
+	/* the thread the frame holds, known by identity (as after a record
+	 * the general way, below) */
+	if (fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch)
+		thread = fr->thread;
+	if (clen <= chunk_max && chunk_max - clen < lim)
+		lim = chunk_max - clen;
+	for (; k < n; k++) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		const struct llog__capture *c = &cr->c;
+		size_t len;
+
+		if (__builtin_expect(c->len > text, 0)) {
+			if (used + long_bound(text, c->len) > lim && k != k0)
+				break;
+		} else if (used + most > lim && k != k0) { /* (chunk_for took the first one) */
+			break;
+		}
+		if (__builtin_expect(c->site != site, 0)) {
+			const struct bin_memo *m = memo_of(b, c->site);
+
+			site = c->site;
+			if (m->site == c->site && m->gen == gen && room != 0) {
+				id = m->id;
+				ps = &b->pack[id];
+				plan = run->cr[cr->site_at].c.plan;
+			} else {
+				thread = NULL; /* through the table (below) */
+				id = -1;
+			}
+		}
+		char *dst = in + in_len + used;
+		int done = 0;
+
+		/* The short way: put_direct's record of a site met before, in a
+		 * frame of its thread, with none of the tag's flags (the next
+		 * sequence number, not cut, no suppressed count) */
+		if (__builtin_expect(cr->thread == thread &&
+					     (cr->suppressed | (uint64_t)c->truncated) == 0 &&
+					     cr->seq == last_seq + 1,
+				     1)) {
+			int64_t d = (int64_t)((uint64_t)cr->ts_ns - (uint64_t)last_ts);
+			char *p = put_varint(dst + 1, (uint64_t)id);
+			size_t pn;
+
+			p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+			pn = llog__pack(p + 1, ps, stamp, plan, (const unsigned char *)c->args, c->len);
+			if (__builtin_expect(pn != (size_t)-1, 1)) { /* else the general way */
+				*dst = (char)LLOG_BIN_PLOG;
+				if (__builtin_expect(pn < 0x80, 1)) {
+					*p = (char)pn;
+					p += 1 + pn;
+				} else {
+					p = long_body(p, pn);
+				}
+				len = (size_t)(p - dst);
+				last_seq = cr->seq;
+				last_ts = cr->ts_ns;
+				done = 1;
+			}
+		}
+		if (__builtin_expect(!done, 0)) {
+			struct llog__capture_rec full;
+
+			fr->seq = last_seq;
+			fr->ts = last_ts;
+			llog__capture_run_full(run, k, &full);
+			if (id < 0)
+				len = encode_rec_new(b, fr, ch, &full, dst);
+			else
+				len = put_direct_full(b, fr, &full, id, dst);
+			last_seq = fr->seq;
+			last_ts = fr->ts;
+			stamp = fr->stamp;
+			site = NULL; /* the memo may have changed */
+			/* the thread the frame holds now, known by identity */
+			thread = fr->started && fr->has_thread && fr->thread_epoch == run->thread_epoch
+					 ? fr->thread
+					 : NULL;
+		}
+		if (__builtin_expect(len == 0, 0)) {
+			llog__stats_count_sink_lost(1);
+			++*bad;
+		} else {
+			used += len;
+			nrec++;
+		}
+		llog__capture_run_took(run);
+	}
+	fr->seq = last_seq;
+	fr->ts = last_ts;
+	fs->in_len = in_len + used;
+	ch->len = clen + used;
+	ch->records = nrec;
+	return k;
 }
 
 uint32_t llog__bin_sites(const struct llog__file_sink *fs)

@@ -20,10 +20,12 @@
 # split shows the fields' share (llog__line_put_fields).
 # With "bin", the same with a binary file sink (llog_bin_bench):
 # the stages are then zstd, the record's capture taken from the arena
-# (llog__render_capture_rec), the sink's write of it (file_write_rec:
-# the chunk's bookkeeping and the encoding) and, of that, packing its
-# arguments (llog__pack); where the record goes as an entry instead (a
-# queued sink, "own"), encoding the entry (llog__bin_encode).
+# (llog__render_capture_run for a record of a run, llog__render_capture_rec
+# for one handed alone), the sink's write of it (file_write_run for a run,
+# file_write_rec alone: the chunk's bookkeeping and the encoding) and, of
+# that, packing its arguments (llog__pack); where the record goes as an
+# entry instead (a queued sink, "own"), encoding the entry
+# (llog__bin_encode).
 #
 # Builds llog_bench in Release with -g into build/prof, runs
 #   valgrind --tool=callgrind --separate-threads=yes \
@@ -36,6 +38,8 @@
 # printed after the table), rendering the message
 # (llog__render_record*), building the line (llog__line_format) and the
 # rest. Counts are exact and repeatable, unlike times on a shared machine.
+# With FLUSHER_COST_KEEP=DIR the callgrind outputs stay in DIR (for
+# callgrind_annotate --auto=yes on the flusher's thread file).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n=${1:-200000}
@@ -57,7 +61,14 @@ cmake -S . -B build/prof -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DLLOG_BU
 	-DLLOG_BENCH_PEERS= -DLLOG_BENCH_NANOLOG_RUNTIME= >&2
 cmake --build build/prof --parallel 2 --target "$prog" >&2
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [[ -n ${FLUSHER_COST_KEEP:-} ]]; then # keep the outputs there (callgrind_annotate)
+	rm -rf "$out"
+	out=$FLUSHER_COST_KEEP
+	mkdir -p "$out"
+	rm -f "$out"/cg.*
+else
+	trap 'rm -rf "$out"' EXIT
+fi
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
 	"build/prof/bench/$prog" tput -t 1 -m "$mode" -n "$n" -f "$out/x.zst" >&2 2>"$out/vg.txt"
 for f in "$out"/cg.*-*; do
@@ -88,8 +99,9 @@ total=$(inclusive 'flusher\.c:flusher_main')
 zstd=$(inclusive 'file_frames\.c:llog__file_write_chunk ')
 if [[ $prog == llog_bin_bench ]]; then
 	enc=$(inclusive 'file_bin\.c:llog__bin_encode ')
-	wrec=$(inclusive 'file\.c:file_write_rec( |$)') # with its inline parts (file.h)
-	cap=$(inclusive 'render\.c:llog__render_capture_rec ')
+	# a run's (file_write_run, llog__render_capture_run) or a record's
+	wrec=$(($(inclusive 'file\.c:file_write_rec( |$)') + $(inclusive 'file\.c:file_write_run( |$)')))
+	cap=$(($(inclusive 'render\.c:llog__render_capture_rec ') + $(inclusive 'render\.c:llog__render_capture_run ')))
 	pack=$(inclusive 'binpack\.c:llog__pack ')
 	awk -v n="$n" -v t="$total" -v z="$zstd" -v e="$enc" -v w="$wrec" -v c="$cap" -v k="$pack" \
 		-v b="$(stat -c %s "$out/x.zst")" -v m="$mode" 'BEGIN {
@@ -97,8 +109,8 @@ if [[ $prog == llog_bin_bench ]]; then
 		printf "| total | %.0f | 100 %% |\n", t / n
 		printf "| zstd and the write, on the flusher (llog__file_write_chunk) | %.0f | %.0f %% |\n", z / n, 100 * z / t
 		if (w > 0) {
-			printf "| the capture from the arena (llog__render_capture_rec) | %.0f | %.0f %% |\n", c / n, 100 * c / t
-			printf "| the sink'"'"'s write: chunk and encoding (file_write_rec) | %.0f | %.0f %% |\n", w / n, 100 * w / t
+			printf "| the capture from the arena (llog__render_capture_run, _rec) | %.0f | %.0f %% |\n", c / n, 100 * c / t
+			printf "| the sink'"'"'s write: chunk and encoding (file_write_run, _rec) | %.0f | %.0f %% |\n", w / n, 100 * w / t
 			e = w + c
 		} else {
 			printf "| encoding the record (llog__bin_encode) | %.0f | %.0f %% |\n", e / n, 100 * e / t

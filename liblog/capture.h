@@ -34,7 +34,8 @@
  * of its own: the entry's msg is then NULL (msg_len 0) and the capture is
  * the record. When every sink runs on the flusher and declares
  * LLOG__SINK_F_DIRECT, it builds no entry at all: each gets a struct
- * llog__capture_rec (below; the slot is not used).
+ * llog__capture_rec (below; the slot is not used), or, where every sink
+ * also has write_run, many of them at once (struct llog__capture_run).
  * Thread-local, so no ordering: the slot is written and read by one thread
  * (the flusher, its crash handler on the same thread, a synchronous
  * caller, a sink's own thread around its write). Async-signal-safe to read
@@ -94,6 +95,9 @@ struct llog__capture {
 struct llog__capture_rec {
 	struct llog__capture c;         /* c.entry NULL: no entry */
 	int level;                      /* the site's output level */
+	/* In a run (below): the records whose site's and thread's fields
+	 * this one has; unused elsewhere. */
+	uint8_t site_at, thread_at;     /* adjacent: copied together */
 	uint64_t tid;
 	const char *thread_name;        /* the flusher's copy (arena.h) */
 	size_t thread_name_len;         /* at most 15 */
@@ -103,6 +107,78 @@ struct llog__capture_rec {
 	int64_t ts_ns;
 	uint64_t suppressed;
 };
+
+/*
+ * A run: consecutive LOG records of one round, each of them going to every
+ * sink of the table, handed to each sink in one call (write_run, sink.h;
+ * flusher.c, the direct path). cr[0..n) are the records in output order,
+ * valid for the call as a struct llog__capture_rec is, each filled once
+ * per record but for what it shares with other records: the fields of its
+ * site (c.fmt, c.plan, level) are those of cr[site_at], of its thread
+ * (tid, thread_name, thread_name_len) those of cr[thread_at] (the first
+ * record of the run's streak of that site or thread), and c.room, c.gen,
+ * thread_epoch are the run's (room, gen, thread_epoch; c.entry is NULL):
+ * llog__capture_run_full makes the whole record. The sink stores them in
+ * that order and, after each record it has taken whole (stored, or
+ * counted lost), counts it in taken (llog__capture_run_took).
+ *
+ * taken says, in one word, which sink the run is being handed to and how
+ * many of its records that sink took: LLOG__RUN_SINK(i) + count while
+ * sink i has it (the flusher stores LLOG__RUN_SINK(i) before it calls
+ * sink i: one store moves the run from one sink to the next), 0 while the
+ * run is gathered. The crash drain reads it when the flusher faults
+ * (flusher_drain.c, crash_run): the sinks before i took the whole run,
+ * sink i its first count records, the sinks after it none; so each sink
+ * is given each record it had not taken, once, but the one a sink
+ * faulted in, which that sink does not get again.
+ *
+ * n and taken are volatile, not atomic: written by the flusher thread (n
+ * and taken by the flusher, taken counted up in the sink) and read only
+ * by the crash handler interrupting that same thread, as the flusher's
+ * crash_* fields (flusher_state.h); volatile keeps each store in program
+ * order with the other volatile stores around it, and the flusher fences
+ * (a signal fence: the compiler's order only) a record's fields before
+ * counting it in n.
+ */
+#define LLOG__RUN_MAX 256
+_Static_assert(LLOG__RUN_MAX <= 256, "site_at and thread_at are 8-bit");
+#define LLOG__RUN_SINK(i) (((unsigned)(i) + 1u) << 16) /* taken's sink part */
+_Static_assert(LLOG__RUN_MAX < 1u << 16, "taken's count part is 16-bit");
+struct llog__capture_run {
+	volatile unsigned n;            /* records in cr[] */
+	volatile unsigned taken;        /* the sink, and what it took (above) */
+	size_t room;                    /* of every capture (the flusher's) */
+	uint64_t gen;                   /* of every capture (the round's) */
+	uint64_t thread_epoch;          /* of every record */
+	struct llog__capture_rec cr[LLOG__RUN_MAX];
+};
+
+/* The sink's count of one more record of run taken whole. */
+static inline void llog__capture_run_took(struct llog__capture_run *run)
+{
+	run->taken = run->taken + 1;
+}
+
+/* cr[k] of run whole (its site's and thread's fields filled in), for a
+ * sink's code that reads them. */
+static inline void llog__capture_run_full(const struct llog__capture_run *run, unsigned k,
+					  struct llog__capture_rec *out)
+{
+	const struct llog__capture_rec *cr = &run->cr[k];
+	const struct llog__capture_rec *s = &run->cr[cr->site_at], *t = &run->cr[cr->thread_at];
+
+	*out = *cr;
+	out->c.entry = NULL;
+	out->c.room = run->room;
+	out->c.gen = run->gen;
+	out->thread_epoch = run->thread_epoch;
+	out->c.fmt = s->c.fmt;
+	out->c.plan = s->c.plan;
+	out->level = s->level;
+	out->tid = t->tid;
+	out->thread_name = t->thread_name;
+	out->thread_name_len = t->thread_name_len;
+}
 
 /* The entry cr stands for, without a message (msg NULL) or fields: the
  * site's fields read through cr->c.site (render.c). Flusher thread. */

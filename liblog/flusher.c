@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@
 #include "kv.h"
 #include "render.h"
 #include "sched_points.h"
+#include "site.h"
 #include "sink.h"
 #include "sinkq.h"
 #include "stats.h"
@@ -227,10 +229,11 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  * The direct path: a LOG record without fields goes to sinks that store
  * captures as its capture (capture.h, struct llog__capture_rec), with no
  * entry built and nothing rendered, when every sink of the table runs on
- * the flusher and has write_rec (sink.h); otherwise every record goes as
- * an entry (write_record), as to any sink. Each sink still gets exactly
- * the records of its level and categories, in the same order, with the
- * same sequence numbers and times.
+ * the flusher and has write_rec (sink.h), most of them in runs (below,
+ * "Runs"), the others one at a time (write_direct); otherwise every
+ * record goes as an entry (write_record), as to any sink. Each sink still
+ * gets exactly the records of its level and categories, in the same
+ * order, with the same sequence numbers and times.
  *
  * thread_epoch: what a sink may take as the same thread and name as
  * before (capture.h): moved on at each round's start (a name may change
@@ -245,15 +248,25 @@ static void keep_record(struct llog__flusher *f, struct llog__rec *r, struct lli
  */
 static uint64_t thread_epoch;
 
-/* Sets f->direct_on and f->direct[] for the table as it is now. */
+/* Sets f->direct_on, f->direct[], and the runs' f->run_on, f->run_level,
+ * f->direct_run[] for the table as it is now (no run is pending: the
+ * table changes only between records that end one). */
 static void direct_setup(struct llog__flusher *f)
 {
 	f->direct_on = f->sinks.n > 0;
+	f->run_on = f->sinks.n > 0;
+	f->run_level = LLOG_TRACE;
 	for (int i = 0; i < f->sinks.n; i++) {
 		f->direct[i] = f->sinks.q[i] == NULL ? llog__sink_write_rec(f->sinks.s[i]) : NULL;
+		f->direct_run[i] = f->direct[i] != NULL ? llog__sink_write_run(f->sinks.s[i]) : NULL;
 		if (f->direct[i] == NULL)
 			f->direct_on = 0;
+		if (f->direct_run[i] == NULL || f->sinks.sel[i].n != 0)
+			f->run_on = 0;
+		if ((int)f->sinks.s[i]->level > f->run_level)
+			f->run_level = (int)f->sinks.s[i]->level;
 	}
+	f->run_on &= f->direct_on;
 }
 
 /* Whether r's capture may go directly: a LOG record with no fields (no
@@ -419,6 +432,118 @@ static void release_or_defer(struct round *rd, struct llog__rec *r, int hold)
 	rd->dtail = &r->node.next;
 }
 
+/*
+ * Runs. A LOG record that goes directly (direct_ok) to every sink of the
+ * table (its level is at least each sink's, none selects categories: f->
+ * run_on, run_level), with no drop notice before it and no backtrace
+ * written before it or kept instead of it, joins the run (run_add): its
+ * capture, sequence number and time are taken in the order of the chain,
+ * its arena bytes kept. The run is handed out (run_flush) before any other
+ * record, when it is full and at the chain's end: each sink gets all of
+ * it in one call (write_run), in the table's order, then the records'
+ * bytes go back to their arenas. So every sink gets the records in the
+ * chain's order, each once, as write_direct would give them.
+ *
+ * Crash (flusher_drain.c, crash_run): the drain reads how far the run got
+ * from run.n (records gathered, counted after each one's capture is
+ * complete) and run.taken (one word: 0 while gathering, no sink has any
+ * of it; else the sink being handed the run, the sinks before it having
+ * taken it all, and how many records that sink took whole, capture.h). It
+ * hands each record of the run, with the sequence number and time the run
+ * gave it, to every sink that had not taken it, but to the sink that
+ * faulted in it (crash_sink, the interrupted one); then the chain from
+ * crash_rest, which is past the run from the moment a record is counted
+ * in run.n. run.n goes back to 0 before the records' bytes are released,
+ * so a crash after the sinks took the run hands out nothing of it again
+ * and never reads a released record.
+ */
+static void run_flush(struct llog__flusher *f, struct round *rd, int hold);
+
+/* Whether r (a LOG record) may join the run. What depends on its site (the
+ * level, the backtrace's trigger) and on its thread (an empty context) is
+ * asked once per run for each: the run's last site and thread that passed
+ * (run_site, run_arena), forgotten when the run is handed out; a record
+ * that changes a thread's context ends the run. */
+static int run_ok(struct llog__flusher *f, const struct llog__rec *r) /* f->run_on */
+{
+	if (r->dropped != 0 || (r->flags & (LLOG__REC_BACKTRACE | LLOG__REC_FIELDS)))
+		return 0;
+	if (__builtin_expect(r->site == f->run_site && r->arena == f->run_arena, 1))
+		return 2; /* and of the record before it (run_add) */
+	/* Acquire: pairs with the release store of READY in llog__site_plan
+	 * (site.h), as llog__site_plan_peek's: the run's records point to the
+	 * published plan, never to the flusher's one tmp_plan. */
+	if (llog__site_level(r->site) < f->run_level || !direct_ok(f, r) ||
+	    (llog__load_acquire((_Atomic int *)&r->site->state) & LLOG__SITE_STATE_MASK) !=
+		    LLOG__SITE_READY ||
+	    (f->bt != NULL && llog__backtrace_triggers(f->bt, llog__site_level(r->site))))
+		return 0;
+	f->run_site = r->site;
+	f->run_arena = r->arena;
+	return 1;
+}
+
+/* r joins the run; ok is run_ok's answer (2: of the site and thread of the
+ * record before it), `next` the record after it in the chain. */
+static void run_add(struct llog__flusher *f, struct llog__rec *r, int ok, struct llist_node *next,
+		    int hold, struct round *rd)
+{
+	unsigned n = f->run.n;
+
+	if (n == 0) { /* what the run's records share */
+		f->run.room = f->msgcap - LLOG__MARKER_LEN;
+		f->run.gen = f->run_gen;
+		f->run.thread_epoch = thread_epoch;
+	}
+	f->crash_rendering = 1;
+	/* (ok 2: run_site was set by the record before it, so n > 0) */
+	llog__render_capture_run(&f->run, r, ok == 2, f->seq + 1, out_ts(f, r->ts));
+	f->seq++;
+	f->run_rec[n] = r;
+	/* cr complete before it is counted (the drain reads it: capture.h) */
+	atomic_signal_fence(memory_order_seq_cst);
+	f->run.n = n + 1;
+	f->crash_rendering = 0;
+	f->crash_rest = next;
+	f->run_bytes += LLOG__REC_HDR + r->len;
+	if (n + 1 == LLOG__RUN_MAX)
+		run_flush(f, rd, hold);
+}
+
+/* Hands the run to every sink, then releases its records (or, in the
+ * final round, defers them: release_or_defer). */
+static void run_flush(struct llog__flusher *f, struct round *rd, int hold)
+{
+	struct llog__capture_run *run = &f->run;
+	unsigned n = run->n;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < f->sinks.n; i++) {
+		long bad;
+
+		f->crash_sink = i;
+		run->taken = LLOG__RUN_SINK(i); /* i has none of it yet */
+		bad = f->direct_run[i](f->sinks.s[i], run);
+		if (bad > 0)
+			llog__count(write_errors, (uint64_t)bad);
+	}
+	run->n = 0;
+	run->taken = 0;
+	f->crash_sink = -1;
+	f->run_site = NULL;
+	f->run_arena = NULL;
+	rd->nrec += n;
+	rd->bytes += f->run_bytes;
+	f->run_bytes = 0;
+	for (unsigned k = 0; k < n; k++) {
+		if (hold)
+			release_or_defer(rd, f->run_rec[k], hold);
+		else
+			llog__arena_release(f->run_rec[k]); /* a LOG record's */
+	}
+}
+
 /* F4 for one record of a thread (LOG, TEXT, EXIT or NAME). */
 static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct llist_node *next,
 			  int hold, struct round *rd)
@@ -451,11 +576,21 @@ static void process_owned(struct llog__flusher *f, struct llog__rec *r, struct l
 static void process(struct llog__flusher *f, struct llist_node *chain, int hold, struct round *rd)
 {
 	struct llist_node *pos, *next;
+	int ok;
 
 	llist_for_each_safe(pos, next, chain) {
 		struct llog__rec *r = llist_entry(pos, struct llog__rec, node);
 
 		f->crash_rest = pos;
+		/* (a run is pending only while run_on: the table changes at a
+		 * record that ends it) */
+		if (f->run_on) {
+			if (r->kind == LLOG__K_LOG && (ok = run_ok(f, r)) != 0) {
+				run_add(f, r, ok, next, hold, rd);
+				continue;
+			}
+			run_flush(f, rd, hold); /* every record before r, first */
+		}
 		switch (r->kind) {
 		case LLOG__K_LOG:
 		case LLOG__K_TEXT:
@@ -496,6 +631,7 @@ static void process(struct llog__flusher *f, struct llist_node *chain, int hold,
 			break;
 		}
 	}
+	run_flush(f, rd, hold);
 	f->crash_rest = NULL;
 }
 
@@ -531,6 +667,9 @@ static int flusher_round(struct llog__flusher *f)
 	f->final = stopping;
 	llog__clock_conv_anchor(&f->clock);
 	thread_epoch++; /* names may have changed since the last round */
+	/* Once per round: a record of a site loaded after an invalidate was
+	 * taken after it (fmt_cache.h), so this value covers the chain. */
+	f->run_gen = llog__fmt_cache_gen();
 	direct_setup(f);
 	process(f, chain, stopping, &rd);                            /* F4 */
 	/* The levels file (reload.h): its change record in this round. */

@@ -236,7 +236,41 @@ static const struct llog_entry *direct_entry(struct llog__flusher *f, struct llo
 }
 
 /*
- * In output order, to every sink with crash entry points: the entry the
+ * The run the flusher was gathering or handing out (flusher.c, "Runs"): each
+ * of its records, rendered with the sequence number and time the run gave
+ * it (and its capture beside it), to the sinks that had not taken it
+ * (run.taken, capture.h): while gathering every sink; else the sinks after
+ * the one being handed the run (s), and s the records after the `took` it
+ * took, and that one too unless s is the sink that faulted (`at`: it faulted
+ * in it). The sinks before s took the whole run. So each sink gets each
+ * record once; the one it faulted in is lost for the interrupted sink
+ * alone, as a record handed out singly is.
+ */
+static void crash_run(struct llog__flusher *f, int at, struct crash_drain *d)
+{
+	const struct llog__capture_run *run = &f->run;
+	unsigned n = run->n, taken = run->taken;
+	int s = (int)(taken >> 16) - 1; /* -1: gathering */
+	unsigned took = taken & 0xffffu;
+	struct llog_entry e;
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct llog__capture_rec *cr = &run->cr[k];
+		int from = s < 0 ? 0 : k > took || (k == took && s != at) ? s : s + 1;
+
+		llog__flusher_record_entry(f, f->run_rec[k], f->crash_msg, &f->tmp_plan, NULL, &e);
+		f->seq = cr->seq; /* taken already */
+		e.seq = cr->seq;
+		e.ts_ns = cr->ts_ns;
+		(void)crash_hand(f, from, &e, at);
+		llog__capture_clear(); /* e dies with this frame */
+		d->n++;
+	}
+}
+
+/*
+ * In output order, to every sink with crash entry points: the run being
+ * gathered or handed out (crash_run), the entry the
  * flusher was handing out (to the sinks after the one it faulted in, which
  * had not taken it yet; the faulting sink is not given that entry again),
  * the rest of the chain of this round (less a record whose rendering
@@ -268,6 +302,8 @@ int llog__flusher_crash_drain_self(struct llog__rec *rec, unsigned queue_ms)
 	if (cur != NULL)
 		crash_hand(f, at + 1, cur, at);
 	llog__capture_clear();
+	if (f->run.n > 0) /* not with cur: a run is handed out before any entry */
+		crash_run(f, at, &d);
 	rest = f->crash_rest;
 	if (rest != NULL && f->crash_rendering)
 		rest = rest->next; /* lost: rendering it is what crashed */

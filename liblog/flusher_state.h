@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "llog/sinks.h"
+#include "capture.h"
 #include "clock.h"
 #include "flusher.h"
 #include "fmt.h"
@@ -103,6 +104,21 @@ struct llog__flusher {
 	 * changes in a round and at every round's start. */
 	int direct_on;
 	long (*direct[LLOG__MAX_SINKS])(struct llog_sink *s, const struct llog__capture_rec *cr);
+	/* Runs (flusher.c, the direct path): run_on when every sink of the
+	 * table also has write_run (direct_run[i]) and selects no categories;
+	 * a record at or above run_level (every sink's level) then joins the
+	 * run, handed to each sink in one call. For the crash drain, run.n > 0
+	 * says the run holds records (run_rec[k] their records) that not every
+	 * sink has taken, and run.taken which sink has it and how much of it
+	 * (capture.h). */
+	int run_on;
+	int run_level;
+	const void *run_site, *run_arena; /* run_ok's, for this run */
+	uint64_t run_gen;                 /* the round's llog__fmt_cache_gen() */
+	uint64_t run_bytes;               /* the run's records' bytes (round) */
+	long (*direct_run[LLOG__MAX_SINKS])(struct llog_sink *s, struct llog__capture_run *run);
+	struct llog__rec *run_rec[LLOG__RUN_MAX];
+	struct llog__capture_run run;
 };
 
 /* The running flusher, for the crash handler on its thread (set and

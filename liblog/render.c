@@ -153,6 +153,68 @@ void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog
 	cr->suppressed = e.suppressed;
 }
 
+/* llog__render_capture_run's rare parts, out of its way: the counts of a
+ * cut or rate-limited record, and the fields of a site or thread that the
+ * record before it in the run does not share. */
+static __attribute__((noinline)) void capture_run_flags(struct llog__capture_rec *cr,
+							 const struct llog__rec *r)
+{
+	struct llog_entry e;
+
+	cr->c.truncated = (r->flags & LLOG__REC_TRUNCATED) != 0;
+	if (cr->c.truncated)
+		llog__count(truncated, 1); /* as finish() would */
+	e.suppressed = 0;
+	suppressed_count(r, &e);
+	cr->suppressed = e.suppressed;
+}
+
+static __attribute__((noinline)) void capture_run_streak(struct llog__capture_rec *cr, unsigned n,
+							  const struct llog__rec *r)
+{
+	const struct llog__capture_rec *prev = cr - (n > 0);
+	const struct llog_site *site = r->site;
+
+	if (n == 0 || prev->c.site != site) {
+		cr->c.fmt = site->fmt;
+		cr->c.plan = llog__site_published(site); /* READY: the caller's */
+		cr->level = llog__site_level(site);
+		cr->site_at = (uint8_t)n;
+	} else {
+		cr->site_at = prev->site_at;
+	}
+	if (n == 0 || prev->thread != r->arena) {
+		cr->tid = r->arena->tid;
+		cr->thread_name = r->arena->fl_name; /* the flusher's copy, as above */
+		cr->thread_name_len = r->arena->fl_name_len;
+		cr->thread_at = (uint8_t)n;
+	} else {
+		cr->thread_at = prev->thread_at;
+	}
+}
+
+void llog__render_capture_run(struct llog__capture_run *run, const struct llog__rec *r, int same,
+			      uint64_t seq, int64_t ts)
+{
+	unsigned n = run->n;
+	struct llog__capture_rec *cr = &run->cr[n];
+
+	cr->c.site = r->site;
+	cr->c.args = llog__rec_payload(r);
+	cr->c.len = r->len;
+	cr->c.truncated = 0;
+	cr->thread = r->arena;
+	cr->seq = seq;
+	cr->ts_ns = ts;
+	cr->suppressed = 0;
+	if (__builtin_expect(r->flags & (LLOG__REC_TRUNCATED | LLOG__REC_SUPPRESSED), 0))
+		capture_run_flags(cr, r);
+	if (__builtin_expect(same, 1)) /* n > 0 */
+		memcpy(&cr->site_at, &cr[-1].site_at, 2); /* and thread_at */
+	else
+		capture_run_streak(cr, n, r);
+}
+
 void llog__capture_rec_entry(const struct llog__capture_rec *cr, struct llog_entry *e)
 {
 	site_fields(cr->c.site, e);

@@ -56,6 +56,16 @@ void llog__render_capture(const struct llog__rec *r, size_t cap, struct llog__pl
 struct llog__capture_rec;
 void llog__render_capture_rec(const struct llog__rec *r, size_t cap, struct llog__plan *tmp,
 			      struct llog__capture_rec *cr);
+/* The LOG record r, whose site's plan is published (LLOG__SITE_READY),
+ * as the next record of run (capture.h: run->cr[run->n], not counted in
+ * run->n), with sequence number seq and time ts; same: r is of the site
+ * and the thread of the record before it in the run, else its site's and
+ * thread's fields are taken where they differ from that record's. The
+ * run's room, gen and thread_epoch are the caller's. Counts what
+ * llog__render_capture_rec counts. Flusher thread. */
+struct llog__capture_run;
+void llog__render_capture_run(struct llog__capture_run *run, const struct llog__rec *r, int same,
+			      uint64_t seq, int64_t ts);
 
 /* The same for a call rendered at once from its va_list (no record). */
 void llog__render_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,

@@ -204,3 +204,10 @@ llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s)
 	/* ops is the first member of its struct llog__sink_direct_ops */
 	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_rec;
 }
+
+llog__write_run_fn *llog__sink_write_run(const struct llog_sink *s)
+{
+	if (llog__sink_write_rec(s) == NULL)
+		return NULL;
+	return ((const struct llog__sink_direct_ops *)(const void *)s->ops)->write_run;
+}

@@ -25,16 +25,25 @@
  * write_rec the flusher calls for a LOG
  * record without fields instead of write, when the sink runs on the
  * flusher and no sink in the table needs an entry (flusher.c: the direct
- * path). write_rec stores what write would store for the entry cr stands
- * for (llog__capture_rec_entry) with the capture beside it; it returns as
- * write does. The crash path keeps crash_write. */
+ * path), and whose write_run, when it has one, it calls for a run of such
+ * records (capture.h). write_rec stores what write would store for the
+ * entry cr stands for (llog__capture_rec_entry) with the capture beside
+ * it; it returns as write does. The crash path keeps crash_write. */
 #define LLOG__SINK_F_DIRECT 0x40000000u
 
 struct llog__capture_rec;
+struct llog__capture_run;
 typedef long llog__write_rec_fn(struct llog_sink *s, const struct llog__capture_rec *cr);
+/* write_run (may be NULL): write_rec of each record of run in order, in
+ * one call, each record going to this sink (its level and categories are
+ * the flusher's to check), and llog__capture_run_took after each
+ * (capture.h). Returns how many of them write_rec would have failed
+ * (write_errors), 0 when all were taken. */
+typedef long llog__write_run_fn(struct llog_sink *s, struct llog__capture_run *run);
 struct llog__sink_direct_ops {
 	struct llog_sink_ops ops; /* first: flags has LLOG__SINK_F_DIRECT */
 	llog__write_rec_fn *write_rec;
+	llog__write_run_fn *write_run; /* grows at the end */
 };
 
 /* Notes ops as the ops of some of llog's own sinks, which may declare the
@@ -54,6 +63,8 @@ int llog__sink_is_own(const struct llog_sink_ops *ops);
  * noted by llog__sink_direct_own (never read past other ops). Flusher
  * thread, per round. */
 llog__write_rec_fn *llog__sink_write_rec(const struct llog_sink *s);
+/* s's write_run when it has write_rec (above) and write_run, else NULL. */
+llog__write_run_fn *llog__sink_write_run(const struct llog_sink *s);
 
 /* Writes all of buf to fd: retries EINTR and short writes, waits (poll,
  * bounded by timeout_ms in total) on EAGAIN; never raises SIGPIPE for

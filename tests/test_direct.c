@@ -20,13 +20,20 @@
  * sink that faults in write_rec, mid-record, with a binary file
  * after it (the crash drain renders that record for it, with the same
  * sequence number); a user's sink whose flags have the internal bits
- * (never taken for a direct one: its ops are not llog's). Needs LLOGCAT
+ * (never taken for a direct one: its ops are not llog's). Runs (many
+ * records in one sink call): threads taking turns over several sites, and
+ * sites met for the first time within a run, read back the same as
+ * through entries; a run across chunks, frames and rotated files; a sink
+ * that faults in the middle of a run, before or after a binary file (the
+ * crash drain writes each record once to the file, and gives the faulting
+ * sink only the records after the one it faulted in). Needs LLOGCAT
  * (the build sets it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -62,15 +69,11 @@ struct rec {
 
 /* llogcat --json PATH's records "rec t=T i=I" (at most max), in file
  * order; the count. */
-static int read_recs(const char *path, struct rec *out, int max)
+static int read_recs_of(const char *cmd, struct rec *out, int max)
 {
-	const char *llogcat = getenv("LLOGCAT");
-	char cmd[512], *all, *line, *save = NULL;
+	char *all, *line, *save = NULL;
 	int n = 0;
 
-	if (llogcat == NULL)
-		skip();
-	snprintf(cmd, sizeof(cmd), "'%s' --json '%s'", llogcat, path);
 	all = read_cmd(cmd);
 	for (line = strtok_r(all, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		static const char *const lv[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
@@ -104,6 +107,38 @@ static int read_recs(const char *path, struct rec *out, int max)
 	}
 	free(all);
 	return n;
+}
+
+/* A case that reads its files with llogcat: skipped without it, else
+ * its scratch directory made. */
+static void llogcat_case(struct tdir *t)
+{
+	if (getenv("LLOGCAT") == NULL)
+		skip();
+	tdir_make(t, "llog_direct_");
+}
+
+/* Records r[0..got) have consecutive sequence numbers; with `order`,
+ * r[k] is "rec t=* i=k". */
+static void expect_consecutive(const struct rec *r, int got, int order)
+{
+	for (int k = 0; k < got; k++) {
+		if (order)
+			assert_int_equal(r[k].i, k);
+		if (k > 0)
+			assert_true(r[k].seq == r[k - 1].seq + 1);
+	}
+}
+
+static int read_recs(const char *path, struct rec *out, int max)
+{
+	const char *llogcat = getenv("LLOGCAT");
+	char cmd[512];
+
+	if (llogcat == NULL)
+		skip();
+	snprintf(cmd, sizeof(cmd), "'%s' --json '%s'", llogcat, path);
+	return read_recs_of(cmd, out, max);
 }
 
 static void add_bin(const char *path, enum llog_level level, const char *categories)
@@ -421,26 +456,38 @@ static char *timeless(const char *path)
 	return read_cmd(cmd);
 }
 
+/* The records of logs(path, direct) through entries (direct 0) and
+ * directly (1) read back the same, but for times and thread ids; the
+ * direct file's path in b (128 bytes), the text (the caller's to free). */
+static char *same_both_ways(const struct tdir *t, void (*logs)(const char *path, int direct),
+			    char *b)
+{
+	char a[128], *x, *y;
+
+	snprintf(a, sizeof(a), "%s/entries.zst", t->dir);
+	snprintf(b, 128, "%s/direct.zst", t->dir);
+	logs(a, 0);
+	logs(b, 1);
+	x = timeless(a);
+	y = timeless(b);
+	assert_string_equal(x, y);
+	free(y);
+	return x;
+}
+
 static void test_same_as_entries(void **state)
 {
-	char a[128], b[128], *x, *y;
+	char b[128], *x;
 	struct tdir t;
 
 	(void)state;
 	if (getenv("LLOGCAT") == NULL)
 		skip();
 	tdir_make(&t, "llog_direct_");
-	snprintf(a, sizeof(a), "%s/entries.zst", t.dir);
-	snprintf(b, sizeof(b), "%s/direct.zst", t.dir);
-	mixed_records(a, 0);
-	mixed_records(b, 1);
-	x = timeless(a);
-	y = timeless(b);
+	x = same_both_ways(&t, mixed_records, b);
 	assert_non_null(strstr(x, "rec t=5 i=97 bbbb"));
 	assert_non_null(strstr(x, "\"thread_name\":\"mixer-b\""));
-	assert_string_equal(x, y);
 	free(x);
-	free(y);
 	tdir_remove(&t);
 }
 
@@ -594,6 +641,315 @@ static void test_foreign_flags(void **state)
 	assert_int_equal(atomic_load(&foreign_writes), FOREIGN_N);
 }
 
+/* ---- 7. runs: one sink call for many records ----------------------------------- */
+
+/* Threads that take turns (one record each, in a fixed order), each
+ * record from one of three sites, so that a round's runs interleave
+ * threads and sites in a known order: the file is the same through the
+ * runs as through entries (a callback sink in the table: no direct path),
+ * and holds every record once, in per-thread order, under its thread's
+ * name. Then one thread meets NEW_SITES sites for the first time one
+ * after another in one run. */
+#define TURN_THREADS 3
+#define TURN_EACH 400
+#define NEW_SITES 5
+
+static atomic_int turn;
+
+static void *taker(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "taker-%d", t);
+	llog_set_thread_name(name);
+	for (int i = 0; i < TURN_EACH; i++) {
+		while (atomic_load(&turn) != i * TURN_THREADS + t)
+			sched_yield();
+		switch ((i + t) % 3) {
+		case 0:
+			LOG_INFO("rec t=%d i=%d a=%d", t, i, i * 7 - t);
+			break;
+		case 1:
+			LOG_INFO("rec t=%d i=%d d=%.3f s=%s", t, i, i / 8.0, i % 2 ? "odd" : "even");
+			break;
+		default:
+			LOG_WARN("rec t=%d i=%d x=%lld", t, i, (long long)i << 33);
+			break;
+		}
+		if (i % 150 == 149 && t == 0)
+			llog_flush(); /* a round ends within the turns */
+		atomic_fetch_add(&turn, 1);
+	}
+	return NULL;
+}
+
+/* One thread, sites met for the first time one after another within a
+ * run (each defined while the thread stays the frame's), then again. */
+static void new_sites(void)
+{
+	for (int i = 0; i < 40; i++) {
+		LOG_INFO("rec t=0 i=%d a=%d", i, i);
+		LOG_INFO("rec t=1 i=%d b=%u", i, (unsigned)i * 3);
+		LOG_WARN("rec t=2 i=%d c=%.2f", i, i / 3.0);
+		LOG_INFO("rec t=3 i=%d d=%s", i, "new");
+		LOG_ERROR("rec t=4 i=%d e=%lld", i, (long long)i << 40);
+	}
+}
+
+static void interleaved(const char *path, int direct)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 60000};
+	struct llog_callback_options co = {.on_entry = ignore_entry, .level = LLOG_FATAL};
+	pthread_t th[TURN_THREADS];
+
+	atomic_store(&turn, 0);
+	add_bin(path, LLOG_INFO, NULL);
+	if (!direct)
+		assert_int_equal(llog_add_sink(llog_callback_sink(&co)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int k = 0; k < TURN_THREADS; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, taker, (void *)(intptr_t)k), 0);
+	for (int k = 0; k < TURN_THREADS; k++)
+		assert_int_equal(pthread_join(th[k], NULL), 0);
+	llog_flush();
+	new_sites(); /* one round */
+	llog_shutdown();
+}
+
+static void test_run_threads_and_sites_interleaved(void **state)
+{
+	const int max = TURN_THREADS * TURN_EACH + NEW_SITES * 40 + 10;
+	struct rec *r = calloc((size_t)max, sizeof(*r));
+	char b[128];
+	int got;
+	struct tdir t;
+
+	(void)state;
+	assert_non_null(r);
+	llogcat_case(&t);
+	free(same_both_ways(&t, interleaved, b));
+	got = read_recs(b, r, max);
+	assert_int_equal(got, TURN_THREADS * TURN_EACH + NEW_SITES * 40);
+	got = TURN_THREADS * TURN_EACH; /* then new_sites' */
+	for (int k = 0; k < got; k++) {
+		char name[16];
+
+		/* the order of the turns, each record once */
+		assert_int_equal(r[k].t, k % TURN_THREADS);
+		assert_int_equal(r[k].i, k / TURN_THREADS);
+		snprintf(name, sizeof(name), "taker-%d", r[k].t);
+		assert_string_equal(r[k].name, name);
+	}
+	expect_consecutive(r, got, 0);
+	free(r);
+	tdir_remove(&t);
+}
+
+/* A run across chunks, frames and files: each record carries a 40 KB
+ * string, so a chunk (one frame, at most 4 MiB of records) takes about 100
+ * of them and a run (up to 256) often crosses into a new chunk, whose
+ * predecessor goes to the writer while the run goes on (and, past the 8
+ * MiB of pending input, waits for it); the arenas (16 MiB) hold more than
+ * a run a round. The file rotates before each frame (max_bytes 1), so every
+ * frame but the first starts a file of its own. Every file reads with
+ * zstd, and together they hold every record once, in order. */
+#define SPAN_N 1000
+#define SPAN_STR 40000
+
+static void test_run_across_chunks_and_rotation(void **state)
+{
+	struct llog_config cfg = {.level = LLOG_DEBUG, .flush_interval_ms = 60000,
+				  .arena_bytes = 16u << 20, .max_record_bytes = 64u << 10};
+	static char big[SPAN_STR + 1];
+	struct llog_file_options fo = {.compression = LLOG_FILE_BINARY, .max_bytes = 1};
+	struct rec *r = calloc(SPAN_N + 10, sizeof(*r));
+	char path[128], cmd[512], *out, *line, *save = NULL;
+	int got, files = 0;
+	struct tdir t;
+
+	(void)state;
+	assert_non_null(r);
+	llogcat_case(&t);
+	snprintf(path, sizeof(path), "%s/span.zst", t.dir);
+	fo.path = path;
+	assert_int_equal(llog_add_sink(llog_file_sink(&fo)), 0);
+	assert_int_equal(llog_init(&cfg), 0);
+	for (int i = 0; i < SPAN_N; i++) {
+		memset(big, 'a' + i % 26, SPAN_STR);
+		LOG_INFO("rec t=0 i=%d v=%d s=%s", i, i * 3, big);
+		if (i % 400 == 399)
+			llog_flush();
+	}
+	llog_shutdown();
+	/* every file reads with zstd */
+	snprintf(cmd, sizeof(cmd), "ls '%s'", t.dir);
+	out = read_cmd(cmd);
+	for (line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char test[512];
+
+		snprintf(test, sizeof(test), "zstd -t -q '%s/%s' 2>/dev/null", t.dir, line);
+		if (system(test) != 0)
+			fail_msg("zstd cannot read %s", line);
+		files++;
+	}
+	free(out);
+	assert_true(files > SPAN_N / 110); /* a file a frame */
+	/* all files, oldest first */
+	snprintf(cmd, sizeof(cmd), "'%s' --json '%s'/span*", getenv("LLOGCAT"), t.dir);
+	got = read_recs_of(cmd, r, SPAN_N + 10);
+	assert_int_equal(got, SPAN_N);
+	expect_consecutive(r, got, 1);
+	free(r);
+	tdir_remove(&t);
+}
+
+/*
+ * A sink that faults in write_run, in the middle of a run, next to a
+ * binary file: before it (the file took the whole run: the crash drain
+ * must not give it any record of the run again) or after it (the file had
+ * none of the run: the drain gives it every record of the run, then the
+ * rest). Either way the file holds every record once, in order, with
+ * consecutive sequence numbers, then the crash record. The faulting sink
+ * has crash entry points that note what the drain gives it: only the
+ * records after the one it faulted in (it took those before), then the
+ * crash record.
+ */
+#define RUN_N 300
+#define RUN_AT 150
+
+static int run_fault_fd = -1; /* the child's notes of the faulting sink's crash_write */
+
+static long run_fault_write_rec(struct llog_sink *s, const struct llog__capture_rec *cr)
+{
+	(void)s;
+	(void)cr;
+	return 0;
+}
+
+static long run_fault_write_run(struct llog_sink *s, struct llog__capture_run *run)
+{
+	static int n;
+
+	(void)s;
+	for (unsigned k = 0; k < run->n; k++) {
+		if (n++ == RUN_AT)
+			store_null();
+		llog__capture_run_took(run);
+	}
+	return 0;
+}
+
+static long run_fault_crash_write(struct llog_sink *s, const struct llog_entry *e, int interrupted)
+{
+	char note[64];
+	int t, i, len;
+
+	(void)s;
+	if (e->msg == NULL || sscanf(e->msg, "rec t=%d i=%d", &t, &i) != 2)
+		i = -1; /* the crash record */
+	len = snprintf(note, sizeof(note), "%d %d\n", i, interrupted);
+	if (write(run_fault_fd, note, (size_t)len) != len)
+		_exit(97);
+	return 0;
+}
+
+static long run_fault_crash_commit(struct llog_sink *s, int interrupted)
+{
+	(void)s;
+	(void)interrupted;
+	return 0;
+}
+
+static const struct llog__sink_direct_ops run_fault_ops = {
+	.ops = {.version = LLOG_SINK_VERSION, .write = fault_write, .commit = fault_commit,
+		.close = fault_close, .crash_write = run_fault_crash_write,
+		.crash_commit = run_fault_crash_commit,
+		.flags = LLOG__SINK_F_RAW | LLOG__SINK_F_DIRECT},
+	.write_rec = run_fault_write_rec,
+	.write_run = run_fault_write_run,
+};
+
+static struct llog_sink run_fault_sink = {.ops = &run_fault_ops.ops, .level = LLOG_TRACE};
+static int run_fault_first; /* the faulting sink before the file */
+
+static void run_fault_child(const struct tdir *t)
+{
+	struct llog_config cfg = {.flush_interval_ms = 60000};
+	char notes[160];
+
+	snprintf(notes, sizeof(notes), "%s/notes.txt", t->dir);
+	run_fault_fd = open(notes, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (run_fault_fd < 0)
+		_exit(91);
+	llog__sink_direct_own(&run_fault_ops); /* llog's own, as a test's */
+	if (run_fault_first && llog_add_sink(&run_fault_sink) != 0)
+		_exit(92);
+	add_bin(t->log, LLOG_DEBUG, NULL);
+	if (!run_fault_first && llog_add_sink(&run_fault_sink) != 0)
+		_exit(93);
+	if (llog_init(&cfg) != 0)
+		_exit(94);
+	for (int i = 0; i < RUN_N; i++)
+		LOG_INFO("rec t=0 i=%d x=%.2f", i, i / 4.0);
+	llog_flush(); /* its round's runs fault at RUN_AT */
+	_exit(96);
+}
+
+static void run_fault(int first)
+{
+	struct rec *r = calloc(RUN_N + 10, sizeof(*r));
+	char cmd[512], *out, *line, *save = NULL;
+	int got, want;
+	struct tdir t;
+
+	assert_non_null(r);
+	run_fault_first = first;
+	llogcat_case(&t);
+	run_crashing_child(&t, run_fault_child, 60);
+	got = read_recs(t.log, r, RUN_N + 10);
+	expect_consecutive(r, got, 1);
+	assert_int_equal(got, RUN_N);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("LLOGCAT"), t.log);
+	out = read_cmd(cmd);
+	assert_non_null(strstr(strstr(out, "rec t=0 i=299"), "SIGSEGV"));
+	free(out);
+	/* the faulting sink: the records after RUN_AT, interrupted, then
+	 * the crash record */
+	snprintf(cmd, sizeof(cmd), "cat '%s/notes.txt'", t.dir);
+	out = read_cmd(cmd);
+	want = RUN_AT + 1;
+	for (line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		int i, interrupted;
+
+		assert_int_equal(sscanf(line, "%d %d", &i, &interrupted), 2);
+		assert_int_equal(interrupted, 1);
+		if (i < 0) {
+			assert_int_equal(want, RUN_N); /* the crash record, last */
+			want = -1;
+			continue;
+		}
+		assert_int_equal(i, want);
+		want++;
+	}
+	assert_int_equal(want, -1);
+	free(out);
+	free(r);
+	tdir_remove(&t);
+}
+
+static void test_run_fault_before_file(void **state)
+{
+	(void)state;
+	run_fault(1);
+}
+
+static void test_run_fault_after_file(void **state)
+{
+	(void)state;
+	run_fault(0);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_levels_and_categories),
 	cmocka_unit_test(test_entry_sink_comes_and_goes),
@@ -601,4 +957,8 @@ TEST_MAIN(
 	cmocka_unit_test(test_same_as_entries),
 	cmocka_unit_test(test_fault_in_write_rec),
 	cmocka_unit_test(test_foreign_flags),
+	cmocka_unit_test(test_run_threads_and_sites_interleaved),
+	cmocka_unit_test(test_run_across_chunks_and_rotation),
+	cmocka_unit_test(test_run_fault_before_file),
+	cmocka_unit_test(test_run_fault_after_file),
 )
