@@ -55,12 +55,15 @@ per_call() {
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
 		"$1/bench/${3:-llog_bench}" tput -t 1 -m "$2" -n "$n" -f "$out/x.zst" >/dev/null 2>"$out/vg.txt"
 	for f in "$out"/cg.*-*; do
-		callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
+		callgrind_annotate --tree=calling --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 		grep -q 'bench_common\.h:bench_run_worker' "$f.txt" && pf=$f
 	done
 	[[ -n $pf ]] || { echo "caller_cost: no producer thread found" >&2; exit 1; }
-	entry=$(awk '/producer\.c:llog__log/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
-		END { print m + 0 }' "$pf.txt")
+	# every call made from the macro's lines, inclusive: llog's entry
+	# points and what the call site's own path calls (memchr, memcpy)
+	entry=$(awk '/\*  .*include\/llog(\/detail)?\.h:bench_run_worker/ { p = 1; next }
+		p && /^ *[0-9,]+ .*  >   / { gsub(",", "", $1); s += $1; next }
+		{ p = 0 } END { print s + 0 }' "$pf.txt")
 	macro=$(callgrind_annotate "$pf" 2>/dev/null |
 		awk '/include\/llog(\/detail)?\.h:bench_run_worker/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	awk -v n="$n" -v e="$entry" -v m="$macro" 'BEGIN { printf "%.0f %.0f", e / n, m / n }'
