@@ -16,7 +16,10 @@
  * A typed call of a site whose record has a fixed shape (site.h, "Fixed
  * sites": decided at the site's first call) takes the fast path below
  * instead ("The fast path"): the same five steps for that case only, with
- * no plan, and log_core for everything else.
+ * no plan, and log_core for everything else. Where the call's compile-time
+ * signature is the plan's too, the call site's own code writes the record
+ * (llog/detail.h, "The call site's own fast path"); what it hands back
+ * comes here ("The call sites' own path" below).
  *
  * Off the hot path, each in one cold function of producer_cold.c
  * (producer_parts.h): a full ring under the overflow policy, a closed list
@@ -491,6 +494,18 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * LLOG__SHAPE_MAX_ARGS where the call's is not at hand: the site's verdict
  * checked that its plan consumes no more than its calls pass, and log_core
  * reads no more than the plan consumes.
+ *
+ * The call sites' own path (llog/detail.h, llog__fast_call) is these steps
+ * again, inlined in the caller and specialized for the call's signature
+ * (LLOG__SITE_INLINE, site.h): the same checks in the same order, the same
+ * bytes, the same schedule points (FAST_ENTER once a call: a string longer
+ * than it writes is handed to fast_str past its entry, LLOG__SIG_ENTERED).
+ * It calls out only for what is rare, each time into this file and onto
+ * the path it would have taken here: llog__log_ts before anything (the
+ * first call, a go-slow word, a NULL string), llog__log_tx after in_log
+ * (no room below stop, a context to resend, a CLOSED head: log_t_slow, as
+ * fast_fixed), llog__fast_retry (a failed CAS: fast_push_retry) and
+ * llog__fast_after (drops to take off, the ring past wake: fast_pushed).
  */
 static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 	__attribute__((noinline));
@@ -1075,7 +1090,7 @@ static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 }
 
 /*
- * The call sites' own fast path (llog/detail.h, "The call site's own fast
+ * The call sites' own path (llog/detail.h, "The call site's own fast
  * path"): its hand-backs and its rare ends. The site's records are those
  * of the fast path above for the same shape: the same header (checked
  * here against the header's copy) and slots.
@@ -1133,18 +1148,18 @@ int llog__log_tx(struct llog_site *site, const uint64_t *v, unsigned n)
 /* The site's CAS failed: fast_push's retry, on the head the site pushed
  * on (shard[0]: the process's go-slow word was zero, so the clock is the
  * plain TSC and the queue has one head). */
-int llog__fast_retry(void *arena, void *rec, void *first, uint32_t old)
+void llog__fast_retry(void *arena, void *rec, void *first, uint32_t old)
 {
 	struct llog__rec *r = rec;
 
-	return fast_push_retry(arena, r, &llog__q.shard[0].head, first, old, r->dropped);
+	(void)fast_push_retry(arena, r, &llog__q.shard[0].head, first, old, r->dropped);
 }
 
 /* After the site's push: the drops the record carried and the fill check
  * past wake (fast_pushed). */
-int llog__fast_after(void *arena, uint32_t carried, uint32_t reserve)
+void llog__fast_after(void *arena, uint32_t carried, uint32_t reserve)
 {
-	return fast_pushed(arena, carried, reserve);
+	(void)fast_pushed(arena, carried, reserve);
 }
 
 void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,

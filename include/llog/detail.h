@@ -341,9 +341,10 @@ struct __attribute__((may_alias)) llog__fast_rec {
 /* The rare ends of the site's path, after its push (the library's
  * fast_push_retry and fast_pushed): the CAS failed (first: the head it
  * read, the record's old reserve position), or the record carried drops
- * or the ring is past wake. Each clears in_log; return 0. */
-LLOG_EXPORT int llog__fast_retry(void *arena, void *rec, void *first, uint32_t old);
-LLOG_EXPORT int llog__fast_after(void *arena, uint32_t carried, uint32_t reserve);
+ * or the ring is past wake. Each clears in_log; the call is then done
+ * (never handed back). */
+LLOG_EXPORT void llog__fast_retry(void *arena, void *rec, void *first, uint32_t old);
+LLOG_EXPORT void llog__fast_after(void *arena, uint32_t carried, uint32_t reserve);
 
 #ifdef LLOG_TEST_SCHED
 /* The schedule points FAST_ENTER, FAST_PUSH, FAST_CLOSED
@@ -959,12 +960,16 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	 * pairs with the flusher's acquire exchange of the head. Relaxed on
 	 * failure: the retry (out of line) only tries again. */
 	if (LLOG__UNLIKELY(!__atomic_compare_exchange_n(&h->first, &first, (void *)r, 0,
-							__ATOMIC_RELEASE, __ATOMIC_RELAXED)))
-		return llog__fast_retry(a, r, first, old);
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))) {
+		llog__fast_retry(a, r, first, old);
+		return 0;
+	}
 	/* the ring past half full: end past wake (a plain read, the owner's
 	 * word; the distance is below 2^30 either way, liblog/arena.h) */
-	if (LLOG__UNLIKELY(carried != 0 || (int32_t)(a->wake - end) < 0))
-		return llog__fast_after(a, carried, end);
+	if (LLOG__UNLIKELY(carried != 0 || (int32_t)(a->wake - end) < 0)) {
+		llog__fast_after(a, carried, end);
+		return 0;
+	}
 	LLOG__FAST_FENCE();
 	((volatile uint8_t *)&a->busy)[0] = 0;
 	return 0;
