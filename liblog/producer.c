@@ -462,9 +462,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * reservation in one compare with stop (and the context word again: a
  * signal handler may have run since the test), the slots stored by the
  * shape (a call without arguments: shape 0, a constant; strings with
- * strnlen and fast_copy), the header, the head (not CLOSED; shard[0] when
- * the clock mode is the plain TSC, which it is only on a queue of one
- * head: fast_head), the drops to report (read after the payload, as
+ * strnlen and llog__fast_copy), the header, the head (not CLOSED;
+ * shard[0] when the clock mode is the plain TSC, which it is only on a
+ * queue of one head: fast_head), the drops to report (read after the payload, as
  * log_core reads them), the push and the fill check (one compare with
  * wake, arena.h "Stop and wake"): log_core's steps for this case, without
  * the plan, the overflow policy or anything rare.
@@ -772,34 +772,6 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	return d + 4;
 }
 
-/* Copies len bytes, w <= len <= 2 * w, as two overlapping chunks of w (a
- * constant); returns the end. */
-static inline __attribute__((always_inline)) unsigned char *
-copy_pair(unsigned char *d, const char *p, uint32_t len, size_t w)
-{
-	unsigned char x[16], y[16];
-
-	memcpy(x, p, w);
-	memcpy(y, p + len - w, w);
-	memcpy(d, x, w);
-	memcpy(d + len - w, y, w);
-	return d + len;
-}
-
-/* Copies a string's len bytes to d; returns the end. From 8 to 32 bytes
- * (the common case: a name, an address) two overlapping loads and stores
- * of 8 or 16 bytes, without a call; else mempcpy. */
-static inline __attribute__((always_inline)) unsigned char *fast_copy(unsigned char *d,
-								       const char *p,
-								       uint32_t len)
-{
-	if (len - 8u <= 8u)
-		return copy_pair(d, p, len, 8);
-	if (len - 17u <= 15u)
-		return copy_pair(d, p, len, 16);
-	return mempcpy(d, p, len);
-}
-
 /* A FAST site without strings: the record's size is the shape's. plain
  * (a constant): the clock mode is the plain TSC (fast_head). */
 static inline __attribute__((always_inline)) int
@@ -932,7 +904,7 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 				goto slow;
 			room -= len;
 			memcpy(d, &len, 4);
-			d = fast_copy(d + 4, p, len);
+			d = llog__fast_copy(d + 4, p, len);
 		}
 	}
 	a = r->arena;

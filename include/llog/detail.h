@@ -618,17 +618,14 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 }
 
 #if defined(__GNUC__)
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__OPTIMIZE__) &&                       \
-	!defined(LLOG_NO_FAST_INLINE)
-#define LLOG__FAST_INLINE 1
-
 /* A compiler barrier (a signal handler of this thread sees the arena's
  * bytes as the program order wrote them): atomic_signal_fence(seq_cst). */
 #define LLOG__FAST_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-/* Copies len bytes of p to d; returns the end. 4 to 32 bytes as two
- * overlapping loads and stores of 4, 8 or 16 bytes (w, a constant), else
- * memcpy. */
+/* Copies len bytes of p to d; returns the end. 4 to 32 bytes (the
+ * common case: a name, an address) as two overlapping loads and stores of
+ * 4, 8 or 16 bytes (w, a constant), without a call; else memcpy. (The
+ * library's fast path copies with it too.) */
 static inline __attribute__((always_inline)) unsigned char *
 llog__fast_pair(unsigned char *d, const char *p, uint32_t len, uint32_t w)
 {
@@ -676,6 +673,10 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
 	__builtin_memcpy(d, &len[i], 4);
 	return llog__fast_copy(d + 4, (const char *)(uintptr_t)v[i], len[i]);
 }
+
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__OPTIMIZE__) &&                       \
+	!defined(LLOG_NO_FAST_INLINE)
+#define LLOG__FAST_INLINE 1
 
 /* Whether the string p is at most room bytes long; *len its length then:
  * memchr, called out of line (glibc's vector code), except, without a
