@@ -11,8 +11,11 @@
  * llog.h includes this file at its end. It holds what the public macros
  * expand to and must therefore be visible to the caller's compiler: the
  * call-site descriptor (struct llog_site) and the level check every LOG
- * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*),
- * the mapping of key-value pairs (LLOG__KV_*), the context scope, the
+ * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*,
+ * each call's compile-time signature and the call site's own fast path,
+ * inlined at the call: llog__fast_call, and the layout of the library's
+ * words it sees, LLOG__FAST_ABI), the mapping of key-value pairs
+ * (LLOG__KV_*), the context scope, the
  * inline rate limiter, the shared-object destructor, and the entry points
  * llog__* that the macros call; in C++ (C++11 and later) the templates
  * that stand for C's _Generic there ("C++"). The functions and variables declared
@@ -214,7 +217,10 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * so a statement expression that defines a label cannot be one; either
  * compiles with LLOG_NO_TYPED_CALLS. A call with fields (LOG_INFO_KV and
  * friends, below) does the same for its message's arguments, through
- * llog__log_kv_t and llog__log_kv.
+ * llog__log_kv_t and llog__log_kv. This header's macros reach
+ * llog__log_t's path through llog__fast_t (llog__fast_kv_t), with the
+ * call's signature: "The call site's own fast path" below; llog__log_t
+ * and llog__log_t0 stay for objects built with an older llog.h.
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 /* llog__log_t for a call without arguments (the macros' form of it:
@@ -246,8 +252,9 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * LLOG__SITE_INLINE (its sign bit). From then on the call site's own
  * code, llog__fast_t below, specialized at compile time for that
  * signature, writes the record itself: no run-time walk of the shape, no
- * call until the push has been made (a string's length is one memchr).
- * Everything rare is the library's, unchanged.
+ * call until the push has been made (a string of up to 15 bytes is
+ * measured by one 16-byte load, a longer one by memchr). Everything rare
+ * is the library's, unchanged.
  *
  * LLOG__FAST_ABI numbers the layout of what that code touches: the
  * arena's first cache line (struct llog__fast_arena), the record header
@@ -282,8 +289,9 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
 /* Hands a call back to the library before anything was done: the
  * site's first call (which makes its verdict with sig), or a call the
  * site's own path does not take now (the library's fast path, or
- * log_core). Returns as llog__log_t: nonzero, the macro makes the
- * variadic call (never for n == 0: as llog__log_t0). */
+ * log_core; with LLOG__SIG_ENTERED, one whose strings are longer than
+ * that path writes). Returns as llog__log_t: nonzero, the macro makes
+ * the variadic call (never for n == 0: as llog__log_t0). */
 LLOG_EXPORT int llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n,
 			     unsigned sig);
 /* The same after the site's path set in_log and gave up (no room below
