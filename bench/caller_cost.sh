@@ -11,11 +11,14 @@
 #     build/prof/bench/llog_bench tput -t 1 -m MSG -n CALLS -f FILE
 # for each message (static, fmt, kv) and prints, for the producer thread
 # only (the thread file holding bench_run_worker), per call:
-#   - llog's entry point, inclusive (llog__log_t for a typed call,
-#     llog__log or llog__log_kv otherwise): everything llog does after the
-#     macro's level check passed;
-#   - the macro's own code inlined in the caller (the lines of llog.h and llog/detail.h:
-#     the level check, a typed call's temporaries and slots).
+#   - llog's entry points, inclusive: every call the producer's loop makes
+#     (llog__log_t for a typed call, llog__log or llog__log_kv otherwise;
+#     with the call site's own path, llog/detail.h, the calls it makes
+#     out of line: the library on its rare paths, memchr for a long
+#     string), llog_thread_prepare excepted;
+#   - the macro's own code inlined in the caller (the lines of llog.h and
+#     llog/detail.h: the level check, a typed call's temporaries and
+#     slots, the call site's own path).
 # The throughput mode keeps the ring past half full at times, so a share
 # of the calls also wakes the flusher (as a busy service's would). Counts
 # are exact and repeatable, unlike times on a shared machine.
@@ -55,18 +58,23 @@ per_call() {
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg.%p" \
 		"$1/bench/${3:-llog_bench}" tput -t 1 -m "$2" -n "$n" -f "$out/x.zst" >/dev/null 2>"$out/vg.txt"
 	for f in "$out"/cg.*-*; do
-		callgrind_annotate --inclusive=yes "$f" >"$f.txt" 2>/dev/null
+		callgrind_annotate --tree=calling --inclusive=yes "$f" >"$f.txt" 2>/dev/null
 		grep -q 'bench_common\.h:bench_run_worker' "$f.txt" && pf=$f
 	done
 	[[ -n $pf ]] || { echo "caller_cost: no producer thread found" >&2; exit 1; }
-	entry=$(awk '/producer\.c:llog__log/ && !/=>/ { gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 }
-		END { print m + 0 }' "$pf.txt")
+	# every call the producer's loop makes, inclusive, but the thread's
+	# llog_thread_prepare: llog's entry points (the macro's call, which
+	# the compiler files under the calling line or under llog/detail.h's
+	# inlined lines) and what the call site's own path calls (memchr)
+	entry=$(awk '/\*  .*:bench_run_worker/ { p = 1; next }
+		p && /^ *[0-9,]+ .*  >   / && !/llog_thread_prepare/ { gsub(",", "", $1); s += $1; next }
+		/\*  / { p = 0 } END { print s + 0 }' "$pf.txt")
 	macro=$(callgrind_annotate "$pf" 2>/dev/null |
 		awk '/include\/llog(\/detail)?\.h:bench_run_worker/ && !/=>/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	awk -v n="$n" -v e="$entry" -v m="$macro" 'BEGIN { printf "%.0f %.0f", e / n, m / n }'
 }
 
-printf "| message | build | llog's entry point, inclusive | the macro, inlined in the caller | total |\n|---|---|---|---|---|\n"
+printf "| message | build | llog's entry points, inclusive | the macro, inlined in the caller | total |\n|---|---|---|---|---|\n"
 for msg in static fmt kv; do
 	for i in "${!builds[@]}"; do
 		read -r e m <<<"$(per_call "${builds[$i]}" "$msg")"

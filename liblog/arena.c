@@ -19,6 +19,21 @@
 #include "stats.h"
 #include "sync.h"
 
+/* The arena's first line as the call sites' own fast path sees it
+ * (llog/detail.h, LLOG__FAST_ABI): a change here is a new version. */
+#define FAST_AT(f, g) (offsetof(struct llog__arena, f) == offsetof(struct llog__fast_arena, g))
+_Static_assert(FAST_AT(reserve, reserve) && FAST_AT(stop, stop) && FAST_AT(mask, mask) &&
+		       FAST_AT(wake, wake) && FAST_AT(dropped_pending, dropped_pending) &&
+		       FAST_AT(busy, busy) && FAST_AT(in_log, busy) && FAST_AT(fast_head, head) &&
+		       FAST_AT(fast_closed, closed) && offsetof(struct llog__arena, ring) == LLOG__FAST_RING_OFF &&
+		       offsetof(struct llog__arena, ctx_dirty) == offsetof(struct llog__arena, busy) + 1 &&
+		       sizeof(struct llog__fast_arena) <= 64,
+	       "llog/detail.h's struct llog__fast_arena is the arena's first line");
+_Static_assert(offsetof(struct llog__shard, head) == offsetof(struct llog__fast_head, first) &&
+		       offsetof(struct llog__shard, slow) == offsetof(struct llog__fast_head, slow),
+	       "llog/detail.h's struct llog__fast_head is the queue's first head");
+#undef FAST_AT
+
 /* initial-exec: a direct %fs-relative access even in the shared library
  * (no __tls_get_addr call on the hot path); two words of static TLS. */
 struct llog__arena llog__arena_none = {.none = 1};
@@ -138,6 +153,8 @@ static struct llog__arena *arena_create(void)
 	a->limit = a->faulted < size ? a->faulted : size;
 	a->wake = size / 2;
 	llog__arena_restop(a);
+	a->fast_head = &llog__q.shard[0];
+	a->fast_closed = LLOG__CLOSED;
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	/* The name as the thread has it now (read once: arena.h). */
 	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)

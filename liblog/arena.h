@@ -168,6 +168,12 @@ struct llog__arena {
 		 * thread. */
 		uint32_t busy;
 	};
+	/* For the call site's own fast path (llog/detail.h, struct
+	 * llog__fast_arena: this line's layout to its end, checked in
+	 * arena.c): the queue's first head, &llog__q.shard[0], and
+	 * LLOG__CLOSED, set at creation. */
+	struct llog__shard *fast_head;
+	const struct llist_node *fast_closed;
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
 	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
@@ -189,9 +195,9 @@ struct llog__arena {
  * word"): its busy word is nonzero (none), nothing else of it is used. */
 extern struct llog__arena llog__arena_none LLOG__HIDDEN;
 
-/* The calling thread's arena, or &llog__arena_none. */
-extern __thread struct llog__arena *llog__tls_arena
-	__attribute__((tls_model("initial-exec"))) LLOG__HIDDEN;
+/* The calling thread's arena, or &llog__arena_none: llog__tls_arena,
+ * declared in llog/detail.h (initial-exec; exported, for the call sites'
+ * own fast path). */
 
 /* ---- the owner ----------------------------------------------------------- */
 

@@ -66,7 +66,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	if (arena > MAX_ARENA)
 		return -EINVAL;
 	maxrec = (c.max_record_bytes ? c.max_record_bytes : DEFAULT_MAX_RECORD) & ~(size_t)7;
-	if (maxrec < 256 || maxrec > arena / 4)
+	if (maxrec < LLOG__MAX_RECORD_MIN || maxrec > arena / 4)
 		return -EINVAL;
 	if (c.queue_shards > LLOG__SHARDS_MAX)
 		return -EINVAL;

@@ -30,6 +30,10 @@ struct llog__config {
 
 extern struct llog__config llog__cfg LLOG__HIDDEN;
 
+/* The smallest max_record_bytes llog__config_apply takes (the call
+ * sites' own fast path writes no record past it: llog/detail.h). */
+#define LLOG__MAX_RECORD_MIN 256u
+
 /* Validates cfg (NULL: defaults) and LLOG_LEVEL, then stores them and sets
  * the runtime level. Returns 0 or -EINVAL (nothing changed). Under the
  * control lock, while no flusher runs. */

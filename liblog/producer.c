@@ -16,7 +16,10 @@
  * A typed call of a site whose record has a fixed shape (site.h, "Fixed
  * sites": decided at the site's first call) takes the fast path below
  * instead ("The fast path"): the same five steps for that case only, with
- * no plan, and log_core for everything else.
+ * no plan, and log_core for everything else. Where the call's compile-time
+ * signature is the plan's too, the call site's own code writes the record
+ * (llog/detail.h, "The call site's own fast path"); what it hands back
+ * comes here ("The call sites' own path" below).
  *
  * Off the hot path, each in one cold function of producer_cold.c
  * (producer_parts.h): a full ring under the overflow policy, a closed list
@@ -459,9 +462,9 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * reservation in one compare with stop (and the context word again: a
  * signal handler may have run since the test), the slots stored by the
  * shape (a call without arguments: shape 0, a constant; strings with
- * strnlen and fast_copy), the header, the head (not CLOSED; shard[0] when
- * the clock mode is the plain TSC, which it is only on a queue of one
- * head: fast_head), the drops to report (read after the payload, as
+ * strnlen and llog__fast_copy), the header, the head (not CLOSED;
+ * shard[0] when the clock mode is the plain TSC, which it is only on a
+ * queue of one head: fast_head), the drops to report (read after the payload, as
  * log_core reads them), the push and the fill check (one compare with
  * wake, arena.h "Stop and wake"): log_core's steps for this case, without
  * the plan, the overflow policy or anything rare.
@@ -491,9 +494,40 @@ void llog__log(struct llog_site *site, const char *fmt, ...)
  * LLOG__SHAPE_MAX_ARGS where the call's is not at hand: the site's verdict
  * checked that its plan consumes no more than its calls pass, and log_core
  * reads no more than the plan consumes.
+ *
+ * The call sites' own path (llog/detail.h, llog__fast_call) is these steps
+ * again, inlined in the caller and specialized for the call's signature
+ * (LLOG__SITE_INLINE, site.h): the same checks in the same order, the same
+ * bytes, the same schedule points (FAST_ENTER once a call: a string longer
+ * than it writes is handed to fast_str past its entry, LLOG__SIG_ENTERED).
+ * It calls out only for what is rare, each time into this file and onto
+ * the path it would have taken here: llog__log_ts before anything (the
+ * first call, a go-slow word, a NULL string), llog__log_tx after in_log
+ * (no room below stop, a context to resend, a CLOSED head: log_t_slow, as
+ * fast_fixed), llog__fast_retry (a failed CAS: fast_push_retry) and
+ * llog__fast_after (drops to take off, the ring past wake: fast_pushed).
  */
 static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 	__attribute__((noinline));
+
+/* The schedule point FAST_ENTER (sched_points.h), where a call passed the
+ * fast path's entry checks; once a call: not again for one that the call
+ * site's own path hands over past that point (llog__log_ts with
+ * LLOG__SIG_ENTERED). Test builds only. */
+#ifdef LLOG_TEST_SCHED
+static __thread int site_entered;
+#define FAST_SCHED_ENTER()                                                    \
+	do {                                                                  \
+		if (site_entered)                                             \
+			site_entered = 0;                                     \
+		else                                                          \
+			LLOG__SCHED(FAST_ENTER);                              \
+	} while (0)
+#define SITE_ENTERED(sig) (site_entered = ((sig) & LLOG__SIG_ENTERED) != 0)
+#else
+#define FAST_SCHED_ENTER() ((void)0)
+#define SITE_ENTERED(sig) ((void)(sig))
+#endif
 
 /* The list closed after the fast path's capture: as log_core. */
 static __attribute__((noinline, cold)) int fast_closed(struct llog__arena *a,
@@ -604,7 +638,7 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 {
 	uint32_t off, tail;
 
-	LLOG__SCHED(FAST_ENTER);
+	FAST_SCHED_ENTER();
 	a->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
@@ -638,7 +672,7 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 	uint32_t off;
 	struct llog__rec *r;
 
-	LLOG__SCHED(FAST_ENTER);
+	FAST_SCHED_ENTER();
 	a->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
@@ -673,7 +707,7 @@ fast_place_max(struct llog__arena *a, uint32_t bytes)
 	uint32_t old, off;
 	struct llog__rec *r;
 
-	LLOG__SCHED(FAST_ENTER);
+	FAST_SCHED_ENTER();
 	a->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
@@ -736,34 +770,6 @@ static inline __attribute__((always_inline)) unsigned char *fast_slot(unsigned c
 	}
 	memcpy(d, &w, 4);
 	return d + 4;
-}
-
-/* Copies len bytes, w <= len <= 2 * w, as two overlapping chunks of w (a
- * constant); returns the end. */
-static inline __attribute__((always_inline)) unsigned char *
-copy_pair(unsigned char *d, const char *p, uint32_t len, size_t w)
-{
-	unsigned char x[16], y[16];
-
-	memcpy(x, p, w);
-	memcpy(y, p + len - w, w);
-	memcpy(d, x, w);
-	memcpy(d + len - w, y, w);
-	return d + len;
-}
-
-/* Copies a string's len bytes to d; returns the end. From 8 to 32 bytes
- * (the common case: a name, an address) two overlapping loads and stores
- * of 8 or 16 bytes, without a call; else mempcpy. */
-static inline __attribute__((always_inline)) unsigned char *fast_copy(unsigned char *d,
-								       const char *p,
-								       uint32_t len)
-{
-	if (len - 8u <= 8u)
-		return copy_pair(d, p, len, 8);
-	if (len - 17u <= 15u)
-		return copy_pair(d, p, len, 16);
-	return mempcpy(d, p, len);
 }
 
 /* A FAST site without strings: the record's size is the shape's. plain
@@ -898,7 +904,7 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 				goto slow;
 			room -= len;
 			memcpy(d, &len, 4);
-			d = fast_copy(d + 4, p, len);
+			d = llog__fast_copy(d + 4, p, len);
 		}
 	}
 	a = r->arena;
@@ -1006,18 +1012,21 @@ int llog__log_t0(struct llog_site *site)
  * the READY store, so a reader's acquire load that sees it still sees the
  * plan (site.h). A lost race changes nothing: every first call stores the
  * same word. */
-static void site_verdict(struct llog_site *site, unsigned n)
+static void site_verdict(struct llog_site *site, unsigned n, unsigned sig)
 {
 	_Atomic int *state = (_Atomic int *)&site->state;
 	int s = LLOG__SITE_READY;
+	const struct llog__plan *plan;
 
 	/* Acquire: the plan read below is published by the READY store
 	 * (this call's plan may have been a private copy, site.h). */
-	if (llog__load_acquire(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2))
+	if (llog__load_acquire(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2)) {
+		plan = llog__site_published(site);
 		(void)llog__cas_strong_relaxed(
 			state, &s,
-			(int)llog__site_shape(llog__site_published(site), n,
-					      llog__site_level(site)));
+			(int)llog__site_inline(llog__site_shape(plan, n, llog__site_level(site)),
+					       plan, n, sig));
+	}
 }
 
 /* The variadic path of a typed call without arguments that log_core
@@ -1046,10 +1055,83 @@ static int log_t_slow(struct llog_site *site, const uint64_t *v, unsigned n)
 	int rc = log_core(site, &ca, 1, n, NULL, NULL, NULL);
 
 	if (rc == 0)
-		site_verdict(site, n);
+		site_verdict(site, n, 0);
 	else if (v == NULL)
 		rc = log_untyped0(site, NULL, NULL);
 	return rc;
+}
+
+/*
+ * The call sites' own path (llog/detail.h, "The call site's own fast
+ * path"): its hand-backs and its rare ends. The site's records are those
+ * of the fast path above for the same shape: the same header (checked
+ * here against the header's copy) and slots.
+ */
+_Static_assert(offsetof(struct llog__rec, node) == offsetof(struct llog__fast_rec, next) &&
+		       offsetof(struct llog__rec, site) == offsetof(struct llog__fast_rec, site) &&
+		       offsetof(struct llog__rec, arena) == offsetof(struct llog__fast_rec, arena) &&
+		       offsetof(struct llog__rec, ts) == offsetof(struct llog__fast_rec, ts) &&
+		       offsetof(struct llog__rec, end) == offsetof(struct llog__fast_rec, end) &&
+		       offsetof(struct llog__rec, len) == offsetof(struct llog__fast_rec, len) &&
+		       offsetof(struct llog__rec, dropped) == offsetof(struct llog__fast_rec, dropped) &&
+		       offsetof(struct llog__rec, kind) == offsetof(struct llog__fast_rec, kind) &&
+		       offsetof(struct llog__rec, flags) == offsetof(struct llog__fast_rec, flags) &&
+		       LLOG__REC_HDR == LLOG__FAST_REC_HDR && LLOG__K_LOG == LLOG__FAST_K_LOG &&
+		       LLOG__REC_FIELDS == LLOG__FAST_REC_FIELDS &&
+		       LLOG__KV_META_NULL == LLOG__FAST_META_NULL,
+	       "llog/detail.h's struct llog__fast_rec is the record header");
+_Static_assert(LLOG__FAST_STR_BYTES <= LLOG__MAX_RECORD_MIN,
+	       "the call site's path never writes a record the bound would clip");
+
+/* A call before the site's path could take it: its first (log_core,
+ * then the verdict with the call's signature), or the library's fast
+ * path (log_t_body, whose own verdict was made): also a call whose
+ * strings are longer than the site's path writes, which that path hands
+ * over past its entry (LLOG__SIG_ENTERED: the schedule point FAST_ENTER
+ * was its). */
+int llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig)
+{
+	/* Relaxed: a hint; log_core and the verdict read the word again. */
+	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	struct call_args ca = {NULL, v};
+	int rc;
+
+	if (__builtin_expect(s & LLOG__SITE_CHECKED, 1)) {
+		SITE_ENTERED(sig);
+		rc = log_t_body(site, v, n);
+		SITE_ENTERED(0u);
+		return rc;
+	}
+	rc = log_core(site, &ca, 1, n, NULL, NULL, NULL);
+	if (rc == 0)
+		site_verdict(site, n, sig);
+	else if (v == NULL)
+		rc = log_untyped0(site, NULL, NULL);
+	return rc;
+}
+
+/* The site's path set in_log and gave up (no room below stop, a context
+ * to resend, the list closed): log_core, as fast_fixed leaves a call. */
+int llog__log_tx(struct llog_site *site, const uint64_t *v, unsigned n)
+{
+	return log_t_slow(site, v, n);
+}
+
+/* The site's CAS failed: fast_push's retry, on the head the site pushed
+ * on (shard[0]: the process's go-slow word was zero, so the clock is the
+ * plain TSC and the queue has one head). */
+void llog__fast_retry(void *arena, void *rec, void *first, uint32_t old)
+{
+	struct llog__rec *r = rec;
+
+	(void)fast_push_retry(arena, r, &llog__q.shard[0].head, first, old, r->dropped);
+}
+
+/* After the site's push: the drops the record carried and the fill check
+ * past wake (fast_pushed). */
+void llog__fast_after(void *arena, uint32_t carried, uint32_t reserve)
+{
+	(void)fast_pushed(arena, carried, reserve);
 }
 
 void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
@@ -1163,7 +1245,7 @@ static int kv_t_slow(struct llog_site *site, const struct llog__kv_site *ks,
 	int rc = log_core(site, &ca, 1, n, NULL, ks, kv);
 
 	if (rc == 0)
-		site_verdict(site, n);
+		site_verdict(site, n, 0);
 	else if (v == NULL) /* as log_t_slow */
 		rc = log_untyped0(site, ks, kv);
 	return rc;
@@ -1189,6 +1271,37 @@ int llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
 		   const union llog__kv_val *kv, const uint64_t *v, unsigned n)
 {
 	return kv_t_body(site, ks, kv, v, n);
+}
+
+/* llog__log_ts for a call with fields. */
+int llog__log_kv_ts(struct llog_site *site, const struct llog__kv_site *ks,
+		    const union llog__kv_val *kv, const uint64_t *v, unsigned n, unsigned sig)
+{
+	/* Relaxed: as llog__log_ts's. */
+	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
+	struct call_args ca = {NULL, v};
+	int rc;
+
+	if (__builtin_expect(s & LLOG__SITE_CHECKED, 1)) {
+		SITE_ENTERED(sig);
+		rc = kv_t_body(site, ks, kv, v, n);
+		SITE_ENTERED(0u);
+		return rc;
+	}
+	rc = log_core(site, &ca, 1, n, NULL, ks, kv);
+	if (rc == 0)
+		site_verdict(site, n, sig);
+	else if (v == NULL) /* as log_t_slow */
+		rc = log_untyped0(site, ks, kv);
+	return rc;
+}
+
+/* llog__log_tx for a call with fields: log_core, as fast_kv leaves a
+ * call. */
+int llog__log_kv_tx(struct llog_site *site, const struct llog__kv_site *ks,
+		    const union llog__kv_val *kv, const uint64_t *v, unsigned n)
+{
+	return kv_t_slow(site, ks, kv, v, n);
 }
 
 /* llog__log_kv_t for a message without arguments, as llog__log_t0. */

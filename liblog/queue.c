@@ -58,6 +58,18 @@ static unsigned heads_in_use(void)
 
 #ifdef LLOG_TEST_SCHED
 _Atomic(llog__sched_fn *) llog__sched_hook;
+
+/* The call sites' own fast path's points (llog/detail.h). */
+_Static_assert(LLOG__FAST_SP_ENTER == LLOG__SP_FAST_ENTER && LLOG__FAST_SP_PUSH == LLOG__SP_FAST_PUSH &&
+		       LLOG__FAST_SP_CLOSED == LLOG__SP_FAST_CLOSED,
+	       "llog/detail.h's schedule points");
+_Atomic unsigned long llog__sched_site_points;
+void llog__sched_fast_at(int point)
+{
+	/* Relaxed: a count the test reads on the same thread. */
+	(void)llog__fetch_add_relaxed(&llog__sched_site_points, 1ul);
+	llog__sched_at((enum llog__sched_point)point);
+}
 #endif
 
 /*

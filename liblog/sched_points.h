@@ -38,16 +38,20 @@
  *   WAITERS_BUMP   llog__arena_wake_waiters: a waiter seen, before the
  *                  bump of space.seq and the wake
  *   ROUND_END      flusher_main: a non-final round is over, before F6
- *   FAST_ENTER     producer.c fast_take, fast_place_max, fast_place: a call
- *                  passed the fast path's entry checks (busy word), before
- *                  it sets in_log (the head is peeked after the record is
- *                  written)
- *   FAST_PUSH      producer.c fast_push: the fast path wrote the whole
- *                  record, before its push (a call that leaves it for
- *                  log_core never gets here)
- *   FAST_CLOSED    producer.c fast_fixed, fast_kv_exact: the fast path
- *                  wrote the slots and found the list closed, before it
- *                  leaves the call to log_core (which peeks again)
+ *   FAST_ENTER     producer.c fast_take, fast_place_max, fast_place, and
+ *                  llog/detail.h llog__fast_call (the call site's own
+ *                  path): a call passed the fast path's entry checks
+ *                  (busy word), before it sets in_log (the head is peeked
+ *                  after the record is written); once a call (one the
+ *                  site's path hands to the library's past this point
+ *                  does not reach it again: LLOG__SIG_ENTERED)
+ *   FAST_PUSH      producer.c fast_push, llog__fast_call: the fast path
+ *                  wrote the whole record, before its push (a call that
+ *                  leaves it for log_core never gets here)
+ *   FAST_CLOSED    producer.c fast_fixed, fast_kv_exact, llog__fast_call:
+ *                  the fast path wrote the slots and found the list
+ *                  closed, before it leaves the call to log_core (which
+ *                  peeks again)
  *
  * The hook may be called on any thread that logs, on the flusher and from
  * a signal handler (a crash drain wakes the flusher); a test's hook only
@@ -107,6 +111,11 @@ static inline void llog__sched_at(enum llog__sched_point p)
 }
 
 #define LLOG__SCHED(point) llog__sched_at(LLOG__SP_##point)
+
+/* The points the call sites' own fast path reached (llog/detail.h:
+ * FAST_ENTER, FAST_PUSH, FAST_CLOSED there, through llog__sched_fast_at,
+ * queue.c), counted apart from the library's. */
+extern _Atomic unsigned long llog__sched_site_points LLOG__HIDDEN;
 
 #else
 

@@ -57,6 +57,7 @@ _Static_assert(sizeof(struct llog__plan) <= sizeof(((struct llog_site *)0)->plan
 #define LLOG__SHAPE_ARGS(s) (((s) >> 8) & 0xffffu)
 #define LLOG__SHAPE_FIXED(s) (((s) >> 24) & 0x7fu)
 #define LLOG__SHAPE_MAX_ARGS 8u
+/* (the codes are llog/detail.h's signature classes, LLOG__SIG_*) */
 enum {
 	LLOG__SHAPE_INT = 1,  /* 4 bytes: %d %u %x %c ... */
 	LLOG__SHAPE_STR = 2,  /* %s: u32 length, then its bytes (fmt_slots.h) */
@@ -66,6 +67,9 @@ enum {
  * its slot (INT, WIDE), not a string; with it, all 8 bytes (WIDE). */
 #define LLOG__SHAPE_VALUE_BIT 1u
 #define LLOG__SHAPE_WIDE_BIT 2u
+_Static_assert(LLOG__SHAPE_INT == LLOG__SIG_INT && LLOG__SHAPE_STR == LLOG__SIG_STR &&
+		       LLOG__SHAPE_WIDE == LLOG__SIG_WIDE,
+	       "a shape's codes are the signatures' classes");
 
 /* The state word of a READY site checked with plan, nslots arguments
  * passed and level lv (see above): READY | CHECKED, and FAST and the
@@ -101,6 +105,30 @@ static inline unsigned llog__site_shape(const struct llog__plan *plan, unsigned 
 	}
 	return w | LLOG__SITE_FAST | has_str | (unsigned)lv << 5 | args << 8 |
 	       (unsigned)plan->fixed_bytes << 24;
+}
+
+/* The state word w (llog__site_shape's) with LLOG__SITE_INLINE, its
+ * sign bit, when a call site's own code may write its records
+ * (llog/detail.h, "The call site's own fast path"): the site is FAST and
+ * the signature sig its macro compiled in is of this library's
+ * LLOG__FAST_ABI, counts as many arguments as the call passed and the
+ * plan consumes, and gives each the class the plan does (so the same
+ * payload bytes: a char * given to %p is not a string there). sig 0: a
+ * call without one (llog__log_t). */
+static inline unsigned llog__site_inline(unsigned w, const struct llog__plan *plan,
+					 unsigned nslots, unsigned sig)
+{
+	unsigned fixed = 0;
+
+	if (!(w & LLOG__SITE_FAST) || sig >> 24 != LLOG__FAST_ABI ||
+	    ((sig >> 16) & 0xfu) != nslots || plan->nargs != nslots ||
+	    LLOG__SHAPE_ARGS(w) != (sig & 0xffffu))
+		return w;
+	for (unsigned i = 0; i < nslots; i++)
+		fixed += LLOG__SIG_CLS(sig, i) == LLOG__SIG_WIDE ? 8u : 4u;
+	if (fixed != LLOG__SHAPE_FIXED(w))
+		return w;
+	return w | (unsigned)LLOG__SITE_INLINE;
 }
 
 static inline const struct llog__plan *llog__site_published(const struct llog_site *site)

@@ -6,9 +6,10 @@
  * The oracle for messages is the C library, as in test_typed.c: every LOG
  * here is paired with snprintf of the same format and arguments, and the
  * entry's message must equal it byte for byte. The typed path is watched
- * through the linker: llog__log_t and llog__log_kv_t are wrapped
- * (-Wl,--wrap, tests/CMakeLists.txt), and the wrappers count this file's
- * calls and the ones the library took (returned 0). So each case states
+ * through the linker: llog__log_ts and llog__log_kv_ts, where a site's
+ * first typed call goes, are wrapped (-Wl,--wrap, tests/CMakeLists.txt),
+ * and the wrappers count this file's calls and the ones the library took
+ * (returned 0). So each case states
  * how its call must go: typed and taken (1 to 8 arguments that ride in
  * slots), typed but handed back at run time (%ls: rendered at the call),
  * or variadic at compile time (a long double, 9 arguments); built with
@@ -61,72 +62,55 @@ static int failures;
 /* ---- the typed entry points, wrapped ------------------------------------ */
 
 extern "C" {
-int __real_llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
-int __real_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-			  const union llog__kv_val *v, const uint64_t *slots, unsigned n);
-int __wrap_llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
-int __wrap_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-			  const union llog__kv_val *v, const uint64_t *slots, unsigned n);
-int __real_llog__log_t0(struct llog_site *site);
-int __real_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
-			   const union llog__kv_val *v);
-int __wrap_llog__log_t0(struct llog_site *site);
-int __wrap_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
-			   const union llog__kv_val *v);
+int __real_llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig);
+int __real_llog__log_kv_ts(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *kv, const uint64_t *v, unsigned n,
+			   unsigned sig);
+int __wrap_llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig);
+int __wrap_llog__log_kv_ts(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *kv, const uint64_t *v, unsigned n,
+			   unsigned sig);
 }
 
 /* This file's typed calls (the library's own LOGs are not counted), on
- * the calling thread: made, and taken (0 returned). */
+ * the calling thread: made, and taken (0 returned); the last site and
+ * signature seen. */
 static unsigned long typed_made, typed_taken;
+static struct llog_site *typed_site;
+static unsigned typed_sig;
 
 static bool ours(const struct llog_site *site)
 {
 	return std::strstr(site->file, "test_cxx.cpp") != nullptr;
 }
 
-int __wrap_llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n)
+/* A site's first typed call, and every call its own path (llog/detail.h,
+ * "The call site's own fast path") does not take: a call without
+ * arguments too (rc 0, its variadic call made inside when it must be). */
+int __wrap_llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig)
 {
-	int rc = __real_llog__log_t(site, v, n);
+	int rc = __real_llog__log_ts(site, v, n, sig);
 
 	if (ours(site)) {
 		typed_made++;
 		typed_taken += rc == 0;
+		typed_site = site;
+		typed_sig = sig;
 	}
 	return rc;
 }
 
-int __wrap_llog__log_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
-			  const union llog__kv_val *v, const uint64_t *slots, unsigned n)
+int __wrap_llog__log_kv_ts(struct llog_site *site, const struct llog__kv_site *ks,
+			   const union llog__kv_val *kv, const uint64_t *v, unsigned n,
+			   unsigned sig)
 {
-	int rc = __real_llog__log_kv_t(site, ks, v, slots, n);
+	int rc = __real_llog__log_kv_ts(site, ks, kv, v, n, sig);
 
 	if (ours(site)) {
 		typed_made++;
 		typed_taken += rc == 0;
-	}
-	return rc;
-}
-
-/* A call without arguments: rc 1, its variadic call made inside. */
-int __wrap_llog__log_t0(struct llog_site *site)
-{
-	int rc = __real_llog__log_t0(site);
-
-	if (ours(site)) {
-		typed_made++;
-		typed_taken += rc == 0;
-	}
-	return rc;
-}
-
-int __wrap_llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
-			   const union llog__kv_val *v)
-{
-	int rc = __real_llog__log_kv_t0(site, ks, v);
-
-	if (ours(site)) {
-		typed_made++;
-		typed_taken += rc == 0;
+		typed_site = site;
+		typed_sig = sig;
 	}
 	return rc;
 }
@@ -587,6 +571,90 @@ static void test_context_and_scope()
 	CHECK(got[7].msg == "cleared" && got[7].fields.empty());
 }
 
+/* ---- the call site's own path ----------------------------------------------- */
+
+#ifdef LLOG__FAST_INLINE
+static const bool site_path = true;
+#else
+static const bool site_path = false; /* unoptimized: the library's path */
+#endif
+
+/* Three calls of one site: its first goes to the library (its verdict
+ * with the call's signature), the next two take the site's own path
+ * (llog/detail.h, "The call site's own fast path") when inline is set:
+ * the site's state marked LLOG__SITE_INLINE, the signature the one the
+ * C++ templates make. Else (a char * given to %p: a pointer to the plan)
+ * every call goes to the library. Messages as snprintf's. */
+#define SITE3(inl, sig, ...)                                                  \
+	do {                                                                  \
+		unsigned long made0_ = typed_made;                            \
+		for (int k_ = 0; k_ < 3; k_++) {                              \
+			LOG_INFO(__VA_ARGS__);                                \
+			expect(__VA_ARGS__);                                  \
+		}                                                             \
+		if (typed_build) {                                            \
+			CHECK(typed_made - made0_ == ((inl) && site_path ? 1u : 3u)); \
+			CHECK(typed_sig == (sig));                            \
+			CHECK((typed_site->state < 0) == (inl));              \
+		}                                                             \
+	} while (0)
+
+static void test_site_path()
+{
+	const char *s = "peer-1";
+	std::string str(40, 'x');
+	char buf[] = "buf";
+	long l = -5;
+	unsigned char uc = 200;
+	bool b = true;
+	enum color c = GREEN;
+	double d = 2.5;
+
+	SITE3(true, LLOG__SIG_HEAD(0), "site static");
+	SITE3(true,
+	      LLOG__SIG_HEAD(3) | LLOG__SIG_INT | LLOG__SIG_WIDE << 2 | LLOG__SIG_STR << 4,
+	      "site %d %.3f %s", 7, d, s);
+	SITE3(true, LLOG__SIG_HEAD(2) | LLOG__SIG_STR | LLOG__SIG_STR << 2, "site [%s] [%s]",
+	      str.c_str(), buf);
+	SITE3(true,
+	      LLOG__SIG_HEAD(4) | LLOG__SIG_WIDE | LLOG__SIG_INT << 2 | LLOG__SIG_INT << 4 |
+		      LLOG__SIG_INT << 6,
+	      "site %ld %u %d %d", l, uc, b, c);
+	SITE3(true, LLOG__SIG_HEAD(1) | LLOG__SIG_WIDE, "site %p", (void *)buf);
+	/* a char * to %p: the plan's pointer, not a string */
+	QUIET_BEGIN
+	SITE3(false, LLOG__SIG_HEAD(1) | LLOG__SIG_STR, "site %p", buf);
+	QUIET_END
+	check_messages(take());
+	/* fields: the same path, the call block written by the site */
+	{
+		unsigned long made0 = typed_made;
+		std::vector<entry> got;
+
+		for (int k = 0; k < 3; k++)
+			LOG_INFO_KV(("n", k, "ms", d, "peer", s, "none", (const char *)nullptr),
+				    "kv %d", k);
+		if (typed_build) {
+			CHECK(typed_made - made0 == (site_path ? 1u : 3u));
+			CHECK(typed_site->state < 0);
+		}
+		got = take();
+		CHECK(got.size() == 3);
+		for (size_t k = 0; k < got.size(); k++) {
+			CHECK(got[k].msg == "kv " + std::to_string(k));
+			CHECK(got[k].fields.size() == 4);
+			if (got[k].fields.size() != 4)
+				continue;
+			CHECK(got[k].fields[0].key == "n" && got[k].fields[0].i64 == (int64_t)k);
+			CHECK(got[k].fields[1].key == "ms" && got[k].fields[1].f64 == d);
+			CHECK(got[k].fields[2].key == "peer" && got[k].fields[2].str == s);
+			CHECK(got[k].fields[3].key == "none" &&
+			      got[k].fields[3].type == LLOG_FIELD_NULL);
+		}
+	}
+}
+#undef SITE3
+
 int main()
 {
 	struct llog_callback_options o = {};
@@ -601,6 +669,7 @@ int main()
 	test_fields_of_every_type();
 	test_fields_every_level();
 	test_context_and_scope();
+	test_site_path();
 	llog_shutdown();
 	if (failures != 0) {
 		std::fprintf(stderr, "test_cxx: %d check(s) failed\n", failures);

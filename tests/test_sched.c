@@ -59,6 +59,20 @@
  *        found the list closed after writing its slots, and whose list is
  *        open again (llog_init) when log_core peeks: log_core captures the
  *        call's own slots, not those past them
+ *   test_site_path_taken                 which calls the call sites' own
+ *        fast path (llog/detail.h) takes, counted by its own schedule
+ *        points: a FAST site's calls after its first, with strings and
+ *        fields; not a char * given to %p (the plan's verdict), nor a NULL
+ *        string; a string longer than that path writes goes on in the
+ *        library's fast path, FAST_ENTER once
+ *   test_site_path_other_abi             sites built for another
+ *        LLOG__FAST_ABI (sched_site_abi.c) are never the site's path and
+ *        log as any
+ *   test_site_path_ring                  the sites' own path over many
+ *        laps of a small ring, at its end and near full (BLOCK): stop
+ *        within its bounds after every call, every record once, in order
+ *   test_site_path_closed_then_open      as test_fast_path_closed_then_open
+ *        for the sites' own path, with a string and with fields
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -82,6 +96,7 @@
 #include "arena.h"
 #include "queue.h"
 #include "sched_points.h"
+#include "sched_site_abi.h"
 #include "shards.h"
 
 /* Bound of every wait in a hook or a test (a broken handshake fails): far
@@ -1127,6 +1142,314 @@ static void test_fast_path_closed_then_open(void **state)
 	memsink_free(m);
 }
 
+/* ---- the call sites' own fast path (llog/detail.h) ------------------------ */
+
+/* The points the sites' own path reached (sched_points.h), since reset. */
+static unsigned long site_points0;
+
+static void site_points_reset(void)
+{
+	site_points0 = atomic_load(&llog__sched_site_points);
+}
+
+static unsigned long site_points(void)
+{
+	return atomic_load(&llog__sched_site_points) - site_points0;
+}
+
+static void log_site_fmt(int i, double d, const char *s)
+{
+	LOG_INFO("site %d %.1f %s", i, d, s);
+}
+
+static void log_site_kv(int i, const char *s)
+{
+	LOG_INFO_KV(("i", i, "s", s, "n", (const char *)NULL), "site kv %d", i);
+}
+
+/* A char * given to %p: the plan's pointer, not the signature's string. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Wformat-pedantic"
+#endif
+static void log_site_ptr(char *p)
+{
+	LOG_INFO("site ptr %p", p);
+}
+#pragma GCC diagnostic pop
+
+/* Which calls the site's own path takes: a FAST site's after its first,
+ * its signature the plan's (with strings and fields); a char * given to
+ * %p (the plan's pointer) goes to the library's fast path every time; a
+ * NULL string to the library before the site's entry; a string longer
+ * than the site's path writes, to the library's fast path past its entry
+ * (FAST_ENTER once). Every message once, in order. */
+static void test_site_path_taken(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	static char big[301];
+	char buf[16] = "p";
+	size_t k = 0;
+
+	(void)state;
+	memset(big, 'b', sizeof(big) - 1);
+	cfg.flush_interval_ms = 5; /* as above */
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	/* the sites' first calls: their verdicts */
+	log_site_fmt(0, 0.5, "x");
+	log_site_kv(0, "x");
+	log_site_ptr(buf);
+	atomic_store(&fast_entered, 0);
+	atomic_store(&fast_pushed, 0);
+	site_points_reset();
+	llog__sched_set_hook(hook_count_fast);
+	for (int i = 1; i <= 3; i++) {
+		log_site_fmt(i, 1.5, "peer");
+		log_site_kv(i, "peer");
+	}
+	assert_int_equal(site_points(), 12); /* FAST_ENTER and FAST_PUSH, 6 calls */
+	assert_int_equal(atomic_load(&fast_entered), 6);
+	assert_int_equal(atomic_load(&fast_pushed), 6);
+	for (int i = 0; i < 3; i++)
+		log_site_ptr(buf);
+	assert_int_equal(site_points(), 12);
+	assert_int_equal(atomic_load(&fast_entered), 9);
+	assert_int_equal(atomic_load(&fast_pushed), 9);
+	log_site_fmt(4, 2.5, NULL); /* the library's: "(null)" (log_core) */
+	assert_int_equal(site_points(), 12);
+	assert_int_equal(atomic_load(&fast_entered), 10);
+	assert_int_equal(atomic_load(&fast_pushed), 9);
+	log_site_fmt(5, 3.5, big); /* the site's entry, the library's push */
+	log_site_kv(5, big);
+	assert_int_equal(site_points(), 14);
+	assert_int_equal(atomic_load(&fast_entered), 12);
+	assert_int_equal(atomic_load(&fast_pushed), 11);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	{
+		char want[8][64];
+		int nw = 0;
+
+		snprintf(want[nw++], sizeof(want[0]), "site 0 0.5 x");
+		snprintf(want[nw++], sizeof(want[0]), "site kv 0");
+		snprintf(want[nw++], sizeof(want[0]), "site ptr %p", (void *)buf);
+		for (size_t i = 0; i < m->n; i++) {
+			if (strncmp(m->e[i].msg, "site", 4) != 0)
+				continue;
+			if (k < (size_t)nw) {
+				assert_string_equal(m->e[i].msg, want[k]);
+			} else if (k < 9) {
+				char wm[64];
+				int j = (int)(k - 3) / 2 + 1;
+
+				if ((k - 3) % 2 == 0)
+					snprintf(wm, sizeof(wm), "site %d 1.5 peer", j);
+				else
+					snprintf(wm, sizeof(wm), "site kv %d", j);
+				assert_string_equal(m->e[i].msg, wm);
+			} else if (k < 12) {
+				assert_string_equal(m->e[i].msg, want[2]);
+			} else if (k == 12) {
+				assert_string_equal(m->e[i].msg, "site 4 2.5 (null)");
+			} else if (k == 13) {
+				assert_int_equal(m->e[i].msg_len, strlen("site 5 3.5 ") + 300);
+			} else {
+				assert_string_equal(m->e[i].msg, "site kv 5");
+			}
+			k++;
+		}
+	}
+	assert_int_equal(k, 15);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* Sites of an object built for another layout (sched_site_abi.c): never
+ * marked, their calls go to the library's own fast path and log as
+ * any. */
+static void test_site_path_other_abi(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+
+	(void)state;
+	cfg.flush_interval_ms = 5; /* as above */
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	abi_log(0, "first");
+	abi_log_kv(0);
+	atomic_store(&fast_entered, 0);
+	atomic_store(&fast_pushed, 0);
+	site_points_reset();
+	llog__sched_set_hook(hook_count_fast);
+	for (int i = 1; i <= 3; i++) {
+		abi_log(i, "s");
+		abi_log_kv(i);
+	}
+	assert_int_equal(site_points(), 0);
+	assert_int_equal(atomic_load(&fast_entered), 6); /* the library's */
+	assert_int_equal(atomic_load(&fast_pushed), 6);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	assert_int_equal(m->n, 8);
+	assert_string_equal(m->e[0].msg, "abi 0 first");
+	assert_string_equal(m->e[1].msg, "abi kv 0");
+	for (int i = 1; i <= 3; i++) {
+		char wm[32];
+
+		snprintf(wm, sizeof(wm), "abi %d s", i);
+		assert_string_equal(m->e[2 * i].msg, wm);
+		snprintf(wm, sizeof(wm), "abi kv %d", i);
+		assert_string_equal(m->e[2 * i + 1].msg, wm);
+	}
+	llog_shutdown();
+	memsink_free(m);
+}
+
+static void log_site_seq(unsigned i, const char *s)
+{
+	LOG_INFO("seq %u %s", i, s);
+}
+
+static void log_site_seq_kv(unsigned i, const char *s)
+{
+	LOG_INFO_KV(("s", s), "seq %u", i);
+}
+
+static void log_site_seq0(void)
+{
+	LOG_INFO("seq-");
+}
+
+/* The sites' own path over many laps of the smallest ring, BLOCK, with
+ * records of many sizes (strings of 0 to 40 bytes, fields, none): records
+ * that end exactly at the ring's end, records that would cross it (the
+ * site's path leaves those to log_core, which wraps), and a ring near full
+ * (no flush for a while: the path finds no room below stop and log_core
+ * waits for the flusher). stop stays within its bounds after every call,
+ * most calls take the site's path, and every record arrives once, in
+ * order. */
+static void test_site_path_ring(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct llog__arena *a;
+	char str[41];
+	unsigned next = 0, bare = 0;
+	const unsigned calls = 6000;
+	struct llog_stats st;
+
+	(void)state;
+	memset(str, 's', sizeof(str));
+	cfg.flush_interval_ms = 5; /* as above */
+	cfg.arena_bytes = 16384;   /* the smallest ring: many laps */
+	cfg.overflow = LLOG_OVERFLOW_BLOCK;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	log_site_seq0(); /* the sites' first calls */
+	log_site_seq(0, "");
+	log_site_seq_kv(1, "");
+	bare += 1;
+	a = llog__arena_mine();
+	assert_non_null(a);
+	site_points_reset();
+	for (unsigned i = 2; i < calls; i++) {
+		unsigned len = (i * 7u) % 41u;
+
+		str[len] = '\0';
+		if (i % 5 == 0) {
+			log_site_seq0();
+			bare++;
+		}
+		if (i % 3 == 1)
+			log_site_seq_kv(i, str);
+		else
+			log_site_seq(i, str);
+		str[len] = 's';
+		check_stop(a);
+		/* a flush now and then; from 2000 to 3000, none: the ring
+		 * fills and the calls wait in log_core */
+		if (i % 97 == 0 && (i < 2000 || i > 3000))
+			llog_flush();
+	}
+	llog_flush();
+	llog_get_stats(&st);
+	printf("site path: %lu points for %u calls, %llu waits on a full ring\n", site_points(),
+	       calls, (unsigned long long)st.blocked);
+	assert_true(site_points() > calls); /* most of them: 2 points a call */
+	for (size_t i = 0; i < m->n; i++) {
+		unsigned got;
+		int off = 0;
+
+		if (strcmp(m->e[i].msg, "seq-") == 0) {
+			bare--;
+			continue;
+		}
+		assert_int_equal(sscanf(m->e[i].msg, "seq %u%n", &got, &off), 1);
+		assert_int_equal(got, next); /* each once, in order */
+		if (got % 3 != 1) /* (the fields' records: "seq N") */
+			assert_int_equal(m->e[i].msg_len, (size_t)off + 1 + (got * 7u) % 41u);
+		next++;
+	}
+	assert_int_equal(next, calls);
+	assert_int_equal(bare, 0);
+	llog_shutdown();
+	memsink_free(m);
+}
+
+static void log_site_two(const char *x, long y)
+{
+	LOG_INFO("two %s %ld", x, y);
+}
+
+static void log_site_two_kv(const char *x, long y)
+{
+	LOG_INFO_KV(("x", x), "two kv %ld", y);
+}
+
+/* test_fast_path_closed_then_open for the sites' own path: a call with a
+ * string, and one with fields, find the list closed after writing their
+ * record (FAST_CLOSED from the site's path), give it back and leave the
+ * call to log_core, which finds the list open again: each record once. */
+static void test_site_path_closed_then_open(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+
+	(void)state;
+	reopen_m = memsink_new(LLOG_TRACE);
+	assert_int_equal(memsink_start(m, NULL), 0);
+	log_site_two("a", 1); /* the sites' first calls: their verdicts */
+	log_site_two_kv("a", 1);
+	log_site_two("b", 2);
+	for (int k = 0; k < 2; k++) {
+		atomic_store(&closed_seen, 0);
+		atomic_store(&stop_once, 1);
+		atomic_store(&reopen_once, 1);
+		site_points_reset();
+		llog__sched_set_hook(hook_reopen);
+		if (k == 0)
+			log_site_two("c", 3);
+		else
+			log_site_two_kv("c", 3);
+		llog__sched_set_hook(NULL);
+		assert_int_equal(atomic_load(&closed_seen), 1);
+		assert_int_equal(site_points(), 2); /* FAST_ENTER, FAST_CLOSED */
+		llog_flush();
+		assert_int_equal(reopen_m->n, (size_t)k + 1);
+		assert_string_equal(reopen_m->e[k].msg, k == 0 ? "two c 3" : "two kv 3");
+		if (k == 0) {
+			/* llog on m again, the thread's arena made again */
+			llog_shutdown();
+			assert_int_equal(memsink_start(m, NULL), 0);
+			log_site_two("d", 4);
+		}
+	}
+	llog_shutdown();
+	memsink_free(reopen_m);
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -1153,6 +1476,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_fast_path_stop, teardown),
 		cmocka_unit_test_teardown(test_shrink_at_lap_end, teardown),
 		cmocka_unit_test_teardown(test_fast_path_closed_then_open, teardown),
+		cmocka_unit_test_teardown(test_site_path_taken, teardown),
+		cmocka_unit_test_teardown(test_site_path_other_abi, teardown),
+		cmocka_unit_test_teardown(test_site_path_ring, teardown),
+		cmocka_unit_test_teardown(test_site_path_closed_then_open, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,8 +11,11 @@
  * llog.h includes this file at its end. It holds what the public macros
  * expand to and must therefore be visible to the caller's compiler: the
  * call-site descriptor (struct llog_site) and the level check every LOG
- * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*),
- * the mapping of key-value pairs (LLOG__KV_*), the context scope, the
+ * form makes, the typed calls (argument slots, LLOG__NARGS, LLOG__CALL_*,
+ * each call's compile-time signature and the call site's own fast path,
+ * inlined at the call: llog__fast_call, and the layout of the library's
+ * words it sees, LLOG__FAST_ABI), the mapping of key-value pairs
+ * (LLOG__KV_*), the context scope, the
  * inline rate limiter, the shared-object destructor, and the entry points
  * llog__* that the macros call; in C++ (C++11 and later) the templates
  * that stand for C's _Generic there ("C++"). The functions and variables declared
@@ -214,7 +217,10 @@ LLOG_EXPORT void llog__log(struct llog_site *site, const char *fmt, ...)
  * so a statement expression that defines a label cannot be one; either
  * compiles with LLOG_NO_TYPED_CALLS. A call with fields (LOG_INFO_KV and
  * friends, below) does the same for its message's arguments, through
- * llog__log_kv_t and llog__log_kv.
+ * llog__log_kv_t and llog__log_kv. This header's macros reach
+ * llog__log_t's path through llog__fast_t (llog__fast_kv_t), with the
+ * call's signature: "The call site's own fast path" below; llog__log_t
+ * and llog__log_t0 stay for objects built with an older llog.h.
  */
 LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned n);
 /* llog__log_t for a call without arguments (the macros' form of it:
@@ -223,6 +229,144 @@ LLOG_EXPORT int llog__log_t(struct llog_site *site, const uint64_t *v, unsigned 
  * as llog__log_t does for any call without slots (v NULL, the form older
  * macros pass), which then returns 0 too. */
 LLOG_EXPORT int llog__log_t0(struct llog_site *site);
+
+#if defined(__GNUC__)
+/*-*********************************************************************
+ *  The call site's own fast path
+ ***********************************************************************/
+
+/*
+ * A typed call's signature: what the macro knows of its arguments at
+ * compile time, as an integer constant expression. Bits 0-15: each
+ * argument's class, 2 bits each, the first lowest (LLOG__SIG_INT: an
+ * integer of at most 4 bytes, LLOG__SIG_WIDE: any other integer, a
+ * pointer, a float or double, LLOG__SIG_STR: char * or const char *: the
+ * codes of the site's record shape, liblog/site.h); bits 16-19: the
+ * count; bits 24-31: LLOG__FAST_ABI, the layout below. The site's first
+ * call hands it to the library (llog__log_ts), which checks it once
+ * against the format's plan: where every argument's class is the plan's
+ * (a char * given to %p is a pointer: the plan's verdict wins, and the
+ * site stays on llog__log_t's path), the count is the plan's, the site
+ * takes the library's fast path (liblog/site.h, "Fixed sites") and the
+ * version is the library's own, it marks the site's state word
+ * LLOG__SITE_INLINE (its sign bit). From then on the call site's own
+ * code, llog__fast_t below, specialized at compile time for that
+ * signature, writes the record itself: no run-time walk of the shape, no
+ * call until the push has been made (a string of up to 15 bytes is
+ * measured by one 16-byte load, a longer one by memchr). Everything rare
+ * is the library's, unchanged.
+ *
+ * LLOG__FAST_ABI numbers the layout of what that code touches: the
+ * arena's first cache line (struct llog__fast_arena), the record header
+ * (struct llog__fast_rec), the queue's first head (struct
+ * llog__fast_head), the ring's offset in the arena, the record kind and
+ * the string bound; the library checks each against its own types at
+ * compile time (liblog/arena.c, liblog/producer.c). A site compiled with
+ * another version is never marked: its calls go through llog__log_ts to
+ * the library's path, so objects built against an older or newer header
+ * still log correctly. A version that changes any of it is a new number.
+ */
+#ifndef LLOG__FAST_ABI
+#define LLOG__FAST_ABI 1u
+#endif
+#define LLOG__SIG_INT 1u
+#define LLOG__SIG_STR 2u
+#define LLOG__SIG_WIDE 3u
+/* (in a signature handed back: the call passed the site path's entry,
+ * schedule point FAST_ENTER included, before it gave up) */
+#define LLOG__SIG_ENTERED 0x100000u
+#define LLOG__SIG_HEAD(n) ((unsigned)(LLOG__FAST_ABI) << 24 | (unsigned)(n) << 16)
+/* argument i's class in sig */
+#define LLOG__SIG_CLS(sig, i) (((sig) >> (2 * (i))) & 3u)
+/* The sign bit of a site's state word: the site's own code may write its
+ * records (set by the library only). */
+#define LLOG__SITE_INLINE ((int)0x80000000u)
+/* The payload bytes the call site's path writes at most: the record bound
+ * (llog_config.max_record_bytes) is never below it, so a record that
+ * fits is never clipped; one with longer strings is the library's. */
+#define LLOG__FAST_STR_BYTES 256u
+
+/* Hands a call back to the library before anything was done: the
+ * site's first call (which makes its verdict with sig), or a call the
+ * site's own path does not take now (the library's fast path, or
+ * log_core; with LLOG__SIG_ENTERED, one whose strings are longer than
+ * that path writes). Returns as llog__log_t: nonzero, the macro makes
+ * the variadic call (never for n == 0: as llog__log_t0). */
+LLOG_EXPORT int llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned n,
+			     unsigned sig);
+/* The same after the site's path set in_log and gave up (no room below
+ * the ring's stop, a context to resend, the list closed): log_core's
+ * path, as the library's own fast path leaves a call. */
+LLOG_EXPORT int llog__log_tx(struct llog_site *site, const uint64_t *v, unsigned n);
+
+/* The calling thread's arena (liblog/arena.h; the library's own type):
+ * never NULL, a static header whose busy word is nonzero for a thread
+ * without one. Initial-exec: a load at a fixed offset from the thread
+ * pointer, also from an object linked against the shared library (the
+ * library's TLS is in the static TLS block: it uses the same model),
+ * never a __tls_get_addr call. */
+struct llog__arena;
+LLOG_EXPORT extern __thread struct llog__arena *llog__tls_arena
+	__attribute__((tls_model("initial-exec")));
+
+
+/* The queue's first head and the process's go-slow word beside it
+ * (liblog/queue.h, struct llog__shard). */
+struct __attribute__((may_alias)) llog__fast_head {
+	void *first;
+	uint32_t slow;
+};
+/* The arena's first cache line as the call site's path sees it
+ * (liblog/arena.h, struct llog__arena, checked there): positions, the
+ * drops to report, the go-slow word (its bytes: in_log, ctx_dirty,
+ * ctx_busy, none), the queue's first head and its CLOSED sentinel.
+ * may_alias: the library's type of the same bytes is another one. */
+struct __attribute__((may_alias)) llog__fast_arena {
+	uint32_t reserve, stop, limit, cached_released, wake, size, mask, faulted;
+	uint32_t dropped_pending; /* atomic: the owner and its signal handlers */
+	uint32_t busy;            /* in_log, ctx_dirty, ctx_busy, none */
+	struct llog__fast_head *head;
+	const void *closed;
+};
+/* The record header (liblog/queue.h, struct llog__rec). */
+struct __attribute__((may_alias)) llog__fast_rec {
+	void *next;
+	const struct llog_site *site;
+	void *arena;
+	uint64_t ts;
+	uint32_t end, len, dropped;
+	uint8_t kind, flags;
+};
+#define LLOG__FAST_REC_HDR 48u
+#define LLOG__FAST_K_LOG 0u
+#define LLOG__FAST_REC_FIELDS 0x08u /* the record carries a call block */
+#define LLOG__FAST_META_NULL 0x2u   /* a NULL string field (liblog/kv.h) */
+/* The ring's offset in the arena (liblog/arena.h: offsetof(struct
+ * llog__arena, ring)). */
+#define LLOG__FAST_RING_OFF 5888u
+
+
+/* The rare ends of the site's path, after its push (the library's
+ * fast_push_retry and fast_pushed): the CAS failed (first: the head it
+ * read, the record's old reserve position), or the record carried drops
+ * or the ring is past wake. Each clears in_log; the call is then done
+ * (never handed back). */
+LLOG_EXPORT void llog__fast_retry(void *arena, void *rec, void *first, uint32_t old);
+LLOG_EXPORT void llog__fast_after(void *arena, uint32_t carried, uint32_t reserve);
+
+#ifdef LLOG_TEST_SCHED
+/* The schedule points FAST_ENTER, FAST_PUSH, FAST_CLOSED
+ * (liblog/sched_points.h), in the test-only library. */
+void llog__sched_fast_at(int point);
+#define LLOG__FAST_SCHED(p) llog__sched_fast_at(p)
+#else
+#define LLOG__FAST_SCHED(p) ((void)0)
+#endif
+#define LLOG__FAST_SP_ENTER 13
+#define LLOG__FAST_SP_PUSH 14
+#define LLOG__FAST_SP_CLOSED 15
+
+#endif /* __GNUC__ */
 
 #if defined(__GNUC__) && !defined(LLOG_NO_TYPED_CALLS) &&                                       \
 	((!defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) ||   \
@@ -235,6 +379,9 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
 #define LLOG__SLOT(x) ::llog__slot< ::llog__decay_t<decltype(x)> >::get(x)
 #define LLOG__SLOT_OK(x) (::llog__slot< ::llog__decay_t<decltype(x)> >::ok != 0)
 #define LLOG__TMP(i, x) auto llog__a##i##_ = (x);
+/* Argument x's class in the call's signature ("The call site's own fast
+ * path"): llog__cls in "C++" below. */
+#define LLOG__CLS(x) ((unsigned)::llog__cls< ::llog__decay_t<decltype(x)> >::value)
 #else
 static inline uint64_t llog__slot_u(uintptr_t v)
 {
@@ -266,6 +413,14 @@ static inline uint64_t llog__slot_ld(long double v)
 			 default: (uintptr_t)(x)))
 /* 0 when x cannot ride in a slot (a long double). */
 #define LLOG__SLOT_OK(x) _Generic((x), long double: 0, default: 1)
+/* x's class in the call's signature ("The call site's own fast path"): a
+ * string (char *, const char *), an integer of at most 4 bytes (_Bool,
+ * char, short, int, an enum), or 8 bytes (a float or double as a double,
+ * any other integer, any other pointer). An integer constant expression. */
+#define LLOG__CLS(x)                                                          \
+	((unsigned)_Generic((x), char *: LLOG__SIG_STR, const char *: LLOG__SIG_STR, \
+			    float: LLOG__SIG_WIDE, double: LLOG__SIG_WIDE,       \
+			    default: (sizeof(x) <= 4 ? LLOG__SIG_INT : LLOG__SIG_WIDE)))
 /* A temporary for argument i: its value, once, of its type after lvalue
  * conversion (the comma operator decays arrays and drops qualifiers, and
  * promotes nothing, so that the fallback call's format check sees the
@@ -275,6 +430,15 @@ static inline uint64_t llog__slot_ld(long double v)
 #define LLOG__TMP(i, x) __typeof__(((void)0, (x))) llog__a##i##_ = (x);
 #endif
 
+/* The signature of a call with arguments a1..an (temporaries). */
+#define LLOG__SIG_1(a1) (LLOG__SIG_HEAD(1) | LLOG__CLS(a1))
+#define LLOG__SIG_2(a1, a2) (LLOG__SIG_HEAD(2) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2)
+#define LLOG__SIG_3(a1, a2, a3) (LLOG__SIG_HEAD(3) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4)
+#define LLOG__SIG_4(a1, a2, a3, a4) (LLOG__SIG_HEAD(4) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4 | LLOG__CLS(a4) << 6)
+#define LLOG__SIG_5(a1, a2, a3, a4, a5) (LLOG__SIG_HEAD(5) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4 | LLOG__CLS(a4) << 6 | LLOG__CLS(a5) << 8)
+#define LLOG__SIG_6(a1, a2, a3, a4, a5, a6) (LLOG__SIG_HEAD(6) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4 | LLOG__CLS(a4) << 6 | LLOG__CLS(a5) << 8 | LLOG__CLS(a6) << 10)
+#define LLOG__SIG_7(a1, a2, a3, a4, a5, a6, a7) (LLOG__SIG_HEAD(7) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4 | LLOG__CLS(a4) << 6 | LLOG__CLS(a5) << 8 | LLOG__CLS(a6) << 10 | LLOG__CLS(a7) << 12)
+#define LLOG__SIG_8(a1, a2, a3, a4, a5, a6, a7, a8) (LLOG__SIG_HEAD(8) | LLOG__CLS(a1) | LLOG__CLS(a2) << 2 | LLOG__CLS(a3) << 4 | LLOG__CLS(a4) << 6 | LLOG__CLS(a5) << 8 | LLOG__CLS(a6) << 10 | LLOG__CLS(a7) << 12 | LLOG__CLS(a8) << 14)
 #define LLOG__NARGS(...) LLOG__NARGS_(__VA_ARGS__, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, V, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define LLOG__NARGS_(f, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, _65, _66, _67, _68, _69, _70, _71, _72, _73, _74, _75, _76, _77, _78, _79, _80, _81, _82, _83, _84, _85, _86, _87, _88, _89, _90, _91, _92, _93, _94, _95, _96, _97, _98, _99, _100, _101, _102, _103, _104, _105, _106, _107, _108, _109, _110, _111, _112, _113, _114, _115, _116, _117, _118, _119, _120, _121, _122, _123, _124, _125, _126, _127, N, ...) N
 #define LLOG__CALL_CAT_(a, b) a##b
@@ -286,9 +450,9 @@ static inline uint64_t llog__slot_ld(long double v)
 #define LLOG__CALL_GEN(T, V, P, ...)                                          \
 	LLOG__CALL_CAT(LLOG__CALL_, LLOG__NARGS(__VA_ARGS__))(T, V, P, __VA_ARGS__)
 /* llog__log(site, fmt, args...) and llog__log_kv(site, ks, v, fmt, args...). */
-#define LLOG__CALL(site, ...) LLOG__CALL_GEN(llog__log_t, llog__log, (site), __VA_ARGS__)
+#define LLOG__CALL(site, ...) LLOG__CALL_GEN(llog__fast_t, llog__log, (site), __VA_ARGS__)
 #define LLOG__CALL_KV(site, ks, v, ...)                                       \
-	LLOG__CALL_GEN(llog__log_kv_t, llog__log_kv, (site, ks, v), __VA_ARGS__)
+	LLOG__CALL_GEN(llog__fast_kv_t, llog__log_kv, (site, ks, v), __VA_ARGS__)
 #define LLOG__CALL_V(T, V, P, ...) V(LLOG__ID P, __VA_ARGS__)
 /* No argument: T##0 (llog__log_t0, llog__log_kv_t0) makes the variadic
  * call itself when it must; V's call, never made, keeps the compiler's
@@ -303,56 +467,56 @@ static inline uint64_t llog__slot_ld(long double v)
 	do { \
 		LLOG__TMP(1, a1) \
 		const uint64_t llog__v_[1] = {LLOG__SLOT(llog__a1_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_)) || T(LLOG__ID P, llog__v_, 1) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_)) || T(LLOG__ID P, llog__v_, 1, LLOG__SIG_1(llog__a1_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_); \
 	} while (0)
 #define LLOG__CALL_2(T, V, P, fmt, a1, a2) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) \
 		const uint64_t llog__v_[2] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || T(LLOG__ID P, llog__v_, 2) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_)) || T(LLOG__ID P, llog__v_, 2, LLOG__SIG_2(llog__a1_, llog__a2_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_); \
 	} while (0)
 #define LLOG__CALL_3(T, V, P, fmt, a1, a2, a3) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) \
 		const uint64_t llog__v_[3] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || T(LLOG__ID P, llog__v_, 3) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_)) || T(LLOG__ID P, llog__v_, 3, LLOG__SIG_3(llog__a1_, llog__a2_, llog__a3_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_); \
 	} while (0)
 #define LLOG__CALL_4(T, V, P, fmt, a1, a2, a3, a4) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) \
 		const uint64_t llog__v_[4] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || T(LLOG__ID P, llog__v_, 4) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_)) || T(LLOG__ID P, llog__v_, 4, LLOG__SIG_4(llog__a1_, llog__a2_, llog__a3_, llog__a4_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_); \
 	} while (0)
 #define LLOG__CALL_5(T, V, P, fmt, a1, a2, a3, a4, a5) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) \
 		const uint64_t llog__v_[5] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || T(LLOG__ID P, llog__v_, 5) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_)) || T(LLOG__ID P, llog__v_, 5, LLOG__SIG_5(llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_); \
 	} while (0)
 #define LLOG__CALL_6(T, V, P, fmt, a1, a2, a3, a4, a5, a6) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) \
 		const uint64_t llog__v_[6] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || T(LLOG__ID P, llog__v_, 6) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_)) || T(LLOG__ID P, llog__v_, 6, LLOG__SIG_6(llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_); \
 	} while (0)
 #define LLOG__CALL_7(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) \
 		const uint64_t llog__v_[7] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || T(LLOG__ID P, llog__v_, 7) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_)) || T(LLOG__ID P, llog__v_, 7, LLOG__SIG_7(llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_); \
 	} while (0)
 #define LLOG__CALL_8(T, V, P, fmt, a1, a2, a3, a4, a5, a6, a7, a8) \
 	do { \
 		LLOG__TMP(1, a1) LLOG__TMP(2, a2) LLOG__TMP(3, a3) LLOG__TMP(4, a4) LLOG__TMP(5, a5) LLOG__TMP(6, a6) LLOG__TMP(7, a7) LLOG__TMP(8, a8) \
 		const uint64_t llog__v_[8] = {LLOG__SLOT(llog__a1_), LLOG__SLOT(llog__a2_), LLOG__SLOT(llog__a3_), LLOG__SLOT(llog__a4_), LLOG__SLOT(llog__a5_), LLOG__SLOT(llog__a6_), LLOG__SLOT(llog__a7_), LLOG__SLOT(llog__a8_)}; \
-		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || T(LLOG__ID P, llog__v_, 8) != 0) \
+		if (!(LLOG__SLOT_OK(llog__a1_) && LLOG__SLOT_OK(llog__a2_) && LLOG__SLOT_OK(llog__a3_) && LLOG__SLOT_OK(llog__a4_) && LLOG__SLOT_OK(llog__a5_) && LLOG__SLOT_OK(llog__a6_) && LLOG__SLOT_OK(llog__a7_) && LLOG__SLOT_OK(llog__a8_)) || T(LLOG__ID P, llog__v_, 8, LLOG__SIG_8(llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_)) != 0) \
 			V(LLOG__ID P, fmt, llog__a1_, llog__a2_, llog__a3_, llog__a4_, llog__a5_, llog__a6_, llog__a7_, llog__a8_); \
 	} while (0)
 #else
@@ -401,6 +565,13 @@ LLOG_EXPORT int llog__log_kv_t(struct llog_site *site, const struct llog__kv_sit
  * (and llog__log_kv_t without slots returns 0 as llog__log_t does). */
 LLOG_EXPORT int llog__log_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
 				const union llog__kv_val *v);
+/* llog__log_ts and llog__log_tx for a call with fields (llog/detail.h,
+ * "The call site's own fast path"). */
+LLOG_EXPORT int llog__log_kv_ts(struct llog_site *site, const struct llog__kv_site *ks,
+				const union llog__kv_val *kv, const uint64_t *v, unsigned n,
+				unsigned sig);
+LLOG_EXPORT int llog__log_kv_tx(struct llog_site *site, const struct llog__kv_site *ks,
+				const union llog__kv_val *kv, const uint64_t *v, unsigned n);
 
 static inline union llog__kv_val llog__kv_i64(int64_t x)
 {
@@ -453,6 +624,406 @@ static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 {
 	return llog_ctx_set_hex(key, h != NULL ? h->ptr : NULL, h != NULL ? h->len : 0);
 }
+
+#if defined(__GNUC__)
+/* A compiler barrier (a signal handler of this thread sees the arena's
+ * bytes as the program order wrote them): atomic_signal_fence(seq_cst). */
+#define LLOG__FAST_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Copies len bytes of p to d; returns the end. 4 to 32 bytes (the
+ * common case: a name, an address) as two overlapping loads and stores of
+ * 4, 8 or 16 bytes (w, a constant), without a call; else memcpy. (The
+ * library's fast path copies with it too.) */
+static inline __attribute__((always_inline)) unsigned char *
+llog__fast_pair(unsigned char *d, const char *p, uint32_t len, uint32_t w)
+{
+	unsigned char x[16], y[16];
+
+	__builtin_memcpy(x, p, w);
+	__builtin_memcpy(y, p + len - w, w);
+	__builtin_memcpy(d, x, w);
+	__builtin_memcpy(d + len - w, y, w);
+	return d + len;
+}
+static inline __attribute__((always_inline)) unsigned char *
+llog__fast_copy(unsigned char *d, const char *p, uint32_t len)
+{
+	if (len - 8u <= 8u)
+		return llog__fast_pair(d, p, len, 8);
+	if (len - 17u <= 15u)
+		return llog__fast_pair(d, p, len, 16);
+	if (len - 4u <= 3u)
+		return llog__fast_pair(d, p, len, 4);
+	__builtin_memcpy(d, p, len);
+	return d + len;
+}
+
+/* Argument i's bytes in the payload at d (fmt_slots.h: an INT's low 4
+ * bytes, a WIDE's 8, a STR's u32 length and its bytes); returns the end.
+ * i, n and sig are constants: one store or one copy. */
+static inline __attribute__((always_inline)) unsigned char *
+llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uint64_t *v,
+	       const uint32_t *len)
+{
+	uint32_t w;
+
+	if (i >= n)
+		return d;
+	if (LLOG__SIG_CLS(sig, i) == LLOG__SIG_WIDE) {
+		__builtin_memcpy(d, &v[i], 8);
+		return d + 8;
+	}
+	if (LLOG__SIG_CLS(sig, i) == LLOG__SIG_INT) {
+		w = (uint32_t)v[i];
+		__builtin_memcpy(d, &w, 4);
+		return d + 4;
+	}
+	__builtin_memcpy(d, &len[i], 4);
+	return llog__fast_copy(d + 4, (const char *)(uintptr_t)v[i], len[i]);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__OPTIMIZE__) &&                       \
+	!defined(LLOG_NO_FAST_INLINE)
+#define LLOG__FAST_INLINE 1
+
+/* Whether the string p is at most room bytes long; *len its length then:
+ * memchr, called out of line (glibc's vector code), except, without a
+ * sanitizer, for a string of at most 15 bytes whose first 16 bytes are
+ * on p's page: one 16-byte load from p, a compare with zero and the
+ * first set bit of its mask, inline (the bytes after the NUL are read
+ * and ignored, as a libc strlen reads them; never a byte of a page the
+ * string does not reach). A sanitizer would report those bytes: memchr
+ * alone then. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LLOG__FAST_SCAN_MEMCHR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                    \
+	__has_feature(memory_sanitizer)
+#define LLOG__FAST_SCAN_MEMCHR 1
+#endif
+#endif
+#ifndef LLOG__FAST_SCAN_MEMCHR
+typedef char llog__v16 __attribute__((vector_size(16)));
+typedef char llog__u16 __attribute__((vector_size(16), may_alias, aligned(1)));
+#endif
+static inline __attribute__((always_inline)) int llog__fast_strlen(const char *p, uint32_t room,
+								   uint32_t *len)
+{
+	const char *e;
+
+#ifndef LLOG__FAST_SCAN_MEMCHR
+	const llog__v16 zero = {0};
+	unsigned m;
+
+	if (((uintptr_t)p & 4095u) <= 4096u - 16u) {
+		m = (unsigned)__builtin_ia32_pmovmskb128(
+			(llog__v16)(*(const llog__u16 *)(const void *)p == zero));
+		if (m != 0) {
+			*len = (uint32_t)__builtin_ctz(m);
+			return *len <= room;
+		}
+	}
+#endif
+	e = (const char *)__builtin_memchr(p, 0, (size_t)room + 1);
+	if (e == NULL)
+		return 0;
+	*len = (uint32_t)(e - p);
+	return 1;
+}
+
+/* Whether argument i is not a NULL string (a NULL one is the library's:
+ * "(null)"). */
+static inline __attribute__((always_inline)) int llog__fast_nonnull(unsigned i, unsigned n,
+								    unsigned sig,
+								    const uint64_t *v)
+{
+	return i >= n || LLOG__SIG_CLS(sig, i) != LLOG__SIG_STR || v[i] != 0;
+}
+
+/* String i's length into len[i], taken from *room (the payload bytes
+ * left under LLOG__FAST_STR_BYTES); 0 when it is longer than what is
+ * left (the library's call). */
+static inline __attribute__((always_inline)) int
+llog__fast_measure(unsigned i, unsigned n, unsigned sig, const uint64_t *v, uint32_t *len,
+		   uint32_t *room)
+{
+	if (i >= n || LLOG__SIG_CLS(sig, i) != LLOG__SIG_STR)
+		return 1;
+	if (!llog__fast_strlen((const char *)(uintptr_t)v[i], *room, &len[i]))
+		return 0;
+	*room -= len[i];
+	return 1;
+}
+
+/* A call with fields: field i's bytes in the call block (liblog/kv.h):
+ * its 8-byte value, or a string's u32 length, u32 meta (NULL: no bytes),
+ * its bytes, a NUL and the padding to 8 (not written, as the library's).
+ * llog__fast_kv_typed: 0 when the field is the library's (a type not a
+ * constant, a hex value). Measuring: *kb, the block's bytes so far, grows
+ * by the field's; 0 when a string is longer than the path writes. */
+static inline __attribute__((always_inline)) int llog__fast_kv_typed(unsigned i,
+								     const struct llog__kv_site *ks)
+{
+	return i >= LLOG__KV_SITE_N(ks) ||
+	       (__builtin_constant_p(ks->types[i]) && ks->types[i] != LLOG__KV_HEX);
+}
+static inline __attribute__((always_inline)) int
+llog__fast_kv_measure(unsigned i, const struct llog__kv_site *ks, const union llog__kv_val *kv,
+		      uint32_t *klen, uint32_t *kb)
+{
+	if (i >= LLOG__KV_SITE_N(ks))
+		return 1;
+	if (ks->types[i] != LLOG_FIELD_STR || kv[i].s == 0) {
+		*kb += 8;
+		return 1;
+	}
+	if (!llog__fast_strlen(kv[i].s, LLOG__FAST_STR_BYTES, &klen[i]))
+		return 0;
+	*kb += 8 + ((klen[i] + 8u) & ~7u);
+	return 1;
+}
+static inline __attribute__((always_inline)) unsigned char *
+llog__fast_kv_put(unsigned char *d, unsigned i, const struct llog__kv_site *ks,
+		  const union llog__kv_val *kv, const uint32_t *klen)
+{
+	uint32_t meta[2] = {0, 0};
+
+	if (i >= LLOG__KV_SITE_N(ks))
+		return d;
+	if (ks->types[i] != LLOG_FIELD_STR) {
+		__builtin_memcpy(d, &kv[i], 8);
+		return d + 8;
+	}
+	if (kv[i].s == 0) {
+		meta[1] = LLOG__FAST_META_NULL;
+		__builtin_memcpy(d, meta, 8);
+		return d + 8;
+	}
+	meta[0] = klen[i];
+	__builtin_memcpy(d, meta, 8);
+	llog__fast_copy(d + 8, kv[i].s, klen[i])[0] = '\0';
+	return d + 8 + ((klen[i] + 8u) & ~7u);
+}
+
+/*
+ * The call site's path (see above): site's call with n slots v of
+ * signature sig and, with ks not NULL, the fields kv of the call site
+ * ks (static: its count and types are constants here, or the call is the
+ * library's); everything but the values is a constant. Its steps are the
+ * library's fast path's (liblog/producer.c, "The fast path") for one
+ * shape: the strings measured (before anything is taken: a NULL or long
+ * one is the library's; a NULL field is written); the site's state word
+ * (its sign bit, one relaxed load: the word carries the whole verdict,
+ * no plan is read); the thread's go-slow word and the process's (the
+ * backtrace on, a clock other than the plain TSC, several heads); in_log
+ * set; the record's exact size taken below stop in one compare,
+ * ctx_dirty read again; the header, the payload and the call block; the
+ * head peeked (CLOSED: given back, the library's call); the drops it
+ * carries (read after the payload, as log_core); the TSC; the push (a
+ * release CAS); the fill check (one compare with wake); in_log cleared.
+ * Records are byte for byte log_core's. Returns as llog__log_t.
+ */
+#define LLOG__FAST_MISS(site, ks, kv, v, n, sig)                              \
+	((ks) != 0 ? llog__log_kv_ts((site), (ks), (kv), (v), (n), (sig))    \
+		   : llog__log_ts((site), (v), (n), (sig)))
+#define LLOG__FAST_GIVE_UP(site, ks, kv, v, n)                                \
+	((ks) != 0 ? llog__log_kv_tx((site), (ks), (kv), (v), (n))           \
+		   : llog__log_tx((site), (v), (n)))
+static inline __attribute__((always_inline)) int
+llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
+		const union llog__kv_val *kv, const uint64_t *v, unsigned n, unsigned sig)
+{
+	uint32_t len[8] = {0}, klen[8] = {0}, room, used = 0, kb = 0, bytes, old, end, carried;
+	struct llog__fast_arena *a;
+	struct llog__fast_head *h;
+	struct llog__fast_rec *r;
+	unsigned char *d;
+	void *first;
+	unsigned i;
+	int s;
+
+	if (ks != 0 && (!__builtin_constant_p(LLOG__KV_SITE_N(ks)) || LLOG__KV_SITE_N(ks) > 8))
+		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
+	for (i = 0; i < n; i++)
+		used += LLOG__SIG_CLS(sig, i) == LLOG__SIG_WIDE ? 8u : 4u;
+	room = LLOG__FAST_STR_BYTES - used;
+	/* Relaxed: the verdict is in the word itself; nothing it publishes
+	 * (the plan) is read here. */
+	s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
+	if (LLOG__UNLIKELY(s >= 0) ||
+	    !(llog__fast_nonnull(0, n, sig, v) && llog__fast_nonnull(1, n, sig, v) &&
+	      llog__fast_nonnull(2, n, sig, v) && llog__fast_nonnull(3, n, sig, v) &&
+	      llog__fast_nonnull(4, n, sig, v) && llog__fast_nonnull(5, n, sig, v) &&
+	      llog__fast_nonnull(6, n, sig, v) && llog__fast_nonnull(7, n, sig, v)))
+		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
+	if (ks != 0 && !(llog__fast_kv_typed(0, ks) && llog__fast_kv_typed(1, ks) &&
+			 llog__fast_kv_typed(2, ks) && llog__fast_kv_typed(3, ks) &&
+			 llog__fast_kv_typed(4, ks) && llog__fast_kv_typed(5, ks) &&
+			 llog__fast_kv_typed(6, ks) && llog__fast_kv_typed(7, ks)))
+		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
+	a = (struct llog__fast_arena *)(void *)llog__tls_arena;
+	/* The go-slow word: a plain read, written only by this thread and
+	 * its signal handlers (liblog/arena.h, "The go-slow word"). */
+	if (LLOG__UNLIKELY(a->busy != 0))
+		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
+	h = a->head;
+	/* Relaxed: changes only while no flusher runs (liblog/queue.h,
+	 * llog__queue_slow). */
+	if (LLOG__UNLIKELY(__atomic_load_n(&h->slow, __ATOMIC_RELAXED) != 0))
+		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
+	LLOG__FAST_SCHED(LLOG__FAST_SP_ENTER);
+	((volatile uint8_t *)&a->busy)[0] = 1; /* in_log */
+	/* A signal handler that sees in_log == 0 finds the arena
+	 * consistent: no arena access moves across the in_log stores. */
+	LLOG__FAST_FENCE();
+	/* The strings, read under in_log as the library reads them (a
+	 * handler that runs inside, a fault on a string's page, finds a LOG
+	 * in progress); longer than this path writes: the library's fast
+	 * path, past its entry (LLOG__SIG_ENTERED). */
+	if (!(llog__fast_measure(0, n, sig, v, len, &room) &&
+	      llog__fast_measure(1, n, sig, v, len, &room) &&
+	      llog__fast_measure(2, n, sig, v, len, &room) &&
+	      llog__fast_measure(3, n, sig, v, len, &room) &&
+	      llog__fast_measure(4, n, sig, v, len, &room) &&
+	      llog__fast_measure(5, n, sig, v, len, &room) &&
+	      llog__fast_measure(6, n, sig, v, len, &room) &&
+	      llog__fast_measure(7, n, sig, v, len, &room)))
+		goto entered;
+	used = LLOG__FAST_STR_BYTES - room;
+	if (ks != 0) {
+		kb = 16; /* the site, the fields stored and left out */
+		if (!(llog__fast_kv_measure(0, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(1, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(2, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(3, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(4, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(5, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(6, ks, kv, klen, &kb) &&
+		      llog__fast_kv_measure(7, ks, kv, klen, &kb)) ||
+		    kb > LLOG__FAST_STR_BYTES)
+			goto entered;
+	}
+	old = a->reserve;
+	bytes = LLOG__FAST_REC_HDR + ((used + 7u) & ~7u) + kb;
+	/* One compare for the room (stop: min(limit, the lap's end)); then
+	 * ctx_dirty again: a handler that ran after the test above may have
+	 * had its CTX record dropped. */
+	if (LLOG__UNLIKELY(bytes > a->stop - old || ((const uint8_t *)&a->busy)[1] != 0)) {
+		LLOG__FAST_FENCE();
+		((volatile uint8_t *)&a->busy)[0] = 0;
+		return LLOG__FAST_GIVE_UP(site, ks, kv, v, n);
+	}
+	r = (struct llog__fast_rec *)(void *)((unsigned char *)a + LLOG__FAST_RING_OFF +
+					      (old & a->mask));
+	end = old + bytes;
+	a->reserve = end;
+	r->end = end;
+	r->len = used;
+	r->kind = LLOG__FAST_K_LOG;
+	r->flags = ks != 0 ? LLOG__FAST_REC_FIELDS : 0;
+	r->site = site;
+	r->arena = a;
+	d = (unsigned char *)r + LLOG__FAST_REC_HDR;
+	d = llog__fast_put(d, 0, n, sig, v, len);
+	d = llog__fast_put(d, 1, n, sig, v, len);
+	d = llog__fast_put(d, 2, n, sig, v, len);
+	d = llog__fast_put(d, 3, n, sig, v, len);
+	d = llog__fast_put(d, 4, n, sig, v, len);
+	d = llog__fast_put(d, 5, n, sig, v, len);
+	d = llog__fast_put(d, 6, n, sig, v, len);
+	(void)llog__fast_put(d, 7, n, sig, v, len);
+	if (ks != 0) {
+		uint32_t cnt[2] = {LLOG__KV_SITE_N(ks), 0};
+
+		d = (unsigned char *)r + LLOG__FAST_REC_HDR + ((used + 7u) & ~7u);
+		__builtin_memcpy(d, &ks, 8);
+		__builtin_memcpy(d + 8, cnt, 8);
+		d = llog__fast_kv_put(d + 16, 0, ks, kv, klen);
+		d = llog__fast_kv_put(d, 1, ks, kv, klen);
+		d = llog__fast_kv_put(d, 2, ks, kv, klen);
+		d = llog__fast_kv_put(d, 3, ks, kv, klen);
+		d = llog__fast_kv_put(d, 4, ks, kv, klen);
+		d = llog__fast_kv_put(d, 5, ks, kv, klen);
+		d = llog__fast_kv_put(d, 6, ks, kv, klen);
+		(void)llog__fast_kv_put(d, 7, ks, kv, klen);
+	}
+	/* Relaxed: an expectation for the CAS, which validates it. */
+	first = __atomic_load_n(&h->first, __ATOMIC_RELAXED);
+	if (LLOG__UNLIKELY(first == a->closed)) {
+		/* given back: stop is as before (the take stayed below it) */
+		a->reserve = old;
+		LLOG__FAST_FENCE();
+		((volatile uint8_t *)&a->busy)[0] = 0;
+		LLOG__FAST_SCHED(LLOG__FAST_SP_CLOSED);
+		return LLOG__FAST_GIVE_UP(site, ks, kv, v, n);
+	}
+	LLOG__FAST_SCHED(LLOG__FAST_SP_PUSH);
+	/* The drops this record announces, read after its payload, as
+	 * log_core reads them. Relaxed: only this thread and its signal
+	 * handlers change the count (liblog/arena.h). */
+	carried = __atomic_load_n(&a->dropped_pending, __ATOMIC_RELAXED);
+	r->dropped = carried;
+	r->ts = __builtin_ia32_rdtsc();
+	r->next = first;
+	/* Release CAS (liblog/llist.h): publishes the header and payload;
+	 * pairs with the flusher's acquire exchange of the head. Relaxed on
+	 * failure: the retry (out of line) only tries again. */
+	if (LLOG__UNLIKELY(!__atomic_compare_exchange_n(&h->first, &first, (void *)r, 0,
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))) {
+		llog__fast_retry(a, r, first, old);
+		return 0;
+	}
+	/* the ring past half full: end past wake (a plain read, the owner's
+	 * word; the distance is below 2^30 either way, liblog/arena.h) */
+	if (LLOG__UNLIKELY(carried != 0 || (int32_t)(a->wake - end) < 0)) {
+		llog__fast_after(a, carried, end);
+		return 0;
+	}
+	LLOG__FAST_FENCE();
+	((volatile uint8_t *)&a->busy)[0] = 0;
+	return 0;
+entered:
+	LLOG__FAST_FENCE();
+	((volatile uint8_t *)&a->busy)[0] = 0;
+	return LLOG__FAST_MISS(site, ks, kv, v, n, sig | LLOG__SIG_ENTERED);
+}
+#else
+static inline int llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
+				  const union llog__kv_val *kv, const uint64_t *v, unsigned n,
+				  unsigned sig)
+{
+	if (ks != 0)
+		return llog__log_kv_ts(site, ks, kv, v, n, sig);
+	return llog__log_ts(site, v, n, sig);
+}
+#endif
+
+/* The typed calls' entry points as the macros call them: with the call's
+ * signature (and, LLOG__CALL_0, without arguments: never handed back, as
+ * llog__log_t0 and llog__log_kv_t0). */
+static inline __attribute__((always_inline)) int
+llog__fast_t(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig)
+{
+	return llog__fast_call(site, (const struct llog__kv_site *)0,
+			       (const union llog__kv_val *)0, v, n, sig);
+}
+static inline __attribute__((always_inline)) int llog__fast_t0(struct llog_site *site)
+{
+	return llog__fast_t(site, (const uint64_t *)0, 0, LLOG__SIG_HEAD(0));
+}
+static inline __attribute__((always_inline)) int
+llog__fast_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
+		const union llog__kv_val *kv, const uint64_t *v, unsigned n, unsigned sig)
+{
+	return llog__fast_call(site, ks, kv, v, n, sig);
+}
+static inline __attribute__((always_inline)) int
+llog__fast_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
+		 const union llog__kv_val *kv)
+{
+	return llog__fast_call(site, ks, kv, (const uint64_t *)0, 0, LLOG__SIG_HEAD(0));
+}
+#endif /* __GNUC__ */
 
 /* What a value of a type fields do not take is refused with (C and C++). */
 #define LLOG__KV_TYPE_MSG                                                     \
@@ -706,6 +1277,21 @@ struct llog__slot_kind {
 		: std::is_pointer<T>::value ? LLOG__SLOT_PTR
 		: std::is_same<T, decltype(nullptr)>::value ? LLOG__SLOT_NULL
 							     : LLOG__SLOT_NONE;
+};
+/* T's class in a typed call's signature, as C's LLOG__CLS: a string (a
+ * pointer to char, const or not), an integer of at most 4 bytes (bool,
+ * an enum by its size), or 8 bytes (a float or double as a double, any
+ * other integer, pointer or nullptr); 0 for a type without a slot. */
+template <class T>
+struct llog__cls {
+	static constexpr unsigned value =
+		llog__slot_kind<T>::value == LLOG__SLOT_INT ? (sizeof(T) <= 4 ? LLOG__SIG_INT : LLOG__SIG_WIDE)
+		: llog__slot_kind<T>::value == LLOG__SLOT_PTR &&
+				std::is_same<typename std::remove_cv<typename std::remove_pointer<T>::type>::type,
+					     char>::value
+			? LLOG__SIG_STR
+		: llog__slot_kind<T>::value == LLOG__SLOT_NONE ? 0u
+							      : LLOG__SIG_WIDE;
 };
 template <class T, int K = llog__slot_kind<T>::value>
 struct llog__slot {

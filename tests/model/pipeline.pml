@@ -282,6 +282,9 @@ proctype Producer(byte p)
 					/* C: liblog/producer.c fast_push_retry ord LLOG__CLOSED fast_closed llist_try_add fast_pushed */
 					/* C: liblog/producer.c fast_pushed ord wake fast_fill */
 					/* C: liblog/producer.c fast_fill ord llog__arena_fill_wants_wake_at llog__wake_flusher_last */
+					/* C: include/llog/detail.h llog__fast_call ord __atomic_compare_exchange_n llog__fast_retry wake llog__fast_after */
+					/* C: liblog/producer.c llog__fast_retry ord fast_push_retry */
+					/* C: liblog/producer.c llog__fast_after ord fast_pushed */
 					:: (rsv - released[p]) * 2 > CAP(p) -> wake_flusher(old)
 					/* past half but before wake (woken a sixteenth of
 					 * the ring ago: arena.h, "Stop and wake") */
