@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -82,6 +83,10 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
 	llog__store_relaxed(&llog__cfg.max_record_bytes, (uint32_t)maxrec);
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
+	/* Valgrind's tools are preloaded as vgpreload_TOOL-PLATFORM.so:
+	 * memcheck's is the one that checks what a read's bytes are. */
+	llog__store_relaxed(&llog__cfg.no_inline, getenv("LD_PRELOAD") != NULL &&
+							  strstr(getenv("LD_PRELOAD"), "vgpreload_memcheck") != NULL);
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
 	llog__cfg.queue_shards = 1;

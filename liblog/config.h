@@ -26,6 +26,12 @@ struct llog__config {
 	unsigned flush_interval_ms;        /* read by the flusher it starts */
 	unsigned long long flusher_cpus;   /* likewise: its affinity, 0: none */
 	unsigned queue_shards;             /* likewise: heads, a power of two */
+	/* Nonzero: no call site gets its own fast path (the site's verdict,
+	 * producer.c): under valgrind's memcheck, which reports the path's
+	 * 16-byte read of a short string (it may pass the string's heap block,
+	 * within its page: llog/detail.h) when run with
+	 * --partial-loads-ok=no. */
+	_Atomic int no_inline;
 };
 
 extern struct llog__config llog__cfg LLOG__HIDDEN;

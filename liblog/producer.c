@@ -1022,6 +1022,9 @@ static void site_verdict(struct llog_site *site, unsigned n, unsigned sig)
 	 * (this call's plan may have been a private copy, site.h). */
 	if (llog__load_acquire(state) == LLOG__SITE_READY && (site->level & LLOG__SITE_V2)) {
 		plan = llog__site_published(site);
+		/* Relaxed: see config.h. */
+		if (llog__load_relaxed(&llog__cfg.no_inline))
+			sig = 0; /* the library's fast path only */
 		(void)llog__cas_strong_relaxed(
 			state, &s,
 			(int)llog__site_inline(llog__site_shape(plan, n, llog__site_level(site)),
