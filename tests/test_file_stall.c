@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "filetest.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 static struct gate stall_gate;
@@ -490,6 +491,60 @@ static void test_close_counts_written_once(void **state)
 	tdir_remove(&t);
 }
 
+/*
+ * fork() while the parent's writer is stalled: it does not wait for it,
+ * and the child, whose copy of the sink caught the writer inside a chunk,
+ * opens the file again and writes its own records (a writer of its own);
+ * the parent's are written once its writer returns. Each process's
+ * records once each, in its own order.
+ */
+static void test_fork_while_stalled(void **state)
+{
+	static int v[1000];
+	struct tdir t;
+	int status = 0, n = 0, parent = 0, child = 0;
+	pid_t pid;
+
+	(void)state;
+#if defined(TEST_TSAN)
+	skip(); /* TSan starts no thread in a multi-threaded process's child */
+#endif
+	tdir_make(&t, "s.log.zst");
+	start(&t);
+	stall_begin();
+	for (int i = 0; i < 10; i++)
+		LOG_INFO("rec i=%d parent", i);
+	wait_writer_held();
+	llog_flush(); /* declares the stall */
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		atomic_store(&stall_on, 0); /* the child's file system works */
+		for (int i = 100; i < 110; i++)
+			LOG_INFO("rec i=%d child", i);
+		llog_flush();
+		_exit(file_records_of(&t, v, 1000, 1) >= 10 ? 0 : 3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	stall_release();
+	wait_file_records(&t, 20);
+	llog_flush();
+	n = file_records(&t, v, 1000);
+	assert_int_equal(n, 20);
+	for (int k = 0; k < n; k++) {
+		if (v[k] >= 100)
+			assert_int_equal(v[k], 100 + child++);
+		else
+			assert_int_equal(v[k], parent++);
+	}
+	llog_shutdown();
+	free(read_err(&t));
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_fsync_commit_with_stall),
 		cmocka_unit_test(test_backlog_full_counts_lost),
 		cmocka_unit_test(test_slow_writer_not_stalled),
+		cmocka_unit_test(test_fork_while_stalled),
 		cmocka_unit_test(test_shutdown_with_stuck_writer),
 		cmocka_unit_test(test_close_counts_written_once),
 	};
