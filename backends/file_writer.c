@@ -83,8 +83,11 @@
  * slice; it moves with each chunk written, so a slow file system that
  * takes a while for each of many chunks handed at once is not a stalled
  * one); at the sink's stall timeout (llog_file_options.stall_timeout_ms,
- * 10 s by default) the writer is declared stalled, said once on stderr,
- * and from then on every wait gives up at once until the counter moves:
+ * 10 s by default) the writer is declared stalled, said once on stderr
+ * (as its end is: llog__diag_always, outside the library's rate limit,
+ * which another line in the same second would otherwise drop them to for
+ * good; a stall takes at least a slice of waiting, so at most two lines
+ * a slice), and from then on every wait gives up at once until the counter moves:
  * the commit hands the later chunks to the writer too (in order) and
  * fails with ETIMEDOUT, a record with no room left in the backlog is
  * counted lost (stall_lost, said when the stall ends), and close leaves
@@ -306,7 +309,7 @@ static void stall_end(struct llog__file_sink *fs)
 	if (!w->stalled)
 		return;
 	w->stalled = 0;
-	llog__diag("%s: the writer thread is making progress again after a stall; %llu records "
+	llog__diag_always("%s: the writer thread is making progress again after a stall; %llu records "
 		   "were not stored meanwhile",
 		   fs->path, (unsigned long long)w->stall_lost);
 	w->stall_lost = 0;
@@ -324,7 +327,7 @@ static int stall_give_up(struct llog__file_sink *fs, uint32_t seen)
 		return 1;
 	if (w->stall_waited_ms >= w->stall_ms) {
 		w->stalled = 1;
-		llog__diag("%s: the writer thread has been inside write(2) for %u ms (a stalled "
+		llog__diag_always("%s: the writer thread has been inside write(2) for %u ms (a stalled "
 			   "file system?); llog_flush, exit and shutdown no longer wait for it, "
 			   "and records beyond the sink's backlog are counted lost "
 			   "(llog_stats.sink_lost) until it makes progress",
