@@ -593,9 +593,13 @@ static void file_close(struct llog_sink *s)
 	(void)file_commit(s); /* not deferred: this is not a round */
 	stalled = llog__file_writer_stop(fs) != 0;
 	if (fs->nch > 0) {
+		/* Stalled: the chunks it wrote before it stuck are in the
+		 * file, not taken back (acquire: pairs with its release
+		 * store of done); they are not lost. */
+		int from = stalled ? (int)llog__load_acquire(&fs->w.done) : 0;
 		uint64_t lost = 0;
 
-		for (int i = 0; i < fs->nch; i++)
+		for (int i = from; i < fs->nch; i++)
 			lost += fs->ch[i].records;
 		llog__stats_count_sink_lost(lost);
 		if (stalled)

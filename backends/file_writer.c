@@ -41,7 +41,8 @@
  * the stop): the writer sleeps on it (futex) and serves each new value
  * once, reading target and done then (a wake-up without a new poke reads
  * nothing: the flusher resets them without one). progress counts the
- * writer's reports: the flusher's waits sleep on it. Orders: the flusher's
+ * writer's reports (each chunk written, each poke served, the second
+ * with a wake-up): the flusher's waits sleep on it. Orders: the flusher's
  * release store of target pairs
  * with the writer's acquire load (the chunks below target are complete,
  * and done is the flusher's reset when it was reset); the writer's release
@@ -79,14 +80,20 @@
  * Stalls. Outside a crash report, a wait of the flusher's for the writer
  * (a barrier round's commit, a full backlog, close) counts the time the
  * writer makes no progress (its progress counter unchanged, 10 ms a
- * slice); at the sink's stall timeout (llog_file_options.stall_timeout_ms,
- * 10 s by default) the writer is declared stalled, said once on stderr,
- * and from then on every wait gives up at once until the counter moves:
+ * slice; it moves with each chunk written, so a slow file system that
+ * takes a while for each of many chunks handed at once is not a stalled
+ * one); at the sink's stall timeout (llog_file_options.stall_timeout_ms,
+ * 10 s by default) the writer is declared stalled, said once on stderr
+ * (as its end is: llog__diag_always, outside the library's rate limit,
+ * which another line in the same second would otherwise drop them to for
+ * good; a stall takes at least a slice of waiting, so at most two lines
+ * a slice), and from then on every wait gives up at once until the counter moves:
  * the commit hands the later chunks to the writer too (in order) and
  * fails with ETIMEDOUT, a record with no room left in the backlog is
  * counted lost (stall_lost, said when the stall ends), and close leaves
  * the writer in its chunk (abandoned: the sink is never freed) and counts
- * what it holds as lost. So a dead file system costs a process one stall
+ * what it has not written yet as lost (not the chunks before done, in
+ * the file already). So a dead file system costs a process one stall
  * timeout, once, and never wedges llog_flush, LOG_FATAL, fork, exit or
  * llog_shutdown. Waits that end because the writer finished end the
  * stall too. The count is in slices, not clock time: a wake-up without
@@ -154,6 +161,11 @@ static void write_handed(struct llog__file_sink *fs, uint32_t seen)
 			}
 			/* Release: as above, for the chunk written. */
 			llog__store_release(&w->done, ++d);
+			/* A chunk written is progress (a slow file system is
+			 * not a stalled one, DESIGN "Stalls"). Release: as in
+			 * writer_main. No wake: a waiting flusher sees it
+			 * within its slice, the last one is woken. */
+			llog__fetch_add_release(&w->progress, 1);
 		}
 		/* Release: pairs with the crash path's seq_cst load (the
 		 * chunk's state is final when it reads 0). */
@@ -297,7 +309,7 @@ static void stall_end(struct llog__file_sink *fs)
 	if (!w->stalled)
 		return;
 	w->stalled = 0;
-	llog__diag("%s: the writer thread is making progress again after a stall; %llu records "
+	llog__diag_always("%s: the writer thread is making progress again after a stall; %llu records "
 		   "were not stored meanwhile",
 		   fs->path, (unsigned long long)w->stall_lost);
 	w->stall_lost = 0;
@@ -315,7 +327,7 @@ static int stall_give_up(struct llog__file_sink *fs, uint32_t seen)
 		return 1;
 	if (w->stall_waited_ms >= w->stall_ms) {
 		w->stalled = 1;
-		llog__diag("%s: the writer thread has been inside write(2) for %u ms (a stalled "
+		llog__diag_always("%s: the writer thread has been inside write(2) for %u ms (a stalled "
 			   "file system?); llog_flush, exit and shutdown no longer wait for it, "
 			   "and records beyond the sink's backlog are counted lost "
 			   "(llog_stats.sink_lost) until it makes progress",

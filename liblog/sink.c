@@ -20,6 +20,9 @@
 #include "sink.h"
 #include "stats.h"
 
+/* Diagnostics the rate limit suppressed (llog__diag). */
+static _Atomic unsigned diag_suppressed;
+
 long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
 {
 	size_t done = 0;
@@ -48,13 +51,28 @@ long llog__write_all(int fd, const char *buf, size_t len, int timeout_ms)
 	return (long)done;
 }
 
+/* A line on stderr: "llog: ", the message, then the count of those the
+ * rate limit suppressed since the last line. */
+static __attribute__((format(printf, 1, 0))) void diag_line(const char *fmt, va_list ap)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "llog: ");
+
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (n > (int)sizeof(line) - 40)
+		n = (int)sizeof(line) - 40;
+	/* Relaxed: as in llog__diag. */
+	unsigned sup = atomic_exchange_explicit(&diag_suppressed, 0, memory_order_relaxed);
+	if (sup != 0)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
+	line[n++] = '\n';
+	(void)llog__write_all(2, line, (size_t)n, 100);
+}
+
 void llog__diag(const char *fmt, ...)
 {
 	static _Atomic int64_t last_s = -1;
-	static _Atomic unsigned suppressed;
 	int64_t now_s = llog__mono_ms() / 1000;
-	char line[512];
-	int n = 0;
 	int64_t prev;
 	va_list ap;
 
@@ -63,21 +81,21 @@ void llog__diag(const char *fmt, ...)
 	if (prev == now_s || !atomic_compare_exchange_strong_explicit(&last_s, &prev, now_s,
 								      memory_order_relaxed,
 								      memory_order_relaxed)) {
-		llog__fetch_add_relaxed(&suppressed, 1);
+		llog__fetch_add_relaxed(&diag_suppressed, 1);
 		return;
 	}
-	n = snprintf(line, sizeof(line), "llog: ");
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	diag_line(fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 40)
-		n = (int)sizeof(line) - 40;
-	/* Relaxed: as above. */
-	unsigned sup = atomic_exchange_explicit(&suppressed, 0, memory_order_relaxed);
-	if (sup != 0)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%u similar suppressed)", sup);
-	line[n++] = '\n';
-	(void)llog__write_all(2, line, (size_t)n, 100);
+}
+
+void llog__diag_always(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_line(fmt, ap);
+	va_end(ap);
 }
 
 /* The flusher's own (sink.h): 0 on every other thread. */

@@ -92,6 +92,11 @@ void llog__stats_count_sink_truncated(void);
  * library (the count of suppressed ones rides on the next); never through
  * the record path. printf-style; thread-safe. */
 void llog__diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same without the rate limit, for a line said once per change of a
+ * state whose changes the caller bounds (a file sink's writer stalled, and
+ * its stall's end with what it cost: file_writer.c), which a rate limit
+ * shared with every other line could otherwise drop for good. */
+void llog__diag_always(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* llog__line_format (line.h) for llog's own sinks (lo NULL: the default
  * line; pat: a text line's parsed pattern, or NULL): a line that does not

@@ -27,22 +27,35 @@
 #include <cmocka.h>
 
 #include "filetest.h"
+#include "sanitizer.h"
 #include "testutil.h"
 
 static struct gate stall_gate;
 static atomic_int stall_on;
+static atomic_int slow_ms; /* a slow file system: each write takes this long */
+static atomic_int calls, slow_call = -1; /* the writes so far; a slow one */
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	if (atomic_load(&stall_on))
+	int me = atomic_fetch_add(&calls, 1);
+
+	if (me == atomic_load(&slow_call))
+		sleep_ms(200); /* and the writes after it stall */
+	else if (atomic_load(&stall_on))
 		gate_pass(&stall_gate);
+	if (atomic_load(&slow_ms) > 0)
+		sleep_ms(atomic_load(&slow_ms));
 	return syscall(SYS_writev, fd, iov, cnt);
 }
 
-/* Closes the gate; the writer's next frame waits at it. */
+/* Closes the gate; the writer's next frame waits at it. Not made again
+ * (gate_init): an abandoned writer of an earlier test may have just
+ * left it. */
 static void stall_begin(void)
 {
-	gate_init(&stall_gate, 1);
+	pthread_mutex_lock(&stall_gate.lock);
+	stall_gate.closed = 1;
+	pthread_mutex_unlock(&stall_gate.lock);
 	atomic_store(&stall_on, 1);
 }
 
@@ -188,10 +201,13 @@ static void test_flush_returns_while_stalled(void **state)
 	llog_flush();
 	check_all_in_order(v, file_records(&t, v, 1000), 200);
 	llog_shutdown();
-	/* The process's first diagnostic (they are rate-limited to one a
-	 * second: the later ones may be suppressed) */
+	/* The stall, said whatever else was said in that second (the
+	 * library's diagnostics are rate-limited to one a second, but for
+	 * these two) */
 	err = read_err(&t);
 	assert_non_null(strstr(err, "has been inside write(2) for " STALL_MS_TEXT " ms"));
+	/* And its end, however soon after: the only word of what it cost. */
+	assert_non_null(strstr(err, "making progress again after a stall; 0 records"));
 	free(err);
 	tdir_remove(&t);
 }
@@ -253,6 +269,43 @@ static void test_fsync_commit_with_stall(void **state)
 {
 	(void)state;
 	flush_after_idle(LLOG_FSYNC_COMMIT);
+}
+
+/* ---- a slow writer is not a stalled one ------------------------------ */
+
+/*
+ * A slow file system: every frame takes a fifth of the stall timeout, and
+ * the writer holds many rounds' chunks when llog_flush comes, more than a
+ * stall timeout's worth in all. It writes one every 100 ms: that is
+ * progress, so the flush waits for all of them and reports no error, and
+ * nothing says the writer is stalled.
+ */
+static void test_slow_writer_not_stalled(void **state)
+{
+	static int v[1000];
+	struct llog_stats before, after;
+	struct tdir t;
+	char *err;
+
+	(void)state;
+	tdir_make(&t, "s.log.zst");
+	start(&t);
+	atomic_store(&slow_ms, STALL_MS / 5);
+	for (int i = 0; i < 20; i++) {
+		LOG_INFO("rec i=%d", i);
+		sleep_ms(10); /* a round each: a chunk each */
+	}
+	llog_get_stats(&before);
+	llog_flush();
+	llog_get_stats(&after);
+	check_all_in_order(v, file_records(&t, v, 1000), 20); /* in the file */
+	assert_int_equal(after.write_errors, before.write_errors);
+	atomic_store(&slow_ms, 0);
+	llog_shutdown();
+	err = read_err(&t);
+	assert_null(strstr(err, "has been inside write(2)"));
+	free(err);
+	tdir_remove(&t);
 }
 
 /* ---- a backlog that fills: the rest counted lost, exactly ------------ */
@@ -400,6 +453,101 @@ static void test_shutdown_with_stuck_writer(void **state)
 	tdir_remove(&t);
 }
 
+/*
+ * Closed while its writer is stuck in the second of the chunks it holds:
+ * the first is in the file, so only the records after it are counted
+ * lost (each record in the file or lost, once).
+ */
+static void test_close_counts_written_once(void **state)
+{
+	static int v[1000];
+	struct llog_stats before, after;
+	struct tdir t;
+	int in_file;
+
+	(void)state;
+	tdir_make(&t, "s.log.zst");
+	start(&t);
+	LOG_INFO("rec i=%d", 0);
+	llog_flush();
+	wait_file_records(&t, 1);
+	llog_get_stats(&before);
+	/* The next write takes 200 ms (chunk of rec 1), the ones after it
+	 * stall; meanwhile each round hands a chunk of its own. */
+	atomic_store(&slow_call, atomic_load(&calls));
+	stall_begin();
+	for (int i = 1; i < 10; i++) {
+		LOG_INFO("rec i=%d", i);
+		sleep_ms(5);
+	}
+	wait_writer_held();
+	llog_shutdown();
+	llog_get_stats(&after);
+	in_file = file_records(&t, v, 1000);
+	assert_true(in_file >= 2); /* rec 1 went out before the stall */
+	assert_int_equal(after.sink_lost - before.sink_lost, 10 - in_file);
+	free(read_err(&t));
+	stall_release();
+	atomic_store(&slow_call, -1);
+	wait_file_records(&t, 10);
+	check_all_in_order(v, file_records(&t, v, 1000), 10);
+	tdir_remove(&t);
+}
+
+/*
+ * fork() while the parent's writer is stalled: it does not wait for it,
+ * and the child, whose copy of the sink caught the writer inside a chunk,
+ * opens the file again and writes its own records (a writer of its own);
+ * the parent's are written once its writer returns. Each process's
+ * records once each, in its own order.
+ */
+static void test_fork_while_stalled(void **state)
+{
+	static int v[1000];
+	struct tdir t;
+	int status = 0, n = 0, parent = 0, child = 0;
+	pid_t pid;
+
+	(void)state;
+#if defined(TEST_TSAN)
+	skip(); /* TSan starts no thread in a multi-threaded process's child */
+#endif
+	tdir_make(&t, "s.log.zst");
+	start(&t);
+	stall_begin();
+	for (int i = 0; i < 10; i++)
+		LOG_INFO("rec i=%d parent", i);
+	wait_writer_held();
+	llog_flush(); /* declares the stall */
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		atomic_store(&stall_on, 0); /* the child's file system works */
+		for (int i = 100; i < 110; i++)
+			LOG_INFO("rec i=%d child", i);
+		llog_flush();
+		_exit(file_records_of(&t, v, 1000, 1) >= 10 ? 0 : 3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	stall_release();
+	wait_file_records(&t, 20);
+	llog_flush();
+	n = file_records(&t, v, 1000);
+	assert_int_equal(n, 20);
+	for (int k = 0; k < n; k++) {
+		if (v[k] >= 100)
+			assert_int_equal(v[k], 100 + child++);
+		else
+			assert_int_equal(v[k], parent++);
+	}
+	llog_shutdown();
+	free(read_err(&t));
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,9 +557,13 @@ int main(void)
 		cmocka_unit_test(test_flush_with_idle_writer),
 		cmocka_unit_test(test_fsync_commit_with_stall),
 		cmocka_unit_test(test_backlog_full_counts_lost),
+		cmocka_unit_test(test_slow_writer_not_stalled),
+		cmocka_unit_test(test_fork_while_stalled),
 		cmocka_unit_test(test_shutdown_with_stuck_writer),
+		cmocka_unit_test(test_close_counts_written_once),
 	};
 
+	gate_init(&stall_gate, 0);
 	if (getenv("LLOG_TEST_FILTER") != NULL)
 		cmocka_set_test_filter(getenv("LLOG_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -650,24 +650,23 @@ struct llog_file_options {
 	 * interval (llog_config.flush_interval_ms). */
 	unsigned reopen_check_ms;
 	enum llog_file_writer writer; /* see enum llog_file_writer */
-	/* How long the flusher waits for the writer thread when the writer
-	 * makes no progress (a write(2) that does not return: a frozen, hung
-	 * or dead file system) before it declares the sink stalled; 0 =
-	 * 10000. Stalled, nothing waits for the sink any more (llog_flush(),
-	 * LOG_FATAL, fork(), exit, llog_shutdown() and the flusher's rounds
-	 * go on, their commits of this sink failing with ETIMEDOUT): the
-	 * writer keeps what it was handed and is handed the rest in order,
-	 * up to the sink's backlog (256 frames, 8 MiB of records); records
-	 * beyond it are counted in llog_stats.sink_lost. When the writer
-	 * makes progress again, the sink goes on as before and says on
-	 * stderr how many records it did not store. Closed while stalled
-	 * (llog_shutdown(), exit), the sink counts what its writer holds as
-	 * lost and is never freed (its thread may still return). Only the
-	 * writer thread (LLOG_FILE_WRITER_THREAD, the default) bounds a
-	 * stall: a sink the flusher writes itself
-	 * (LLOG_FILE_WRITER_FLUSHER) waits as long as its write(2) does, and
-	 * one on a thread of its own is bounded by its queue's drain timeout
-	 * instead. */
+	/* How long the flusher waits for the writer thread when the writer makes
+	 * no progress (writes no frame: a write(2) that does not return, a
+	 * frozen, hung or dead file system) before it declares the sink stalled;
+	 * 0 = 10000. Stalled, nothing waits for the sink any more (llog_flush(),
+	 * LOG_FATAL, fork(), exit, llog_shutdown() and the flusher's rounds go
+	 * on, their commits of this sink failing with ETIMEDOUT): the writer
+	 * keeps what it was handed and is handed the rest in order, up to the
+	 * sink's backlog (256 frames, 8 MiB of records); records beyond it are
+	 * counted in llog_stats.sink_lost. When the writer makes progress again,
+	 * the sink goes on as before and says on stderr how many records it did
+	 * not store. Closed while stalled (llog_shutdown(), exit), the sink
+	 * counts what its writer has not written yet as lost and is never freed
+	 * (its thread may still return). Only the writer thread
+	 * (LLOG_FILE_WRITER_THREAD, the default) bounds a stall: a sink the
+	 * flusher writes itself (LLOG_FILE_WRITER_FLUSHER) waits as long as its
+	 * write(2) does, and one on a thread of its own is bounded by its
+	 * queue's drain timeout instead. */
 	unsigned stall_timeout_ms;
 };
 
