@@ -327,7 +327,9 @@ static int stall_give_up(struct llog__file_sink *fs, uint32_t seen)
 		return 1;
 	if (w->stall_waited_ms >= w->stall_ms) {
 		w->stalled = 1;
-		w->stall_lost = 0; /* from the stall on (a crash report's losses before it are in the statistics only) */
+		/* from the stall on (a crash report's losses before it are
+		 * in the statistics only) */
+		w->stall_lost = 0;
 		llog__diag_always("%s: the writer thread has been inside write(2) for %u ms (a stalled "
 			   "file system?); llog_flush, exit and shutdown no longer wait for it, "
 			   "and records beyond the sink's backlog are counted lost "
