@@ -692,9 +692,10 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
  * on p's page: one 16-byte load from p, a compare with zero and the
  * first set bit of its mask, inline (the bytes after the NUL are read
  * and ignored, as a libc strlen reads them; never a byte of a page the
- * string does not reach). A sanitizer would report those bytes: memchr
- * alone then. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+ * string does not reach). A sanitizer would report those bytes, and code
+ * built without SSE2 (-mno-sse2, -mgeneral-regs-only) has no 16-byte
+ * compare: memchr alone then. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__SSE2__)
 #define LLOG__FAST_SCAN_MEMCHR 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                    \
