@@ -265,6 +265,13 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * another version is never marked: its calls go through llog__log_ts to
  * the library's path, so objects built against an older or newer header
  * still log correctly. A version that changes any of it is a new number.
+ * The mark is the site's, not the object's: one site may be run by the
+ * code of several objects (a static of a C++ inline function or template
+ * is one object across shared libraries, -fvisibility-inlines-hidden
+ * or not, while each library keeps its own copy of the function), and
+ * each tests only the sign bit. So the sign bit means version 1's layout
+ * in every version: a library of another layout never sets it, and a
+ * header of another version never takes it for its own mark.
  */
 #ifndef LLOG__FAST_ABI
 #define LLOG__FAST_ABI 1u
