@@ -815,16 +815,21 @@ LLOG_EXPORT const char *llog_strerror(int err);
  * in the default category.
  *
  * gcc and clang check the format against the arguments (printf rules).
- * In C11 with gcc or clang, a call with up to 8 arguments after the format
- * passes them in typed 8-byte slots rather than through a variadic call
- * (the record holds the same bytes); each argument is evaluated once
- * (a pointer to a variable-length array twice: cast it to void * to log
- * it). Two limits come with it: an argument with a comma outside
- * parentheses (a compound literal: (struct pt){1, 2}.x) must be put in
- * parentheses, and an argument is pasted twice (once unevaluated), so a
- * statement expression that defines a label cannot be one. Define
- * LLOG_NO_TYPED_CALLS before this header to make every call variadic
- * (as in C++ and before C11), which lifts both.
+ * In C11 and C++11 with gcc or clang, a call with up to 8 arguments after
+ * the format passes them in typed 8-byte slots rather than through a
+ * variadic call (the record holds the same bytes); each argument is
+ * evaluated once (a pointer to a variable-length array twice: cast it to
+ * void * to log it). Two limits come with it: an argument with a comma
+ * outside parentheses (a compound literal: (struct pt){1, 2}.x) must be
+ * put in parentheses, and an argument is pasted twice (once unevaluated),
+ * so a statement expression that defines a label cannot be one. Define
+ * LLOG_NO_TYPED_CALLS before this header to make every call variadic (as
+ * before C11 and C++11), which lifts both. In an optimized build for
+ * x86-64, such a call writes its record itself, at the call site, when it
+ * can (the same record): a few hundred bytes of code a call site, more for
+ * each string argument or field. Define LLOG_NO_FAST_INLINE before this
+ * header to keep a function call there instead (as an unoptimized build
+ * does).
  */
 #define LLOG_LOG(level, ...) LLOG__LOG(LLOG__CAT_FILE, level, __VA_ARGS__)
 
