@@ -73,6 +73,10 @@
  *        within its bounds after every call, every record once, in order
  *   test_site_path_closed_then_open      as test_fast_path_closed_then_open
  *        for the sites' own path, with a string and with fields
+ *   test_site_path_cas_retry             the sites' own path's CAS fails
+ *        (another thread pushed between its peek and its CAS): the
+ *        library's retry pushes the record once, after the other, and
+ *        leaves in_log clear, no drop pending and stop within its bounds
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -1450,6 +1454,82 @@ static void test_site_path_closed_then_open(void **state)
 	memsink_free(m);
 }
 
+/* At FAST_PUSH (the record written, the head peeked), once: another
+ * thread pushes a record of its own first, so the site's CAS fails and
+ * llog__fast_retry pushes it. */
+static _Atomic int retry_once, retry_go, retry_done;
+
+static void *retry_pusher(void *arg)
+{
+	(void)arg;
+	if (wait_flag(&retry_go, WAIT_MS))
+		LOG_INFO("other");
+	set_flag(&retry_done);
+	return NULL;
+}
+
+static void hook_retry(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_FAST_PUSH && atomic_exchange(&retry_once, 0)) {
+		set_flag(&retry_go);
+		(void)wait_flag(&retry_done, WAIT_MS);
+	}
+}
+
+/* The sites' own path's CAS fails (another push came between its peek and
+ * its CAS): the out-of-line retry pushes the record, once, after the
+ * other, and leaves the arena as the push would (in_log clear, nothing
+ * pending, stop within its bounds); with a string and with fields. */
+static void test_site_path_cas_retry(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog__arena *a;
+	struct llog_config cfg = {0};
+
+	(void)state;
+	cfg.flush_interval_ms = 5; /* as above */
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	log_site_two("a", 1); /* the sites' first calls: their verdicts */
+	log_site_two_kv("a", 1);
+	a = llog__arena_mine();
+	assert_non_null(a);
+	for (int k = 0; k < 2; k++) {
+		pthread_t t;
+
+		atomic_store(&retry_go, 0);
+		atomic_store(&retry_done, 0);
+		atomic_store(&retry_once, 1);
+		assert_int_equal(pthread_create(&t, NULL, retry_pusher, NULL), 0);
+		site_points_reset();
+		llog__sched_set_hook(hook_retry);
+		if (k == 0)
+			log_site_two("b", 2);
+		else
+			log_site_two_kv("b", 2);
+		llog__sched_set_hook(NULL);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_int_equal(atomic_load(&retry_once), 0);
+		assert_int_equal(site_points(), 2); /* FAST_ENTER, FAST_PUSH */
+		assert_int_equal(a->in_log, 0);
+		assert_int_equal(atomic_load(&a->dropped_pending), 0);
+		check_stop(a);
+	}
+	llog_flush();
+	{
+		const char *want[] = {"two a 1", "two kv 1", "other", "two b 2", "other", "two kv 2"};
+		size_t k = 0;
+
+		for (size_t i = 0; i < m->n; i++) {
+			assert_true(k < sizeof(want) / sizeof(want[0]));
+			assert_string_equal(m->e[i].msg, want[k]);
+			k++;
+		}
+		assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+	}
+	llog_shutdown();
+	memsink_free(m);
+}
+
 /* After a failed test too: no hook, llog stopped (shutdown wakes the
  * flusher itself), so the next test starts clean and nothing waits for a
  * flush interval. */
@@ -1480,6 +1560,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_site_path_other_abi, teardown),
 		cmocka_unit_test_teardown(test_site_path_ring, teardown),
 		cmocka_unit_test_teardown(test_site_path_closed_then_open, teardown),
+		cmocka_unit_test_teardown(test_site_path_cas_retry, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -265,6 +265,13 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * another version is never marked: its calls go through llog__log_ts to
  * the library's path, so objects built against an older or newer header
  * still log correctly. A version that changes any of it is a new number.
+ * The mark is the site's, not the object's: one site may be run by the
+ * code of several objects (a static of a C++ inline function or template
+ * is one object across shared libraries, -fvisibility-inlines-hidden
+ * or not, while each library keeps its own copy of the function), and
+ * each tests only the sign bit. So the sign bit means version 1's layout
+ * in every version: a library of another layout never sets it, and a
+ * header of another version never takes it for its own mark.
  */
 #ifndef LLOG__FAST_ABI
 #define LLOG__FAST_ABI 1u
@@ -692,9 +699,10 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
  * on p's page: one 16-byte load from p, a compare with zero and the
  * first set bit of its mask, inline (the bytes after the NUL are read
  * and ignored, as a libc strlen reads them; never a byte of a page the
- * string does not reach). A sanitizer would report those bytes: memchr
- * alone then. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+ * string does not reach). A sanitizer would report those bytes, and code
+ * built without SSE2 (-mno-sse2, -mgeneral-regs-only) has no 16-byte
+ * compare: memchr alone then. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__SSE2__)
 #define LLOG__FAST_SCAN_MEMCHR 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                    \
