@@ -689,7 +689,8 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
 	return llog__fast_copy(d + 4, (const char *)(uintptr_t)v[i], len[i]);
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__OPTIMIZE__) &&                       \
+/* (not x32, __ILP32__: the mirrored layout is LP64's) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__ILP32__) && defined(__OPTIMIZE__) &&  \
 	!defined(LLOG_NO_FAST_INLINE)
 #define LLOG__FAST_INLINE 1
 
