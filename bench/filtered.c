@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <x86intrin.h>
 
 #include "llog.h"
+#include "tsc.h"
 
 #define CALLS 1000
 
@@ -56,21 +56,6 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double ns_per_tick(void)
-{
-	struct timespec a, b;
-	uint64_t t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	t0 = __rdtsc();
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < 50000000);
-	t1 = __rdtsc();
-	return (double)((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) /
-	       (double)(t1 - t0);
-}
-
 static void row(const char *name, void (*fn)(void), int samples, double npt)
 {
 	double *v = malloc((size_t)samples * sizeof(*v));
@@ -91,7 +76,7 @@ static void row(const char *name, void (*fn)(void), int samples, double npt)
 int main(int argc, char **argv)
 {
 	int samples = argc > 1 ? atoi(argv[1]) : 20000;
-	double npt = ns_per_tick();
+	double npt = bench_tsc_ns_per_tick(50);
 
 	if (samples < 10)
 		samples = 10;

@@ -35,11 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
 #include "llist.h"
+#include "tsc.h"
 
 #define BURST 20
 #define HIST 4096 /* ns buckets; the last one holds the rest */
@@ -60,40 +60,6 @@ static struct llist_head head;
 static _Atomic uint64_t published, written;
 static _Atomic int stop;
 static volatile uint64_t sink;
-
-static inline uint64_t tsc_begin(void)
-{
-	uint64_t t;
-
-	_mm_lfence();
-	t = __rdtsc();
-	_mm_lfence();
-	return t;
-}
-
-static inline uint64_t tsc_end(void)
-{
-	unsigned aux;
-	uint64_t t = __rdtscp(&aux);
-
-	_mm_lfence();
-	return t;
-}
-
-static double ns_per_tick(void)
-{
-	struct timespec a, b;
-	uint64_t t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	t0 = __rdtsc();
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 200000000L);
-	t1 = __rdtsc();
-	return (double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) /
-	       (double)(t1 - t0);
-}
 
 /* Reads every record written, a millisecond at a time. */
 static void *consumer_main(void *arg)
@@ -128,7 +94,7 @@ static void run(int cas, double npt)
 	}
 	for (unsigned b = 0; b < bursts + 100; b++) {
 		for (int i = 0; i < BURST; i++) {
-			uint64_t t0 = tsc_begin(), t1;
+			uint64_t t0 = bench_tsc_begin(), t1;
 			struct rec *r = (struct rec *)(void *)(ring + pos % ring_bytes);
 
 			memset(r->payload, i, rec_bytes - sizeof(*r));
@@ -142,7 +108,7 @@ static void run(int cas, double npt)
 				/* Release: publishes the record's stores. */
 				atomic_store_explicit(&published, pos, memory_order_release);
 			}
-			t1 = tsc_end();
+			t1 = bench_tsc_end();
 			pos += rec_bytes;
 			if (pos % ring_bytes + rec_bytes > ring_bytes)
 				pos += ring_bytes - pos % ring_bytes; /* no record across the end */
@@ -215,7 +181,7 @@ int main(int argc, char **argv)
 	}
 	memset(ring, 0, ring_bytes);
 	init_llist_head(&head);
-	npt = ns_per_tick();
+	npt = bench_tsc_ns_per_tick(200);
 	printf("| method | ring bytes | record bytes | gap us | consumer | p50 ns | p90 ns | p99 ns "
 	       "|\n|---|---|---|---|---|---|---|---|\n");
 	run(1, npt);
