@@ -4,7 +4,8 @@
  * lines written by hand from the contract; JSON lines read back by
  * python3's json (tests/fields/check_json.py) with values and types
  * compared; every byte and UTF-8 character at every place of short and
- * long string values, integers and doubles at their edges (the doubles
+ * long string values, keys and strings that end at a page's end (no
+ * read past the source), integers and doubles at their edges (the doubles
  * against the snprintf/strtod loop of the contract); a cut value, fields
  * left out, a small buffer; the console
  * sink never cuts fields (its line bound counts them); the callback sink
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -235,6 +237,60 @@ static void test_text_string_values(void **state)
 			}
 		}
 	}
+}
+
+/* Keys and string values of 0 to 40 bytes that end at the end of a page
+ * followed by one that cannot be read (the short ones are copied and
+ * tested 16 bytes at a time, the longer ones scanned in runs of 16: none
+ * may read past the source), of bytes picked from a set that holds every
+ * class the escaping tells apart (bare, plain, escaped by name, \xNN,
+ * bytes that are never UTF-8), each line against the reference. */
+static void test_text_page_end(void **state)
+{
+	static const unsigned char set[] = "aZ09_@:-/.\"\\\n\t\x01\x7f =[\x80\xff";
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char *m = mmap(NULL, (size_t)pg * 4, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct llog_line_options o = {.ts_precision = LLOG_TS_NS};
+	uint64_t r = UINT64_C(0x9e3779b97f4a7c15);
+	char line[1024], want[512];
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(mprotect(m + 3 * pg, (size_t)pg, PROT_NONE), 0);
+	for (int round = 0; round < 20; round++) {
+		for (size_t kl = 0; kl <= 40; kl++) {
+			for (size_t vl = 0; vl <= 40; vl++) {
+				unsigned char *k = m + pg - kl, *v = m + 3 * pg - vl;
+				struct llog_field f = FS("k", "");
+				struct llog_entry e;
+				size_t n, w = 1;
+
+				for (size_t i = 0; i < kl + vl; i++) {
+					r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+					/* a bare key now and then */
+					*(i < kl ? &k[i] : &v[i - kl]) =
+						set[(r >> 32) % (round % 4 == 0 ? 10 : sizeof(set) - 1)];
+				}
+				f.key = (const char *)k;
+				f.key_len = kl;
+				f.v.str.ptr = (const char *)v;
+				f.v.str.len = vl;
+				e = entry("m", &f, 1);
+				n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, &o, line, sizeof(line));
+				want[0] = '\t';
+				w += ref_key(k, kl, want + w);
+				want[w++] = '=';
+				w += ref_quoted(v, vl, want + w);
+				want[w++] = '\n';
+				if (n < w || memcmp(line + n - w, want, w) != 0)
+					fail_msg("key of %zu bytes, value of %zu: %.*s", kl, vl, (int)n,
+						 line);
+			}
+		}
+	}
+	munmap(m, (size_t)pg * 4);
 }
 
 /* Doubles in a line: the text of the snprintf/strtod loop the contract
@@ -613,6 +669,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_text_adversarial),
 	cmocka_unit_test(test_text_keys_and_integers),
 	cmocka_unit_test(test_text_string_values),
+	cmocka_unit_test(test_text_page_end),
 	cmocka_unit_test(test_text_doubles),
 	cmocka_unit_test(test_text_cut_and_left_out),
 	cmocka_unit_test(test_text_message_escapes),
