@@ -944,6 +944,19 @@ static void test_fast_path_go_slow(void **state)
 
 /* stop within its bounds (arena.h, "Stop and wake"), as distances from
  * reserve: at most the limit's and the lap end's. */
+/* Starts llog into m with the smallest ring (16 KiB: many laps), a round
+ * every 5 ms (as above), BLOCK, and max_record (0: the default). */
+static void start_small_ring(struct memsink *m, size_t max_record)
+{
+	struct llog_config cfg = {0};
+
+	cfg.flush_interval_ms = 5;
+	cfg.arena_bytes = 16384;
+	cfg.max_record_bytes = max_record;
+	cfg.overflow = LLOG_OVERFLOW_BLOCK;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+}
+
 static void check_stop(const struct llog__arena *a)
 {
 	uint32_t lap_end = (a->reserve | a->mask) + 1u;
@@ -971,16 +984,12 @@ static void log_bare(void)
 static void test_fast_path_stop(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
-	struct llog_config cfg = {0};
 	struct llog__arena *a;
 	size_t wide = 0, ints = 0, bare = 0;
 	int pushed;
 
 	(void)state;
-	cfg.flush_interval_ms = 5; /* as above */
-	cfg.arena_bytes = 16384;   /* the smallest ring: many laps */
-	cfg.overflow = LLOG_OVERFLOW_BLOCK;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	start_small_ring(m, 0);
 	log_bare();
 	a = llog__arena_mine();
 	assert_non_null(a);
@@ -1030,17 +1039,12 @@ static void log_err_str(const char *s)
 static void test_shrink_at_lap_end(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
-	struct llog_config cfg = {0};
 	struct llog__arena *a;
 	size_t ints = 0, ones = 0, bare = 0;
 	uint32_t target;
 
 	(void)state;
-	cfg.flush_interval_ms = 5; /* as above */
-	cfg.arena_bytes = 16384;   /* the smallest ring */
-	cfg.max_record_bytes = 256;
-	cfg.overflow = LLOG_OVERFLOW_BLOCK;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	start_small_ring(m, 256);
 	log_bare();
 	bare++;
 	a = llog__arena_mine();
@@ -1338,7 +1342,6 @@ static void log_site_seq0(void)
 static void test_site_path_ring(void **state)
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
-	struct llog_config cfg = {0};
 	struct llog__arena *a;
 	char str[41];
 	unsigned next = 0, bare = 0;
@@ -1347,10 +1350,7 @@ static void test_site_path_ring(void **state)
 
 	(void)state;
 	memset(str, 's', sizeof(str));
-	cfg.flush_interval_ms = 5; /* as above */
-	cfg.arena_bytes = 16384;   /* the smallest ring: many laps */
-	cfg.overflow = LLOG_OVERFLOW_BLOCK;
-	assert_int_equal(memsink_start(m, &cfg), 0);
+	start_small_ring(m, 0);
 	log_site_seq0(); /* the sites' first calls */
 	log_site_seq(0, "");
 	log_site_seq_kv(1, "");
