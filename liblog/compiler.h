@@ -17,4 +17,13 @@
 
 #define LLOG__HIDDEN __attribute__((visibility("hidden")))
 
+/* A prefetch of p's line for writing: PREFETCHW on x86-64 (a CPU without
+ * it may fault: only where llog__cfg.prefetchw says so), the compiler's
+ * write prefetch elsewhere (llog/detail.h, LLOG__FAST_PREFETCHW). */
+#if defined(__x86_64__)
+#define LLOG__PREFETCHW(p) __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(p)))
+#else
+#define LLOG__PREFETCHW(p) __builtin_prefetch((p), 1, 3)
+#endif
+
 #endif /* LLOG_COMPILER_H */

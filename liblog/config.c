@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "atomic.h"
 #include "backtrace.h"
@@ -22,6 +25,42 @@
 #define MAX_ARENA (1u << 30)
 #define DEFAULT_MAX_RECORD 4096u
 #define DEFAULT_INTERVAL_MS 100u
+
+/* Whether the CPU runs PREFETCHW, which the call sites' own path and the
+ * library's fast path issue (llog/detail.h, LLOG__FAST_AHEAD): CPUID
+ * 0x80000001 ECX bit 8 (PRFCHW: every AMD64 CPU, Intel's from Broadwell
+ * on), or an Intel Core from Nehalem to Haswell, which run it without
+ * reporting it (64-bit Windows 8.1 and later require the instruction and
+ * run on them); some older Intel CPUs fault on it. Elsewhere than x86-64
+ * the prefetch is the compiler's own, always safe. */
+static int cpu_prefetchw(void)
+{
+#if defined(__x86_64__)
+	static const unsigned char core[] = {
+		0x1a, 0x1e, 0x1f, 0x2e,       /* Nehalem */
+		0x25, 0x2c, 0x2f,             /* Westmere */
+		0x2a, 0x2d, 0x3a, 0x3e,       /* Sandy Bridge, Ivy Bridge */
+		0x3c, 0x3f, 0x45, 0x46,       /* Haswell */
+	};
+	unsigned eax, ebx, ecx, edx, model;
+
+	if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000001u &&
+	    __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 8)) != 0)
+		return 1;
+	/* "GenuineIntel" in EBX, EDX, ECX; family 6; the model with its
+	 * extended bits */
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx) || ebx != 0x756e6547u || edx != 0x49656e69u ||
+	    ecx != 0x6c65746eu || !__get_cpuid(1, &eax, &ebx, &ecx, &edx) || ((eax >> 8) & 0xf) != 6)
+		return 0;
+	model = ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0);
+	for (size_t i = 0; i < sizeof(core); i++)
+		if (core[i] == model)
+			return 1;
+	return 0;
+#else
+	return 1;
+#endif
+}
 
 struct llog__config llog__cfg = {
 	.arena_bytes = DEFAULT_ARENA,
@@ -55,7 +94,7 @@ int llog__config_apply(const struct llog_config *cfg)
 	struct llog_config c = {0};
 	struct llog__backtrace_config bt;
 	size_t arena, maxrec;
-	int rc;
+	int rc, pfw;
 
 	if (cfg != NULL)
 		c = *cfg;
@@ -85,8 +124,12 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
 	/* Valgrind's tools are preloaded as vgpreload_TOOL-PLATFORM.so:
 	 * memcheck's is the one that checks what a read's bytes are. */
-	llog__store_relaxed(&llog__cfg.no_inline, getenv("LD_PRELOAD") != NULL &&
-							  strstr(getenv("LD_PRELOAD"), "vgpreload_memcheck") != NULL);
+	pfw = cpu_prefetchw();
+	llog__store_relaxed(&llog__cfg.prefetchw, pfw);
+	llog__store_relaxed(&llog__cfg.no_inline,
+			    !pfw ||
+				    (getenv("LD_PRELOAD") != NULL &&
+				     strstr(getenv("LD_PRELOAD"), "vgpreload_memcheck") != NULL));
 	llog__cfg.flush_interval_ms = c.flush_interval_ms ? c.flush_interval_ms : DEFAULT_INTERVAL_MS;
 	llog__cfg.flusher_cpus = c.flusher_cpus;
 	llog__cfg.queue_shards = 1;

@@ -30,8 +30,12 @@ struct llog__config {
 	 * producer.c): under valgrind's memcheck, which reports the path's
 	 * 16-byte read of a short string (it may pass the string's heap block,
 	 * within its page: llog/detail.h) when run with
-	 * --partial-loads-ok=no. */
+	 * --partial-loads-ok=no; and on a CPU without PREFETCHW, which that
+	 * path issues (config.c, cpu_prefetchw). */
 	_Atomic int no_inline;
+	/* Nonzero: the library's fast path asks for the ring's lines ahead
+	 * with PREFETCHW (producer.c, fast_push). */
+	_Atomic int prefetchw;
 };
 
 extern struct llog__config llog__cfg LLOG__HIDDEN;
