@@ -156,7 +156,7 @@ struct llog_hex {
 #else
 /* In C++ (which has no compound literals) a struct llog_hex by value; a
  * field or llog_ctx_set copies it for the call. */
-#define LLOG_HEX(ptr, len) (::llog_hex{(const void *)(ptr), (size_t)(len)})
+#define LLOG_HEX(ptr, len) (::llog_hex{static_cast<const void *>(ptr), static_cast<size_t>(len)})
 #endif
 
 /* One field as a sink sees it: valid during the sink's write call only. */

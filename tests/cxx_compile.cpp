@@ -35,10 +35,21 @@ void f(int i, const char *str, std::string ss)
 	(void)ld;
 	(void)ss;
 #if CASE == 0
-	LOG_INFO_KV(("i", i, "s", str, "d", 1.0, "n", (const char *)nullptr, "b", true),
+	LOG_INFO_KV(("i", i, "s", str, "d", 1.0, "n", static_cast<const char *>(nullptr), "b", true),
 		    "ok %d %s", i, ss.c_str());
 	LOG_KV(LLOG_WARN, ("k", 1u, "buf", buf, "lit", "x"), "ok");
-	LOG_INFO("%Lf %p %p", ld, (void *)ip, vp);
+	LOG_INFO("%Lf %p %p", ld, static_cast<void *>(ip), vp);
+	LOG_INFO("static");
+	LOG_INFO("%d %.3f %s", i, 1.5, str);
+	LOG_AT(LLOG_INFO, "at %d", i);
+	LOG_AT_CAT(LLOG_WARN, "cat", "at %s", str);
+	LOG_CAT(LLOG_ERROR, "cat", "cat %u", 1u);
+	LOG_INFO_CAT("cat", "cat");
+	LOG_FIRST_N(LLOG_INFO, 3, "first %d", i);
+	LOG_EVERY_N(LLOG_INFO, 3, "every %d", i);
+	LOG_EVERY_MS(LLOG_INFO, 100, "every ms %d", i);
+	LOG_N_PER_MS(LLOG_INFO, 2, 100, "n per ms %d", i);
+	LOG_TRACE_KV(("k", i), "trace");
 	(void)llog_ctx_set("k", i);
 	(void)llog_ctx_set("s", str);
 	(void)llog_ctx_set("ss", ss.c_str());

@@ -65,7 +65,7 @@ struct llog_site {
 /* A site's cached levels beside its generation (liblog/levels.h): the
  * capture threshold thr (the level a call is compared with) and the output
  * level out (thr == out unless the backtrace is on). */
-#define LLOG__LVL_CACHE(thr, out) ((uint64_t)(8 * (thr) + (out)))
+#define LLOG__LVL_CACHE(thr, out) LLOG__CAST(uint64_t, 8 * (thr) + (out))
 
 /* The default level's capture threshold (the default level, or the lower
  * backtrace_level while the backtrace is on: llog.h, "Backtrace"), for
@@ -90,13 +90,32 @@ LLOG_EXPORT int llog__site_level_refresh(struct llog_site *site);
 
 #define LLOG__FMT(fmt, ...) fmt
 
+/* Casts and the null pointer as each language writes them, so that a C++
+ * program built with -Wold-style-cast or -Wzero-as-null-pointer-constant
+ * gets no warning from this header (tests/CMakeLists.txt,
+ * cxx_compile_ok): LLOG__CAST converts a value, LLOG__PUN reinterprets a
+ * pointer or an integer's bits as a pointer. */
+#if defined(__cplusplus)
+#define LLOG__CAST(T, x) (static_cast<T>(x))
+#define LLOG__PUN(T, x) (reinterpret_cast<T>(x))
+#if __cplusplus >= 201103L
+#define LLOG__NULLPTR nullptr
+#else
+#define LLOG__NULLPTR NULL
+#endif
+#else
+#define LLOG__CAST(T, x) ((T)(x))
+#define LLOG__PUN(T, x) ((T)(x))
+#define LLOG__NULLPTR ((void *)0)
+#endif
+
 /* The category of the call sites of a translation unit: LLOG_CATEGORY
  * as defined before llog.h was first included (llog.h, "Categories and
  * levels"), else the default category. */
 #ifdef LLOG_CATEGORY
 #define LLOG__CAT_FILE LLOG_CATEGORY
 #else
-#define LLOG__CAT_FILE ((const char *)0)
+#define LLOG__CAT_FILE LLOG__CAST(const char *, LLOG__NULLPTR)
 #endif
 
 /* Whether the site's current level lets a call at `level` through: two
@@ -113,23 +132,25 @@ static inline int llog__site_on(struct llog_site *s, int level)
 	uint64_t u = __atomic_load_n(&s->lvl_cache, __ATOMIC_RELAXED) -
 		     __atomic_load_n(&llog__level_gen, __ATOMIC_RELAXED);
 
-	if (u - (uint64_t)(8 * (level + 1)) <= (uint64_t)(63 - 8 * (level + 1)))
+	if (u - LLOG__CAST(uint64_t, 8 * (level + 1)) <= LLOG__CAST(uint64_t, 63 - 8 * (level + 1)))
 		return 0;
-	return u < (uint64_t)(8 * (level + 1)) || level >= llog__site_level_refresh(s);
+	return u < LLOG__CAST(uint64_t, 8 * (level + 1)) || level >= llog__site_level_refresh(s);
 }
 
 /* Whether a call at `level` through site is made at all (the level check
  * every LOG form shares): compiled in, a record's level, enabled now for
  * the site's category. */
 #define LLOG__ON(level, site)                                                 \
-	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
-	 llog__site_on((site), (int)(level)))
+	((level) >= LLOG_ACTIVE_LEVEL &&                                      \
+	 LLOG__CAST(unsigned, level) <= LLOG__CAST(unsigned, LLOG_FATAL) &&   \
+	 llog__site_on((site), LLOG__CAST(int, level)))
 
 /* The global check of older versions, kept for code that used it: the
  * default level only, categories ignored. */
 #define LLOG__ENABLED(level)                                                  \
-	((level) >= LLOG_ACTIVE_LEVEL && (unsigned)(level) <= (unsigned)LLOG_FATAL && \
-	 (int)(level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
+	((level) >= LLOG_ACTIVE_LEVEL &&                                      \
+	 LLOG__CAST(unsigned, level) <= LLOG__CAST(unsigned, LLOG_FATAL) &&   \
+	 LLOG__CAST(int, level) >= __atomic_load_n(&llog__min_level, __ATOMIC_RELAXED))
 
 /* A call site's initializer: level a constant (a static's initializer
  * must be one), in category cat. */
@@ -169,7 +190,7 @@ static inline int llog__site_on(struct llog_site *s, int level)
 			LLOG__SITE_INIT(cat, LLOG_WARN, __VA_ARGS__),         \
 			LLOG__SITE_INIT(cat, LLOG_ERROR, __VA_ARGS__),        \
 			LLOG__SITE_INIT(cat, LLOG_FATAL, __VA_ARGS__)};       \
-		const int llog__at_lv_ = (int)(level);                        \
+		const int llog__at_lv_ = LLOG__CAST(int, level);              \
 		if (LLOG__ON(llog__at_lv_, &llog__at_[llog__at_lv_]))         \
 			LLOG__CALL(&llog__at_[llog__at_lv_], __VA_ARGS__);    \
 	} while (0)
@@ -282,12 +303,12 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
 /* (in a signature handed back: the call passed the site path's entry,
  * schedule point FAST_ENTER included, before it gave up) */
 #define LLOG__SIG_ENTERED 0x100000u
-#define LLOG__SIG_HEAD(n) ((unsigned)(LLOG__FAST_ABI) << 24 | (unsigned)(n) << 16)
+#define LLOG__SIG_HEAD(n) (LLOG__CAST(unsigned, LLOG__FAST_ABI) << 24 | LLOG__CAST(unsigned, n) << 16)
 /* argument i's class in sig */
 #define LLOG__SIG_CLS(sig, i) (((sig) >> (2 * (i))) & 3u)
 /* The sign bit of a site's state word: the site's own code may write its
  * records (set by the library only). */
-#define LLOG__SITE_INLINE ((int)0x80000000u)
+#define LLOG__SITE_INLINE LLOG__CAST(int, 0x80000000u)
 /* The payload bytes the call site's path writes at most: the record bound
  * (llog_config.max_record_bytes) is never below it, so a record that
  * fits is never clipped; one with longer strings is the library's. */
@@ -404,7 +425,7 @@ void llog__sched_fast_at(int point);
 #define LLOG__TMP(i, x) auto llog__a##i##_ = (x);
 /* Argument x's class in the call's signature ("The call site's own fast
  * path"): llog__cls in "C++" below. */
-#define LLOG__CLS(x) ((unsigned)::llog__cls< ::llog__decay_t<decltype(x)> >::value)
+#define LLOG__CLS(x) (static_cast<unsigned>(::llog__cls< ::llog__decay_t<decltype(x)> >::value))
 #else
 static inline uint64_t llog__slot_u(uintptr_t v)
 {
@@ -573,7 +594,7 @@ struct llog__kv_site {
 	const unsigned char *klens; /* only with LLOG__KV_SITE_KLENS in n */
 };
 #define LLOG__KV_SITE_KLENS 0x80000000u
-#define LLOG__KV_SITE_N(ks) ((ks)->n & ~(uint32_t)LLOG__KV_SITE_KLENS)
+#define LLOG__KV_SITE_N(ks) ((ks)->n & ~LLOG__CAST(uint32_t, LLOG__KV_SITE_KLENS))
 
 /* Captures a record with fields; called by the macros only. */
 LLOG_EXPORT void llog__log_kv(struct llog_site *site, const struct llog__kv_site *ks,
@@ -640,12 +661,13 @@ static inline union llog__kv_val llog__kv_hex(const struct llog_hex *h)
 {
 	union llog__kv_val r;
 
-	r.s = (const char *)(const void *)h;
+	r.s = LLOG__CAST(const char *, LLOG__CAST(const void *, h));
 	return r;
 }
 static inline int llog__ctx_set_hexv(const char *key, const struct llog_hex *h)
 {
-	return llog_ctx_set_hex(key, h != NULL ? h->ptr : NULL, h != NULL ? h->len : 0);
+	return llog_ctx_set_hex(key, h != LLOG__NULLPTR ? h->ptr : LLOG__NULLPTR,
+				h != LLOG__NULLPTR ? h->len : 0);
 }
 
 #if defined(__GNUC__)
@@ -697,12 +719,12 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
 		return d + 8;
 	}
 	if (LLOG__SIG_CLS(sig, i) == LLOG__SIG_INT) {
-		w = (uint32_t)v[i];
+		w = LLOG__CAST(uint32_t, v[i]);
 		__builtin_memcpy(d, &w, 4);
 		return d + 4;
 	}
 	__builtin_memcpy(d, &len[i], 4);
-	return llog__fast_copy(d + 4, (const char *)(uintptr_t)v[i], len[i]);
+	return llog__fast_copy(d + 4, LLOG__PUN(const char *, LLOG__CAST(uintptr_t, v[i])), len[i]);
 }
 
 /* (not x32, __ILP32__: the mirrored layout is LP64's) */
@@ -711,7 +733,7 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
 #define LLOG__FAST_INLINE 1
 
 /* A prefetch for writing (LLOG__FAST_AHEAD); the PRFCHW instruction. */
-#define LLOG__FAST_PREFETCHW(p) __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(p)))
+#define LLOG__FAST_PREFETCHW(p) __asm__ volatile("prefetchw %0" ::"m"(*LLOG__CAST(const char *, p)))
 
 /* Whether the string p is at most room bytes long; *len its length then:
  * memchr, called out of line (glibc's vector code), except, without a
@@ -743,19 +765,21 @@ static inline __attribute__((always_inline)) int llog__fast_strlen(const char *p
 	const llog__v16 zero = {0};
 	unsigned m;
 
-	if (((uintptr_t)p & 4095u) <= 4096u - 16u) {
-		m = (unsigned)__builtin_ia32_pmovmskb128(
-			(llog__v16)(*(const llog__u16 *)(const void *)p == zero));
+	if ((LLOG__PUN(uintptr_t, p) & 4095u) <= 4096u - 16u) {
+		m = LLOG__CAST(unsigned,
+			       __builtin_ia32_pmovmskb128(LLOG__CAST(
+				       llog__v16, *LLOG__CAST(const llog__u16 *, LLOG__CAST(const void *, p)) ==
+							  zero)));
 		if (m != 0) {
-			*len = (uint32_t)__builtin_ctz(m);
+			*len = LLOG__CAST(uint32_t, __builtin_ctz(m));
 			return *len <= room;
 		}
 	}
 #endif
-	e = (const char *)__builtin_memchr(p, 0, (size_t)room + 1);
-	if (e == NULL)
+	e = LLOG__CAST(const char *, __builtin_memchr(p, 0, LLOG__CAST(size_t, room) + 1));
+	if (e == LLOG__NULLPTR)
 		return 0;
-	*len = (uint32_t)(e - p);
+	*len = LLOG__CAST(uint32_t, e - p);
 	return 1;
 }
 
@@ -777,7 +801,7 @@ llog__fast_measure(unsigned i, unsigned n, unsigned sig, const uint64_t *v, uint
 {
 	if (i >= n || LLOG__SIG_CLS(sig, i) != LLOG__SIG_STR)
 		return 1;
-	if (!llog__fast_strlen((const char *)(uintptr_t)v[i], *room, &len[i]))
+	if (!llog__fast_strlen(LLOG__PUN(const char *, LLOG__CAST(uintptr_t, v[i])), *room, &len[i]))
 		return 0;
 	*room -= len[i];
 	return 1;
@@ -801,7 +825,7 @@ llog__fast_kv_measure(unsigned i, const struct llog__kv_site *ks, const union ll
 {
 	if (i >= LLOG__KV_SITE_N(ks))
 		return 1;
-	if (ks->types[i] != LLOG_FIELD_STR || kv[i].s == 0) {
+	if (ks->types[i] != LLOG_FIELD_STR || kv[i].s == LLOG__NULLPTR) {
 		*kb += 8;
 		return 1;
 	}
@@ -822,7 +846,7 @@ llog__fast_kv_put(unsigned char *d, unsigned i, const struct llog__kv_site *ks,
 		__builtin_memcpy(d, &kv[i], 8);
 		return d + 8;
 	}
-	if (kv[i].s == 0) {
+	if (kv[i].s == LLOG__NULLPTR) {
 		meta[1] = LLOG__FAST_META_NULL;
 		__builtin_memcpy(d, meta, 8);
 		return d + 8;
@@ -852,10 +876,10 @@ llog__fast_kv_put(unsigned char *d, unsigned i, const struct llog__kv_site *ks,
  * Records are byte for byte log_core's. Returns as llog__log_t.
  */
 #define LLOG__FAST_MISS(site, ks, kv, v, n, sig)                              \
-	((ks) != 0 ? llog__log_kv_ts((site), (ks), (kv), (v), (n), (sig))    \
+	((ks) != LLOG__NULLPTR ? llog__log_kv_ts((site), (ks), (kv), (v), (n), (sig))    \
 		   : llog__log_ts((site), (v), (n), (sig)))
 #define LLOG__FAST_GIVE_UP(site, ks, kv, v, n)                                \
-	((ks) != 0 ? llog__log_kv_tx((site), (ks), (kv), (v), (n))           \
+	((ks) != LLOG__NULLPTR ? llog__log_kv_tx((site), (ks), (kv), (v), (n))           \
 		   : llog__log_tx((site), (v), (n)))
 static inline __attribute__((always_inline)) int
 llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
@@ -870,7 +894,8 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	unsigned i;
 	int s;
 
-	if (ks != 0 && (!__builtin_constant_p(LLOG__KV_SITE_N(ks)) || LLOG__KV_SITE_N(ks) > 8))
+	if (ks != LLOG__NULLPTR &&
+	    (!__builtin_constant_p(LLOG__KV_SITE_N(ks)) || LLOG__KV_SITE_N(ks) > 8))
 		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
 	for (i = 0; i < n; i++)
 		used += LLOG__SIG_CLS(sig, i) == LLOG__SIG_WIDE ? 8u : 4u;
@@ -884,12 +909,12 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	      llog__fast_nonnull(4, n, sig, v) && llog__fast_nonnull(5, n, sig, v) &&
 	      llog__fast_nonnull(6, n, sig, v) && llog__fast_nonnull(7, n, sig, v)))
 		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
-	if (ks != 0 && !(llog__fast_kv_typed(0, ks) && llog__fast_kv_typed(1, ks) &&
+	if (ks != LLOG__NULLPTR && !(llog__fast_kv_typed(0, ks) && llog__fast_kv_typed(1, ks) &&
 			 llog__fast_kv_typed(2, ks) && llog__fast_kv_typed(3, ks) &&
 			 llog__fast_kv_typed(4, ks) && llog__fast_kv_typed(5, ks) &&
 			 llog__fast_kv_typed(6, ks) && llog__fast_kv_typed(7, ks)))
 		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
-	a = (struct llog__fast_arena *)(void *)llog__tls_arena;
+	a = LLOG__CAST(struct llog__fast_arena *, LLOG__CAST(void *, llog__tls_arena));
 	/* The go-slow word: a plain read, written only by this thread and
 	 * its signal handlers (liblog/arena.h, "The go-slow word"). */
 	if (LLOG__UNLIKELY(a->busy != 0))
@@ -900,7 +925,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	if (LLOG__UNLIKELY(__atomic_load_n(&h->slow, __ATOMIC_RELAXED) != 0))
 		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
 	LLOG__FAST_SCHED(LLOG__FAST_SP_ENTER);
-	((volatile uint8_t *)&a->busy)[0] = 1; /* in_log */
+	LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 1; /* in_log */
 	/* A signal handler that sees in_log == 0 finds the arena
 	 * consistent: no arena access moves across the in_log stores. */
 	LLOG__FAST_FENCE();
@@ -918,7 +943,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	      llog__fast_measure(7, n, sig, v, len, &room)))
 		goto entered;
 	used = LLOG__FAST_STR_BYTES - room;
-	if (ks != 0) {
+	if (ks != LLOG__NULLPTR) {
 		kb = 16; /* the site, the fields stored and left out */
 		if (!(llog__fast_kv_measure(0, ks, kv, klen, &kb) &&
 		      llog__fast_kv_measure(1, ks, kv, klen, &kb) &&
@@ -936,25 +961,26 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	/* One compare for the room (stop: min(limit, the lap's end)); then
 	 * ctx_dirty again: a handler that ran after the test above may have
 	 * had its CTX record dropped. */
-	if (LLOG__UNLIKELY(bytes > a->stop - old || ((const uint8_t *)&a->busy)[1] != 0)) {
+	if (LLOG__UNLIKELY(bytes > a->stop - old || LLOG__PUN(const uint8_t *, &a->busy)[1] != 0)) {
 		LLOG__FAST_FENCE();
-		((volatile uint8_t *)&a->busy)[0] = 0;
+		LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 0;
 		return LLOG__FAST_GIVE_UP(site, ks, kv, v, n);
 	}
-	r = (struct llog__fast_rec *)(void *)((unsigned char *)a + LLOG__FAST_RING_OFF +
-					      (old & a->mask));
-	LLOG__FAST_PREFETCHW((const char *)r + LLOG__FAST_AHEAD);
-	if (n != 0 || ks != 0)
-		LLOG__FAST_PREFETCHW((const char *)r + LLOG__FAST_AHEAD + 64);
+	r = LLOG__CAST(struct llog__fast_rec *,
+		       LLOG__CAST(void *, LLOG__PUN(unsigned char *, a) + LLOG__FAST_RING_OFF +
+						   (old & a->mask)));
+	LLOG__FAST_PREFETCHW(LLOG__PUN(const char *, r) + LLOG__FAST_AHEAD);
+	if (n != 0 || ks != LLOG__NULLPTR)
+		LLOG__FAST_PREFETCHW(LLOG__PUN(const char *, r) + LLOG__FAST_AHEAD + 64);
 	end = old + bytes;
 	a->reserve = end;
 	r->end = end;
 	r->len = used;
 	r->kind = LLOG__FAST_K_LOG;
-	r->flags = ks != 0 ? LLOG__FAST_REC_FIELDS : 0;
+	r->flags = ks != LLOG__NULLPTR ? LLOG__FAST_REC_FIELDS : 0;
 	r->site = site;
 	r->arena = a;
-	d = (unsigned char *)r + LLOG__FAST_REC_HDR;
+	d = LLOG__PUN(unsigned char *, r) + LLOG__FAST_REC_HDR;
 	d = llog__fast_put(d, 0, n, sig, v, len);
 	d = llog__fast_put(d, 1, n, sig, v, len);
 	d = llog__fast_put(d, 2, n, sig, v, len);
@@ -963,10 +989,10 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	d = llog__fast_put(d, 5, n, sig, v, len);
 	d = llog__fast_put(d, 6, n, sig, v, len);
 	(void)llog__fast_put(d, 7, n, sig, v, len);
-	if (ks != 0) {
+	if (ks != LLOG__NULLPTR) {
 		uint32_t cnt[2] = {LLOG__KV_SITE_N(ks), 0};
 
-		d = (unsigned char *)r + LLOG__FAST_REC_HDR + ((used + 7u) & ~7u);
+		d = LLOG__PUN(unsigned char *, r) + LLOG__FAST_REC_HDR + ((used + 7u) & ~7u);
 		__builtin_memcpy(d, &ks, 8);
 		__builtin_memcpy(d + 8, cnt, 8);
 		d = llog__fast_kv_put(d + 16, 0, ks, kv, klen);
@@ -984,7 +1010,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		/* given back: stop is as before (the take stayed below it) */
 		a->reserve = old;
 		LLOG__FAST_FENCE();
-		((volatile uint8_t *)&a->busy)[0] = 0;
+		LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 0;
 		LLOG__FAST_SCHED(LLOG__FAST_SP_CLOSED);
 		return LLOG__FAST_GIVE_UP(site, ks, kv, v, n);
 	}
@@ -999,23 +1025,23 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	/* Release CAS (liblog/llist.h): publishes the header and payload;
 	 * pairs with the flusher's acquire exchange of the head. Relaxed on
 	 * failure: the retry (out of line) only tries again. */
-	if (LLOG__UNLIKELY(!__atomic_compare_exchange_n(&h->first, &first, (void *)r, 0,
+	if (LLOG__UNLIKELY(!__atomic_compare_exchange_n(&h->first, &first, LLOG__CAST(void *, r), 0,
 							__ATOMIC_RELEASE, __ATOMIC_RELAXED))) {
 		llog__fast_retry(a, r, first, old);
 		return 0;
 	}
 	/* the ring past half full: end past wake (a plain read, the owner's
 	 * word; the distance is below 2^30 either way, liblog/arena.h) */
-	if (LLOG__UNLIKELY(carried != 0 || (int32_t)(a->wake - end) < 0)) {
+	if (LLOG__UNLIKELY(carried != 0 || LLOG__CAST(int32_t, a->wake - end) < 0)) {
 		llog__fast_after(a, carried, end);
 		return 0;
 	}
 	LLOG__FAST_FENCE();
-	((volatile uint8_t *)&a->busy)[0] = 0;
+	LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 0;
 	return 0;
 entered:
 	LLOG__FAST_FENCE();
-	((volatile uint8_t *)&a->busy)[0] = 0;
+	LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 0;
 	return LLOG__FAST_MISS(site, ks, kv, v, n, sig | LLOG__SIG_ENTERED);
 }
 #else
@@ -1023,7 +1049,7 @@ static inline int llog__fast_call(struct llog_site *site, const struct llog__kv_
 				  const union llog__kv_val *kv, const uint64_t *v, unsigned n,
 				  unsigned sig)
 {
-	if (ks != 0)
+	if (ks != LLOG__NULLPTR)
 		return llog__log_kv_ts(site, ks, kv, v, n, sig);
 	return llog__log_ts(site, v, n, sig);
 }
@@ -1035,12 +1061,12 @@ static inline int llog__fast_call(struct llog_site *site, const struct llog__kv_
 static inline __attribute__((always_inline)) int
 llog__fast_t(struct llog_site *site, const uint64_t *v, unsigned n, unsigned sig)
 {
-	return llog__fast_call(site, (const struct llog__kv_site *)0,
-			       (const union llog__kv_val *)0, v, n, sig);
+	return llog__fast_call(site, LLOG__CAST(const struct llog__kv_site *, LLOG__NULLPTR),
+			       LLOG__CAST(const union llog__kv_val *, LLOG__NULLPTR), v, n, sig);
 }
 static inline __attribute__((always_inline)) int llog__fast_t0(struct llog_site *site)
 {
-	return llog__fast_t(site, (const uint64_t *)0, 0, LLOG__SIG_HEAD(0));
+	return llog__fast_t(site, LLOG__CAST(const uint64_t *, LLOG__NULLPTR), 0, LLOG__SIG_HEAD(0));
 }
 static inline __attribute__((always_inline)) int
 llog__fast_kv_t(struct llog_site *site, const struct llog__kv_site *ks,
@@ -1052,7 +1078,8 @@ static inline __attribute__((always_inline)) int
 llog__fast_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
 		 const union llog__kv_val *kv)
 {
-	return llog__fast_call(site, ks, kv, (const uint64_t *)0, 0, LLOG__SIG_HEAD(0));
+	return llog__fast_call(site, ks, kv, LLOG__CAST(const uint64_t *, LLOG__NULLPTR), 0,
+			       LLOG__SIG_HEAD(0));
 }
 #endif /* __GNUC__ */
 
@@ -1117,7 +1144,7 @@ llog__fast_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
 #define LLOG__KV_KEY(k, v) "" k "",
 /* strlen of the literal, folded by gcc and clang (C and C++ constexpr):
  * a key with a NUL inside is as long as its bytes before it. */
-#define LLOG__KV_KLEN(k, v) (unsigned char)__builtin_strlen("" k ""),
+#define LLOG__KV_KLEN(k, v) LLOG__CAST(unsigned char, __builtin_strlen("" k "")),
 #ifndef __cplusplus
 #define LLOG__KV_CHECK(k, v)                                                  \
 	_Static_assert(LLOG__KV_KEY_OK(k), LLOG__KV_KEY_MSG);                 \
@@ -1138,7 +1165,7 @@ llog__fast_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
 #define LLOG__KV_CHECK(k, v)                                                  \
 	static_assert(LLOG__KV_KEY_OK(k), LLOG__KV_KEY_MSG);                  \
 	static_assert(LLOG__KV_OF(v)::ok != 0, LLOG__KV_TYPE_MSG);
-#define LLOG__KV_TYPEOF(k, v) (unsigned char)LLOG__KV_OF(v)::type,
+#define LLOG__KV_TYPEOF(k, v) static_cast<unsigned char>(LLOG__KV_OF(v)::type),
 #define LLOG__KV_VAL(k, v) LLOG__KV_OF(v)::val((v), llog__kv_hp_),
 #define LLOG__KV_STATIC static constexpr
 #define LLOG__KV_HEX_ROOM                                                     \
@@ -1236,7 +1263,7 @@ llog__fast_kv_t0(struct llog_site *site, const struct llog__kv_site *ks,
 		LLOG__KV_STATIC const unsigned char llog__kv_klens_[] = {     \
 			LLOG__KV_MAP(LLOG__KV_KLEN, pairs)};                  \
 		LLOG__KV_STATIC const struct llog__kv_site llog__kv_site_ = { \
-			(uint32_t)sizeof(llog__kv_types_) | LLOG__KV_SITE_KLENS, \
+			LLOG__CAST(uint32_t, sizeof(llog__kv_types_)) | LLOG__KV_SITE_KLENS, \
 			llog__kv_keys_, llog__kv_types_, llog__kv_klens_};    \
 		if (LLOG__ON(level, &llog__site_)) {                          \
 			LLOG__KV_HEX_ROOM                                     \
@@ -1332,7 +1359,7 @@ struct llog__slot {
 template <class T>
 struct llog__slot<T, LLOG__SLOT_INT> {
 	enum { ok = 1 };
-	static uint64_t get(T x) { return (uint64_t) static_cast<uintptr_t>(x); }
+	static uint64_t get(T x) { return static_cast<uint64_t>(static_cast<uintptr_t>(x)); }
 };
 template <class T>
 struct llog__slot<T, LLOG__SLOT_DBL> {
@@ -1348,7 +1375,7 @@ struct llog__slot<T, LLOG__SLOT_DBL> {
 template <class T>
 struct llog__slot<T, LLOG__SLOT_PTR> {
 	enum { ok = 1 };
-	static uint64_t get(T x) { return (uint64_t) reinterpret_cast<uintptr_t>(x); }
+	static uint64_t get(T x) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(x)); }
 };
 template <class T>
 struct llog__slot<T, LLOG__SLOT_NULL> {
@@ -1378,17 +1405,18 @@ template <class T>
 struct llog__kv_kind {
 	typedef typename llog__kv_int<T>::type N;
 	static constexpr int value =
-		std::is_same<T, bool>::value ? (int)LLOG_FIELD_BOOL
-		: std::is_same<T, char>::value ? (int)LLOG_FIELD_I64
-		: std::is_same<T, float>::value || std::is_same<T, double>::value ? (int)LLOG_FIELD_F64
+		std::is_same<T, bool>::value ? static_cast<int>(LLOG_FIELD_BOOL)
+		: std::is_same<T, char>::value ? static_cast<int>(LLOG_FIELD_I64)
+		: std::is_same<T, float>::value || std::is_same<T, double>::value ? static_cast<int>(LLOG_FIELD_F64)
 		: std::is_same<T, char *>::value || std::is_same<T, const char *>::value
-			? (int)LLOG_FIELD_STR
+			? static_cast<int>(LLOG_FIELD_STR)
 		: std::is_same<T, llog_hex *>::value || std::is_same<T, const llog_hex *>::value
 			? LLOG__KV_HEX
 		: std::is_same<T, llog_hex>::value ? LLOG__KV_HEX_VAL
 		: std::is_integral<N>::value && sizeof(N) <= sizeof(uint64_t) &&
 				(!std::is_enum<T>::value || std::is_convertible<T, int>::value)
-			? (std::is_signed<N>::value ? (int)LLOG_FIELD_I64 : (int)LLOG_FIELD_U64)
+			? (std::is_signed<N>::value ? static_cast<int>(LLOG_FIELD_I64)
+						    : static_cast<int>(LLOG_FIELD_U64))
 			: 0;
 };
 
@@ -1403,14 +1431,14 @@ struct llog__kv_of {
 template <class T>
 struct llog__kv_of<T, LLOG_FIELD_I64> {
 	enum { ok = 1, type = LLOG_FIELD_I64 };
-	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_i64((int64_t)x); }
-	static int ctx(const char *k, T x) { return llog_ctx_set_i64(k, (int64_t)x); }
+	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_i64(static_cast<int64_t>(x)); }
+	static int ctx(const char *k, T x) { return llog_ctx_set_i64(k, static_cast<int64_t>(x)); }
 };
 template <class T>
 struct llog__kv_of<T, LLOG_FIELD_U64> {
 	enum { ok = 1, type = LLOG_FIELD_U64 };
-	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_u64((uint64_t)x); }
-	static int ctx(const char *k, T x) { return llog_ctx_set_u64(k, (uint64_t)x); }
+	static union llog__kv_val val(T x, struct llog_hex *&) { return llog__kv_u64(static_cast<uint64_t>(x)); }
+	static int ctx(const char *k, T x) { return llog_ctx_set_u64(k, static_cast<uint64_t>(x)); }
 };
 template <class T>
 struct llog__kv_of<T, LLOG_FIELD_F64> {
@@ -1540,11 +1568,11 @@ static inline int llog__rl_count(struct llog_ratelimit *rl, struct llog_site *si
 			struct llog__rl_pass llog__p_;                        \
 			if ((kind) <= LLOG__RL_EVERY_N                        \
 				    ? llog__rl_count(&llog__rl_, &llog__site_,  \
-						     (kind), (uint64_t)(n),     \
+						     (kind), LLOG__CAST(uint64_t, n), \
 						     &llog__p_)                 \
 				    : llog__rl_interval(&llog__rl_, &llog__site_, \
-							(kind), (uint64_t)(n),  \
-							(uint64_t)(ms),         \
+							(kind), LLOG__CAST(uint64_t, n), \
+							LLOG__CAST(uint64_t, ms), \
 							&llog__p_))             \
 				llog__log_rl(&llog__site_, &llog__p_,         \
 					     __VA_ARGS__);                    \
