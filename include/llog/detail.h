@@ -733,7 +733,7 @@ llog__fast_put(unsigned char *d, unsigned i, unsigned n, unsigned sig, const uin
 #define LLOG__FAST_INLINE 1
 
 /* A prefetch for writing (LLOG__FAST_AHEAD); the PRFCHW instruction. */
-#define LLOG__FAST_PREFETCHW(p) __asm__ volatile("prefetchw %0" ::"m"(*LLOG__CAST(const char *, p)))
+#define LLOG__FAST_PREFETCHW(p) __asm__ volatile("prefetchw %0" ::"m"(*LLOG__PUN(const char *, p)))
 
 /* Whether the string p is at most room bytes long; *len its length then:
  * memchr, called out of line (glibc's vector code), except, without a
@@ -974,10 +974,21 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		LLOG__FAST_PREFETCHW(LLOG__PUN(const char *, r) + LLOG__FAST_AHEAD + 64);
 	end = old + bytes;
 	a->reserve = end;
-	r->end = end;
-	r->len = used;
-	r->kind = LLOG__FAST_K_LOG;
-	r->flags = ks != LLOG__NULLPTR ? LLOG__FAST_REC_FIELDS : 0;
+	/* end and len in one store where len is a constant 0 (a static
+	 * message); kind and flags with the drops below where there is no
+	 * call block (kind LOG, no flags): a store fewer each. */
+	if (__builtin_constant_p(used) && used == 0) {
+		uint64_t el = end;
+
+		__builtin_memcpy(&r->end, &el, 8);
+	} else {
+		r->end = end;
+		r->len = used;
+	}
+	if (ks != LLOG__NULLPTR) {
+		r->kind = LLOG__FAST_K_LOG;
+		r->flags = LLOG__FAST_REC_FIELDS;
+	}
 	r->site = site;
 	r->arena = a;
 	d = LLOG__PUN(unsigned char *, r) + LLOG__FAST_REC_HDR;
@@ -1019,7 +1030,15 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	 * log_core reads them. Relaxed: only this thread and its signal
 	 * handlers change the count (liblog/arena.h). */
 	carried = __atomic_load_n(&a->dropped_pending, __ATOMIC_RELAXED);
-	r->dropped = carried;
+	if (ks == LLOG__NULLPTR) {
+		/* dropped, kind (LOG), flags (none) and the header's last two
+		 * bytes of padding */
+		uint64_t dkf = carried | LLOG__CAST(uint64_t, LLOG__FAST_K_LOG) << 32;
+
+		__builtin_memcpy(&r->dropped, &dkf, 8);
+	} else {
+		r->dropped = carried;
+	}
 	r->ts = __builtin_ia32_rdtsc();
 	r->next = first;
 	/* Release CAS (liblog/llist.h): publishes the header and payload;
