@@ -241,8 +241,8 @@ static inline void copy_short(char *dst, const unsigned char *src, size_t n)
 	}
 }
 
-/* Whether the n bytes (n <= LLOG__PACK_STR_MAX) at s and at a are the
- * same: as copy_short, two overlapping loads of each. */
+/* Whether the n bytes (8 <= n <= LLOG__PACK_STR_MAX) at s and at a are
+ * the same: as copy_short, two overlapping loads of each. */
 static inline int eq_short(const char *s, const unsigned char *a, size_t n)
 {
 	uint64_t x[4], y[4];
@@ -254,18 +254,16 @@ static inline int eq_short(const char *s, const unsigned char *a, size_t n)
 		memcpy(y + 2, a + n - 16, 16);
 		return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
 	}
-	if (n >= 8) {
-		memcpy(x, s, 8);
-		memcpy(x + 1, s + n - 8, 8);
-		memcpy(y, a, 8);
-		memcpy(y + 1, a + n - 8, 8);
-		return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
-	}
-	return memcmp(s, a, n) == 0;
+	memcpy(x, s, 8);
+	memcpy(x + 1, s + n - 8, 8);
+	memcpy(y, a, 8);
+	memcpy(y + 1, a + n - 8, 8);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
-/* The filter key of the string a[0..n) (n <= LLOG__PACK_STR_MAX): its
- * first 7 bytes (fewer: zero) and its length. */
+/* The key of the string a[0..n) (n <= LLOG__PACK_STR_MAX): its first 7
+ * bytes (fewer: zero) and its length; the whole string when n < 8, else a
+ * filter before the compare. */
 static inline uint64_t recent_key(const unsigned char *a, size_t n)
 {
 	uint64_t k = 0;
@@ -292,7 +290,7 @@ static inline unsigned recent_find(struct llog__pack_recent *r, const unsigned c
 
 	if (j >= r->n)
 		j = 0;
-	if (r->key[j] == k && j < r->n && eq_short(r->s[j], a, n))
+	if (r->key[j] == k && j < r->n && (n < 8 || eq_short(r->s[j], a, n)))
 		return r->hit = (uint8_t)j;
 
 	_Static_assert(LLOG__PACK_RECENT == 4, "the compares below");
@@ -303,7 +301,7 @@ static inline unsigned recent_find(struct llog__pack_recent *r, const unsigned c
 	m &= (1u << r->n) - 1;
 	while (m != 0) {
 		j = (unsigned)__builtin_ctz(m);
-		if (eq_short(r->s[j], a, n))
+		if (n < 8 || eq_short(r->s[j], a, n))
 			return r->hit = (uint8_t)j;
 		m &= m - 1;
 	}
@@ -345,9 +343,8 @@ static inline uint64_t ld(const unsigned char *p, unsigned n)
 /* The string a[0..n) of an argument with recent strings r, packed at p
  * (binpack.h); *add set to a when it is to join r once the capture is
  * packed whole. Returns the end of what it wrote. */
-static inline char *pack_recent(char *p, struct llog__pack_recent *r,
-						   const unsigned char *a, size_t n,
-						   const unsigned char **add)
+static inline char *pack_recent(char *p, struct llog__pack_recent *r, const unsigned char *a,
+				size_t n, const unsigned char **add)
 {
 	if (n <= LLOG__PACK_STR_MAX) {
 		unsigned j = recent_find(r, a, n);
@@ -365,9 +362,10 @@ static inline char *pack_recent(char *p, struct llog__pack_recent *r,
 
 /* A refused capture at argument j: ps as it was. With the frame's stamp
  * new (all set, every previous value and recent string was cleared), all
- * of them from all and alln (each str[]'s n and next); else those of the arguments before j that
- * keep one, from old (each saved there before it was replaced). The
- * recent strings change only once a capture is packed whole. */
+ * of them from all and alln (each str[]'s n and next); else those of the
+ * arguments before j that keep one, from old (each saved there before it
+ * was replaced). The recent strings change only once a capture is packed
+ * whole. */
 static __attribute__((noinline, cold)) size_t
 refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all,
        uint8_t (*alln)[2], unsigned j, uint64_t stamp)
@@ -394,8 +392,8 @@ refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all,
  * bytes are checked against the capture's end before they are read. A
  * refused capture leaves ps as it was (the reader never sees it): each
  * previous value is saved in old before it is replaced, all of them in
- * `all` when a new frame starts them at 0 (refuse); the recent strings
- * found or added (use[]) change once the whole capture is packed.
+ * `all` when a new frame starts them at 0 (refuse); the strings that join
+ * the recent ones (add[]) join once the whole capture is packed.
  */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
