@@ -42,6 +42,10 @@
 #define LLOG__FILE_MAX_CHUNKS 256
 #define LLOG__FILE_CHUNK_MIN (LLOG__FILE_PENDING_MAX / LLOG__FILE_MAX_CHUNKS) /* 32 KiB */
 
+/* A binary file's zstd level when llog_file_options.zstd_level is 0
+ * (file_frames.c, MEASUREMENT: the binary level). */
+#define LLOG__FILE_BIN_LEVEL (-1)
+
 /* One future frame (or, after a short write, several: file.c): whole
  * lines, at most LLOG_FRAME_CONTENT_MAX bytes. */
 struct llog__file_chunk {

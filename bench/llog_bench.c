@@ -116,6 +116,10 @@ static int logger_init(const struct bench_opts *o)
 	 * bench/shards.sh compares). */
 	if (getenv("LLOG_BENCH_SHARDS") != NULL)
 		cfg.queue_shards = (unsigned)atoi(getenv("LLOG_BENCH_SHARDS"));
+	/* LLOG_BENCH_ARENA=N: each thread's arena, N bytes
+	 * (llog_config.arena_bytes) instead of the default. */
+	if (getenv("LLOG_BENCH_ARENA") != NULL)
+		cfg.arena_bytes = (size_t)atol(getenv("LLOG_BENCH_ARENA"));
 	if (o->drop) {
 		cfg.overflow = LLOG_OVERFLOW_DROP;
 		cfg.arena_bytes = 16384;

@@ -66,7 +66,8 @@ static size_t round_trip(struct codec *c, uint64_t ws, uint64_t rs, const unsign
 
 	assert_int_not_equal(p, (size_t)-1);
 	assert_true(p <= LLOG__PACK_BOUND(n));
-	u = llog__unpack(out, &c->r, rs, &c->plan, (const unsigned char *)packed, p, &why);
+	u = llog__unpack(out, &c->r, rs, LLOG__PACK_VER_RECENT, &c->plan,
+			 (const unsigned char *)packed, p, &why);
 	assert_int_not_equal(u, (size_t)-1);
 	assert_null(why);
 	assert_true(u <= LLOG__UNPACK_BOUND(p));
@@ -285,7 +286,7 @@ static void test_frames_decode_alone(void **state)
 			unsigned char out[CAP];
 			const char *why;
 			char want[128];
-			size_t u = llog__unpack(out, &r, i < 2 ? 70 : 71, &c.plan,
+			size_t u = llog__unpack(out, &r, i < 2 ? 70 : 71, LLOG__PACK_VER_RECENT, &c.plan,
 						(const unsigned char *)packed[i], plen[i], &why);
 
 			if (start == 1 && i == 1) {
@@ -317,14 +318,14 @@ static void test_damaged(void **state)
 	assert_int_not_equal(p, (size_t)-1);
 	for (size_t cut = 0; cut < p; cut++) {
 		why = NULL;
-		assert_int_equal(llog__unpack(out, &c.r, 1, &c.plan, (const unsigned char *)packed,
+		assert_int_equal(llog__unpack(out, &c.r, 1, LLOG__PACK_VER_RECENT, &c.plan, (const unsigned char *)packed,
 					      cut, &why),
 				 (size_t)-1);
 		assert_non_null(why);
 	}
 	/* a byte more than the arguments */
 	packed[p] = 0;
-	assert_int_equal(llog__unpack(out, &c.r, 1, &c.plan, (const unsigned char *)packed, p + 1,
+	assert_int_equal(llog__unpack(out, &c.r, 1, LLOG__PACK_VER_RECENT, &c.plan, (const unsigned char *)packed, p + 1,
 				      &why),
 			 (size_t)-1);
 	assert_string_equal(why, "bytes after the packed arguments");
@@ -332,7 +333,7 @@ static void test_damaged(void **state)
 	{
 		const unsigned char bad[] = {0x00, 0x03, 0x01, 'x', 0x00, 0x00};
 
-		assert_int_equal(llog__unpack(out, &c.r, 2, &c.plan, bad, sizeof(bad), &why),
+		assert_int_equal(llog__unpack(out, &c.r, 2, LLOG__PACK_VER_RECENT, &c.plan, bad, sizeof(bad), &why),
 				 (size_t)-1);
 		assert_string_equal(why, "bad packed double");
 	}
@@ -340,7 +341,7 @@ static void test_damaged(void **state)
 	{
 		const unsigned char bad[] = {0x00, 0x00, 0x7f, 'x'};
 
-		assert_int_equal(llog__unpack(out, &c.r, 3, &c.plan, bad, sizeof(bad), &why),
+		assert_int_equal(llog__unpack(out, &c.r, 3, LLOG__PACK_VER_RECENT, &c.plan, bad, sizeof(bad), &why),
 				 (size_t)-1);
 	}
 	/* the writer refuses a capture that is not its plan's layout */
@@ -363,14 +364,133 @@ static void test_damaged(void **state)
 		p2 = llog__pack(rec2, &d.w, 9, &d.plan, a, len);
 		assert_int_not_equal(p1, (size_t)-1);
 		assert_int_not_equal(p2, (size_t)-1);
-		assert_int_equal(llog__unpack(out, &d.r, 9, &d.plan, (const unsigned char *)rec1, p1,
+		assert_int_equal(llog__unpack(out, &d.r, 9, LLOG__PACK_VER_RECENT, &d.plan, (const unsigned char *)rec1, p1,
 					      &why),
 				 len);
-		assert_int_equal(llog__unpack(out, &d.r, 9, &d.plan, (const unsigned char *)rec2, p2,
+		assert_int_equal(llog__unpack(out, &d.r, 9, LLOG__PACK_VER_RECENT, &d.plan, (const unsigned char *)rec2, p2,
 					      &why),
 				 len);
 		assert_memory_equal(out, a, len);
 	}
+}
+
+/* Packs the capture args[0..n) in frame stamp with c's writer; returns the
+ * packed length, the body in packed. */
+static size_t pack1(struct codec *c, uint64_t stamp, const unsigned char *args, size_t n,
+		    char *packed)
+{
+	size_t p = llog__pack(packed, &c->w, stamp, &c->plan, args, n);
+
+	assert_int_not_equal(p, (size_t)-1);
+	return p;
+}
+
+/* Recent strings (version 3): the first LLOG__PACK_STRS string arguments
+ * of a site keep their last LLOG__PACK_RECENT strings of the frame; one
+ * that comes back is one byte. Every capture comes back exactly: strings
+ * that cycle through more than the slots, NULL, the longest kept and one
+ * longer, an empty one, a third string argument (no recent strings). */
+static void test_recent_strings(void **state)
+{
+	static const char *const peer[] = {"10.0.0.17:443", "10.0.3.4:8443", "192.168.1.20:80"};
+	static const char *const user[] = {"alice", "bob", "carol", "dave", "erin", "", NULL,
+					   "0123456789abcdef0123456789abcdef",
+					   "0123456789abcdef0123456789abcdef!"};
+	const char *fmt = "%s took %d by %s on %s";
+	struct codec c;
+	char packed[CAP];
+	unsigned char a[CAP], out[CAP];
+	size_t len, p;
+
+	(void)state;
+	assert_int_equal(strlen(user[7]), LLOG__PACK_STR_MAX);
+	codec_init(&c, fmt);
+	for (int i = 0; i < 200; i++) {
+		len = cap_args(&c.plan, a, peer[i % 3], i, user[(i / 2) % 9], peer[(i + 1) % 3]);
+		assert_int_equal(round_trip(&c, 4, 4, a, len, out), len);
+		assert_memory_equal(out, a, len);
+	}
+	/* the sizes: a peer met before is one byte, the third string
+	 * argument has none (its bytes each time) */
+	codec_init(&c, fmt);
+	len = cap_args(&c.plan, a, peer[0], 1, user[0], peer[0]);
+	p = pack1(&c, 1, a, len, packed);
+	/* 1 + 13, 1 (1), 1 + 5, 1 + 13 */
+	assert_int_equal(p, 14 + 1 + 6 + 14);
+	len = cap_args(&c.plan, a, peer[0], 2, user[0], peer[0]);
+	p = pack1(&c, 1, a, len, packed);
+	assert_int_equal(p, 1 + 1 + 1 + 14);
+	assert_int_equal(packed[0], 1); /* slot 0 */
+	/* a new frame starts without them */
+	p = pack1(&c, 2, a, len, packed);
+	assert_int_equal(p, 14 + 1 + 6 + 14);
+	/* longer than LLOG__PACK_STR_MAX: never kept */
+	len = cap_args(&c.plan, a, user[8], 2, user[7], peer[0]);
+	p = pack1(&c, 3, a, len, packed);
+	p = pack1(&c, 3, a, len, packed);
+	assert_int_equal(p, (1 + 33) + 1 + 1 + 14);
+}
+
+/* A capture the writer refuses changes no recent string: the reader never
+ * sees it. In a frame (a new string before the cut), and at a frame's
+ * start (the previous frame's strings kept as they were). */
+static void test_recent_refused(void **state)
+{
+	const char *fmt = "%s %d %s";
+	struct codec c;
+	char packed[CAP];
+	unsigned char a[CAP], b[CAP], out[CAP];
+	size_t alen, blen, p;
+	const char *why;
+
+	(void)state;
+	codec_init(&c, fmt);
+	alen = cap_args(&c.plan, a, "first", 1, "x");
+	blen = cap_args(&c.plan, b, "second", 2, "y");
+	p = pack1(&c, 5, a, alen, packed);
+	assert_int_equal(llog__unpack(out, &c.r, 5, LLOG__PACK_VER_RECENT, &c.plan,
+				      (const unsigned char *)packed, p, &why),
+			 alen);
+	/* "second" would join the recent strings: refused, it does not */
+	assert_int_equal(llog__pack(packed, &c.w, 5, &c.plan, b, blen - 1), (size_t)-1);
+	p = pack1(&c, 5, b, blen, packed);
+	assert_int_equal(p, (1 + 6) + 1 + (1 + 1));
+	assert_int_equal(llog__unpack(out, &c.r, 5, LLOG__PACK_VER_RECENT, &c.plan,
+				      (const unsigned char *)packed, p, &why),
+			 blen);
+	assert_memory_equal(out, b, blen);
+	/* refused at a new frame's start: frame 5's strings stay */
+	assert_int_equal(llog__pack(packed, &c.w, 6, &c.plan, a, alen - 1), (size_t)-1);
+	p = pack1(&c, 5, a, alen, packed);
+	assert_int_equal(p, 1 + 1 + 1);
+	assert_int_equal(llog__unpack(out, &c.r, 5, LLOG__PACK_VER_RECENT, &c.plan,
+				      (const unsigned char *)packed, p, &why),
+			 alen);
+	assert_memory_equal(out, a, alen);
+}
+
+/* A version-2 body (before recent strings) reads as it was written: a
+ * string is its length + 1 and its bytes, which version 3 would read as a
+ * recent string; a recent string no slot holds is an error. */
+static void test_recent_versions(void **state)
+{
+	const char *fmt = "%s";
+	const unsigned char v2[] = {0x04, 'a', 'b', 'c'};
+	unsigned char out[CAP], want[8];
+	struct codec c;
+	const char *why;
+
+	(void)state;
+	codec_init(&c, fmt);
+	assert_int_equal(llog__unpack(out, &c.r, 1, 2, &c.plan, v2, sizeof(v2), &why), 7);
+	assert_null(why);
+	want[0] = 3, want[1] = want[2] = want[3] = 0;
+	memcpy(want + 4, "abc", 3);
+	assert_memory_equal(out, want, 7);
+	assert_int_equal(llog__unpack(out, &c.r, 2, LLOG__PACK_VER_RECENT, &c.plan, v2, sizeof(v2),
+				      &why),
+			 (size_t)-1);
+	assert_string_equal(why, "bad recent string");
 }
 
 TEST_MAIN(
@@ -379,4 +499,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_exact_round_trip),
 	cmocka_unit_test(test_frames_decode_alone),
 	cmocka_unit_test(test_damaged),
+	cmocka_unit_test(test_recent_strings),
+	cmocka_unit_test(test_recent_refused),
+	cmocka_unit_test(test_recent_versions),
 )

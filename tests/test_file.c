@@ -2,7 +2,8 @@
  * test_file.c - the file sink through the whole pipeline: every record
  * logged is read back exactly once and in order (by our own frame-by-frame
  * zstd decoder and by zstdcat) for plain text and zstd levels 1, 3 and 19;
- * the metadata frame is there; a torn tail is repaired on open; rotation by
+ * the default level is 1 for text and -1 for binary files (each frame as
+ * that level makes it); the metadata frame is there; a torn tail is repaired on open; rotation by
  * size (with and without retention) and by time loses and duplicates
  * nothing; a symlink, a directory, a FIFO and an impossible path are
  * refused with a clear message; a full disk (RLIMIT_FSIZE) is survived and
@@ -372,6 +373,77 @@ static void test_levels_frame_sizes(void **state)
 		assert_true(d.max_frame > LLOG_FRAME_CONTENT_MAX - 8192);
 		assert_true(zstd_test_ok(t.path));
 		free(d.text);
+		tdir_remove(&t);
+	}
+}
+
+/* ---- the default levels ----------------------------------------------------- */
+
+/* How many of the file's zstd frames are, byte for byte, what the sink's
+ * compression at `level` (checksum and content size on, as setup_zstd)
+ * makes of their content; *frames: how many there are. */
+static int frames_at_level(const char *path, int level, int *frames)
+{
+	size_t n, off = 0;
+	unsigned char *p = (unsigned char *)slurp(path, &n);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	int same = 0;
+
+	assert_non_null(cc);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1)));
+	*frames = 0;
+	while (off + 8 <= n) {
+		uint32_t magic = le32(p + off);
+
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) { /* skippable: metadata, sites */
+			off += 8 + le32(p + off + 4);
+			continue;
+		}
+		size_t fsz = ZSTD_findFrameCompressedSize(p + off, n - off);
+		unsigned long long csz = ZSTD_getFrameContentSize(p + off, n - off);
+
+		assert_false(ZSTD_isError(fsz));
+		assert_true(csz <= LLOG_FRAME_CONTENT_MAX);
+		char *content = malloc(csz + 1), *again = malloc(ZSTD_compressBound(csz));
+
+		assert_int_equal(ZSTD_decompress(content, csz + 1, p + off, fsz), csz);
+		size_t z = ZSTD_compress2(cc, again, ZSTD_compressBound(csz), content, csz);
+
+		assert_false(ZSTD_isError(z));
+		same += z == fsz && memcmp(again, p + off, fsz) == 0;
+		++*frames;
+		free(content);
+		free(again);
+		off += fsz;
+	}
+	ZSTD_freeCCtx(cc);
+	free(p);
+	return same;
+}
+
+/* zstd_level 0 is level 1 for a text file and -1 for a binary one: each
+ * frame is what that level makes of its content, and not what the other
+ * level makes (the content tells them apart). */
+static void test_default_levels(void **state)
+{
+	static const struct {
+		enum llog_file_compression comp;
+		int want, other;
+	} c[] = {{LLOG_FILE_ZSTD, 1, -1}, {LLOG_FILE_BINARY, -1, 1}};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct llog_file_options o = {.compression = c[k].comp};
+		struct tdir t;
+		int frames, same;
+
+		log_to_new_file(&t, &o, "app.log", 3000, 1000);
+		same = frames_at_level(t.path, c[k].want, &frames);
+		assert_true(frames >= 3);
+		assert_int_equal(same, frames);
+		assert_int_equal(frames_at_level(t.path, c[k].other, &frames), 0);
 		tdir_remove(&t);
 	}
 }
@@ -1189,6 +1261,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_roundtrip_plain),
 	cmocka_unit_test(test_roundtrip_zstd),
 	cmocka_unit_test(test_levels_frame_sizes),
+	cmocka_unit_test(test_default_levels),
 	TEST_CASE_ARG(test_torn_tail_truncated, test_torn_tail, 1),
 	TEST_CASE_ARG(test_torn_tail_garbage, test_torn_tail, 0),
 	TEST_CASE_ARG(test_rotation_size_keep_all_flushed, test_rotation_size_keep_all, 0),

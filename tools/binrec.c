@@ -609,7 +609,7 @@ int lcb_frame(struct lcb *b, const char *p, size_t n, enum llog_format format, l
 				return -1;
 			}
 			len = llog__unpack((unsigned char *)b->args, &st->site[id].pack, stamp,
-					   &s->plan, body, (size_t)len, why);
+					   (unsigned char)p[3], &s->plan, body, (size_t)len, why);
 			if (len == (uint64_t)(size_t)-1)
 				return -1;
 			body = (const unsigned char *)b->args;

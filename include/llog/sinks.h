@@ -614,10 +614,12 @@ struct llog_file_options {
 	enum llog_level level; /* minimum level; zero value = TRACE */
 	enum llog_format format;
 	enum llog_file_compression compression;
-	int zstd_level;        /* 0 = 1 (on log lines and binary records
-				* faster and smaller than zstd's default, 3:
-				* backends/file_frames.c); negative fast levels
-				* allowed */
+	int zstd_level;        /* 0 = 1 for text (on log lines faster and
+				* smaller than zstd's default, 3), -1 for
+				* LLOG_FILE_BINARY (zstd's first fast level;
+				* 1 before 0.1.0's data frame version 3):
+				* backends/file_frames.c; negative fast
+				* levels allowed */
 	/* Rotate before a frame would take the file past this many bytes;
 	 * 0 = no size rotation. A single frame larger than this still goes
 	 * into a file of its own. */

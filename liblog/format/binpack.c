@@ -26,6 +26,7 @@ enum {
 	OP_NPTR,    /* %n: nothing */
 	OP_STR,     /* string: varint (length + 1), 0 for NULL; bytes */
 	OP_BAD,     /* not a capture's type: every capture is refused */
+	OP_STRR,    /* string with recent strings: ps->str[op - OP_STRR] */
 	OP_NOKEEP = 0x10,
 };
 
@@ -51,10 +52,17 @@ static uint8_t op_of(unsigned k, uint8_t t, uint8_t dec)
 	}
 }
 
+/* The steps; the first LLOG__PACK_STRS strings keep recent strings (the
+ * reader counts them the same way: llog__unpack). */
 static void set_ops(struct llog__pack_site *ps, const struct llog__plan *plan)
 {
-	for (unsigned k = 0; k < plan->nargs; k++)
+	unsigned strs = 0;
+
+	for (unsigned k = 0; k < plan->nargs; k++) {
 		ps->op[k] = op_of(k, plan->type[k], ps->dec[k]);
+		if (ps->op[k] == OP_STR && strs < LLOG__PACK_STRS)
+			ps->op[k] = (uint8_t)(OP_STRR + strs++);
+	}
 	ps->nop = plan->nargs;
 }
 
@@ -233,6 +241,87 @@ static inline void copy_short(char *dst, const unsigned char *src, size_t n)
 	}
 }
 
+/* Whether the n bytes (8 <= n <= LLOG__PACK_STR_MAX) at s and at a are
+ * the same: as copy_short, two overlapping loads of each. */
+static inline int eq_short(const char *s, const unsigned char *a, size_t n)
+{
+	uint64_t x[4], y[4];
+
+	if (n > 16) {
+		memcpy(x, s, 16);
+		memcpy(x + 2, s + n - 16, 16);
+		memcpy(y, a, 16);
+		memcpy(y + 2, a + n - 16, 16);
+		return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+	}
+	memcpy(x, s, 8);
+	memcpy(x + 1, s + n - 8, 8);
+	memcpy(y, a, 8);
+	memcpy(y + 1, a + n - 8, 8);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
+/* The key of the string a[0..n) (n <= LLOG__PACK_STR_MAX): its first 7
+ * bytes (fewer: zero) and its length; the whole string when n < 8, else a
+ * filter before the compare. */
+static inline uint64_t recent_key(const unsigned char *a, size_t n)
+{
+	uint64_t k = 0;
+
+	if (n >= 8)
+		memcpy(&k, a, 8);
+	else
+		for (size_t i = 0; i < n; i++)
+			k |= (uint64_t)a[i] << (8 * i);
+	return (k & 0x00ffffffffffffffu) | (uint64_t)n << 56;
+}
+
+/* The slot of r that holds the string a[0..n) (n <= LLOG__PACK_STR_MAX),
+ * or LLOG__PACK_RECENT when none does. First the slot after the one found
+ * last (strings that come back in turn, as a few peers or users do, are
+ * found there at once: the slots fill in turn), then the keys of all the
+ * filled slots compared at once, the bytes of those that match. The writer
+ * only (hit). */
+static inline unsigned recent_find(struct llog__pack_recent *r, const unsigned char *a,
+				   size_t n)
+{
+	const uint64_t k = recent_key(a, n);
+	unsigned m = 0, j = r->hit + 1u;
+
+	if (j >= r->n)
+		j = 0;
+	if (r->key[j] == k && j < r->n && (n < 8 || eq_short(r->s[j], a, n)))
+		return r->hit = (uint8_t)j;
+
+	_Static_assert(LLOG__PACK_RECENT == 4, "the compares below");
+	m |= (unsigned)(r->key[0] == k);
+	m |= (unsigned)(r->key[1] == k) << 1;
+	m |= (unsigned)(r->key[2] == k) << 2;
+	m |= (unsigned)(r->key[3] == k) << 3;
+	m &= (1u << r->n) - 1;
+	while (m != 0) {
+		j = (unsigned)__builtin_ctz(m);
+		if (n < 8 || eq_short(r->s[j], a, n))
+			return r->hit = (uint8_t)j;
+		m &= m - 1;
+	}
+	return LLOG__PACK_RECENT;
+}
+
+/* The string a[0..n) (n <= LLOG__PACK_STR_MAX), written out, goes to r's
+ * next slot. */
+static void recent_add(struct llog__pack_recent *r, const unsigned char *a, size_t n)
+{
+	unsigned j = r->next;
+
+	copy_short(r->s[j], a, n);
+	r->len[j] = (uint8_t)n;
+	r->key[j] = recent_key(a, n);
+	r->next = (uint8_t)((j + 1) % LLOG__PACK_RECENT);
+	if (r->n < LLOG__PACK_RECENT)
+		r->n++;
+}
+
 /* A capture's little-endian number of n bytes (4 or 8) at p. */
 static inline uint64_t ld(const unsigned char *p, unsigned n)
 {
@@ -251,16 +340,42 @@ static inline uint64_t ld(const unsigned char *p, unsigned n)
 #endif
 }
 
+/* The string a[0..n) of an argument with recent strings r, packed at p
+ * (binpack.h); *add set to a when it is to join r once the capture is
+ * packed whole. Returns the end of what it wrote. */
+static inline char *pack_recent(char *p, struct llog__pack_recent *r, const unsigned char *a,
+				size_t n, const unsigned char **add)
+{
+	if (n <= LLOG__PACK_STR_MAX) {
+		unsigned j = recent_find(r, a, n);
+
+		if (j < LLOG__PACK_RECENT) {
+			*p = (char)(1 + j);
+			return p + 1;
+		}
+		*add = a;
+	}
+	p = put_varint(p, n + 1 + LLOG__PACK_RECENT);
+	copy_short(p, a, n);
+	return p + n;
+}
+
 /* A refused capture at argument j: ps as it was. With the frame's stamp
- * new (all set, every previous value was cleared), all of them from all;
- * else those of the arguments before j that keep one, from old (each
- * saved there before it was replaced). */
+ * new (all set, every previous value and recent string was cleared), all
+ * of them from all and alln (each str[]'s n and next); else those of the
+ * arguments before j that keep one, from old (each saved there before it
+ * was replaced). The recent strings change only once a capture is packed
+ * whole. */
 static __attribute__((noinline, cold)) size_t
-refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all, unsigned j,
-       uint64_t stamp)
+refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all,
+       uint8_t (*alln)[2], unsigned j, uint64_t stamp)
 {
 	if (ps->stamp != stamp) {
 		memcpy(ps->last, all, sizeof(ps->last));
+		for (unsigned i = 0; i < LLOG__PACK_STRS; i++) {
+			ps->str[i].n = alln[i][0];
+			ps->str[i].next = alln[i][1];
+		}
 		ps->stamp = stamp;
 		return (size_t)-1;
 	}
@@ -277,7 +392,8 @@ refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all, unsig
  * bytes are checked against the capture's end before they are read. A
  * refused capture leaves ps as it was (the reader never sees it): each
  * previous value is saved in old before it is replaced, all of them in
- * `all` when a new frame starts them at 0 (refuse).
+ * `all` when a new frame starts them at 0 (refuse); the strings that join
+ * the recent ones (add[]) join once the whole capture is packed.
  */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
@@ -286,6 +402,10 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 	unsigned nargs = plan->nargs, i;
 	uint64_t old_stamp = ps->stamp;
 	int64_t old[LLOG__PACK_DELTA], all[LLOG__PACK_DELTA];
+	uint8_t alln[LLOG__PACK_STRS][2]; /* each str[]'s n and next */
+	/* the strings to add to the recent ones (NULL: none), after their
+	 * capture's u32 length */
+	const unsigned char *add[LLOG__PACK_STRS] = {NULL};
 	char *p = dst;
 
 	if (__builtin_expect(nargs != ps->nop, 0))
@@ -293,6 +413,12 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 	if (__builtin_expect(old_stamp != stamp, 0)) {
 		memcpy(all, ps->last, sizeof(all));
 		memset(ps->last, 0, sizeof(ps->last));
+		for (i = 0; i < LLOG__PACK_STRS; i++) {
+			alln[i][0] = ps->str[i].n;
+			alln[i][1] = ps->str[i].next;
+			ps->str[i].n = 0;
+			ps->str[i].next = 0;
+		}
 		ps->stamp = stamp;
 	}
 	for (i = 0; i < nargs; i++) {
@@ -347,6 +473,8 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		case OP_NPTR:
 			continue;
 		case OP_STR:
+		case OP_STRR:
+		case OP_STRR + 1:
 			if (end - a < 4)
 				goto refused;
 			v = ld(a, 4);
@@ -357,9 +485,14 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 			}
 			if ((uint64_t)(end - a) < v)
 				goto refused;
-			p = put_varint(p, v + 1);
-			copy_short(p, a, (size_t)v);
-			p += v;
+			if (op != OP_STR) {
+				p = pack_recent(p, &ps->str[op - OP_STRR], a, (size_t)v,
+						&add[op - OP_STRR]);
+			} else {
+				p = put_varint(p, v + 1);
+				copy_short(p, a, (size_t)v);
+				p += v;
+			}
 			a += v;
 			continue;
 		default:
@@ -374,24 +507,34 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		}
 		p = put_varint(p, zigzag(v));
 	}
-	if (a == end)
+	if (a == end) {
+		for (i = 0; i < LLOG__PACK_STRS; i++)
+			if (__builtin_expect(add[i] != NULL, 0))
+				recent_add(&ps->str[i], add[i], (size_t)ld(add[i] - 4, 4));
 		return (size_t)(p - dst);
+	}
 refused:
-	return refuse(ps, old, all, i, old_stamp);
+	return refuse(ps, old, all, alln, i, old_stamp);
 }
 
 /* ---- unpack ----------------------------------------------------------------- */
 
 size_t llog__unpack(unsigned char *out, struct llog__pack_site *ps, uint64_t stamp,
-		    const struct llog__plan *plan, const unsigned char *in, size_t len,
-		    const char **why)
+		    unsigned ver, const struct llog__plan *plan, const unsigned char *in,
+		    size_t len, const char **why)
 {
 	const unsigned char *q = in, *end = in + len;
 	unsigned char *o = out;
+	/* the string arguments met so far: the first LLOG__PACK_STRS keep
+	 * recent strings from version LLOG__PACK_VER_RECENT on (set_ops) */
+	unsigned strs = ver >= LLOG__PACK_VER_RECENT ? 0 : LLOG__PACK_STRS;
+	struct llog__pack_recent *r;
 
 	*why = "packed arguments cut short";
 	if (ps->stamp != stamp) {
 		memset(ps->last, 0, sizeof(ps->last));
+		for (unsigned i = 0; i < LLOG__PACK_STRS; i++)
+			ps->str[i].n = ps->str[i].next = 0;
 		ps->stamp = stamp;
 	}
 	for (unsigned i = 0; i < plan->nargs; i++) {
@@ -444,12 +587,31 @@ size_t llog__unpack(unsigned char *out, struct llog__pack_site *ps, uint64_t sta
 			*why = "bad plan";
 			return (size_t)-1;
 		}
+		/* this string's recent strings, if it keeps them */
+		r = strs < LLOG__PACK_STRS ? &ps->str[strs++] : NULL;
 		if ((q = get_varint(q, end, &v)) == NULL)
 			return (size_t)-1;
 		if (v == 0) {
 			put_le(o, STR_NULL, 4);
 			o += 4;
 			continue;
+		}
+		if (r != NULL) {
+			if (v <= LLOG__PACK_RECENT) { /* a recent string */
+				unsigned k = (unsigned)v - 1;
+
+				if (k >= r->n) {
+					*why = "bad recent string";
+					return (size_t)-1;
+				}
+				put_le(o, r->len[k], 4);
+				memcpy(o + 4, r->s[k], r->len[k]);
+				o += 4 + r->len[k];
+				continue;
+			}
+			v -= LLOG__PACK_RECENT; /* then as any string */
+			if (v - 1 <= LLOG__PACK_STR_MAX && v - 1 <= (uint64_t)(end - q))
+				recent_add(r, q, (size_t)(v - 1));
 		}
 		if (v - 1 > (uint64_t)(end - q) || v - 1 > STR_LEN_MAX)
 			return (size_t)-1;

@@ -23,8 +23,25 @@
  *                                  bytes. "%.Pf" prints only K's digits,
  *                                  so K / 10^P prints the same text.
  *   other double, long double      the bytes, as captured
- *   string                         varint (length + 1), 0 for NULL; bytes
+ *   string, one of the site's first string (data frame version 3)
+ *   LLOG__PACK_STRS string         varint 0 for NULL; 1 + j for the string in
+ *   arguments                      slot j of this argument's recent strings
+ *                                  in this frame (LLOG__PACK_RECENT slots,
+ *                                  each at most LLOG__PACK_STR_MAX bytes);
+ *                                  otherwise varint (length + 1 +
+ *                                  LLOG__PACK_RECENT), then the bytes
+ *   other string                   varint (length + 1), 0 for NULL; bytes
  *   %n                             nothing
+ *
+ * Recent strings: a peer, a user, a path that come back every few calls cost
+ * one byte instead of their length, and zstd, which spends most of a
+ * binary record's time on matching such bytes again (bench/README.md,
+ * "Binary files: recent strings"), gets a third of the input. The slots
+ * fill in turn: a string written out (at most LLOG__PACK_STR_MAX bytes) goes
+ * to slot `next`, the oldest, first the empty ones, then round; a string
+ * found, NULL and longer strings change nothing (so a hit costs the writer
+ * a compare and no update). Version 2 frames (before recent strings) pack
+ * every string as "other string"; llog__unpack takes the frame's version.
  *
  * The previous values start at 0 in every frame (a frame decodes alone), so
  * the state carries a stamp: the frame it belongs to. Invariant, for every
@@ -52,14 +69,33 @@
 #include "fmt.h"
 
 #define LLOG__PACK_DELTA 8 /* arguments with a previous value */
+#define LLOG__PACK_STRS 2    /* string arguments with recent strings */
+#define LLOG__PACK_RECENT 4  /* recent strings of each */
+#define LLOG__PACK_STR_MAX 32 /* the longest string kept as recent */
+/* The data frame version that packs recent strings (fileformat.h's
+ * LLOG_BIN_VERSION since). */
+#define LLOG__PACK_VER_RECENT 3u
+
+/* One string argument's recent strings: slots [0, n) hold one each, of
+ * len[] bytes; key[] is a slot's first bytes and length (binpack.c), a
+ * filter for the writer's compare; next is the slot the next one goes to. */
+struct llog__pack_recent {
+	uint64_t key[LLOG__PACK_RECENT];
+	uint8_t n, next;
+	uint8_t hit; /* the writer's last slot found (binpack.c: recent_find) */
+	uint8_t len[LLOG__PACK_RECENT];
+	char s[LLOG__PACK_RECENT][LLOG__PACK_STR_MAX];
+};
 
 /* A site's packing state: which doubles are decimals, each argument's
  * step (binpack.c: its type and decimal, resolved once when the site is
  * defined), and the previous values of its first LLOG__PACK_DELTA
+ * arguments and the recent strings of its first LLOG__PACK_STRS string
  * arguments in frame `stamp`. */
 struct llog__pack_site {
 	uint64_t stamp;                   /* 0: none yet */
 	int64_t last[LLOG__PACK_DELTA];
+	struct llog__pack_recent str[LLOG__PACK_STRS];
 	uint8_t dec[LLOG__PLAN_MAX_ARGS]; /* 0, or 1 + P for "%.Pf" */
 	uint8_t op[LLOG__PLAN_MAX_ARGS];  /* the writer's step per argument */
 	uint8_t nop;                      /* the plan's nargs when op was made */
@@ -67,8 +103,9 @@ struct llog__pack_site {
 
 /* The most bytes llog__pack writes for a capture of len bytes. */
 #define LLOG__PACK_BOUND(len) ((size_t)(len) + 2u * LLOG__PLAN_MAX_ARGS)
-/* The most bytes llog__unpack writes for a packed body of len bytes. */
-#define LLOG__UNPACK_BOUND(len) ((size_t)(len) + 20u * LLOG__PLAN_MAX_ARGS)
+/* The most bytes llog__unpack writes for a packed body of len bytes (a
+ * recent string's one byte gives its length and up to LLOG__PACK_STR_MAX). */
+#define LLOG__UNPACK_BOUND(len) ((size_t)(len) + (20u + LLOG__PACK_STR_MAX) * LLOG__PLAN_MAX_ARGS)
 
 /* Sets ps's decimals and steps from fmt (whose plan is plan) and clears
  * its state. */
@@ -76,7 +113,8 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
 			  const struct llog__plan *plan);
 
 /* Packs the capture args[0..len) (plan's layout) into dst, which has
- * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero). plan is the
+ * LLOG__PACK_BOUND(len) bytes, in frame stamp (nonzero), as the current
+ * data frame version (LLOG__PACK_VER_RECENT) packs it. plan is the
  * one ps was set up with (llog__pack_site_init; a site's plan never
  * changes). Returns the bytes written, or (size_t)-1 if args is not plan's
  * layout; ps is then unchanged. */
@@ -84,10 +122,12 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len);
 
 /* Unpacks in[0..len) into out (LLOG__UNPACK_BOUND(len) bytes), the
- * capture's layout, in frame stamp. Returns the bytes written, or
- * (size_t)-1 with *why set when in is not a packed body of plan. */
+ * capture's layout, in frame stamp of data frame version ver (2 or later:
+ * recent strings from LLOG__PACK_VER_RECENT on). Returns the bytes
+ * written, or (size_t)-1 with *why set when in is not a packed body of
+ * plan. */
 size_t llog__unpack(unsigned char *out, struct llog__pack_site *ps, uint64_t stamp,
-		    const struct llog__plan *plan, const unsigned char *in, size_t len,
-		    const char **why);
+		    unsigned ver, const struct llog__plan *plan, const unsigned char *in,
+		    size_t len, const char **why);
 
 #endif /* LLOG_BINPACK_H */

@@ -68,9 +68,10 @@
 #define LLOG_SITES_MAGIC 0x184D2A5Cu       /* skippable frame, variant 0xC */
 #define LLOG_SITES_HEAD "LLS"              /* then the version byte */
 #define LLOG_BIN_HEAD "\0LB"               /* data content; then the version */
-/* Data frames: version 2 added PLOG records; a reader refuses a newer
- * version than it knows. Sites frames are still version 1. */
-#define LLOG_BIN_VERSION 2u
+/* Data frames: version 2 added PLOG records, version 3 their recent
+ * strings (binpack.h); a reader refuses a newer version than it knows.
+ * Sites frames are still version 1. */
+#define LLOG_BIN_VERSION 3u
 #define LLOG_BIN_SITES_VERSION 1u
 #define LLOG_SITES_MAX (1u << 20)          /* writer bound per sites payload */
 /* The check of a sites payload's definitions: FNV-1a, 32 bits. */
