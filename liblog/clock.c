@@ -191,12 +191,3 @@ void llog__clock_conv_anchor(struct llog__clock_conv *c)
 	c->ns_per_tick = est;
 	c->confirmed = 1;
 }
-
-int64_t llog__clock_conv_ns(const struct llog__clock_conv *c, uint64_t raw)
-{
-	int64_t dticks = (int64_t)(c->anchor_raw - raw);
-	double d = (double)dticks * c->ns_per_tick;
-
-	/* round to nearest without libm */
-	return (int64_t)c->anchor_ns - (int64_t)(d >= 0 ? d + 0.5 : d - 0.5);
-}
