@@ -389,43 +389,93 @@ static int kept_has(const struct llog_field *o, uint32_t n, const char *key, siz
 	return 0;
 }
 
+/* e's fields, nfields and fields_truncated: out[0..n), trunc counted. */
+static inline void fields_done(struct llog_field *out, uint32_t n, uint32_t trunc,
+			       struct llog_entry *e)
+{
+	e->fields = n != 0 ? out : NULL;
+	e->nfields = n;
+	e->fields_truncated = trunc;
+	if (trunc != 0)
+		llog__count(fields_truncated, trunc);
+}
+
+/*
+ * The call block's fields from its field i on (of nstored; their bytes
+ * at cp), after the n fields in out (those from first on are the call's,
+ * their keys' bits in seen, as call_fields makes them), with trunc
+ * counted so far; then fields_done. Each field whatever it is: a key the
+ * call repeats, a hex, NULL or cut value, LLOG_FIELDS_MAX reached. Out of
+ * line: call_fields' usual call never comes here, and its registers and
+ * stack stay free of what this loop needs.
+ */
+static __attribute__((noinline)) void call_fields_rest(const struct llog__kv_site *ks,
+						       uint32_t nstored, const unsigned char *cp,
+						       uint32_t i, struct llog_field *out,
+						       uint32_t n, uint32_t first, uint64_t seen,
+						       uint32_t trunc, struct llog_entry *e)
+{
+	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
+
+	for (; i < nstored; i++) {
+		struct llog_field spare, *f = &out[n];
+		uint64_t bit;
+
+		if (__builtin_expect(n == LLOG_FIELDS_MAX, 0))
+			f = &spare;
+		call_field(ks, kl, i, &cp, f);
+		bit = UINT64_C(1) << ((f->key_len + (unsigned char)f->key[0]) & 63);
+		/* A key repeated in the call: the first kept (an earlier one
+		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
+		if (f == &spare ||
+		    ((seen & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
+			trunc++;
+			continue;
+		}
+		seen |= bit;
+		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
+		n++;
+	}
+	fields_done(out, n, trunc, e);
+}
+
 /*
  * The call block's fields (call: NULL for none) into out[n..), after the n
  * context fields kept with trunc counted so far, then e's fields,
  * nfields and fields_truncated. Both entry points below.
+ *
+ * Built where they go (out[n], taken by n++ only when kept): the call's
+ * fields are most of a record's. seen has bit (length + first byte) % 64
+ * set for each kept call key: a key whose bit is clear repeats none, and
+ * only the others (a call's keys are nearly always distinct) are compared.
+ * The usual call is done here alone: room for every field (n + nstored at
+ * most LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values and
+ * whole strings. call_fields_rest takes over at the first field that is
+ * none of these (a key whose bit is seen, a hex value, a NULL or cut
+ * string), before anything of it is written. Keys and types are read into
+ * locals: a store into out may alias the site's arrays as far as the
+ * compiler knows.
  */
 static inline __attribute__((always_inline)) void call_fields(const void *call,
 							      struct llog_field *out,
 							      uint32_t n, uint32_t trunc,
 							      struct llog_entry *e)
 {
-	const struct llog__kv_site *ks = NULL;
-	uint32_t nstored = 0, left = 0;
-	const unsigned char *cp = NULL;
-
-	if (call != NULL) {
-		memcpy(&ks, call, sizeof(ks));
-		memcpy(&nstored, (const char *)call + 8, 4);
-		memcpy(&left, (const char *)call + 12, 4);
-		cp = (const unsigned char *)call + CALL_HDR;
-		trunc += left;
-	}
-	/* Built where they go (out[n], taken by n++ only when kept): the
-	 * call's fields are most of a record's. seen has bit (length + first
-	 * byte) % 64 set for each kept call key: a key whose bit is clear
-	 * repeats none, and only the others (a call's keys are nearly always
-	 * distinct) are compared. */
+	const struct llog__kv_site *ks;
+	uint32_t nstored, left, i = 0, first = n;
+	const unsigned char *cp, *kl;
 	uint64_t seen = 0;
-	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
-	uint32_t i = 0, first = n;
 
-	/* The usual call: room for every field (n + nstored at most
-	 * LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values
-	 * and whole strings. The loop after takes over at the first field
-	 * that is none of these (a key whose bit is seen, a hex value, a
-	 * NULL or cut string), before anything of it is written. Keys and
-	 * types are read into locals: a store into out may alias the site's
-	 * arrays as far as the compiler knows. */
+	if (call == NULL) {
+		fields_done(out, n, trunc, e);
+		return;
+	}
+	memcpy(&ks, call, sizeof(ks));
+	memcpy(&nstored, (const char *)call + 8, 4);
+	memcpy(&left, (const char *)call + 12, 4);
+	cp = (const unsigned char *)call + CALL_HDR;
+	trunc += left;
+	kl = site_klens(ks);
 	if (kl != NULL && nstored <= LLOG_FIELDS_MAX - n) {
 		const char *const *keys = ks->keys;
 		const unsigned char *types = ks->types;
@@ -465,31 +515,12 @@ static inline __attribute__((always_inline)) void call_fields(const void *call,
 			seen |= bit;
 		}
 		n += i;
-	}
-	for (; i < nstored; i++) {
-		struct llog_field spare, *f = &out[n];
-		uint64_t bit;
-
-		if (__builtin_expect(n == LLOG_FIELDS_MAX, 0))
-			f = &spare;
-		call_field(ks, kl, i, &cp, f);
-		bit = UINT64_C(1) << ((f->key_len + (unsigned char)f->key[0]) & 63);
-		/* A key repeated in the call: the first kept (an earlier one
-		 * left out for LLOG_FIELDS_MAX leaves this one out too). */
-		if (f == &spare ||
-		    ((seen & bit) && kept_has(out + first, n - first, f->key, f->key_len))) {
-			trunc++;
-			continue;
+		if (i == nstored) {
+			fields_done(out, n, trunc, e);
+			return;
 		}
-		seen |= bit;
-		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
-		n++;
 	}
-	e->fields = n != 0 ? out : NULL;
-	e->nfields = n;
-	e->fields_truncated = trunc;
-	if (trunc != 0)
-		llog__count(fields_truncated, trunc);
+	call_fields_rest(ks, nstored, cp, i, out, n, first, seen, trunc, e);
 }
 
 void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e)
