@@ -401,23 +401,35 @@ static inline void fields_done(struct llog_field *out, uint32_t n, uint32_t trun
 }
 
 /*
- * The call block's fields from its field i on (of nstored; their bytes
- * at cp), after the n fields in out (those from first on are the call's,
- * their keys' bits in seen, as call_fields makes them), with trunc
- * counted so far; then fields_done. Each field whatever it is: a key the
- * call repeats, a hex, NULL or cut value, LLOG_FIELDS_MAX reached. Out of
- * line: call_fields' usual call never comes here, and its registers and
- * stack stay free of what this loop needs.
+ * The call block's fields (call: NULL for none) into out[n..), after the n
+ * context fields kept with trunc counted so far, then fields_done: each
+ * field whatever it is (a key the call repeats, a hex, NULL or cut value,
+ * LLOG_FIELDS_MAX reached, a site without its keys' lengths). The fields
+ * from first on are the call's; seen has bit (length + first byte) % 64
+ * set for each kept call key: a key whose bit is clear repeats none, and
+ * only the others (a call's keys are nearly always distinct) are compared.
+ * Out of line, and from the block's start (what call_fields wrote into
+ * out[n..) is written again): the usual call never comes here, and
+ * call_fields' loop keeps its few registers.
  */
-static __attribute__((noinline)) void call_fields_rest(const struct llog__kv_site *ks,
-						       uint32_t nstored, const unsigned char *cp,
-						       uint32_t i, struct llog_field *out,
-						       uint32_t n, uint32_t first, uint64_t seen,
-						       uint32_t trunc, struct llog_entry *e)
+static __attribute__((noinline)) void call_fields_any(const void *call, struct llog_field *out,
+						      uint32_t n, uint32_t trunc,
+						      struct llog_entry *e)
 {
-	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
+	const struct llog__kv_site *ks = NULL;
+	uint32_t nstored = 0, left = 0, first = n;
+	const unsigned char *cp = NULL, *kl = NULL;
+	uint64_t seen = 0;
 
-	for (; i < nstored; i++) {
+	if (call != NULL) {
+		memcpy(&ks, call, sizeof(ks));
+		memcpy(&nstored, (const char *)call + 8, 4);
+		memcpy(&left, (const char *)call + 12, 4);
+		cp = (const unsigned char *)call + CALL_HDR;
+		trunc += left;
+		kl = site_klens(ks);
+	}
+	for (uint32_t i = 0; i < nstored; i++) {
 		struct llog_field spare, *f = &out[n];
 		uint64_t bit;
 
@@ -440,19 +452,12 @@ static __attribute__((noinline)) void call_fields_rest(const struct llog__kv_sit
 }
 
 /*
- * The call block's fields (call: NULL for none) into out[n..), after the n
- * context fields kept with trunc counted so far, then e's fields,
- * nfields and fields_truncated. Both entry points below.
- *
- * Built where they go (out[n], taken by n++ only when kept): the call's
- * fields are most of a record's. seen has bit (length + first byte) % 64
- * set for each kept call key: a key whose bit is clear repeats none, and
- * only the others (a call's keys are nearly always distinct) are compared.
- * The usual call is done here alone: room for every field (n + nstored at
- * most LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values and
- * whole strings. call_fields_rest takes over at the first field that is
- * none of these (a key whose bit is seen, a hex value, a NULL or cut
- * string), before anything of it is written. Keys and types are read into
+ * The same, for the usual call (call_fields_any for any other): room for
+ * every field (n + nstored at most LLOG_FIELDS_MAX), the keys' lengths
+ * from the site, distinct keys (seen, as above), 8-byte values and whole
+ * strings, each built where it goes. At the first field that is none of
+ * these (a key whose bit is seen, a hex value, a NULL or cut string),
+ * call_fields_any does the whole block. Keys and types are read into
  * locals: a store into out may alias the site's arrays as far as the
  * compiler knows.
  */
@@ -462,8 +467,10 @@ static inline __attribute__((always_inline)) void call_fields(const void *call,
 							      struct llog_entry *e)
 {
 	const struct llog__kv_site *ks;
-	uint32_t nstored, left, i = 0, first = n;
-	const unsigned char *cp, *kl;
+	uint32_t nstored, left;
+	const unsigned char *cp, *kl, *types;
+	const char *const *keys;
+	struct llog_field *f;
 	uint64_t seen = 0;
 
 	if (call == NULL) {
@@ -472,55 +479,55 @@ static inline __attribute__((always_inline)) void call_fields(const void *call,
 	}
 	memcpy(&ks, call, sizeof(ks));
 	memcpy(&nstored, (const char *)call + 8, 4);
-	memcpy(&left, (const char *)call + 12, 4);
-	cp = (const unsigned char *)call + CALL_HDR;
-	trunc += left;
 	kl = site_klens(ks);
-	if (kl != NULL && nstored <= LLOG_FIELDS_MAX - n) {
-		const char *const *keys = ks->keys;
-		const unsigned char *types = ks->types;
-		struct llog_field *f = out + n;
+	if (kl == NULL || nstored > LLOG_FIELDS_MAX - n) {
+		call_fields_any(call, out, n, trunc, e);
+		return;
+	}
+	keys = ks->keys;
+	types = ks->types;
+	cp = (const unsigned char *)call + CALL_HDR;
+	f = out + n;
+	for (uint32_t i = 0; i < nstored; i++, f++) {
+		const char *key = keys[i];
+		size_t klen = kl[i];
+		unsigned t = types[i];
+		uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
+		uint32_t len, meta;
 
-		for (; i < nstored; i++, f++) {
-			const char *key = keys[i];
-			size_t klen = kl[i];
-			unsigned t = types[i];
-			uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
-			uint32_t len, meta;
-
-			if (seen & bit)
-				break;
-			if (t == LLOG_FIELD_STR) {
-				memcpy(&len, cp, 4);
-				memcpy(&meta, cp + 4, 4);
-				if (meta != 0)
-					break;
-				f->v.str.ptr = (const char *)cp + 8;
-				f->v.str.len = len;
-				cp += 8 + llog__kv_align8(len + 1u);
-			} else if (t == LLOG_FIELD_BOOL) {
-				memcpy(&u, cp, 8);
-				f->v.b = u != 0;
-				cp += 8;
-			} else if (t != LLOG__KV_HEX) {
-				memcpy(&f->v, cp, 8); /* I64, U64, F64 */
-				cp += 8;
-			} else {
-				break;
-			}
-			f->key = key;
-			f->key_len = klen;
-			f->type = (enum llog_field_type)t;
-			f->flags = 0;
-			seen |= bit;
-		}
-		n += i;
-		if (i == nstored) {
-			fields_done(out, n, trunc, e);
+		if (seen & bit) {
+			call_fields_any(call, out, n, trunc, e);
 			return;
 		}
+		if (t == LLOG_FIELD_STR) {
+			memcpy(&len, cp, 4);
+			memcpy(&meta, cp + 4, 4);
+			if (meta != 0) {
+				call_fields_any(call, out, n, trunc, e);
+				return;
+			}
+			f->v.str.ptr = (const char *)cp + 8;
+			f->v.str.len = len;
+			cp += 8 + llog__kv_align8(len + 1u);
+		} else if (t == LLOG_FIELD_BOOL) {
+			memcpy(&u, cp, 8);
+			f->v.b = u != 0;
+			cp += 8;
+		} else if (t != LLOG__KV_HEX) {
+			memcpy(&f->v, cp, 8); /* I64, U64, F64 */
+			cp += 8;
+		} else {
+			call_fields_any(call, out, n, trunc, e);
+			return;
+		}
+		f->key = key;
+		f->key_len = klen;
+		f->type = (enum llog_field_type)t;
+		f->flags = 0;
+		seen |= bit;
 	}
-	call_fields_rest(ks, nstored, cp, i, out, n, first, seen, trunc, e);
+	memcpy(&left, (const char *)call + 12, 4);
+	fields_done(out, n + nstored, trunc + left, e);
 }
 
 void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e)
