@@ -46,7 +46,21 @@ static int ends_like_suppressed(const char *m, size_t n)
  */
 static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 {
-	int last = ends_like_suppressed(m, n);
+	int last;
+
+	/* A short message with nothing to escape (the constant message of a
+	 * call with fields, often): copied and tested in one pass
+	 * (llog__line_v16_copy), when it fits; it can be no marker ("[" and
+	 * "]" are clean, but a marker needs 12 bytes and a '[' at the start
+	 * or a ']' at the end: tested first). Else what was copied is
+	 * scratch, and the general path writes it again. */
+	if (n - 1 < 15 && n <= o->cap - o->n && m[0] != '[' && m[n - 1] != ']' &&
+	    !llog__line_stop_v16(llog__line_v16_copy(o->p + o->n, (const unsigned char *)m, n),
+				 0x7f, '\\')) {
+		o->n += n;
+		return;
+	}
+	last = ends_like_suppressed(m, n);
 
 	if (n >= 12 && m[0] == '[' && memcmp(m, "[backtrace] ", 12) == 0) {
 		llog__line_put_whole(o, "\\x5b", 4);
