@@ -359,15 +359,6 @@ static inline int put_fields_text(struct llog__buf *o, const struct llog_entry *
 	return 1;
 }
 
-size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
-{
-	/* fields_truncated counts the fields left out and the values cut,
-	 * which only fields shown can be: entry_fields' n > 0 || left > 0 */
-	return lo->full && ((e->fields != NULL && e->nfields > 0) || e->fields_truncated > 0)
-		       ? LLOG__FIELDS_RESERVE
-		       : 0;
-}
-
 /*
  * The field section: in text, TAB then the fields separated by a space
  * and "+N" when fields were left out; in JSON ,"fields":{...} and

@@ -314,8 +314,18 @@ static inline int llog__line_no_fields(const struct llog_entry *e, const struct 
 }
 
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
- * entry has fields (or left some out), else 0. */
-size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
+ * entry has fields (or left some out), else 0. Inline: the message asks it
+ * for every entry with fields. */
+static inline size_t llog__line_fields_reserve(const struct llog_entry *e,
+					       const struct llog__lopt *lo)
+{
+	/* fields_truncated counts the fields left out and the values cut,
+	 * which only fields shown can be: line_fields.c's entry_fields'
+	 * n > 0 || left > 0 */
+	return lo->full && ((e->fields != NULL && e->nfields > 0) || e->fields_truncated > 0)
+		       ? LLOG__FIELDS_RESERVE
+		       : 0;
+}
 
 /* The field section, in text or JSON (line_fields.c). */
 void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
