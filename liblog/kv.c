@@ -32,7 +32,7 @@ uint32_t llog__kv_str_len(const char *s, int *cut)
 	return __builtin_expect(*cut, 0) ? str_cut(s) : (uint32_t)n;
 }
 
-#define CALL_HDR 16u
+#define CALL_HDR LLOG__KV_CALL_HDR
 
 /* A hex value's struct llog_hex (detail.h, llog__kv_hex). */
 static const struct llog_hex *hex(const union llog__kv_val *v)
@@ -389,32 +389,17 @@ static int kept_has(const struct llog_field *o, uint32_t n, const char *key, siz
 	return 0;
 }
 
-/* e's fields, nfields and fields_truncated: out[0..n), trunc counted. */
-static inline void fields_done(struct llog_field *out, uint32_t n, uint32_t trunc,
-			       struct llog_entry *e)
-{
-	e->fields = n != 0 ? out : NULL;
-	e->nfields = n;
-	e->fields_truncated = trunc;
-	if (trunc != 0)
-		llog__count(fields_truncated, trunc);
-}
-
 /*
- * The call block's fields (call: NULL for none) into out[n..), after the n
- * context fields kept with trunc counted so far, then fields_done: each
- * field whatever it is (a key the call repeats, a hex, NULL or cut value,
- * LLOG_FIELDS_MAX reached, a site without its keys' lengths). The fields
- * from first on are the call's; seen has bit (length + first byte) % 64
- * set for each kept call key: a key whose bit is clear repeats none, and
- * only the others (a call's keys are nearly always distinct) are compared.
- * Out of line, and from the block's start (what call_fields wrote into
- * out[n..) is written again): the usual call never comes here, and
- * call_fields' loop keeps its few registers.
+ * Any call block (kv.h, llog__fields_entry_any): each field whatever it
+ * is (a key the call repeats, a hex, NULL or cut value, LLOG_FIELDS_MAX
+ * reached, a site without its keys' lengths). The fields from first on
+ * are the call's; seen has bit (length + first byte) % 64 set for each
+ * kept call key, as llog__fields_entry_usual makes it: a key whose bit is
+ * clear repeats none, and only the others are compared. From the block's
+ * start (what the usual path wrote into out[n..) is written again).
  */
-static __attribute__((noinline)) void call_fields_any(const void *call, struct llog_field *out,
-						      uint32_t n, uint32_t trunc,
-						      struct llog_entry *e)
+void llog__fields_entry_any(const void *call, struct llog_field *out, uint32_t n, uint32_t trunc,
+			    struct llog_entry *e)
 {
 	const struct llog__kv_site *ks = NULL;
 	uint32_t nstored = 0, left = 0, first = n;
@@ -448,91 +433,11 @@ static __attribute__((noinline)) void call_fields_any(const void *call, struct l
 		trunc += (f->flags & LLOG_FIELD_TRUNCATED) != 0;
 		n++;
 	}
-	fields_done(out, n, trunc, e);
-}
-
-/*
- * The same, for the usual call (call_fields_any for any other): room for
- * every field (n + nstored at most LLOG_FIELDS_MAX), the keys' lengths
- * from the site, distinct keys (seen, as above), 8-byte values and whole
- * strings, each built where it goes. At the first field that is none of
- * these (a key whose bit is seen, a hex value, a NULL or cut string),
- * call_fields_any does the whole block. Keys and types are read into
- * locals: a store into out may alias the site's arrays as far as the
- * compiler knows.
- */
-static inline __attribute__((always_inline)) void call_fields(const void *call,
-							      struct llog_field *out,
-							      uint32_t n, uint32_t trunc,
-							      struct llog_entry *e)
-{
-	const struct llog__kv_site *ks;
-	uint32_t nstored, left;
-	const unsigned char *cp, *kl, *types;
-	const char *const *keys;
-	struct llog_field *f;
-	uint64_t seen = 0;
-
-	if (call == NULL) {
-		fields_done(out, n, trunc, e);
-		return;
-	}
-	memcpy(&ks, call, sizeof(ks));
-	memcpy(&nstored, (const char *)call + 8, 4);
-	kl = site_klens(ks);
-	if (kl == NULL || nstored > LLOG_FIELDS_MAX - n) {
-		call_fields_any(call, out, n, trunc, e);
-		return;
-	}
-	keys = ks->keys;
-	types = ks->types;
-	cp = (const unsigned char *)call + CALL_HDR;
-	f = out + n;
-	for (uint32_t i = 0; i < nstored; i++, f++) {
-		const char *key = keys[i];
-		size_t klen = kl[i];
-		unsigned t = types[i];
-		uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
-		uint32_t len, meta;
-
-		if (seen & bit) {
-			call_fields_any(call, out, n, trunc, e);
-			return;
-		}
-		if (t == LLOG_FIELD_STR) {
-			memcpy(&len, cp, 4);
-			memcpy(&meta, cp + 4, 4);
-			if (meta != 0) {
-				call_fields_any(call, out, n, trunc, e);
-				return;
-			}
-			f->v.str.ptr = (const char *)cp + 8;
-			f->v.str.len = len;
-			cp += 8 + llog__kv_align8(len + 1u);
-		} else if (t == LLOG_FIELD_BOOL) {
-			memcpy(&u, cp, 8);
-			f->v.b = u != 0;
-			cp += 8;
-		} else if (t != LLOG__KV_HEX) {
-			memcpy(&f->v, cp, 8); /* I64, U64, F64 */
-			cp += 8;
-		} else {
-			call_fields_any(call, out, n, trunc, e);
-			return;
-		}
-		f->key = key;
-		f->key_len = klen;
-		f->type = (enum llog_field_type)t;
-		f->flags = 0;
-		seen |= bit;
-	}
-	memcpy(&left, (const char *)call + 12, 4);
-	fields_done(out, n + nstored, trunc + left, e);
-}
-
-void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e)
-{
-	call_fields(call, out, 0, 0, e);
+	e->fields = n != 0 ? out : NULL;
+	e->nfields = n;
+	e->fields_truncated = trunc;
+	if (trunc != 0)
+		llog__count(fields_truncated, trunc);
 }
 
 void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
@@ -565,5 +470,5 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 			out[n++] = f;
 		}
 	}
-	call_fields(call, out, n, trunc, e);
+	llog__fields_entry_usual(call, out, n, trunc, e);
 }
