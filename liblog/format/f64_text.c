@@ -57,7 +57,8 @@
  * which llog__f64_text was about 390, then 368; about 240 with f64_mid
  * (its doubles, i * 0.0173, need 15 digits or fewer four times in five,
  * 16 or 17 otherwise: one to three steps of its loop) and the last 8
- * digits made only when they are not all zeros.
+ * digits made only when they are not all zeros; about 222 with the
+ * estimate's product kept for 15 digits and the general path out of line.
  */
 #include <stdint.h>
 #include <string.h>
