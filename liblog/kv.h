@@ -209,9 +209,10 @@ llog__fields_entry_usual(const void *call, struct llog_field *out, uint32_t n, u
 	e->fields_truncated = 0;
 }
 
-/* The same, inline where there is nothing to read (no call block, an empty
- * context that refused nothing): the flusher's case for most records; a
- * call block under an empty context skips the context's part. */
+/* llog__fields_entry_from, inline where there is nothing to read (no call
+ * block, an empty context that refused nothing): the flusher's case for
+ * most records; a call block under an empty context skips the context's
+ * part (llog__fields_entry_usual). */
 static inline void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
 				      struct llog_entry *e)
 {
