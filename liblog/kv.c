@@ -32,7 +32,7 @@ uint32_t llog__kv_str_len(const char *s, int *cut)
 	return __builtin_expect(*cut, 0) ? str_cut(s) : (uint32_t)n;
 }
 
-#define CALL_HDR 16u
+#define CALL_HDR LLOG__KV_CALL_HDR
 
 /* A hex value's struct llog_hex (detail.h, llog__kv_hex). */
 static const struct llog_hex *hex(const union llog__kv_val *v)
@@ -390,18 +390,21 @@ static int kept_has(const struct llog_field *o, uint32_t n, const char *key, siz
 }
 
 /*
- * The call block's fields (call: NULL for none) into out[n..), after the n
- * context fields kept with trunc counted so far, then e's fields,
- * nfields and fields_truncated. Both entry points below.
+ * Any call block (kv.h, llog__fields_entry_any): each field whatever it
+ * is (a key the call repeats, a hex, NULL or cut value, LLOG_FIELDS_MAX
+ * reached, a site without its keys' lengths). The fields from first on
+ * are the call's; seen has bit (length + first byte) % 64 set for each
+ * kept call key, as llog__fields_entry_usual makes it: a key whose bit is
+ * clear repeats none, and only the others are compared. From the block's
+ * start (what the usual path wrote into out[n..) is written again).
  */
-static inline __attribute__((always_inline)) void call_fields(const void *call,
-							      struct llog_field *out,
-							      uint32_t n, uint32_t trunc,
-							      struct llog_entry *e)
+void llog__fields_entry_any(const void *call, struct llog_field *out, uint32_t n, uint32_t trunc,
+			    struct llog_entry *e)
 {
 	const struct llog__kv_site *ks = NULL;
-	uint32_t nstored = 0, left = 0;
-	const unsigned char *cp = NULL;
+	uint32_t nstored = 0, left = 0, first = n;
+	const unsigned char *cp = NULL, *kl = NULL;
+	uint64_t seen = 0;
 
 	if (call != NULL) {
 		memcpy(&ks, call, sizeof(ks));
@@ -409,64 +412,9 @@ static inline __attribute__((always_inline)) void call_fields(const void *call,
 		memcpy(&left, (const char *)call + 12, 4);
 		cp = (const unsigned char *)call + CALL_HDR;
 		trunc += left;
+		kl = site_klens(ks);
 	}
-	/* Built where they go (out[n], taken by n++ only when kept): the
-	 * call's fields are most of a record's. seen has bit (length + first
-	 * byte) % 64 set for each kept call key: a key whose bit is clear
-	 * repeats none, and only the others (a call's keys are nearly always
-	 * distinct) are compared. */
-	uint64_t seen = 0;
-	const unsigned char *kl = ks != NULL ? site_klens(ks) : NULL;
-	uint32_t i = 0, first = n;
-
-	/* The usual call: room for every field (n + nstored at most
-	 * LLOG_FIELDS_MAX), the keys' lengths from the site, 8-byte values
-	 * and whole strings. The loop after takes over at the first field
-	 * that is none of these (a key whose bit is seen, a hex value, a
-	 * NULL or cut string), before anything of it is written. Keys and
-	 * types are read into locals: a store into out may alias the site's
-	 * arrays as far as the compiler knows. */
-	if (kl != NULL && nstored <= LLOG_FIELDS_MAX - n) {
-		const char *const *keys = ks->keys;
-		const unsigned char *types = ks->types;
-		struct llog_field *f = out + n;
-
-		for (; i < nstored; i++, f++) {
-			const char *key = keys[i];
-			size_t klen = kl[i];
-			unsigned t = types[i];
-			uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
-			uint32_t len, meta;
-
-			if (seen & bit)
-				break;
-			if (t == LLOG_FIELD_STR) {
-				memcpy(&len, cp, 4);
-				memcpy(&meta, cp + 4, 4);
-				if (meta != 0)
-					break;
-				f->v.str.ptr = (const char *)cp + 8;
-				f->v.str.len = len;
-				cp += 8 + llog__kv_align8(len + 1u);
-			} else if (t == LLOG_FIELD_BOOL) {
-				memcpy(&u, cp, 8);
-				f->v.b = u != 0;
-				cp += 8;
-			} else if (t != LLOG__KV_HEX) {
-				memcpy(&f->v, cp, 8); /* I64, U64, F64 */
-				cp += 8;
-			} else {
-				break;
-			}
-			f->key = key;
-			f->key_len = klen;
-			f->type = (enum llog_field_type)t;
-			f->flags = 0;
-			seen |= bit;
-		}
-		n += i;
-	}
-	for (; i < nstored; i++) {
+	for (uint32_t i = 0; i < nstored; i++) {
 		struct llog_field spare, *f = &out[n];
 		uint64_t bit;
 
@@ -490,11 +438,6 @@ static inline __attribute__((always_inline)) void call_fields(const void *call,
 	e->fields_truncated = trunc;
 	if (trunc != 0)
 		llog__count(fields_truncated, trunc);
-}
-
-void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e)
-{
-	call_fields(call, out, 0, 0, e);
 }
 
 void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
@@ -527,5 +470,5 @@ void llog__fields_entry_from(const void *ctx, const void *call, struct llog_fiel
 			out[n++] = f;
 		}
 	}
-	call_fields(call, out, n, trunc, e);
+	llog__fields_entry_usual(call, out, n, trunc, e);
 }

@@ -48,6 +48,7 @@
 #include "llog.h"
 #include "llog/sinks.h"
 
+#define LLOG__KV_CALL_HDR 16u /* a call block's header: the site, stored, left */
 #define LLOG__KV_META_CUT 0x1u
 #define LLOG__KV_META_NULL 0x2u
 #define LLOG__KV_META_RAW 0x4u /* a hex value still in bytes */
@@ -119,13 +120,99 @@ void llog__kv_list_entry(const void *list, struct llog_field *out, struct llog_e
 void llog__fields_entry_from(const void *ctx, const void *call, struct llog_field *out,
 			     struct llog_entry *e);
 
-/* The same with an empty context that refused nothing (NULL or not):
- * the call block's fields alone. */
-void llog__fields_entry_call(const void *call, struct llog_field *out, struct llog_entry *e);
+/* The call block's fields (call: NULL for none) into out[n..), after n
+ * context fields kept with trunc counted so far (fields left out, values
+ * cut), then e->fields, nfields and fields_truncated, counted in
+ * llog_stats.fields_truncated: any call block (kv.c). */
+void llog__fields_entry_any(const void *call, struct llog_field *out, uint32_t n, uint32_t trunc,
+			    struct llog_entry *e);
 
-/* The same, inline where there is nothing to read (no call block, an empty
- * context that refused nothing): the flusher's case for most records; a
- * call block under an empty context skips the context's part. */
+/*
+ * The same, inline for the usual call block: room for every field (n +
+ * stored at most LLOG_FIELDS_MAX), the keys' lengths from the site,
+ * distinct keys, 8-byte values and whole strings, nothing left out or cut
+ * (trunc 0): each field built where it goes. At the first thing that is
+ * none of these, llog__fields_entry_any does the whole block. seen has bit
+ * (length + first byte) % 64 set for each key built: a key whose bit is
+ * clear repeats none (a call's keys are nearly always distinct). Keys and
+ * types are read into locals: a store into out may alias the site's
+ * arrays as far as the compiler knows.
+ */
+static inline __attribute__((always_inline)) void
+llog__fields_entry_usual(const void *call, struct llog_field *out, uint32_t n, uint32_t trunc,
+			 struct llog_entry *e)
+{
+	const struct llog__kv_site *ks;
+	uint32_t nstored, left;
+	const unsigned char *cp, *kl, *types;
+	const char *const *keys;
+	struct llog_field *f;
+	uint64_t seen = 0;
+
+	if (call == NULL) {
+		llog__fields_entry_any(call, out, n, trunc, e);
+		return;
+	}
+	memcpy(&ks, call, sizeof(ks));
+	memcpy(&nstored, (const char *)call + 8, 4);
+	memcpy(&left, (const char *)call + 12, 4);
+	if (!(ks->n & LLOG__KV_SITE_KLENS) || nstored > LLOG_FIELDS_MAX - n || (trunc | left) != 0) {
+		llog__fields_entry_any(call, out, n, trunc, e);
+		return;
+	}
+	kl = ks->klens;
+	keys = ks->keys;
+	types = ks->types;
+	cp = (const unsigned char *)call + LLOG__KV_CALL_HDR;
+	f = out + n;
+	for (uint32_t i = 0; i < nstored; i++, f++) {
+		const char *key = keys[i];
+		size_t klen = kl[i];
+		unsigned t = types[i];
+		uint64_t bit = UINT64_C(1) << ((klen + (unsigned char)key[0]) & 63), u;
+		uint32_t len, meta;
+
+		if (seen & bit) {
+			llog__fields_entry_any(call, out, n, trunc, e);
+			return;
+		}
+		if (t == LLOG_FIELD_STR) {
+			memcpy(&len, cp, 4);
+			memcpy(&meta, cp + 4, 4);
+			if (meta != 0) {
+				llog__fields_entry_any(call, out, n, trunc, e);
+				return;
+			}
+			f->v.str.ptr = (const char *)cp + 8;
+			f->v.str.len = len;
+			cp += 8 + llog__kv_align8(len + 1u);
+		} else if (t == LLOG_FIELD_BOOL) {
+			memcpy(&u, cp, 8);
+			f->v.b = u != 0;
+			cp += 8;
+		} else if (t != LLOG__KV_HEX) {
+			memcpy(&f->v, cp, 8); /* I64, U64, F64 */
+			cp += 8;
+		} else {
+			llog__fields_entry_any(call, out, n, trunc, e);
+			return;
+		}
+		f->key = key;
+		f->key_len = klen;
+		f->type = (enum llog_field_type)t;
+		f->flags = 0;
+		seen |= bit;
+	}
+	n += nstored;
+	e->fields = n != 0 ? out : NULL;
+	e->nfields = n;
+	e->fields_truncated = 0;
+}
+
+/* llog__fields_entry_from, inline where there is nothing to read (no call
+ * block, an empty context that refused nothing): the flusher's case for
+ * most records; a call block under an empty context skips the context's
+ * part (llog__fields_entry_usual). */
 static inline void llog__fields_entry(const void *ctx, const void *call, struct llog_field *out,
 				      struct llog_entry *e)
 {
@@ -138,7 +225,7 @@ static inline void llog__fields_entry(const void *ctx, const void *call, struct 
 		return;
 	}
 	if (call != NULL) {
-		llog__fields_entry_call(call, out, e);
+		llog__fields_entry_usual(call, out, 0, 0, e);
 		return;
 	}
 	e->fields = NULL;

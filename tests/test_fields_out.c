@@ -474,6 +474,44 @@ static void test_text_small_buffer(void **state)
 	}
 }
 
+/* The field section is written at a pointer while each field's most fits
+ * the room left (the sinks' lines, sized by their bound), else field by
+ * field, each whole or not at all: the same line either way. Every type
+ * and the adversarial keys and values, formatted with room for all of
+ * their most (the first way) and with every cap from the line's own
+ * length up (the second way from some field on, then the first): each
+ * line that is whole the same bytes, and whole from the line's length and
+ * the room the message keeps for the section on. */
+static void test_text_at_pointer_and_walk(void **state)
+{
+	struct llog_field f[NF(all_types) + NF(adversarial)];
+	struct llog_entry e;
+	char full[4096], buf[4096];
+	size_t n, m;
+
+	(void)state;
+	memcpy(f, all_types, sizeof(all_types));
+	memcpy(f + NF(all_types), adversarial, sizeof(adversarial));
+	for (size_t nf = 1; nf <= NF(f); nf++) {
+		e = entry("m", f, nf);
+		n = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, NULL, full, sizeof(full));
+		assert_true(n < sizeof(full) / 2);
+		size_t from = 0; /* the first cap that holds the line whole */
+
+		for (size_t cap = n; cap <= sizeof(buf); cap += cap < n + 512 ? 1 : 97) {
+			m = llog_format_entry_opts(&e, LLOG_FORMAT_TEXT, NULL, buf, cap);
+			if (from == 0 && (m != n || memcmp(buf, full, n) != 0))
+				continue; /* the message keeps the section's reserve */
+			from = from != 0 ? from : cap;
+			if (m != n || memcmp(buf, full, n) != 0)
+				fail_msg("%zu fields, cap %zu:\n%.*s\nwant\n%.*s", nf, cap, (int)m,
+					 buf, (int)n, full);
+		}
+		/* whole from the line and the section's reserve (43) on */
+		assert_in_range(from, n, n + 43);
+	}
+}
+
 /* llog_format_entry (no options) reads none of the appended members: no
  * field section. */
 static void test_text_no_opts_no_fields(void **state)
@@ -675,6 +713,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_text_message_escapes),
 	cmocka_unit_test(test_text_after_markers),
 	cmocka_unit_test(test_text_small_buffer),
+	cmocka_unit_test(test_text_at_pointer_and_walk),
 	cmocka_unit_test(test_text_no_opts_no_fields),
 	cmocka_unit_test(test_json_python),
 	cmocka_unit_test(test_json_every_cap),

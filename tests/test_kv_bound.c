@@ -5,7 +5,8 @@
  * full bound and fields of the full bound, logged at every ring offset,
  * under BLOCK: every call returns (an alarm fails the test if one waits for
  * ever), every record is written once, in order, with the fields that fit
- * and the rest counted in fields_truncated.
+ * and the rest counted in fields_truncated (a call whose first field is a
+ * NULL string too: the entry's general path).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -74,6 +75,11 @@ static void test_big_fields_every_offset(void **state)
 		LOG_INFO_KV(("a", (const char *)s1, "b", (const char *)s1, "c", (const char *)s1,
 			     "d", (const char *)s2, "i", i),
 			    "%s", big);
+		/* The same with a NULL string first: the entry's general
+		 * path (kv.c call_fields_any) counts the fields left out too */
+		LOG_INFO_KV(("n", (const char *)NULL, "a", (const char *)s1, "b",
+			     (const char *)s1, "c", (const char *)s1, "d", (const char *)s2, "i", i),
+			    "%s", big);
 	}
 	alarm(0);
 	llog_shutdown();
@@ -86,12 +92,19 @@ static void test_big_fields_every_offset(void **state)
 			continue;
 		}
 		n++;
+		if (strcmp(e->f[0].key, "n") == 0) { /* the second call: "n" = null, then "a" .. */
+			assert_int_equal(e->f[0].type, LLOG_FIELD_NULL);
+			assert_true(e->nfields >= 2 && e->nfields < 6);
+			assert_string_equal(e->f[1].key, "a");
+			assert_int_equal(e->nfields + e->fields_truncated, 6);
+			continue;
+		}
 		/* Fields come first to last while they fit: "a", "b", ... */
 		assert_string_equal(e->f[0].key, "a");
 		assert_int_equal(e->f[0].str_len, 1024);
 		assert_int_equal(e->nfields + e->fields_truncated, 5);
 	}
-	assert_int_equal(n, ROUNDS);
+	assert_int_equal(n, 2 * ROUNDS);
 	kvsink_reset(&sink);
 }
 

@@ -60,6 +60,9 @@ static void test_marker_lookalikes_escaped(void **state)
 		{"done [5 suppressed]", 0, 0, "] server.c:42 done [5 suppressed\\x5d\n"},
 		{"done [5 suppressed]", 0, 3, "] server.c:42 done [5 suppressed\\x5d [3 suppressed]\n"},
 		{"x [12 suppressed]", 0, 0, "] server.c:42 x [12 suppressed\\x5d\n"},
+		/* the shortest lookalike: 15 bytes (a short message is tested
+		 * for clean bytes alone first) */
+		{" [5 suppressed]", 0, 0, "] server.c:42  [5 suppressed\\x5d\n"},
 		{"[backtrace] [1 suppressed]", 0, 0,
 		 "] server.c:42 \\x5bbacktrace] [1 suppressed\\x5d\n"},
 		/* not markers: as they are */

@@ -47,7 +47,8 @@
  * the table and the products: there 10^k = 5^k * 2^k with 5^k below 2^64,
  * so d * 10^k = c * 5^k / 2^s is exact in 128 bits and every step above
  * (the digits, their rounding, the read-back test) is an exact operation
- * on one or two words.
+ * on one or two words. The general path is a function of its own
+ * (f64_wide), so these doubles' calls keep a small frame.
  *
  * Cost (callgrind, `bash bench/flusher_cost.sh 100000 kv`, whose record
  * has an int, a double and a string field): the field section went from
@@ -56,7 +57,8 @@
  * which llog__f64_text was about 390, then 368; about 240 with f64_mid
  * (its doubles, i * 0.0173, need 15 digits or fewer four times in five,
  * 16 or 17 otherwise: one to three steps of its loop) and the last 8
- * digits made only when they are not all zeros.
+ * digits made only when they are not all zeros; about 222 with the
+ * estimate's product kept for 15 digits and the general path out of line.
  */
 #include <stdint.h>
 #include <string.h>
@@ -293,17 +295,20 @@ static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
 	int k = 14 - x, s = -(q + k), p;
 	uint64_t n = 0;
 
+	u128 v;
+
 	if (x < -11 || x > 13 || s < 3 || s > 61)
 		return 0;
-	if ((uint64_t)(((u128)c * pow5u[k]) >> s) >= pow10u[15]) { /* X = x + 1 */
+	v = (u128)c * pow5u[k]; /* the estimate's product: p = 15's too */
+	if ((uint64_t)(v >> s) >= pow10u[15]) { /* X = x + 1 */
 		x++;
 		k--;
 		s++;
+		v = (u128)c * pow5u[k];
 	}
 	for (p = 15;; p++) {
 		/* v = c * 5^kp = hi:lo, d * 10^kp = v / 2^sp, 1 <= sp <= 62 */
 		int kp = k + p - 15, sp = s - (p - 15);
-		u128 v = (u128)c * pow5u[kp];
 		uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64), w = pow5u[kp];
 		uint64_t half = UINT64_C(1) << (sp - 1), r = lo & ((half << 1) - 1), ad;
 		int64_t diff;
@@ -318,6 +323,7 @@ static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
 			       : (c == UINT64_C(1) << 52 ? 4 : 2) * (0 - (uint64_t)diff);
 		if (ad < w || (ad == w && !(c & 1)))
 			break; /* n * 10^-kp reads back to d */
+		v = (u128)c * pow5u[kp + 1];
 	}
 	*np = n;
 	*pp = p;
@@ -327,7 +333,8 @@ static int f64_mid(uint64_t c, int q, int x, uint64_t *np, int *pp, int *xp)
 
 /* %g's layout of the p-digit n times 10^(x - p + 1), radix '.', with ".0"
  * when there would be neither '.' nor 'e'. */
-static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
+static inline __attribute__((always_inline)) size_t put_g(char *b, size_t o, uint64_t n, int p,
+							   int x)
 {
 	/* n's 24 digits (n < 10^17: the first 7 are zeros), then '0's: read
 	 * 17 or 16 at a time from the p-th last */
@@ -393,45 +400,31 @@ static size_t put_g(char *b, size_t o, uint64_t n, int p, int x)
 	return o;
 }
 
-size_t llog__f64_text(char *b, double d)
+/* put_g of n, p, x, where n may have rounded up to 10^p: then one more
+ * digit before (1 followed by p - 1 zeros, one power of ten up). */
+static inline size_t put_n(char *b, size_t o, uint64_t n, int p, int x)
 {
-	uint64_t bits, f, c, m4, I, n = 0, ten17 = pow10u[17];
-	int be, q, x, p, sticky;
+	if (n == pow10u[p]) {
+		n = pow10u[p - 1];
+		x++;
+	}
+	return put_g(b, o, n, p, x);
+}
+
+/*
+ * The general path (see above): any finite nonzero double that f64_mid
+ * does not take, with c, q, be as llog__f64_text made them and x the
+ * estimate of X. Out of line: its scales, products and the exact
+ * comparison's big integers would make every call's frame theirs.
+ */
+static __attribute__((noinline)) size_t f64_wide(char *b, size_t o, uint64_t c, int q, int x,
+						 int be)
+{
+	uint64_t m4 = 4 * c, I, n = 0, ten17 = pow10u[17];
+	int p, sticky;
 	struct scale sc;
 	struct prod pv, plo, phi;
-	size_t o = 0;
 
-	memcpy(&bits, &d, sizeof bits);
-	be = (int)(bits >> 52 & 0x7ff);
-	f = bits & ((UINT64_C(1) << 52) - 1);
-	if (be == 0x7ff) {
-		const char *s = f ? "nan" : bits >> 63 ? "-inf" : "inf";
-
-		memcpy(b, s, strlen(s) + 1);
-		return strlen(s);
-	}
-	if (bits >> 63)
-		b[o++] = '-';
-	if (be == 0 && f == 0) {
-		memcpy(b + o, "0.0", 4);
-		return o + 3;
-	}
-	c = be ? f | UINT64_C(1) << 52 : f;
-	q = be ? be - 1075 : -1074;
-	m4 = 4 * c;
-
-	/* X: d in [2^e, 2^(e+1)), e = q + bit length - 1, so X is
-	 * floor(e * log10(2)) or one above. (e * 78913) >> 18 is that floor
-	 * for every e of a double (-1074 .. 1023; test_f64_text formats 2^e
-	 * for each, which a floor one too high would get wrong). One step up
-	 * at most, so no comparison can make this loop. */
-	{
-		int e = q + 63 - __builtin_clzll(c);
-
-		x = e >= 0 ? (e * 78913) >> 18 : -((-e * 78913 + (1 << 18) - 1) >> 18);
-	}
-	if (be != 0 && f64_mid(c, q, x, &n, &p, &x))
-		goto out;
 	scale_set(&sc, 16 - x, q);
 	mul(&pv, m4, &sc);
 	if (cmp(&pv, ten17, &sc) >= 0) {
@@ -474,10 +467,44 @@ size_t llog__f64_text(char *b, double d)
 		if ((l < 0 || (l == 0 && !(c & 1))) && (h > 0 || (h == 0 && !(c & 1))))
 			break; /* n * 10^(17-p) reads back to d */
 	}
-out:
-	if (n == pow10u[p]) { /* rounded up to 10^p: one more digit before */
-		n = pow10u[p - 1];
-		x++;
+	return put_n(b, o, n, p, x);
+}
+
+size_t llog__f64_text(char *b, double d)
+{
+	uint64_t bits, f, c, n;
+	int be, q, x, p;
+	size_t o = 0;
+
+	memcpy(&bits, &d, sizeof bits);
+	be = (int)(bits >> 52 & 0x7ff);
+	f = bits & ((UINT64_C(1) << 52) - 1);
+	if (be == 0x7ff) {
+		const char *s = f ? "nan" : bits >> 63 ? "-inf" : "inf";
+
+		memcpy(b, s, strlen(s) + 1);
+		return strlen(s);
 	}
-	return put_g(b, o, n, p, x);
+	if (bits >> 63)
+		b[o++] = '-';
+	if (be == 0 && f == 0) {
+		memcpy(b + o, "0.0", 4);
+		return o + 3;
+	}
+	c = be ? f | UINT64_C(1) << 52 : f;
+	q = be ? be - 1075 : -1074;
+
+	/* X: d in [2^e, 2^(e+1)), e = q + bit length - 1, so X is
+	 * floor(e * log10(2)) or one above. (e * 78913) >> 18 is that floor
+	 * for every e of a double (-1074 .. 1023; test_f64_text formats 2^e
+	 * for each, which a floor one too high would get wrong). One step up
+	 * at most, so no comparison can make this loop. */
+	{
+		int e = q + 63 - __builtin_clzll(c);
+
+		x = e >= 0 ? (e * 78913) >> 18 : -((-e * 78913 + (1 << 18) - 1) >> 18);
+	}
+	if (be != 0 && f64_mid(c, q, x, &n, &p, &x))
+		return put_n(b, o, n, p, x);
+	return f64_wide(b, o, c, q, x, be);
 }

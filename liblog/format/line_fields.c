@@ -16,7 +16,10 @@
  * line_escape.c) and any other value (put_value_at, which RFC 5424 and
  * journald get through llog__line_field_text). A short key or string is
  * copied and tested in one pass, a value made where it goes when the room
- * holds its most. Doubles: llog__line_field_f64, written by f64_text.c (no
+ * holds its most. A text section with nothing left out or cut whose every
+ * field's most fits (the sinks' lines) is written at a pointer in one loop
+ * (put_fields_text), any other field by field, each whole or not at all:
+ * the same bytes. Doubles: llog__line_field_f64, written by f64_text.c (no
  * libc formatting).
  */
 #include <math.h>
@@ -140,9 +143,8 @@ static inline int bare_v16(llog__line_v16 x)
 	llog__line_v16 ok = (llog__line_v16)(az < (signed char)(-128 + 26)) |
 			    (llog__line_v16)(num < (signed char)(-128 + 14)) |
 			    (llog__line_v16)(x == '@') | (llog__line_v16)(x == '_');
-	llog__line_v2x64 w = (llog__line_v2x64)ok;
 
-	return (w[0] & w[1]) == UINT64_MAX;
+	return llog__line_v16_all(ok);
 }
 
 /* A key in text is bare when made only of these (and not empty); tested
@@ -296,7 +298,7 @@ static inline size_t field_text_bound(const struct llog_field *f)
  * after the separator's: the same parts (a short key or string copied
  * and tested at p, the others through put_key_text and put_field_text in
  * a buffer of that room), no room checked between them. Returns the end. */
-static char *put_field_at(char *p, const struct llog_field *f)
+static inline __attribute__((always_inline)) char *put_field_at(char *p, const struct llog_field *f)
 {
 	char *q = key_short_at(p, f->key, f->key_len);
 
@@ -323,13 +325,38 @@ static char *put_field_at(char *p, const struct llog_field *f)
 	return p;
 }
 
-size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo)
+/*
+ * The usual text section, written at a pointer: fields none left out and
+ * none cut (fields_truncated 0: nothing to count, no "+N"), every one
+ * whose most (field_text_bound) fits the room left, as the sinks' lines
+ * always have (llog__line_bound). Each field is followed by its separator
+ * (the last one's is taken back), so no field asks whether it is the
+ * first. Returns 1 when it wrote the section; 0 when it wrote nothing that
+ * counts (what lies past o->n is scratch) and llog__line_put_fields' walk
+ * must: an entry without fields, one that left some out or cut a value,
+ * a field that may not fit. The same bytes as that walk.
+ */
+static inline int put_fields_text(struct llog__buf *o, const struct llog_entry *e,
+				  const struct llog__lopt *lo)
 {
-	/* fields_truncated counts the fields left out and the values cut,
-	 * which only fields shown can be: entry_fields' n > 0 || left > 0 */
-	return lo->full && ((e->fields != NULL && e->nfields > 0) || e->fields_truncated > 0)
-		       ? LLOG__FIELDS_RESERVE
-		       : 0;
+	const struct llog_field *f = e->fields;
+	size_t nf, i;
+	char *p, *end;
+
+	if (!lo->full || f == NULL || e->fields_truncated != 0 || (nf = e->nfields) == 0 ||
+	    o->cap - o->n < LLOG__FIELDS_RESERVE)
+		return 0;
+	p = o->p + o->n;
+	end = o->p + o->cap - LLOG__FIELDS_END;
+	*p++ = '\t';
+	for (i = 0; i < nf; i++) {
+		if (field_text_bound(&f[i]) > (size_t)(end - p))
+			return 0;
+		p = put_field_at(p, &f[i]);
+		*p++ = ' ';
+	}
+	o->n = (size_t)(p - 1 - o->p);
+	return 1;
 }
 
 /*
@@ -346,10 +373,13 @@ void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
 {
 	const struct llog_field *f;
 	uint32_t left;
-	size_t nf = entry_fields(e, lo, &f, &left), shown = 0, full = o->cap, i = 0;
+	size_t nf, shown = 0, full = o->cap, i = 0;
 	int was = o->cut, lost = 0;
 	uint64_t cutv = 0;
 
+	if (!json && put_fields_text(o, e, lo))
+		return;
+	nf = entry_fields(e, lo, &f, &left);
 	if (nf == 0 && left == 0)
 		return;
 	if (o->cap - o->n < LLOG__FIELDS_RESERVE) { /* the caller could keep none */

@@ -58,6 +58,24 @@ static void put_text_msg(struct llog__buf *o, const char *m, size_t n)
 		llog__line_put_whole(o, "\\x5d", 4);
 }
 
+/*
+ * A short message with nothing to escape (the constant message of a call
+ * with fields, often), put_text_msg's text with keep bytes of room left
+ * after it: copied and tested in one pass (llog__line_v16_copy). It can be
+ * no marker lookalike ('[' and ']' are clean, but a lookalike starts with
+ * '[' or ends with ']': tested first). Returns 0 for any other message,
+ * and what it copied is scratch: put_text_msg writes it again.
+ */
+static inline int put_text_msg_short(struct llog__buf *o, const char *m, size_t n, size_t keep)
+{
+	if (n - 1 >= 15 || o->cap - o->n < n + keep || m[0] == '[' || m[n - 1] == ']' ||
+	    llog__line_stop_v16(llog__line_v16_copy(o->p + o->n, (const unsigned char *)m, n),
+				0x7f, '\\'))
+		return 0;
+	o->n += n;
+	return 1;
+}
+
 void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 			const struct llog__lopt *lo, const struct llog__line_msg *m, size_t rest,
 			int fields_after)
@@ -70,6 +88,8 @@ void llog__line_put_msg(struct llog__buf *o, const struct llog_entry *e,
 	 * general path below does the same then). */
 	if (m->tl == 0 && rest == 0 && (!lo->full || (e->suppressed == 0 && !e->backtrace))) {
 		fr = !fields_after || llog__line_no_fields(e, lo) ? 0 : llog__line_fields_reserve(e, lo);
+		if (put_text_msg_short(o, e->msg, e->msg_len, fr))
+			return;
 		if (fr == 0) {
 			put_text_msg(o, e->msg, e->msg_len);
 			return;

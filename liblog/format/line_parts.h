@@ -128,6 +128,34 @@ typedef unsigned char llog__line_v16 __attribute__((vector_size(16))); /* GNU ex
 typedef uint64_t llog__line_v2x64 __attribute__((vector_size(16)));  /* GNU extension */
 typedef signed char llog__line_s16 __attribute__((vector_size(16)));  /* GNU extension */
 
+/* Whether some lane of m (each 0 or 0xff, a compare's result) is set, and
+ * whether all are: one byte mask of the 16 lanes (SSE2's pmovmskb: one
+ * instruction and a compare, against a move, an extract and a compare of
+ * the two halves), or the two 64-bit halves where there is no SSE2. */
+typedef char llog__line_c16 __attribute__((vector_size(16))); /* GNU extension */
+
+static inline int llog__line_v16_any(llog__line_v16 m)
+{
+#ifdef __SSE2__
+	return __builtin_ia32_pmovmskb128((llog__line_c16)m) != 0;
+#else
+	llog__line_v2x64 w = (llog__line_v2x64)m;
+
+	return (w[0] | w[1]) != 0;
+#endif
+}
+
+static inline int llog__line_v16_all(llog__line_v16 m)
+{
+#ifdef __SSE2__
+	return __builtin_ia32_pmovmskb128((llog__line_c16)m) == 0xffff;
+#else
+	llog__line_v2x64 w = (llog__line_v2x64)m;
+
+	return (w[0] & w[1]) == UINT64_MAX;
+#endif
+}
+
 /* Whether byte c ends a clean run (as llog__line_clean_run decides). */
 static inline int llog__line_stop_byte(unsigned c, unsigned hi, unsigned q)
 {
@@ -143,9 +171,8 @@ static inline int llog__line_stop_v16(llog__line_v16 x, unsigned hi, unsigned ch
 	llog__line_s16 b = (llog__line_s16)(x + (unsigned char)0x60);
 	llog__line_v16 stop = (llog__line_v16)(b > (signed char)((int)hi - 0x20 - 129)) |
 			      (llog__line_v16)(x == (unsigned char)'\\') | (llog__line_v16)(x == q);
-	llog__line_v2x64 w = (llog__line_v2x64)stop;
 
-	return (w[0] | w[1]) != 0;
+	return llog__line_v16_any(stop);
 }
 
 /* The bytes of s[0..n), n < 16, laid into one vector: its two ends
@@ -287,8 +314,18 @@ static inline int llog__line_no_fields(const struct llog_entry *e, const struct 
 }
 
 /* The room to keep for the field section: LLOG__FIELDS_RESERVE when the
- * entry has fields (or left some out), else 0. */
-size_t llog__line_fields_reserve(const struct llog_entry *e, const struct llog__lopt *lo);
+ * entry has fields (or left some out), else 0. Inline: the message asks it
+ * for every entry with fields. */
+static inline size_t llog__line_fields_reserve(const struct llog_entry *e,
+					       const struct llog__lopt *lo)
+{
+	/* fields_truncated counts the fields left out and the values cut,
+	 * which only fields shown can be: line_fields.c's entry_fields'
+	 * n > 0 || left > 0 */
+	return lo->full && ((e->fields != NULL && e->nfields > 0) || e->fields_truncated > 0)
+		       ? LLOG__FIELDS_RESERVE
+		       : 0;
+}
 
 /* The field section, in text or JSON (line_fields.c). */
 void llog__line_put_fields(struct llog__buf *o, const struct llog_entry *e,
