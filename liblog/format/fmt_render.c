@@ -358,6 +358,12 @@ size_t llog__fmt_render_prog(char *out, size_t cap, const struct llog__fmt_prog 
 	struct src s = captured(plan, args);
 	struct pos_args pa;
 
+	/* A format with no conversion and a short text (a constant
+	 * message): run_prog_seq's one turn, put_lit's wide copy, at once. */
+	if (prog->op[0].op == OP_END && prog->op[0].lit_len <= 16 && cap >= 16) {
+		memcpy(out, prog->op[0].lit16, 16);
+		return prog->op[0].lit_len;
+	}
 	if (plan->flags & LLOG__PLAN_POS)
 		positional(prog->fmt, &s, &pa);
 	run_prog(&o, prog, &s);
