@@ -27,6 +27,7 @@ void f(int i, const char *str, std::string ss)
 	const char *key = "k";
 	long double ld = 1.0L;
 	char buf[4] = "abc";
+	volatile unsigned char vbuf[4] = {1, 2, 3, 4};
 
 	(void)st;
 	(void)ip;
@@ -34,6 +35,7 @@ void f(int i, const char *str, std::string ss)
 	(void)key;
 	(void)ld;
 	(void)ss;
+	(void)vbuf;
 #if CASE == 0
 	LOG_INFO_KV(("i", i, "s", str, "d", 1.0, "n", static_cast<const char *>(nullptr), "b", true),
 		    "ok %d %s", i, ss.c_str());
@@ -55,6 +57,9 @@ void f(int i, const char *str, std::string ss)
 	(void)llog_ctx_set("ss", ss.c_str());
 	LOG_INFO_KV(("hex", LLOG_HEX(str, 1)), "a buffer in hex");
 	(void)llog_ctx_set("hex", LLOG_HEX(&i, sizeof(i)));
+	/* a volatile buffer, as C takes it (its cast drops the qualifier) */
+	LOG_INFO_KV(("vhex", LLOG_HEX(vbuf, sizeof(vbuf))), "a volatile buffer in hex");
+	(void)llog_ctx_set("vhex", LLOG_HEX(vbuf, 2));
 	{
 		LLOG_CTX_SCOPE("scope", i);
 		LOG_DEBUG("in scope");
