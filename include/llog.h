@@ -155,8 +155,11 @@ struct llog_hex {
 #define LLOG_HEX(ptr, len) (&(const struct llog_hex){(const void *)(ptr), (size_t)(len)})
 #else
 /* In C++ (which has no compound literals) a struct llog_hex by value; a
- * field or llog_ctx_set copies it for the call. */
-#define LLOG_HEX(ptr, len) (::llog_hex{static_cast<const void *>(ptr), static_cast<size_t>(len)})
+ * field or llog_ctx_set copies it for the call. Any object pointer, a
+ * volatile one too, as C's cast takes it. */
+#define LLOG_HEX(ptr, len)                                                    \
+	(::llog_hex{const_cast<const void *>(static_cast<const volatile void *>(ptr)), \
+		    static_cast<size_t>(len)})
 #endif
 
 /* One field as a sink sees it: valid during the sink's write call only. */

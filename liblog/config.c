@@ -28,11 +28,13 @@
 
 /* Whether the CPU runs PREFETCHW, which the call sites' own path and the
  * library's fast path issue (llog/detail.h, LLOG__FAST_AHEAD): CPUID
- * 0x80000001 ECX bit 8 (PRFCHW: every AMD64 CPU, Intel's from Broadwell
- * on), or an Intel Core from Nehalem to Haswell, which run it without
- * reporting it (64-bit Windows 8.1 and later require the instruction and
- * run on them); some older Intel CPUs fault on it. Elsewhere than x86-64
- * the prefetch is the compiler's own, always safe. */
+ * 0x80000001 ECX bit 8 (PRFCHW: AMD's from family 10h on, Intel's from
+ * Broadwell on) or EDX bit 31 (3DNow!, whose instructions include it: AMD's
+ * first 64-bit CPUs, family 0Fh, report only that), or an Intel Core from
+ * Nehalem to Haswell, which run it without reporting it (64-bit Windows
+ * 8.1 and later require the instruction and run on them); some older
+ * Intel CPUs fault on it. Elsewhere than x86-64 the prefetch is the
+ * compiler's own, always safe. */
 static int cpu_prefetchw(void)
 {
 #if defined(__x86_64__)
@@ -45,7 +47,8 @@ static int cpu_prefetchw(void)
 	unsigned eax, ebx, ecx, edx, model;
 
 	if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000001u &&
-	    __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 8)) != 0)
+	    __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) &&
+	    ((ecx & (1u << 8)) != 0 || (edx & (1u << 31)) != 0))
 		return 1;
 	/* "GenuineIntel" in EBX, EDX, ECX; family 6; the model with its
 	 * extended bits */
@@ -122,10 +125,10 @@ int llog__config_apply(const struct llog_config *cfg)
 	llog__store_relaxed(&llog__cfg.arena_bytes, (uint32_t)arena);
 	llog__store_relaxed(&llog__cfg.max_record_bytes, (uint32_t)maxrec);
 	llog__store_relaxed(&llog__cfg.overflow, (int)c.overflow);
-	/* Valgrind's tools are preloaded as vgpreload_TOOL-PLATFORM.so:
-	 * memcheck's is the one that checks what a read's bytes are. */
 	pfw = cpu_prefetchw();
 	llog__store_relaxed(&llog__cfg.prefetchw, pfw);
+	/* Valgrind's tools are preloaded as vgpreload_TOOL-PLATFORM.so:
+	 * memcheck's is the one that checks what a read's bytes are. */
 	llog__store_relaxed(&llog__cfg.no_inline,
 			    !pfw ||
 				    (getenv("LD_PRELOAD") != NULL &&

@@ -82,6 +82,9 @@ struct llog__rec {
 	uint32_t dropped;             /* records this thread dropped before it */
 	uint8_t kind;                 /* enum llog__kind */
 	uint8_t flags;                /* LLOG__REC_* */
+	/* Nothing after flags: the call site's own path writes dropped,
+	 * kind, flags and the two bytes of padding after them with one
+	 * 8-byte store (llog/detail.h, llog__fast_call). */
 };
 
 #define LLOG__REC_ALIGN 8u

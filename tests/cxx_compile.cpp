@@ -27,6 +27,7 @@ void f(int i, const char *str, std::string ss)
 	const char *key = "k";
 	long double ld = 1.0L;
 	char buf[4] = "abc";
+	volatile unsigned char vbuf[4] = {1, 2, 3, 4};
 
 	(void)st;
 	(void)ip;
@@ -34,6 +35,7 @@ void f(int i, const char *str, std::string ss)
 	(void)key;
 	(void)ld;
 	(void)ss;
+	(void)vbuf;
 #if CASE == 0
 	LOG_INFO_KV(("i", i, "s", str, "d", 1.0, "n", static_cast<const char *>(nullptr), "b", true),
 		    "ok %d %s", i, ss.c_str());
@@ -50,13 +52,25 @@ void f(int i, const char *str, std::string ss)
 	LOG_EVERY_MS(LLOG_INFO, 100, "every ms %d", i);
 	LOG_N_PER_MS(LLOG_INFO, 2, 100, "n per ms %d", i);
 	LOG_TRACE_KV(("k", i), "trace");
+	/* more than 8 arguments (the variadic call), more than 8 fields */
+	LOG(LLOG_INFO, "nine %d %u %ld %s %p %f %c %d %s", i, 1u, 2L, str, vp, 1.5, 'c', i, buf);
+	LOG_INFO_KV(("a0", 0, "a1", 1, "a2", 2, "a3", 3, "a4", 4, "a5", 5, "a6", 6, "a7", 7,
+		     "a8", 8),
+		    "nine fields %d %d %d %d %d %d %d %d %d", i, i, i, i, i, i, i, i, i);
+	LOG_WARN_EVERY_N(2, "every other %s", str);
+	LLOG_LOG_ERROR_CAT("cat", "long name %d", i);
 	(void)llog_ctx_set("k", i);
 	(void)llog_ctx_set("s", str);
 	(void)llog_ctx_set("ss", ss.c_str());
 	LOG_INFO_KV(("hex", LLOG_HEX(str, 1)), "a buffer in hex");
 	(void)llog_ctx_set("hex", LLOG_HEX(&i, sizeof(i)));
+	/* a volatile buffer, as C takes it (its cast drops the qualifier) */
+	LOG_INFO_KV(("vhex", LLOG_HEX(vbuf, sizeof(vbuf))), "a volatile buffer in hex");
+	(void)llog_ctx_set("vhex", LLOG_HEX(vbuf, 2));
 	{
 		LLOG_CTX_SCOPE("scope", i);
+		LLOG_CTX_SCOPE("scope_s", str);
+		LLOG_CTX_SCOPE("scope_hex", LLOG_HEX(buf, 2));
 		LOG_DEBUG("in scope");
 	}
 #elif CASE == 1

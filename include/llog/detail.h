@@ -377,8 +377,9 @@ struct __attribute__((may_alias)) llog__fast_rec {
  * ordered with locked instructions, so the CAS does not wait for it
  * either. Each call asks for the lines LLOG__FAST_AHEAD bytes past its
  * record (two for a record with values: one for a static record of 48
- * bytes), which the next bursts' records take; a line past the ring's end
- * or the producer's room is only a hint that the CPU may drop. The
+ * bytes), which the next bursts' records take. A hint: it changes no byte
+ * and never faults, whatever the address; the address is not wrapped, so
+ * near the ring's end it names a line of the heap past the arena. The
  * instruction needs CPUID's PRFCHW: on a CPU without it (old Intel ones
  * may fault on it) no site takes this path (config.c). */
 #define LLOG__FAST_AHEAD 512u
