@@ -131,12 +131,20 @@ int llog__arena_room(struct llog__arena *a, uint32_t total)
 	return 1;
 }
 
+/* Bytes allocated past an arena's ring: every line that a prefetch of
+ * the fast paths names (LLOG__FAST_AHEAD past a record that starts
+ * before the ring's end, and the line after) is the arena's own. */
+#define ARENA_TAIL (LLOG__FAST_AHEAD + 128u)
+
 static struct llog__arena *arena_create(void)
 {
 	/* Relaxed: see config.h. */
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__cfg.arena_bytes));
 	int alt = llog__altstack_missing();
-	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size);
+	/* The ring and, past it, the lines the fast paths' prefetch names
+	 * from the ring's last records (llog/detail.h, LLOG__FAST_AHEAD):
+	 * the arena's own bytes, not another allocation's. */
+	struct llog__arena *a = aligned_alloc(64, sizeof(*a) + size + ARENA_TAIL);
 
 	if (a == NULL)
 		return NULL;

@@ -111,7 +111,8 @@ static inline unsigned llog__site_shape(const struct llog__plan *plan, unsigned 
  * sign bit, when a call site's own code may write its records
  * (llog/detail.h, "The call site's own fast path"): the site is FAST and
  * the signature sig its macro compiled in is of this library's
- * LLOG__FAST_ABI, counts as many arguments as the call passed and the
+ * LLOG__FAST_ABI or an earlier one of the same layout (1: no prefetch),
+ * counts as many arguments as the call passed and the
  * plan consumes, and gives each the class the plan does (so the same
  * payload bytes: a char * given to %p is not a string there). sig 0: a
  * call without one (llog__log_t). */
@@ -120,7 +121,7 @@ static inline unsigned llog__site_inline(unsigned w, const struct llog__plan *pl
 {
 	unsigned fixed = 0;
 
-	if (!(w & LLOG__SITE_FAST) || sig >> 24 != LLOG__FAST_ABI ||
+	if (!(w & LLOG__SITE_FAST) || (sig >> 24) - 1u > LLOG__FAST_ABI - 1u ||
 	    ((sig >> 16) & 0xfu) != nslots || plan->nargs != nslots ||
 	    LLOG__SHAPE_ARGS(w) != (sig & 0xffffu))
 		return w;

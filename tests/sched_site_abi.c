@@ -9,7 +9,7 @@
 #include "llog.h"
 #include "sched_site_abi.h"
 
-#if LLOG__FAST_ABI == 1
+#if LLOG__FAST_ABI <= 2
 #error "sched_site_abi.c must be built with another LLOG__FAST_ABI"
 #endif
 

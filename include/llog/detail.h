@@ -292,10 +292,14 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * or not, while each library keeps its own copy of the function), and
  * each tests only the sign bit. So the sign bit means version 1's layout
  * in every version: a library of another layout never sets it, and a
- * header of another version never takes it for its own mark.
+ * header of another version never takes it for its own mark. Version 2
+ * has version 1's layout; its code also issues PREFETCHW
+ * (LLOG__FAST_AHEAD), which only a library that checks the CPU for it
+ * may let run: a library of version 1 refuses version 2's signatures, and
+ * this library takes both.
  */
 #ifndef LLOG__FAST_ABI
-#define LLOG__FAST_ABI 1u
+#define LLOG__FAST_ABI 2u
 #endif
 #define LLOG__SIG_INT 1u
 #define LLOG__SIG_STR 2u
@@ -379,7 +383,8 @@ struct __attribute__((may_alias)) llog__fast_rec {
  * record (two for a record with values: one for a static record of 48
  * bytes), which the next bursts' records take. A hint: it changes no byte
  * and never faults, whatever the address; the address is not wrapped, so
- * near the ring's end it names a line of the heap past the arena. The
+ * near the ring's end it names a line of the arena's tail, allocated
+ * past the ring for it (liblog/arena.c). The
  * instruction needs CPUID's PRFCHW: on a CPU without it (old Intel ones
  * may fault on it) no site takes this path (config.c). */
 #define LLOG__FAST_AHEAD 512u
