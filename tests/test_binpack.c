@@ -631,6 +631,31 @@ static void test_recent_damaged(void **state)
 	assert_non_null(why);
 }
 
+/* The slots fill in turn and a string found refreshes none: after A B C D
+ * and A found, E takes A's slot (the oldest written out), so A, back
+ * within its argument's last four strings, is written out again. */
+static void test_recent_order(void **state)
+{
+	static const char *const seq[] = {"A", "B", "C", "D", "A", "E", "A", "E"};
+	static const size_t want[] = {2, 2, 2, 2, 1, 2, 2, 1};
+	struct codec c;
+	char packed[CAP];
+	unsigned char a[CAP], out[CAP];
+	const char *why;
+
+	(void)state;
+	codec_init(&c, "%s");
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		size_t len = cap_args(&c.plan, a, seq[i]), p = pack1(&c, 9, a, len, packed);
+
+		assert_int_equal(p, want[i]);
+		assert_int_equal(llog__unpack(out, &c.r, 9, LLOG__PACK_VER_RECENT, &c.plan,
+					      (const unsigned char *)packed, p, &why),
+				 len);
+		assert_memory_equal(out, a, len);
+	}
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_decimals_render_as_snprintf),
 	cmocka_unit_test(test_decimals_random),
@@ -639,6 +664,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_damaged),
 	cmocka_unit_test(test_recent_strings),
 	cmocka_unit_test(test_recent_refused),
+	cmocka_unit_test(test_recent_order),
 	cmocka_unit_test(test_recent_versions),
 	cmocka_unit_test(test_recent_random),
 	cmocka_unit_test(test_recent_damaged),
