@@ -16,7 +16,9 @@
  * renders); bit flips in that write (a clear error, never a crash or a
  * wrong record); 8 threads with size rotation (every record exactly once,
  * in per-thread order, each file alone); a sink on its own thread; a fork
- * child appending to the same file. The crash paths: test_crash.c.
+ * child appending to the same file; strings that come back (data frame
+ * version 3's recent strings) from several threads across many frames
+ * against the text file. The crash paths: test_crash.c.
  * Needs LLOGCAT (the build sets it).
  */
 #define _GNU_SOURCE
@@ -977,6 +979,65 @@ static void test_backtrace_marked(void **state)
 	tdir_remove(&t);
 }
 
+/* ---- 6. recent strings ------------------------------------------------------- */
+
+#define RS_THREADS 4
+#ifdef SANITIZED
+#define RS_PER_THREAD 3000
+#else
+#define RS_PER_THREAD 20000
+#endif
+
+/* Strings around the recent strings' bounds (binpack.h: 32 bytes, keys of
+ * 7 bytes and the length), that come back every few records, NULL. */
+static const char *const rs_pool[] = {
+	"10.0.0.17:443", "alice", "", "abcdefgh", "abcdefgX", "x\ty\n",
+	"0123456789abcdef0123456789abcdeX", "0123456789abcdef0123456789abcdeY",
+	"0123456789abcdef0123456789abcdefZ", NULL, "10.0.3.4:8443", "bob",
+};
+#define RS_POOL (sizeof(rs_pool) / sizeof(rs_pool[0]))
+
+static void *rs_producer(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	unsigned r = (unsigned)id * 7919u + 1;
+
+	for (int i = 0; i < RS_PER_THREAD; i++) {
+		const char *a, *b, *c;
+
+		r = r * 1103515245u + 12345u;
+		a = rs_pool[(r >> 8) % RS_POOL];
+		b = rs_pool[(r >> 12) % 5];
+		c = rs_pool[(r >> 16) % RS_POOL];
+		LOG_INFO("t=%d n=%d peer=%s user=%s path=%s cut=%.*s", id, i, a, b, c,
+			 (int)(r >> 20) % 40, rs_pool[(r >> 24) % 8]);
+		if (i % 5 == 0)
+			LOG_WARN("t=%d n=%d %s", id, i, a); /* a site of one string */
+		if (i % 1000 == 999)
+			llog_flush(); /* frames start anywhere */
+	}
+	return NULL;
+}
+
+/* Records whose strings come back (one byte each in a version-3 frame)
+ * from several threads, through the runs and the single records, across
+ * many frames: llogcat prints the binary file as the text file. */
+static void test_recent_strings(void **state)
+{
+	struct llog_config cfg = {.overflow = LLOG_OVERFLOW_BLOCK};
+	char text[200], bin[200];
+	struct tdir t;
+
+	(void)state;
+	llogcat();
+	tdir_make(&t, "x");
+	two_sinks(&t, text, bin, LLOG_FORMAT_TEXT, &cfg);
+	assert_int_equal(run_threads(RS_THREADS, rs_producer), 0);
+	llog_shutdown();
+	expect_same_cat("", text, "", bin, "peer=10.0.0.17:443");
+	tdir_remove(&t);
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_corpus_differential),
 	cmocka_unit_test(test_json_filters),
@@ -990,6 +1051,7 @@ TEST_MAIN(
 	cmocka_unit_test(test_long_text_fallback),
 	cmocka_unit_test(test_long_text_fallback_own_thread),
 	cmocka_unit_test(test_backtrace_marked),
+	cmocka_unit_test(test_recent_strings),
 	TEST_CASE_ARG(test_site_table_full, test_site_table_full, 0),
 	TEST_CASE_ARG(test_site_table_full_own_thread, test_site_table_full, 1),
 )

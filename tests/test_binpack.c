@@ -2,7 +2,8 @@
  * test_binpack.c - the packed argument encoding of binary files
  * (liblog/format/binpack.h): a capture packed and unpacked renders as snprintf
  * renders the original arguments, integers and strings come back exactly,
- * every frame decodes alone, and a cut or damaged body is an error.
+ * every frame decodes alone, the writer's and the reader's recent strings
+ * agree, and a cut or damaged body is an error.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -493,6 +494,168 @@ static void test_recent_versions(void **state)
 	assert_string_equal(why, "bad recent string");
 }
 
+/* Writer and reader agree over a long random walk: strings of every size
+ * around the key's 8 bytes and LLOG__PACK_STR_MAX, strings that share
+ * their key (first 7 bytes and length) and differ after it, NULL, more
+ * string arguments than keep recent strings, refused captures (in a frame
+ * and at a frame's start) and frames that start anywhere. Every capture
+ * packed comes back exactly. */
+static void test_recent_random(void **state)
+{
+	static const char *const pool[] = {
+		"", "a", "ab", "abcdefg", "abcdefgh", "abcdefgX", "abcdefgY",
+		"abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoq",
+		"abcdefghijklmnopq", "abcdefgZijklmnopq", "0123456789abcdef0123456789abcdeX",
+		"0123456789abcdef0123456789abcdeY", "0123456789abcdef0123456789abcdefZ",
+		"\x80\xff\n\t weird", "0123456789abcdef0123456789abcdef0123456789", NULL,
+	};
+	const size_t np = sizeof(pool) / sizeof(pool[0]);
+	const char *fmt = "%s|%d|%s|%.*s|%s";
+	struct codec c;
+	char packed[CAP + 2 * LLOG__PLAN_MAX_ARGS];
+	unsigned char a[CAP], out[CAP + 64 * LLOG__PLAN_MAX_ARGS];
+	uint64_t stamp = 1;
+	unsigned seed = 12345;
+
+	(void)state;
+	codec_init(&c, fmt);
+	for (int i = 0; i < 200000; i++) {
+		const char *s0, *s1, *s2, *s3;
+		size_t len, p, u;
+		const char *why;
+		int pr;
+
+		seed = seed * 1103515245u + 12345u;
+		s0 = pool[(seed >> 8) % np];
+		s1 = pool[(seed >> 13) % np];
+		s2 = pool[(seed >> 18) % np];
+		s3 = pool[(seed >> 23) % np];
+		pr = s2 == NULL ? 0 : (int)((seed >> 3) % 40);
+		if (s2 == NULL)
+			s2 = "x";
+		len = cap_args(&c.plan, a, s0, i, s1, pr, s2, s3);
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 16) % 23 == 0)
+			stamp++;
+		if ((seed >> 16) % 7 == 0) { /* refused: cut anywhere */
+			uint64_t at = (seed >> 20) % 2 ? stamp + 1 : stamp;
+
+			assert_int_equal(llog__pack(packed, &c.w, at, &c.plan, a,
+						    (seed >> 4) % len),
+					 (size_t)-1);
+			continue;
+		}
+		p = llog__pack(packed, &c.w, stamp, &c.plan, a, len);
+		assert_int_not_equal(p, (size_t)-1);
+		assert_true(p <= LLOG__PACK_BOUND(len));
+		u = llog__unpack(out, &c.r, stamp, LLOG__PACK_VER_RECENT, &c.plan,
+				 (const unsigned char *)packed, p, &why);
+		assert_null(why);
+		assert_int_equal(u, len);
+		assert_memory_equal(out, a, len);
+	}
+}
+
+/* Unpacks in[0..n) of fmt's plan into out in frame stamp of version 3;
+ * returns the length, why in *why. */
+static size_t unpack3(struct codec *c, uint64_t stamp, const unsigned char *in, size_t n,
+		      unsigned char *out, const char **why)
+{
+	return llog__unpack(out, &c->r, stamp, LLOG__PACK_VER_RECENT, &c->plan, in, n, why);
+}
+
+/* A damaged version-3 body is an error, never a read outside it or a
+ * slot: a recent string no slot holds (in the frame, or only in an
+ * earlier one), a string longer than what is left, a length varint of
+ * more than 64 bits or of 2^64 - 1; a string of 33 bytes takes no slot,
+ * the empty one and one of 32 do. */
+static void test_recent_damaged(void **state)
+{
+	struct codec c;
+	unsigned char out[CAP], in[64];
+	const char *why;
+	size_t n;
+
+	(void)state;
+	codec_init(&c, "%s");
+	for (unsigned j = 1; j <= LLOG__PACK_RECENT; j++) {
+		in[0] = (unsigned char)j;
+		assert_int_equal(unpack3(&c, 1, in, 1, out, &why), (size_t)-1);
+		assert_string_equal(why, "bad recent string");
+	}
+	in[0] = 5 + 2, in[1] = 'a', in[2] = 'b'; /* "ab": slot 0 */
+	assert_int_equal(unpack3(&c, 1, in, 3, out, &why), 6);
+	in[0] = 1;
+	assert_int_equal(unpack3(&c, 1, in, 1, out, &why), 6);
+	assert_memory_equal(out + 4, "ab", 2);
+	in[0] = 2;
+	assert_int_equal(unpack3(&c, 1, in, 1, out, &why), (size_t)-1);
+	/* the next frame starts without it */
+	in[0] = 1;
+	assert_int_equal(unpack3(&c, 2, in, 1, out, &why), (size_t)-1);
+	assert_string_equal(why, "bad recent string");
+	/* 33 bytes: no slot; 32 and the empty string: one each */
+	in[0] = 5 + 33;
+	memset(in + 1, 'x', 33);
+	assert_int_equal(unpack3(&c, 3, in, 34, out, &why), 4 + 33);
+	in[0] = 1;
+	assert_int_equal(unpack3(&c, 3, in, 1, out, &why), (size_t)-1);
+	in[0] = 5 + 32;
+	assert_int_equal(unpack3(&c, 3, in, 33, out, &why), 4 + 32);
+	in[0] = 5;
+	assert_int_equal(unpack3(&c, 3, in, 1, out, &why), 4);
+	in[0] = 1;
+	assert_int_equal(unpack3(&c, 3, in, 1, out, &why), 4 + 32);
+	assert_memory_equal(out + 4, in + 1, 32); /* the 32 x */
+	in[0] = 2;
+	assert_int_equal(unpack3(&c, 3, in, 1, out, &why), 4);
+	in[0] = 3;
+	assert_int_equal(unpack3(&c, 3, in, 1, out, &why), (size_t)-1);
+	/* longer than what is left, with and without a slot's size */
+	in[0] = 5 + 3, in[1] = 'a', in[2] = 'b';
+	assert_int_equal(unpack3(&c, 4, in, 3, out, &why), (size_t)-1);
+	assert_non_null(why);
+	in[0] = 0x80 | (5 + 40), in[1] = 0, in[2] = 'a';
+	assert_int_equal(unpack3(&c, 4, in, 3, out, &why), (size_t)-1);
+	in[0] = 1; /* the cut string took no slot */
+	assert_int_equal(unpack3(&c, 4, in, 1, out, &why), (size_t)-1);
+	assert_string_equal(why, "bad recent string");
+	/* varints: 11 bytes, and 2^64 - 1 */
+	memset(in, 0xff, 11);
+	in[10] = 0x01;
+	assert_int_equal(unpack3(&c, 5, in, 11, out, &why), (size_t)-1);
+	assert_non_null(why);
+	in[9] = 0x01;
+	n = unpack3(&c, 5, in, 10, out, &why);
+	assert_int_equal(n, (size_t)-1);
+	assert_non_null(why);
+}
+
+/* The slots fill in turn and a string found refreshes none: after A B C D
+ * and A found, E takes A's slot (the oldest written out), so A, back
+ * within its argument's last four strings, is written out again. */
+static void test_recent_order(void **state)
+{
+	static const char *const seq[] = {"A", "B", "C", "D", "A", "E", "A", "E"};
+	static const size_t want[] = {2, 2, 2, 2, 1, 2, 2, 1};
+	struct codec c;
+	char packed[CAP];
+	unsigned char a[CAP], out[CAP];
+	const char *why;
+
+	(void)state;
+	codec_init(&c, "%s");
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		size_t len = cap_args(&c.plan, a, seq[i]), p = pack1(&c, 9, a, len, packed);
+
+		assert_int_equal(p, want[i]);
+		assert_int_equal(llog__unpack(out, &c.r, 9, LLOG__PACK_VER_RECENT, &c.plan,
+					      (const unsigned char *)packed, p, &why),
+				 len);
+		assert_memory_equal(out, a, len);
+	}
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_decimals_render_as_snprintf),
 	cmocka_unit_test(test_decimals_random),
@@ -501,5 +664,8 @@ TEST_MAIN(
 	cmocka_unit_test(test_damaged),
 	cmocka_unit_test(test_recent_strings),
 	cmocka_unit_test(test_recent_refused),
+	cmocka_unit_test(test_recent_order),
 	cmocka_unit_test(test_recent_versions),
+	cmocka_unit_test(test_recent_random),
+	cmocka_unit_test(test_recent_damaged),
 )

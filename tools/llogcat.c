@@ -1092,8 +1092,9 @@ static int parse_args(int argc, char **argv)
 			fputs(help, stdout);
 			exit(0);
 		case O_VERSION:
-			printf("llogcat %d.%d.%d (file format version %u)\n", LLOG_VERSION_MAJOR,
-			       LLOG_VERSION_MINOR, LLOG_VERSION_PATCH, LLOG_META_VERSION);
+			printf("llogcat %d.%d.%d (file format version %u, binary data frames %u)\n",
+			       LLOG_VERSION_MAJOR, LLOG_VERSION_MINOR, LLOG_VERSION_PATCH,
+			       LLOG_META_VERSION, LLOG_BIN_VERSION);
 			exit(0);
 		default:
 			usage("invalid option", NULL);

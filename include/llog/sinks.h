@@ -576,7 +576,7 @@ enum llog_file_compression {
 	 * queue, it cuts file and function names at 4,000 bytes and a
 	 * category at 255.
 	 * Memory: as LLOG_FILE_ZSTD, plus its call-site table (65,536 sites:
-	 * about 21 MiB of address space, backed only as sites are used). */
+	 * about 51 MiB of address space, backed only as sites are used). */
 	LLOG_FILE_BINARY = 2
 };
 

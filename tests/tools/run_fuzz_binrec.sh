@@ -3,8 +3,9 @@
 # file (tests/tools/seeds: one written by the file sink in LLOG_FILE_BINARY,
 # its metadata frame removed, and the same sites payload and data content
 # in the target's direct form, see fuzz_binrec.c; *_plog: the same with PLOG
-# records, written by seeds/gen_plog_seed.c), then runs the libFuzzer
-# target for a bounded time.
+# records, written by seeds/gen_plog_seed.c, data frame version 2; *_plog3:
+# version 3, recent strings), then runs the libFuzzer target for a bounded
+# time.
 set -euo pipefail
 fuzzer=$1 corpus=$2
 mkdir -p "$corpus"

@@ -291,7 +291,7 @@ case_help() {
 		die "--func's text is not under --func"
 	run "$LLOGCAT" --version
 	expect_rc 0 "version"
-	grep -qx "llogcat ${LLOG_PROJECT_VERSION:?} (file format version [0-9]*)" "$T/out" ||
+	grep -qx "llogcat ${LLOG_PROJECT_VERSION:?} (file format version [0-9]*, binary data frames [0-9]*)" "$T/out" ||
 		die "--version printed $(cat "$T/out"), want llogcat $LLOG_PROJECT_VERSION"
 }
 

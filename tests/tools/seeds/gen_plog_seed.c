@@ -1,10 +1,12 @@
 /*
  * gen_plog_seed.c - wrote binary_file_plog and binary_direct_plog (PLOG
- * records, data frame version 2) for fuzz_binrec's corpus; not built.
+ * records, data frame version 2), and with a later library
+ * binary_file_plog3 and binary_direct_plog3 (version 3: recent strings),
+ * for fuzz_binrec's corpus; not built.
  *   cc -Iinclude gen_plog_seed.c build/release/libllog.a -lzstd -lpthread -lm
  *   ./a.out seed.bin
- * binary_file_plog is 0x00 and the file; binary_direct_plog is 0x01, u16le
- * n, the sites frame's n-byte payload ("LLS"...) and the data frame's
+ * binary_file_plog* is 0x00 and the file; binary_direct_plog* is 0x01,
+ * u16le n, the sites frame's n-byte payload ("LLS"...) and the data frame's
  * content (zstdcat).
  */
 #include <llog.h>
