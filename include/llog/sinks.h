@@ -617,7 +617,8 @@ struct llog_file_options {
 	int zstd_level;        /* 0 = 1 for text (on log lines faster and
 				* smaller than zstd's default, 3), -1 for
 				* LLOG_FILE_BINARY (zstd's first fast level;
-				* 1 before 0.1.0's data frame version 3):
+				* binary data frames of version 3, which
+				* llogcat of an earlier build cannot read):
 				* backends/file_frames.c; negative fast
 				* levels allowed */
 	/* Rotate before a frame would take the file past this many bytes;
