@@ -451,7 +451,8 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 	const unsigned char *a = args;
 	uint64_t old_stamp = ps->stamp;
 	size_t slack;
-	unsigned i = 0, adds = 0, si;
+	unsigned i = 0, adds = 0;
+	struct llog__pack_recent *r;
 	int64_t old[LLOG__PACK_DELTA], all[LLOG__PACK_DELTA];
 	uint8_t alln[LLOG__PACK_STRS][2]; /* each str[]'s n and next */
 	/* the strings to add to the recent ones (where adds has bit i), after
@@ -498,21 +499,25 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 			p = put_varint(p, zigzag(v));
 			continue;
 		case OP_DEC:
+			memcpy(&d, a, 8);
+			a += 8;
+			old[i] = ps->last[i]; /* unchanged if not a decimal: refuse restores it as is */
+			if (decimal_of(d, ps->dec[i] - 1u, &k)) {
+				ps->last[i] = k;
+				k = (int64_t)((uint64_t)k - (uint64_t)old[i]);
+				p = put_varint(p, zigzag((uint64_t)k) << 1);
+				continue;
+			}
+			goto not_decimal;
 		case OP_DEC | OP_NOKEEP:
 			memcpy(&d, a, 8);
 			a += 8;
 			if (decimal_of(d, ps->dec[i] - 1u, &k)) {
-				if (op == OP_DEC) {
-					old[i] = ps->last[i];
-					ps->last[i] = k;
-					k = (int64_t)((uint64_t)k - (uint64_t)old[i]);
-				}
 				p = put_varint(p, zigzag((uint64_t)k) << 1);
 				continue;
 			}
-			if (op == OP_DEC)
-				old[i] = ps->last[i]; /* unchanged: refuse restores it as is */
-			*p++ = 1; /* not a decimal: the bytes follow */
+		not_decimal:
+			*p++ = 1; /* the bytes follow */
 			memcpy(p, a - 8, 8);
 			p += 8;
 			continue;
@@ -544,10 +549,10 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 			a += v;
 			continue;
 		case OP_STRR:
-			si = 0;
+			r = &ps->str[0];
 			goto recent;
 		case OP_STRR + 1:
-			si = 1;
+			r = &ps->str[1];
 		recent:
 			v = ld(a, 4);
 			a += 4;
@@ -559,13 +564,13 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 				goto refused;
 			slack -= v;
 			if (v <= LLOG__PACK_STR_MAX) {
-				if (recent_put(&ps->str[si], a, (size_t)v, p)) {
+				if (recent_put(r, a, (size_t)v, p)) {
 					p++;
 					a += v;
 					continue;
 				}
-				add[si] = a;
-				adds |= 1u << si;
+				add[r - ps->str] = a;
+				adds |= 1u << (r - ps->str);
 			}
 			p = put_varint(p, v + 1 + LLOG__PACK_RECENT);
 			copy_short(p, a, (size_t)v);
