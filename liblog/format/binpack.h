@@ -52,10 +52,13 @@
  *
  * The writer resolves each argument's step once, when the site is defined
  * (llog__pack_site_init: op[], from the plan's type, the decimal and
- * whether the argument keeps a previous value), so packing a record walks
- * the steps without asking any of them again; the reader walks the plan
- * (llog__unpack), which gives the same steps. A site's plan never changes
- * (its format is fixed), and a plan of another length is refused whole.
+ * whether the argument keeps a previous value, and an end mark after the
+ * last; `fixed`, the capture's bytes but the strings' own), so packing a
+ * record walks the steps without asking any of them again, and checks the
+ * capture's length once against `fixed` and then only at each string; the
+ * reader walks the plan (llog__unpack), which gives the same steps. A
+ * site's plan never changes (its format is fixed), and a plan of another
+ * length is refused whole.
  *
  * Pure code: no allocation, no lock, no system call (the crash path may
  * encode; it does not: its frames keep plain LOG records).
