@@ -570,10 +570,9 @@ static size_t model_pack(struct model *m, uint64_t stamp, const struct llog__pla
 
 	if (!model_layout(plan, a, len))
 		return (size_t)-1;
-	if (m->stamp != stamp) {
+	if (m->stamp != stamp) { /* a frame starts from nothing */
 		memset(m->last, 0, sizeof(m->last));
-		for (unsigned i = 0; i < LLOG__PACK_STRS; i++)
-			m->rec[i].n = m->rec[i].next = 0;
+		memset(m->rec, 0, sizeof(m->rec));
 		m->stamp = stamp;
 	}
 	for (unsigned k = 0; k < plan->nargs; k++) {

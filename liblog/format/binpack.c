@@ -390,6 +390,23 @@ static inline uint64_t ld(const unsigned char *p, unsigned n)
 #endif
 }
 
+/* A string's captured length at *a, moved past: STR_NULL for NULL, more
+ * than STR_NULL when its bytes are more than the capture has left over
+ * (*slack: what its fixed part leaves, less the strings before), else the
+ * length, taken from *slack. */
+static inline uint64_t str_len(const unsigned char **a, size_t *slack)
+{
+	uint64_t v = ld(*a, 4);
+
+	*a += 4;
+	if (v == STR_NULL)
+		return v;
+	if (v > *slack)
+		return (uint64_t)STR_NULL + 1;
+	*slack -= v;
+	return v;
+}
+
 /* A refused capture at argument j: ps as it was. With the frame's stamp
  * new (all set, every previous value and recent string was cleared), all
  * of them from all and alln (each str[]'s n and next); else those of the
@@ -534,15 +551,12 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		case OP_NPTR:
 			continue;
 		case OP_STR:
-			v = ld(a, 4);
-			a += 4;
-			if (v == STR_NULL) {
+			if ((v = str_len(&a, &slack)) >= STR_NULL) {
+				if (v != STR_NULL)
+					goto refused;
 				*p++ = 0;
 				continue;
 			}
-			if (v > slack)
-				goto refused;
-			slack -= v;
 			p = put_varint(p, v + 1);
 			copy_short(p, a, (size_t)v);
 			p += v;
@@ -554,15 +568,12 @@ size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		case OP_STRR + 1:
 			r = &ps->str[1];
 		recent:
-			v = ld(a, 4);
-			a += 4;
-			if (v == STR_NULL) {
+			if ((v = str_len(&a, &slack)) >= STR_NULL) {
+				if (v != STR_NULL)
+					goto refused;
 				*p++ = 0;
 				continue;
 			}
-			if (v > slack)
-				goto refused;
-			slack -= v;
 			if (v <= LLOG__PACK_STR_MAX) {
 				if (recent_put(r, a, (size_t)v, p)) {
 					p++;
