@@ -52,6 +52,7 @@ static uint8_t op_of(unsigned k, uint8_t t, uint8_t dec)
 		return llog__fmt_is_str(t) ? OP_STR : OP_BAD;
 	}
 }
+
 /* The steps, OP_END after them, and the capture's fixed part; the first
  * LLOG__PACK_STRS strings keep recent strings (the reader counts them the
  * same way: llog__unpack). */
