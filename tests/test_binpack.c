@@ -20,6 +20,7 @@
 
 #include "binpack.h"
 #include "fmt.h"
+#include "fmt_spec.h"
 #include "testutil.h"
 
 /* The formats here are built at run time, as the corpus test does. */
@@ -656,6 +657,244 @@ static void test_recent_order(void **state)
 	}
 }
 
+/* ---- the encoding as binpack.h's table states it, written plainly ------ */
+
+/* A site's state as the table describes it: the previous value of each of
+ * the first LLOG__PACK_DELTA arguments, the recent strings of the first
+ * LLOG__PACK_STRS string arguments (filled in turn), the frame. */
+struct model {
+	int64_t last[LLOG__PACK_DELTA];
+	struct {
+		unsigned n, next;
+		size_t len[LLOG__PACK_RECENT];
+		unsigned char s[LLOG__PACK_RECENT][LLOG__PACK_STR_MAX];
+	} rec[LLOG__PACK_STRS];
+	uint64_t stamp;
+	uint8_t dec[LLOG__PLAN_MAX_ARGS]; /* P + 1 for "%.Pf", else 0 */
+};
+
+static unsigned char *model_varint(unsigned char *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (unsigned char)(v | 0x80);
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static uint64_t model_zigzag(int64_t d)
+{
+	return d < 0 ? 2 * ~(uint64_t)d + 1 : 2 * (uint64_t)d;
+}
+
+static uint64_t model_le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Whether the capture a[0..len) is plan's layout. */
+static int model_layout(const struct llog__plan *plan, const unsigned char *a, size_t len)
+{
+	size_t o = 0;
+
+	for (unsigned k = 0; k < plan->nargs; k++) {
+		uint8_t t = plan->type[k];
+		size_t w = t == A_INT ? 4 : t == A_LDBL ? LDBL_STORE : t == A_NPTR ? 0 : 8;
+
+		if (llog__fmt_is_str(t)) {
+			if (len - o < 4)
+				return 0;
+			w = model_le(a + o, 4);
+			o += 4;
+			if (w == STR_NULL)
+				continue;
+		}
+		if (len - o < w)
+			return 0;
+		o += w;
+	}
+	return o == len;
+}
+
+/* What the table says a[0..len) packs to in frame stamp, at out; the
+ * length, or (size_t)-1 (m unchanged) when it is not plan's layout. The
+ * values used here are exact decimals, halves or out of range, where
+ * "far less than half a unit" needs no finer test than this one. */
+static size_t model_pack(struct model *m, uint64_t stamp, const struct llog__plan *plan,
+			 const unsigned char *a, size_t len, unsigned char *out)
+{
+	const unsigned char *add[LLOG__PACK_STRS] = {NULL};
+	size_t addn[LLOG__PACK_STRS] = {0};
+	unsigned char *p = out;
+	unsigned strs = 0;
+
+	if (!model_layout(plan, a, len))
+		return (size_t)-1;
+	if (m->stamp != stamp) { /* a frame starts from nothing */
+		memset(m->last, 0, sizeof(m->last));
+		memset(m->rec, 0, sizeof(m->rec));
+		m->stamp = stamp;
+	}
+	for (unsigned k = 0; k < plan->nargs; k++) {
+		uint8_t t = plan->type[k];
+		int64_t v, *last = k < LLOG__PACK_DELTA ? &m->last[k] : NULL;
+
+		if (t == A_INT || t == A_I64 || t == A_PTR) {
+			v = t == A_INT ? (int64_t)(int32_t)(uint32_t)model_le(a, 4)
+				       : (int64_t)model_le(a, 8);
+			a += t == A_INT ? 4 : 8;
+			p = model_varint(p, model_zigzag((int64_t)((uint64_t)v -
+								    (uint64_t)(last ? *last : 0))));
+			if (last)
+				*last = v;
+		} else if (t == A_DBL && m->dec[k] != 0) {
+			double d, x, r;
+
+			memcpy(&d, a, 8);
+			x = d * pow(10, m->dec[k] - 1);
+			r = nearbyint(x);
+			if (fabs(x) < 0x1p40 && fabs(x - r) < 0.25 && !(r == 0 && signbit(d))) {
+				v = (int64_t)r;
+				p = model_varint(p, model_zigzag(v - (last ? *last : 0)) * 2);
+				if (last)
+					*last = v;
+			} else {
+				*p++ = 1;
+				memcpy(p, a, 8);
+				p += 8;
+			}
+			a += 8;
+		} else if (t == A_DBL || t == A_LDBL) {
+			memcpy(p, a, t == A_DBL ? 8 : LDBL_STORE);
+			p += t == A_DBL ? 8 : LDBL_STORE;
+			a += t == A_DBL ? 8 : LDBL_STORE;
+		} else if (llog__fmt_is_str(t)) {
+			size_t n = model_le(a, 4);
+			unsigned j = LLOG__PACK_RECENT, keeps = strs < LLOG__PACK_STRS;
+
+			a += 4;
+			if (n == STR_NULL) {
+				*p++ = 0;
+				strs++;
+				continue;
+			}
+			for (unsigned i = 0; keeps && i < m->rec[strs].n; i++)
+				if (m->rec[strs].len[i] == n && memcmp(m->rec[strs].s[i], a, n) == 0)
+					j = i;
+			if (j < LLOG__PACK_RECENT) {
+				*p++ = (unsigned char)(1 + j);
+			} else {
+				p = model_varint(p, n + 1 + (keeps ? LLOG__PACK_RECENT : 0));
+				memcpy(p, a, n);
+				p += n;
+				if (keeps && n <= LLOG__PACK_STR_MAX)
+					add[strs] = a, addn[strs] = n;
+			}
+			a += n;
+			strs++;
+		}
+	}
+	for (unsigned i = 0; i < LLOG__PACK_STRS; i++) {
+		if (add[i] == NULL)
+			continue;
+		memcpy(m->rec[i].s[m->rec[i].next], add[i], addn[i]);
+		m->rec[i].len[m->rec[i].next] = addn[i];
+		m->rec[i].next = (m->rec[i].next + 1) % LLOG__PACK_RECENT;
+		if (m->rec[i].n < LLOG__PACK_RECENT)
+			m->rec[i].n++;
+	}
+	return (size_t)(p - out);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* llog__pack writes what the table says, byte for byte, over many frames
+ * of random captures: integers of every kind before and past argument
+ * LLOG__PACK_DELTA, decimals and not, strings that come back in turn, at
+ * random, at every length around the key's 8 and 16 bytes and
+ * LLOG__PACK_STR_MAX, NULL; and captures cut or too long, which it refuses
+ * as the table's writer would, its state unchanged for the next. */
+static void test_pack_as_specified(void **state)
+{
+	static const char *const strs[] = {
+		"10.0.0.17:443", "10.0.3.4:8443", "192.168.1.20:80", NULL, "", "a", "abcdefg",
+		"abcdefgh", "abcdefgX", "Xbcdefgh", "abcdefghijklmno", "abcdefghijklmnO",
+		"abcdefghijklmnop", "abcdefgXijklmnop", "abcdefghijklmnopq",
+		"abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012346",
+		"abcdefghijklmnopqrstuvwxyz0123456"};
+	const unsigned nstr = sizeof(strs) / sizeof(strs[0]);
+	const char *fmt = "%s took %d ms %.3f from %s %lld %p %g %Lg %n %s %.0f %d %d %d %d %d "
+			  "%.9f %lld %f";
+	struct codec c;
+	struct model m;
+	uint64_t x = 0x9e3779b97f4a7c15u, stamp = 1;
+	int sink;
+
+	(void)state;
+	codec_init(&c, fmt);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.dec, c.w.dec, sizeof(m.dec));
+	assert_int_equal(m.dec[2], 1 + 3);
+	assert_int_equal(m.dec[10], 1 + 0);
+	assert_int_equal(m.dec[18], 1 + 6);
+	for (int i = 0; i < 200000; i++) {
+		unsigned char a[CAP], want[CAP];
+		char got[CAP + 2 * LLOG__PLAN_MAX_ARGS];
+		const char *s[3];
+		double d[4];
+		size_t len, w, g;
+
+		if (rnd(&x) % 300 == 0)
+			stamp++;
+		for (unsigned j = 0; j < 3; j++)
+			s[j] = rnd(&x) % 4 != 0 ? strs[(i + j) % 3] : strs[rnd(&x) % nstr];
+		for (unsigned j = 0; j < 4; j++) {
+			unsigned prec = j == 0 ? 3 : j == 1 ? 0 : j == 2 ? 9 : 6;
+			int64_t k = (int64_t)(rnd(&x) % 2000000) - 1000000;
+
+			switch (rnd(&x) % 8) {
+			case 0:
+				d[j] = (k + 0.5) / pow(10, prec); /* a half: not a decimal */
+				break;
+			case 1:
+				d[j] = (double)((int64_t)1 << 40) * 1.5; /* out of range */
+				break;
+			case 2:
+				d[j] = -0.0;
+				break;
+			case 3:
+				d[j] = NAN;
+				break;
+			default:
+				d[j] = (double)(k % 5000) / pow(10, prec);
+				break;
+			}
+		}
+		len = cap_args(&c.plan, a, s[0], i % 7 == 0 ? (int)rnd(&x) : i, d[0], s[1],
+			       (long long)rnd(&x) % 1000, (void *)(uintptr_t)(0x1000 + i * 16),
+			       d[3] * 3, (long double)i / 3, &sink, s[2], d[1], i, -i, (int)rnd(&x),
+			       i * 2, 7, d[2], (long long)i * 1000003, d[3]);
+		if (rnd(&x) % 40 == 0) /* cut, or a byte too many: refused */
+			len = rnd(&x) % 2 ? (size_t)rnd(&x) % len : len + 1;
+		w = model_pack(&m, stamp, &c.plan, a, len, want);
+		g = llog__pack(got, &c.w, stamp, &c.plan, a, len);
+		assert_int_equal(g, w);
+		if (w != (size_t)-1) {
+			assert_true(g <= LLOG__PACK_BOUND(len));
+			assert_memory_equal(got, want, w);
+		}
+	}
+}
+
 TEST_MAIN(
 	cmocka_unit_test(test_decimals_render_as_snprintf),
 	cmocka_unit_test(test_decimals_random),
@@ -668,4 +907,5 @@ TEST_MAIN(
 	cmocka_unit_test(test_recent_versions),
 	cmocka_unit_test(test_recent_random),
 	cmocka_unit_test(test_recent_damaged),
+	cmocka_unit_test(test_pack_as_specified),
 )

@@ -18,7 +18,8 @@ static const double pow10_tab[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8
  * difference is from 0 and nothing is kept.
  */
 enum {
-	OP_INT = 1, /* int: 4 bytes, widened; the difference */
+	OP_END = 0, /* after the last argument (op[nargs]) */
+	OP_INT,     /* int: 4 bytes, widened; the difference */
 	OP_I64,     /* 64-bit integer or pointer: 8 bytes; the difference */
 	OP_DEC,     /* "%.Pf" double: K's difference, or 1 and the 8 bytes */
 	OP_DBL,     /* other double: the 8 bytes */
@@ -52,17 +53,45 @@ static uint8_t op_of(unsigned k, uint8_t t, uint8_t dec)
 	}
 }
 
-/* The steps; the first LLOG__PACK_STRS strings keep recent strings (the
- * reader counts them the same way: llog__unpack). */
+/* The steps, OP_END after them, and the capture's fixed part; the first
+ * LLOG__PACK_STRS strings keep recent strings (the reader counts them the
+ * same way: llog__unpack). */
 static void set_ops(struct llog__pack_site *ps, const struct llog__plan *plan)
 {
 	unsigned strs = 0;
 
+	ps->fixed = 0;
 	for (unsigned k = 0; k < plan->nargs; k++) {
-		ps->op[k] = op_of(k, plan->type[k], ps->dec[k]);
-		if (ps->op[k] == OP_STR && strs < LLOG__PACK_STRS)
-			ps->op[k] = (uint8_t)(OP_STRR + strs++);
+		uint8_t op = op_of(k, plan->type[k], ps->dec[k]);
+
+		if (op == OP_STR && strs < LLOG__PACK_STRS)
+			op = (uint8_t)(OP_STRR + strs++);
+		ps->op[k] = op;
+		switch (op & ~OP_NOKEEP) {
+		case OP_INT:
+		case OP_STR:
+		case OP_STRR:
+		case OP_STRR + 1:
+			ps->fixed += 4; /* an int, a string's length */
+			break;
+		case OP_I64:
+		case OP_DEC:
+		case OP_DBL:
+			ps->fixed += 8;
+			break;
+		case OP_LDBL:
+			ps->fixed += LDBL_STORE;
+			break;
+		case OP_NPTR:
+			break;
+		default: /* OP_BAD: no capture is this plan's layout */
+			ps->fixed = SIZE_MAX;
+			break;
+		}
+		if (ps->fixed == SIZE_MAX)
+			break;
 	}
+	ps->op[plan->nargs] = OP_END;
 	ps->nop = plan->nargs;
 }
 
@@ -276,36 +305,58 @@ static inline uint64_t recent_key(const unsigned char *a, size_t n)
 	return (k & 0x00ffffffffffffffu) | (uint64_t)n << 56;
 }
 
-/* The slot of r that holds the string a[0..n) (n <= LLOG__PACK_STR_MAX),
- * or LLOG__PACK_RECENT when none does. First the slot after the one found
- * last (strings that come back in turn, as a few peers or users do, are
- * found there at once: the slots fill in turn), then the keys of all the
- * filled slots compared at once, the bytes of those that match. The writer
- * only (hit). */
-static inline unsigned recent_find(struct llog__pack_recent *r, const unsigned char *a,
-				   size_t n)
+/* Whether slot j of r, whose key is k, holds the string a[0..n) (n <=
+ * LLOG__PACK_STR_MAX): the key gives the length and the first 7 bytes, so
+ * a string of 8 to 15 bytes needs only its last 8 compared. */
+static inline int recent_is(const struct llog__pack_recent *r, unsigned j, uint64_t k,
+			    const unsigned char *a, size_t n)
+{
+	uint64_t x, y;
+
+	if (r->key[j] != k)
+		return 0;
+	if (n < 8)
+		return 1;
+	if (n >= 16)
+		return eq_short(r->s[j], a, n);
+	memcpy(&x, r->s[j] + n - 8, 8);
+	memcpy(&y, a + n - 8, 8);
+	return x == y;
+}
+
+/* Whether r holds the string a[0..n) (n <= LLOG__PACK_STR_MAX); if so, its
+ * one byte (1 + its slot) is written at p. First slot `want`, the one
+ * after the one found last (strings that come back in turn, as a few peers
+ * or users do, are found there at once: the slots fill in turn), then the
+ * keys of all the filled slots compared at once, the bytes of those that
+ * match. The filled slots hold distinct strings (one joins only when it is
+ * not found), so the order of the search never changes the slot found.
+ * The writer only (want). */
+static inline int recent_put(struct llog__pack_recent *r, const unsigned char *a, size_t n,
+			     char *p)
 {
 	const uint64_t k = recent_key(a, n);
-	unsigned m = 0, j = r->hit + 1u;
+	const unsigned filled = r->n;
+	unsigned m = 0, j = r->want;
 
-	if (j >= r->n)
-		j = 0;
-	if (r->key[j] == k && j < r->n && (n < 8 || eq_short(r->s[j], a, n)))
-		return r->hit = (uint8_t)j;
-
+	if (__builtin_expect(j < filled && recent_is(r, j, k, a, n), 1))
+		goto found;
 	_Static_assert(LLOG__PACK_RECENT == 4, "the compares below");
 	m |= (unsigned)(r->key[0] == k);
 	m |= (unsigned)(r->key[1] == k) << 1;
 	m |= (unsigned)(r->key[2] == k) << 2;
 	m |= (unsigned)(r->key[3] == k) << 3;
-	m &= (1u << r->n) - 1;
-	while (m != 0) {
+	m &= (1u << filled) - 1;
+	for (; m != 0; m &= m - 1) {
 		j = (unsigned)__builtin_ctz(m);
 		if (n < 8 || eq_short(r->s[j], a, n))
-			return r->hit = (uint8_t)j;
-		m &= m - 1;
+			goto found;
 	}
-	return LLOG__PACK_RECENT;
+	return 0;
+found:
+	*p = (char)(1 + j);
+	r->want = (uint8_t)(j + 1u < filled ? j + 1u : 0u);
+	return 1;
 }
 
 /* The string a[0..n) (n <= LLOG__PACK_STR_MAX), written out, goes to r's
@@ -340,24 +391,21 @@ static inline uint64_t ld(const unsigned char *p, unsigned n)
 #endif
 }
 
-/* The string a[0..n) of an argument with recent strings r, packed at p
- * (binpack.h); *add set to a when it is to join r once the capture is
- * packed whole. Returns the end of what it wrote. */
-static inline char *pack_recent(char *p, struct llog__pack_recent *r, const unsigned char *a,
-				size_t n, const unsigned char **add)
+/* A string's captured length at *a, moved past: STR_NULL for NULL, more
+ * than STR_NULL when its bytes are more than the capture has left over
+ * (*slack: what its fixed part leaves, less the strings before), else the
+ * length, taken from *slack. */
+static inline uint64_t str_len(const unsigned char **a, size_t *slack)
 {
-	if (n <= LLOG__PACK_STR_MAX) {
-		unsigned j = recent_find(r, a, n);
+	uint64_t v = ld(*a, 4);
 
-		if (j < LLOG__PACK_RECENT) {
-			*p = (char)(1 + j);
-			return p + 1;
-		}
-		*add = a;
-	}
-	p = put_varint(p, n + 1 + LLOG__PACK_RECENT);
-	copy_short(p, a, n);
-	return p + n;
+	*a += 4;
+	if (v == STR_NULL)
+		return v;
+	if (v > *slack)
+		return (uint64_t)STR_NULL + 1;
+	*slack -= v;
+	return v;
 }
 
 /* A refused capture at argument j: ps as it was. With the frame's stamp
@@ -385,132 +433,174 @@ refuse(struct llog__pack_site *ps, const int64_t *old, const int64_t *all,
 	return (size_t)-1;
 }
 
+/* A new frame for ps (stamp): every previous value and recent string
+ * cleared, what they were saved in all and alln for refuse. */
+static __attribute__((noinline)) void new_frame(struct llog__pack_site *ps, uint64_t stamp,
+						int64_t *all, uint8_t (*alln)[2])
+{
+	memcpy(all, ps->last, sizeof(ps->last));
+	memset(ps->last, 0, sizeof(ps->last));
+	for (unsigned i = 0; i < LLOG__PACK_STRS; i++) {
+		alln[i][0] = ps->str[i].n;
+		alln[i][1] = ps->str[i].next;
+		ps->str[i].n = 0;
+		ps->str[i].next = 0;
+	}
+	ps->stamp = stamp;
+}
+
 /*
  * One pass along the site's steps (op[], made from the plan when the site
  * was defined: the type, the decimal and the delta slot are not asked per
- * record), the previous values updated in ps as it goes; every argument's
- * bytes are checked against the capture's end before they are read. A
- * refused capture leaves ps as it was (the reader never sees it): each
- * previous value is saved in old before it is replaced, all of them in
- * `all` when a new frame starts them at 0 (refuse); the strings that join
- * the recent ones (add[]) join once the whole capture is packed.
+ * record, and OP_END after the last), the previous values updated in ps as
+ * it goes. The bytes are checked against the capture's length once for the
+ * fixed part (ps->fixed: every argument's bytes but a string's own) and
+ * then only at each string (its bytes within what is left over, `slack`):
+ * every read stays within the capture, and it is whole when slack ends at
+ * 0. A refused capture leaves ps as it was (the reader never sees it): one
+ * shorter than its fixed part before anything changed; else each previous
+ * value is saved in old before it is replaced, all of them in `all` when a
+ * new frame starts them at 0 (refuse); the strings that join the recent
+ * ones (add[], bit i of adds) join once the whole capture is packed.
  */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len)
 {
-	const unsigned char *a = args, *end = args + len;
-	unsigned nargs = plan->nargs, i;
+	const unsigned char *a = args;
 	uint64_t old_stamp = ps->stamp;
+	size_t slack;
+	unsigned i = 0, adds = 0;
+	struct llog__pack_recent *r;
 	int64_t old[LLOG__PACK_DELTA], all[LLOG__PACK_DELTA];
 	uint8_t alln[LLOG__PACK_STRS][2]; /* each str[]'s n and next */
-	/* the strings to add to the recent ones (NULL: none), after their
-	 * capture's u32 length */
-	const unsigned char *add[LLOG__PACK_STRS] = {NULL};
+	/* the strings to add to the recent ones (where adds has bit i), after
+	 * their capture's u32 length */
+	const unsigned char *add[LLOG__PACK_STRS];
 	char *p = dst;
 
-	if (__builtin_expect(nargs != ps->nop, 0))
-		return (size_t)-1; /* not the plan ps was made for: nothing changed */
-	if (__builtin_expect(old_stamp != stamp, 0)) {
-		memcpy(all, ps->last, sizeof(all));
-		memset(ps->last, 0, sizeof(ps->last));
-		for (i = 0; i < LLOG__PACK_STRS; i++) {
-			alln[i][0] = ps->str[i].n;
-			alln[i][1] = ps->str[i].next;
-			ps->str[i].n = 0;
-			ps->str[i].next = 0;
-		}
-		ps->stamp = stamp;
-	}
-	for (i = 0; i < nargs; i++) {
-		uint8_t op = ps->op[i];
+	if (__builtin_expect(plan->nargs != ps->nop || len < ps->fixed, 0))
+		return (size_t)-1; /* not the plan ps was made for, or short: nothing changed */
+	slack = len - ps->fixed;
+	if (__builtin_expect(old_stamp != stamp, 0))
+		new_frame(ps, stamp, all, alln);
+	for (;; i++) {
+		const uint8_t op = ps->op[i];
 		uint64_t v;
 		double d;
 		int64_t k;
 
 		switch (op) {
+		case OP_END:
+			goto end;
 		case OP_INT:
-		case OP_INT | OP_NOKEEP:
-			if (end - a < 4)
-				goto refused;
 			v = (uint64_t)(int64_t)(int32_t)(uint32_t)ld(a, 4);
 			a += 4;
-			break;
+			old[i] = ps->last[i];
+			ps->last[i] = (int64_t)v;
+			p = put_varint(p, zigzag(v - (uint64_t)old[i]));
+			continue;
+		case OP_INT | OP_NOKEEP:
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)ld(a, 4);
+			a += 4;
+			p = put_varint(p, zigzag(v));
+			continue;
 		case OP_I64:
-		case OP_I64 | OP_NOKEEP:
-			if (end - a < 8)
-				goto refused;
 			v = ld(a, 8);
 			a += 8;
-			break;
+			old[i] = ps->last[i];
+			ps->last[i] = (int64_t)v;
+			p = put_varint(p, zigzag(v - (uint64_t)old[i]));
+			continue;
+		case OP_I64 | OP_NOKEEP:
+			v = ld(a, 8);
+			a += 8;
+			p = put_varint(p, zigzag(v));
+			continue;
 		case OP_DEC:
-		case OP_DEC | OP_NOKEEP:
-			if (end - a < 8)
-				goto refused;
 			memcpy(&d, a, 8);
+			a += 8;
+			old[i] = ps->last[i]; /* unchanged if not a decimal: refuse restores it as is */
 			if (decimal_of(d, ps->dec[i] - 1u, &k)) {
-				a += 8;
-				if (op == OP_DEC) {
-					old[i] = ps->last[i];
-					ps->last[i] = k;
-					k = (int64_t)((uint64_t)k - (uint64_t)old[i]);
-				}
+				ps->last[i] = k;
+				k = (int64_t)((uint64_t)k - (uint64_t)old[i]);
 				p = put_varint(p, zigzag((uint64_t)k) << 1);
 				continue;
 			}
-			*p++ = 1; /* not a decimal: the bytes follow */
-			if (op == OP_DEC)
-				old[i] = ps->last[i]; /* unchanged: refuse restores it as is */
-			__attribute__((fallthrough)); /* the 8 bytes */
-		case OP_DBL:
-		case OP_LDBL: {
-			unsigned char *u = (unsigned char *)p;
-
-			if (!copy_raw(&u, &a, end, op == OP_LDBL ? LDBL_STORE : 8))
-				goto refused;
-			p = (char *)u;
+			goto not_decimal;
+		case OP_DEC | OP_NOKEEP:
+			memcpy(&d, a, 8);
+			a += 8;
+			if (decimal_of(d, ps->dec[i] - 1u, &k)) {
+				p = put_varint(p, zigzag((uint64_t)k) << 1);
+				continue;
+			}
+		not_decimal:
+			*p++ = 1; /* the bytes follow */
+			memcpy(p, a - 8, 8);
+			p += 8;
 			continue;
-		}
+		case OP_DBL:
+			memcpy(p, a, 8);
+			p += 8;
+			a += 8;
+			continue;
+		case OP_LDBL:
+			memcpy(p, a, LDBL_STORE);
+			p += LDBL_STORE;
+			a += LDBL_STORE;
+			continue;
 		case OP_NPTR:
 			continue;
 		case OP_STR:
-		case OP_STRR:
-		case OP_STRR + 1:
-			if (end - a < 4)
-				goto refused;
-			v = ld(a, 4);
-			a += 4;
-			if (v == STR_NULL) {
+			if ((v = str_len(&a, &slack)) >= STR_NULL) {
+				if (v != STR_NULL)
+					goto refused;
 				*p++ = 0;
 				continue;
 			}
-			if ((uint64_t)(end - a) < v)
-				goto refused;
-			if (op != OP_STR) {
-				p = pack_recent(p, &ps->str[op - OP_STRR], a, (size_t)v,
-						&add[op - OP_STRR]);
-			} else {
-				p = put_varint(p, v + 1);
-				copy_short(p, a, (size_t)v);
-				p += v;
-			}
+			p = put_varint(p, v + 1);
+			copy_short(p, a, (size_t)v);
+			p += v;
 			a += v;
 			continue;
-		default:
+		case OP_STRR:
+			r = &ps->str[0];
+			goto recent;
+		case OP_STRR + 1:
+			r = &ps->str[1];
+		recent:
+			if ((v = str_len(&a, &slack)) >= STR_NULL) {
+				if (v != STR_NULL)
+					goto refused;
+				*p++ = 0;
+				continue;
+			}
+			if (v <= LLOG__PACK_STR_MAX) {
+				if (recent_put(r, a, (size_t)v, p)) {
+					p++;
+					a += v;
+					continue;
+				}
+				add[r - ps->str] = a;
+				adds |= 1u << (r - ps->str);
+			}
+			p = put_varint(p, v + 1 + LLOG__PACK_RECENT);
+			copy_short(p, a, (size_t)v);
+			p += v;
+			a += v;
+			continue;
+		case OP_BAD: /* never: its site's fixed part is SIZE_MAX */
 			goto refused;
+		default: /* set_ops makes no other step */
+			__builtin_unreachable();
 		}
-		/* an integer: the difference from the previous one (0 past
-		 * the first LLOG__PACK_DELTA) */
-		if (op < OP_NOKEEP) {
-			old[i] = ps->last[i];
-			ps->last[i] = (int64_t)v;
-			v -= (uint64_t)old[i];
-		}
-		p = put_varint(p, zigzag(v));
 	}
-	if (a == end) {
-		for (i = 0; i < LLOG__PACK_STRS; i++)
-			if (__builtin_expect(add[i] != NULL, 0))
-				recent_add(&ps->str[i], add[i], (size_t)ld(add[i] - 4, 4));
+end:
+	if (__builtin_expect(slack == 0, 1)) {
+		if (__builtin_expect(adds != 0, 0))
+			for (i = 0; i < LLOG__PACK_STRS; i++)
+				if (adds & (1u << i))
+					recent_add(&ps->str[i], add[i], (size_t)ld(add[i] - 4, 4));
 		return (size_t)(p - dst);
 	}
 refused:

@@ -52,10 +52,13 @@
  *
  * The writer resolves each argument's step once, when the site is defined
  * (llog__pack_site_init: op[], from the plan's type, the decimal and
- * whether the argument keeps a previous value), so packing a record walks
- * the steps without asking any of them again; the reader walks the plan
- * (llog__unpack), which gives the same steps. A site's plan never changes
- * (its format is fixed), and a plan of another length is refused whole.
+ * whether the argument keeps a previous value, and an end mark after the
+ * last; `fixed`, the capture's bytes but the strings' own), so packing a
+ * record walks the steps without asking any of them again, and checks the
+ * capture's length once against `fixed` and then only at each string; the
+ * reader walks the plan (llog__unpack), which gives the same steps. A
+ * site's plan never changes (its format is fixed), and a plan of another
+ * length is refused whole.
  *
  * Pure code: no allocation, no lock, no system call (the crash path may
  * encode; it does not: its frames keep plain LOG records).
@@ -82,7 +85,7 @@
 struct llog__pack_recent {
 	uint64_t key[LLOG__PACK_RECENT];
 	uint8_t n, next;
-	uint8_t hit; /* the writer's last slot found (binpack.c: recent_find) */
+	uint8_t want; /* the writer's first slot to try (binpack.c: recent_put) */
 	uint8_t len[LLOG__PACK_RECENT];
 	char s[LLOG__PACK_RECENT][LLOG__PACK_STR_MAX];
 };
@@ -96,8 +99,10 @@ struct llog__pack_site {
 	uint64_t stamp;                   /* 0: none yet */
 	int64_t last[LLOG__PACK_DELTA];
 	struct llog__pack_recent str[LLOG__PACK_STRS];
+	size_t fixed;                     /* a capture's bytes but strings' own */
 	uint8_t dec[LLOG__PLAN_MAX_ARGS]; /* 0, or 1 + P for "%.Pf" */
-	uint8_t op[LLOG__PLAN_MAX_ARGS];  /* the writer's step per argument */
+	/* the writer's step per argument, and an end mark after the last */
+	uint8_t op[LLOG__PLAN_MAX_ARGS + 1];
 	uint8_t nop;                      /* the plan's nargs when op was made */
 };
 
