@@ -457,7 +457,8 @@ static __attribute__((noinline)) void new_frame(struct llog__pack_site *ps, uint
  * fixed part (ps->fixed: every argument's bytes but a string's own) and
  * then only at each string (its bytes within what is left over, `slack`):
  * every read stays within the capture, and it is whole when slack ends at
- * 0. A refused capture leaves ps as it was (the reader never sees it): one
+ * 0. A refused capture leaves ps as it was (the reader never sees it), but
+ * for a recent string's want (recent_put: no byte depends on it): one
  * shorter than its fixed part before anything changed; else each previous
  * value is saved in old before it is replaced, all of them in `all` when a
  * new frame starts them at 0 (refuse); the strings that join the recent

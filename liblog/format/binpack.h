@@ -85,7 +85,10 @@
 struct llog__pack_recent {
 	uint64_t key[LLOG__PACK_RECENT];
 	uint8_t n, next;
-	uint8_t want; /* the writer's first slot to try (binpack.c: recent_put) */
+	/* the writer's first slot to try (binpack.c: recent_put): only where
+	 * the search starts, never which slot it finds (the filled slots hold
+	 * distinct strings), so a refused capture may leave it moved */
+	uint8_t want;
 	uint8_t len[LLOG__PACK_RECENT];
 	char s[LLOG__PACK_RECENT][LLOG__PACK_STR_MAX];
 };
@@ -122,7 +125,9 @@ void llog__pack_site_init(struct llog__pack_site *ps, const char *fmt,
  * data frame version (LLOG__PACK_VER_RECENT) packs it. plan is the
  * one ps was set up with (llog__pack_site_init; a site's plan never
  * changes). Returns the bytes written, or (size_t)-1 if args is not plan's
- * layout; ps is then unchanged. */
+ * layout; ps then packs every later capture as it would have had this one
+ * not come (its values and recent strings unchanged; only a recent
+ * string's want may have moved, which no packed byte depends on). */
 size_t llog__pack(char *dst, struct llog__pack_site *ps, uint64_t stamp,
 		  const struct llog__plan *plan, const unsigned char *args, size_t len);
 
