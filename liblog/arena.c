@@ -19,24 +19,29 @@
 #include "stats.h"
 #include "sync.h"
 
-/* The arena's first line as the call sites' own fast path sees it
+/* The owner's words as the call sites' own fast path sees them
  * (llog/detail.h, LLOG__FAST_ABI): a change here is a new version. */
-#define FAST_AT(f, g) (offsetof(struct llog__arena, f) == offsetof(struct llog__fast_arena, g))
+#define FAST_AT(f, g) (offsetof(struct llog__own, f) == offsetof(struct llog__fast_own, g))
 _Static_assert(FAST_AT(reserve, reserve) && FAST_AT(stop, stop) && FAST_AT(mask, mask) &&
 		       FAST_AT(wake, wake) && FAST_AT(dropped_pending, dropped_pending) &&
 		       FAST_AT(busy, busy) && FAST_AT(in_log, busy) && FAST_AT(fast_head, head) &&
-		       FAST_AT(fast_closed, closed) && offsetof(struct llog__arena, ring) == LLOG__FAST_RING_OFF &&
-		       offsetof(struct llog__arena, ctx_dirty) == offsetof(struct llog__arena, busy) + 1 &&
-		       sizeof(struct llog__fast_arena) <= 64,
-	       "llog/detail.h's struct llog__fast_arena is the arena's first line");
+		       FAST_AT(fast_closed, closed) && FAST_AT(arena, arena) &&
+		       offsetof(struct llog__arena, ring) == LLOG__FAST_RING_OFF &&
+		       offsetof(struct llog__own, ctx_dirty) == offsetof(struct llog__own, busy) + 1 &&
+		       sizeof(struct llog__fast_own) <= 64 && sizeof(struct llog__own) == 64,
+	       "llog/detail.h's struct llog__fast_own is the owner's words");
 _Static_assert(offsetof(struct llog__shard, head) == offsetof(struct llog__fast_head, first) &&
 		       offsetof(struct llog__shard, slow) == offsetof(struct llog__fast_head, slow),
 	       "llog/detail.h's struct llog__fast_head is the queue's first head");
 #undef FAST_AT
 
 /* initial-exec: a direct %fs-relative access even in the shared library
- * (no __tls_get_addr call on the hot path); two words of static TLS. */
-struct llog__arena llog__arena_none = {.none = 1};
+ * (no __tls_get_addr call on the hot path); one line of static TLS and
+ * the two words below. llog__tls_arena is also what the call sites of
+ * headers before LLOG__FAST_ABI 3 load (their own path never runs: this
+ * library never marks their sites); it stays the thread's arena. */
+struct llog__arena llog__arena_none;
+__thread struct llog__own llog__tls_own __attribute__((tls_model("initial-exec"))) = {.none = 1};
 __thread struct llog__arena *llog__tls_arena
 	__attribute__((tls_model("initial-exec"))) = &llog__arena_none;
 static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
@@ -102,32 +107,36 @@ static void prefault(struct llog__arena *a, uint32_t from, uint32_t to)
 
 void llog__arena_fault_all(struct llog__arena *a)
 {
-	if (a->faulted == a->size)
+	struct llog__own *o = &llog__tls_own;
+
+	if (o->faulted == o->size)
 		return;
-	prefault(a, a->faulted, a->size);
-	a->faulted = a->size;
+	prefault(a, o->faulted, o->size);
+	o->faulted = o->size;
 	/* In the first lap cached_released + size is past every position. */
-	a->limit = a->cached_released + a->size;
-	llog__arena_restop(a);
+	o->limit = o->cached_released + o->size;
+	llog__arena_restop();
 }
 
 int llog__arena_room(struct llog__arena *a, uint32_t total)
 {
+	struct llog__own *o = &llog__tls_own;
+
 	/* Acquire: pairs with the flusher's store-release of released in
 	 * llog__arena_release, issued after it finished reading the records
 	 * before that position; so our writes to those bytes cannot race
 	 * with its reads. */
 	uint32_t released = llog__load_acquire(&a->released);
 
-	llog__arena_view(a, released);
-	if (total > a->size - (a->reserve - a->cached_released))
+	llog__arena_view(released);
+	if (total > o->size - (o->reserve - o->cached_released))
 		return 0;
 	/* In the first lap reserve is an offset from the ring's start: a
 	 * span that fits and is not yet faulted in ends below size. */
-	if (a->faulted < a->size && a->reserve + total > a->faulted)
+	if (o->faulted < o->size && o->reserve + total > o->faulted)
 		llog__arena_fault_all(a); /* the rest (arena.h) */
-	a->limit = a->faulted < a->size ? a->faulted : a->cached_released + a->size;
-	llog__arena_restop(a);
+	o->limit = o->faulted < o->size ? o->faulted : o->cached_released + o->size;
+	llog__arena_restop();
 	return 1;
 }
 
@@ -138,6 +147,8 @@ int llog__arena_room(struct llog__arena *a, uint32_t total)
 
 static struct llog__arena *arena_create(void)
 {
+	struct llog__own *o = &llog__tls_own;
+
 	/* Relaxed: see config.h. */
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__cfg.arena_bytes));
 	int alt = llog__altstack_missing();
@@ -154,15 +165,24 @@ static struct llog__arena *arena_create(void)
 		llog__altstack_delete(a->altstack);
 		a->altstack = NULL;
 	}
-	a->size = size;
-	a->mask = size - 1;
-	a->faulted = size < LLOG__ARENA_FIRST_FAULT ? size : LLOG__ARENA_FIRST_FAULT;
-	prefault(a, 0, a->faulted);
-	a->limit = a->faulted < size ? a->faulted : size;
-	a->wake = size / 2;
-	llog__arena_restop(a);
-	a->fast_head = &llog__q.shard[0];
-	a->fast_closed = LLOG__CLOSED;
+	/* The owner words of the thread's previous arena, if it had one
+	 * (released after a shutdown: llog__arena_release_self), are of no
+	 * use: in_log stays set (llog__arena_create_self). */
+	o->reserve = 0;
+	o->cached_released = 0;
+	llog__store_relaxed(&o->dropped_pending, 0);
+	o->ctx_dirty = 0;
+	o->ctx_busy = 0;
+	o->size = size;
+	o->mask = size - 1;
+	o->faulted = size < LLOG__ARENA_FIRST_FAULT ? size : LLOG__ARENA_FIRST_FAULT;
+	prefault(a, 0, o->faulted);
+	o->limit = o->faulted < size ? o->faulted : size;
+	o->wake = size / 2;
+	llog__arena_restop();
+	o->fast_head = &llog__q.shard[0];
+	o->fast_closed = LLOG__CLOSED;
+	o->arena = a;
 	a->tid = (uint64_t)syscall(SYS_gettid);
 	/* The name as the thread has it now (read once: arena.h). */
 	if (prctl(PR_GET_NAME, a->name, 0, 0, 0) != 0)
@@ -177,20 +197,44 @@ static struct llog__arena *arena_create(void)
 
 struct llog__arena *llog__arena_create_self(void)
 {
+	struct llog__own *o = &llog__tls_own;
 	struct llog__arena *a;
 
+	/* arena_create writes the owner words: a signal handler that logs
+	 * meanwhile finds in_log set and makes no arena of its own over them
+	 * (its LOG is a re-entered one: producer.c). */
+	if (o->in_log)
+		return NULL;
+	o->in_log = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	pthread_once(&arena_key_once, make_key);
 	a = arena_create();
-	if (a == NULL)
-		return NULL;
-	if (arena_key != (pthread_key_t)-1)
-		pthread_setspecific(arena_key, a);
-	llog__tls_arena = a;
-	/* Which head of a sharded queue this thread pushes on (queue.h):
-	 * threads in turn. Relaxed: a counter only. */
-	llog__tls_head_off = llog__fetch_add_relaxed(&next_shard, 1u) *
-			     (uint32_t)sizeof(struct llog__shard);
+	if (a != NULL) {
+		if (arena_key != (pthread_key_t)-1)
+			pthread_setspecific(arena_key, a);
+		llog__tls_arena = a;
+		/* Which head of a sharded queue this thread pushes on
+		 * (queue.h): threads in turn. Relaxed: a counter only. */
+		llog__tls_head_off = llog__fetch_add_relaxed(&next_shard, 1u) *
+				     (uint32_t)sizeof(struct llog__shard);
+		o->none = 0;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	o->in_log = 0;
 	return a;
+}
+
+/* The thread has no arena from here on (its exit, or a drained release):
+ * the fast paths see none (a handler that runs from here on finds no
+ * arena; the signal fence keeps the compiler from moving what follows
+ * above the stores). The owner words keep the positions, which
+ * wait_drained reads. */
+static void arena_leave(void)
+{
+	llog__tls_own.none = 1;
+	llog__tls_own.arena = NULL;
+	llog__tls_arena = &llog__arena_none;
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
 void llog__arena_free(struct llog__arena *a)
@@ -209,6 +253,7 @@ void llog__arena_free(struct llog__arena *a)
  */
 void llog__arena_wait_space(struct llog__arena *a, uint32_t need)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t seq;
 
 	llog__count(blocked, 1);
@@ -216,7 +261,7 @@ void llog__arena_wait_space(struct llog__arena *a, uint32_t need)
 	seq = llog__load_seq_cst(&space.seq);
 	LLOG__SCHED(SPACE_ANNOUNCE);
 	llog__wake_flusher();
-	if (a->size - (a->reserve - llog__load_seq_cst(&a->released)) < need) {
+	if (o->size - (o->reserve - llog__load_seq_cst(&a->released)) < need) {
 		LLOG__SCHED(SPACE_SLEEP);
 		llog__futex_wait(&space.seq, seq, 100);
 		LLOG__SCHED(SPACE_WOKEN);
@@ -242,7 +287,7 @@ void llog__arena_wake_waiters(void)
 static void wait_drained(struct llog__arena *a)
 {
 	while (llog__arena_in_flight(a))
-		llog__arena_wait_space(a, a->size);
+		llog__arena_wait_space(a, llog__tls_own.size);
 }
 
 void llog__name_copy(char *dst, const char *name)
@@ -278,7 +323,7 @@ void llog__arena_ctx_closed(struct llog__arena *a)
 	/* As llog__arena_rename_closed, for fl_ctx. */
 	wait_drained(a);
 	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));
-	a->ctx_dirty = 0;
+	llog__tls_own.ctx_dirty = 0;
 }
 
 /* Disables the thread's alternate stack before the arena can be freed. */
@@ -295,19 +340,17 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 	struct llist_head *h;
 
-	llog__tls_arena = &llog__arena_none;
-	/* A handler that runs from here on finds no arena and cannot add to
-	 * dropped_pending; the signal fence keeps the compiler from moving
-	 * the exchange below above the store. Relaxed exchange: only this
-	 * thread and its handlers touch the count (arena.h). */
-	atomic_signal_fence(memory_order_seq_cst);
+	/* A handler that runs from here on cannot add to dropped_pending.
+	 * Relaxed exchange: only this thread and its handlers touch the
+	 * count (arena.h). */
+	arena_leave();
 	drop_altstack(a);
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
 	r->site = NULL;
 	r->len = 0;
 	r->flags = 0;
-	r->dropped = atomic_exchange_explicit(&a->dropped_pending, 0, memory_order_relaxed);
+	r->dropped = atomic_exchange_explicit(&llog__tls_own.dropped_pending, 0, memory_order_relaxed);
 	h = llog__queue_mine();
 	first = llog__queue_peek(h);
 	/* Release CAS (in llog__push_from): publishes the exit record and,
@@ -329,10 +372,9 @@ void llog__arena_release_self(void)
 	if (a == NULL)
 		return;
 	wait_drained(a);
-	llog__tls_arena = &llog__arena_none;
-	/* Signal fence and relaxed load as in arena_thread_exit. */
-	atomic_signal_fence(memory_order_seq_cst);
-	dropped = llog__load_relaxed(&a->dropped_pending);
+	/* Relaxed load as in arena_thread_exit. */
+	arena_leave();
+	dropped = llog__load_relaxed(&llog__tls_own.dropped_pending);
 	drop_altstack(a);
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
@@ -354,22 +396,25 @@ int llog__arena_thread_is_internal(void)
 /* The flusher's LOG calls are dropped and counted (a sink callback that
  * logs must not recurse or deadlock): its arena is a header whose in_log
  * guard is always set. */
-static struct llog__arena flusher_arena = {.in_log = 1};
+static struct llog__arena flusher_arena;
 
 void llog__arena_mark_flusher(void)
 {
 	tls_is_flusher = 1;
+	llog__tls_own.in_log = 1;
 	llog__tls_arena = &flusher_arena;
 }
 
 void llog__arena_mark_worker(void)
 {
 	tls_is_flusher = 2;
+	llog__tls_own.in_log = 1;
 	llog__tls_arena = &flusher_arena;
 }
 
 void llog__arena_after_fork(void)
 {
+	struct llog__own *o = &llog__tls_own;
 	struct llog__arena *a = llog__arena_mine();
 
 	/* Relaxed: no other thread exists in the child. */
@@ -377,15 +422,15 @@ void llog__arena_after_fork(void)
 	if (a == NULL || tls_is_flusher)
 		return;
 	a->tid = (uint64_t)syscall(SYS_gettid);
-	llog__store_relaxed(&a->dropped_pending, 0); /* one thread in the child */
-	a->in_log = 0;
-	llog__arena_view(a, a->reserve);
-	llog__store_relaxed(&a->released, a->reserve);
+	llog__store_relaxed(&o->dropped_pending, 0); /* one thread in the child */
+	o->in_log = 0;
+	llog__arena_view(o->reserve);
+	llog__store_relaxed(&a->released, o->reserve);
 	/* A NAME record of ours still in the parent's list is dropped with
 	 * it: the owner's copy is the current name. */
 	llog__arena_fl_name(a, a->name);
 	/* So is a CTX record: the child's flusher starts from the owner's
 	 * context (docs/fields.md 2: the child's thread keeps it). */
 	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));
-	a->ctx_dirty = 0;
+	o->ctx_dirty = 0;
 }

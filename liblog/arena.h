@@ -123,9 +123,13 @@
 /* A context's field list, at most (kv.h: LLOG__CTX_LIST_MAX, rounded). */
 #define LLOG__CTX_BYTES_MAX 2832
 
-struct llog__arena {
-	/* owner side */
-	uint32_t reserve;
+/* The owner's words of a thread's arena, in the thread's static TLS
+ * (llog__tls_own, one cache line): the call sites' own fast path and the
+ * library's read and write them there, on a line and a page the thread
+ * touches anyway, not on the arena's header ("The owner's words"). Only
+ * the owner thread and its signal handlers touch them. */
+struct llog__own {
+	alignas(64) uint32_t reserve;
 	/* The fast path's one bound (arena.h, "Stop and wake"): min(limit,
 	 * the end of reserve's lap), both as distances from reserve. */
 	uint32_t stop;
@@ -157,8 +161,8 @@ struct llog__arena {
 			 * then too). */
 			uint8_t ctx_dirty;
 			volatile uint8_t ctx_busy;
-			/* 1 in llog__arena_none only: the thread has no arena
-			 * yet (or no longer: it is exiting). */
+			/* 1 while the thread has no arena (before its first
+			 * LOG, and from its exit on). */
 			uint8_t none;
 		};
 		/* The four above as one word, the thread's go-slow word:
@@ -169,11 +173,20 @@ struct llog__arena {
 		uint32_t busy;
 	};
 	/* For the call site's own fast path (llog/detail.h, struct
-	 * llog__fast_arena: this line's layout to its end, checked in
-	 * arena.c): the queue's first head, &llog__q.shard[0], and
-	 * LLOG__CLOSED, set at creation. */
+	 * llog__fast_own: this line's layout, checked in arena.c): the
+	 * queue's first head, &llog__q.shard[0], and LLOG__CLOSED, set at
+	 * creation; the arena (its ring at offset LLOG__FAST_RING_OFF). */
 	struct llog__shard *fast_head;
 	const struct llist_node *fast_closed;
+	struct llog__arena *arena;
+};
+
+/* The calling thread's owner words (initial-exec, exported: the call
+ * sites' own fast path reads them; llog/detail.h declares it). */
+LLOG_EXPORT extern __thread struct llog__own llog__tls_own
+	__attribute__((tls_model("initial-exec")));
+
+struct llog__arena {
 	uint64_t tid;
 	void *altstack;        /* ours (altstack.h); NULL: the thread had one */
 	char name[LLOG__NAME_BYTES]; /* the owner's copy of the thread name */
@@ -222,26 +235,28 @@ static inline struct llog__arena *llog__arena_get(void)
 /* Sets stop from reserve and limit ("Stop and wake"); after every change
  * of limit and every move of reserve but the fast path's (which stays at
  * or below stop). */
-static inline void llog__arena_restop(struct llog__arena *a)
+static inline void llog__arena_restop(void)
 {
-	uint32_t lap_end = (a->reserve | a->mask) + 1u;
+	struct llog__own *o = &llog__tls_own;
+	uint32_t lap_end = (o->reserve | o->mask) + 1u;
 
-	a->stop = a->limit - a->reserve < lap_end - a->reserve ? a->limit : lap_end;
+	o->stop = o->limit - o->reserve < lap_end - o->reserve ? o->limit : lap_end;
 }
 
 /* A new view of released: cached_released, wake (never moved back: see
  * llog__arena_fill_wants_wake_at), and (the ring faulted in whole) limit
  * and stop. */
-static inline void llog__arena_view(struct llog__arena *a, uint32_t released)
+static inline void llog__arena_view(uint32_t released)
 {
-	uint32_t half = released + a->size / 2;
+	struct llog__own *o = &llog__tls_own;
+	uint32_t half = released + o->size / 2;
 
-	a->cached_released = released;
-	if ((int32_t)(half - a->wake) > 0)
-		a->wake = half;
-	if (a->faulted == a->size) {
-		a->limit = released + a->size;
-		llog__arena_restop(a);
+	o->cached_released = released;
+	if ((int32_t)(half - o->wake) > 0)
+		o->wake = half;
+	if (o->faulted == o->size) {
+		o->limit = released + o->size;
+		llog__arena_restop();
 	}
 }
 
@@ -259,36 +274,39 @@ int llog__arena_room(struct llog__arena *a, uint32_t total);
 
 static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
 {
-	uint32_t off = a->reserve & a->mask;
-	uint32_t tail = a->size - off;
+	struct llog__own *o = &llog__tls_own;
+	uint32_t off = o->reserve & o->mask;
+	uint32_t tail = o->size - off;
 	uint32_t total = bytes > tail ? bytes + tail : bytes;
 	struct llog__rec *r;
 
-	if (__builtin_expect(total > a->limit - a->reserve, 0) && !llog__arena_room(a, total))
+	if (__builtin_expect(total > o->limit - o->reserve, 0) && !llog__arena_room(a, total))
 		return NULL;
 	r = (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
-	a->reserve += total;
-	r->end = a->reserve;
-	llog__arena_restop(a); /* reserve may have entered a new lap */
+	o->reserve += total;
+	r->end = o->reserve;
+	llog__arena_restop(); /* reserve may have entered a new lap */
 	return r;
 }
 
 /* Gives back the unused end of the last reservation. */
-static inline void llog__arena_shrink(struct llog__arena *a, struct llog__rec *r, uint32_t unused)
+static inline void llog__arena_shrink(struct llog__rec *r, uint32_t unused)
 {
-	a->reserve -= unused;
-	r->end = a->reserve;
+	struct llog__own *o = &llog__tls_own;
+
+	o->reserve -= unused;
+	r->end = o->reserve;
 	/* back, maybe to the lap before: a reservation that ended exactly at
 	 * the ring's end set stop in the next lap */
-	llog__arena_restop(a);
+	llog__arena_restop();
 }
 
 /* Gives back the whole last reservation (never pushed): reserve returns to
  * what it was before it. */
-static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_reserve)
+static inline void llog__arena_unreserve(uint32_t old_reserve)
 {
-	a->reserve = old_reserve;
-	llog__arena_restop(a); /* back, maybe to the lap before */
+	llog__tls_own.reserve = old_reserve;
+	llog__arena_restop(); /* back, maybe to the lap before */
 }
 
 /* Past wake: refreshes the view of released and says whether the ring is
@@ -298,18 +316,19 @@ static inline void llog__arena_unreserve(struct llog__arena *a, uint32_t old_res
  * reserve: a->reserve, from the caller's register (the fast path's). */
 static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t reserve)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t released;
 
 	/* reserve - cached_released is in [0, size], size <= 2^30: the
 	 * difference from wake is a signed 32-bit value ("Stop and wake") */
-	if (__builtin_expect((int32_t)(reserve - a->wake) > 0, 0)) {
+	if (__builtin_expect((int32_t)(reserve - o->wake) > 0, 0)) {
 		/* Acquire: pairs with the flusher's store-release of
 		 * released (a fresher view of the free space). */
 		released = llog__load_acquire(&a->released);
-		llog__arena_view(a, released);
-		if (reserve - released <= a->size / 2)
+		llog__arena_view(released);
+		if (reserve - released <= o->size / 2)
 			return 0;
-		a->wake = reserve + a->size / LLOG__ARENA_WAKE_STEP;
+		o->wake = reserve + o->size / LLOG__ARENA_WAKE_STEP;
 		return 1;
 	}
 	return 0;
@@ -317,7 +336,7 @@ static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t
 
 static inline int llog__arena_fill_wants_wake(struct llog__arena *a)
 {
-	return llog__arena_fill_wants_wake_at(a, a->reserve);
+	return llog__arena_fill_wants_wake_at(a, llog__tls_own.reserve);
 }
 
 /* The same, waking the flusher. */
@@ -332,7 +351,7 @@ static inline void llog__arena_check_fill(struct llog__arena *a)
 static inline int llog__arena_in_flight(const struct llog__arena *a)
 {
 	/* Acquire: pairs with the flusher's release of released. */
-	return a != NULL && llog__load_acquire(&a->released) != a->reserve;
+	return a != NULL && llog__load_acquire(&a->released) != llog__tls_own.reserve;
 }
 
 /* Sleeps until the flusher has released enough of a's ring that `need`

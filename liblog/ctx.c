@@ -70,7 +70,7 @@ static int commit(struct llog__arena *a, const struct llog_field *f, size_t n, u
 
 /*
  * The calling thread's arena for a change, or NULL with *rc set. On success
- * a->in_log is set until done(): a signal handler that logs meanwhile is
+ * the thread's in_log is set until done(): a signal handler that logs meanwhile is
  * refused (its record counted as not logged, as in any LOG it interrupts)
  * instead of reading a->ctx while this change rewrites it (the DROP resend
  * and the synchronous path read it). The compiler fences keep every access
@@ -80,32 +80,37 @@ static int commit(struct llog__arena *a, const struct llog_field *f, size_t n, u
  */
 static struct llog__arena *owner(int *rc)
 {
+	struct llog__own *o = &llog__tls_own;
 	struct llog__arena *a;
 
 	*rc = 0;
 	if (llog__arena_thread_is_internal())
 		return NULL; /* llog's own threads: no context */
+	if (o->in_log) {
+		/* a signal handler inside this thread's LOG (or inside the
+		 * making of its arena) */
+		*rc = -EAGAIN;
+		return NULL;
+	}
 	a = llog__arena_get();
 	if (a == NULL) {
 		*rc = -ENOMEM;
 		return NULL;
 	}
-	if (a->in_log) {
-		*rc = -EAGAIN; /* a signal handler inside this thread's LOG */
-		return NULL;
-	}
-	a->in_log = 1;
-	a->ctx_busy = 1;
+	o->in_log = 1;
+	o->ctx_busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	return a;
 }
 
 /* Ends a change begun by owner(); returns rc. */
-static int done(struct llog__arena *a, int rc)
+static int done(int rc)
 {
+	struct llog__own *o = &llog__tls_own;
+
 	atomic_signal_fence(memory_order_seq_cst);
-	a->ctx_busy = 0;
-	a->in_log = 0;
+	o->ctx_busy = 0;
+	o->in_log = 0;
 	return rc;
 }
 
@@ -137,13 +142,13 @@ static int set(const char *key, struct llog_field nf)
 		goto full;
 	if (counted(f, n) > LLOG_CTX_BYTES)
 		goto full;
-	return done(a, commit(a, f, n, refused));
+	return done(commit(a, f, n, refused));
 full:
 	/* Refused: counted here and shown by every record until a clear. */
 	n = ctx_fields(a, f, &refused);
 	llog__count(fields_truncated, 1);
 	(void)commit(a, f, n, refused + 1);
-	return done(a, -ENOSPC);
+	return done(-ENOSPC);
 }
 
 int llog_ctx_set_i64(const char *key, int64_t v)
@@ -225,9 +230,9 @@ int llog_ctx_remove(const char *key)
 	n = ctx_fields(a, f, &refused);
 	i = find(f, n, key, strlen(key));
 	if (i < 0)
-		return done(a, -ENOENT);
+		return done(-ENOENT);
 	memmove(&f[i], &f[i + 1], (n - (size_t)i - 1) * sizeof(f[0]));
-	return done(a, commit(a, f, n - 1, refused));
+	return done(commit(a, f, n - 1, refused));
 }
 
 int llog_ctx_clear(void)
@@ -237,7 +242,7 @@ int llog_ctx_clear(void)
 
 	if ((a = owner(&rc)) == NULL)
 		return rc;
-	return done(a, commit(a, NULL, 0, 0));
+	return done(commit(a, NULL, 0, 0));
 }
 
 void llog__ctx_scope_enter(struct llog__ctx_scope *s, const char *key)

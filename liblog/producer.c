@@ -96,11 +96,12 @@ static inline int site_bt_kept(const struct llog_site *site, int lv)
  * record larger than the ring could never be reserved: BLOCK would wait for
  * ever. Relaxed: see config.h.
  */
-static inline uint32_t record_bound(const struct llog__arena *a)
+static inline uint32_t record_bound(void)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
 
-	return __builtin_expect(max <= a->size / 4, 1) ? max : (a->size / 4) & ~7u;
+	return __builtin_expect(max <= o->size / 4, 1) ? max : (o->size / 4) & ~7u;
 }
 
 /*
@@ -111,14 +112,14 @@ static inline uint32_t record_bound(const struct llog__arena *a)
  * over half the ring finds no room at some ring offsets, so BLOCK would
  * wait for ever there.
  */
-static inline uint32_t kv_bound(const struct llog__arena *a)
+static inline uint32_t kv_bound(void)
 {
 	/* record_bound's clamp to a quarter of the ring never decides here:
 	 * the ring's size is a power of two of at least 16 KiB (arena.c,
 	 * config.c), so that quarter is a multiple of 8 and above room.
 	 * Relaxed: see config.h. */
 	uint32_t b = llog__load_relaxed(&llog__cfg.max_record_bytes);
-	uint32_t room = a->size / 4 - LLOG__REC_HDR - 16u;
+	uint32_t room = llog__tls_own.size / 4 - LLOG__REC_HDR - 16u;
 
 	return b < room ? b : room;
 }
@@ -161,7 +162,7 @@ static struct llog__rec *capture_slow(struct llog__arena *a, const struct llog_s
 				      const struct llog__plan *plan, const struct call_args *ca,
 				      uint32_t extra, int *trunc)
 {
-	uint32_t budget = record_bound(a);
+	uint32_t budget = record_bound();
 	uint32_t slen[LLOG__PLAN_MAX_ARGS];
 	struct llog__rec *r;
 	size_t n;
@@ -248,7 +249,7 @@ capture(struct llog__arena *a, const struct llog_site *site, const struct llog__
 		r->kind = LLOG__K_LOG;
 	} else if ((r = llog__arena_reserve(a, LLOG__REC_HDR + max + extra)) != NULL) {
 		n = capture_once(plan, ca, typed, llog__rec_payload(r), max, &trunc);
-		llog__arena_shrink(a, r, max - llog__producer_align8(n));
+		llog__arena_shrink(r, max - llog__producer_align8(n));
 		r->kind = LLOG__K_LOG;
 	} else {
 		r = capture_slow(a, site, plan, ca, extra, &trunc);
@@ -302,6 +303,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	 const struct llog__rl_pass *rl, const struct llog__kv_site *ks,
 	 const union llog__kv_val *kv)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, kvbytes = 0;
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
@@ -349,25 +351,25 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 		h = llog__queue_mine();
 		first = llog__queue_peek(h);
 	}
-	if (__builtin_expect(a == NULL || a->in_log, 0)) {
+	if (__builtin_expect(a == NULL || o->in_log, 0)) {
 		if (bt)
 			llog__backtrace_count_lost();
 		else
 			llog__producer_not_logged(site, a);
 		return 0;
 	}
-	a->in_log = 1;
+	o->in_log = 1;
 	/* A signal handler of this thread that sees in_log == 0 must find
 	 * the arena consistent: no arena access moves across the in_log
 	 * stores (a handler's record could then be overwritten). */
 	llog__producer_signal_fence();
-	if (__builtin_expect(a->ctx_dirty, 0) && llog__producer_ctx_resend(a) != 0) {
+	if (__builtin_expect(o->ctx_dirty, 0) && llog__producer_ctx_resend(a) != 0) {
 		r = NULL;
 		goto dropped;
 	}
 	if (ks != NULL)
-		kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
-	old_reserve = a->reserve;
+		kvbytes = llog__kv_call_measure(ks, kv, kv_bound(), slen, &nkv);
+	old_reserve = o->reserve;
 	r = capture(a, site, plan, ca, typed, (rl != NULL ? 8u : 0u) + kvbytes); /* 3, 4 */
 	if (r != NULL && (rl != NULL || ks != NULL)) {
 		char *tail = (char *)llog__rec_payload(r) + llog__producer_align8(r->len);
@@ -388,7 +390,7 @@ dropped:
 			llog__backtrace_count_lost();
 			goto out;
 		}
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), 1u);
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(), 1u);
 		llog__count_dropped();
 		goto out;
 	}
@@ -398,7 +400,7 @@ dropped:
 	 * (message, rate-limit count, fields), as the fast path reads them
 	 * (fast_push); a drop counted later stays for the next record.
 	 * Relaxed: see arena.h. */
-	r->dropped = llog__load_relaxed(llog__producer_pending_drops(a));
+	r->dropped = llog__load_relaxed(llog__producer_pending_drops());
 	carried = r->dropped;                                          /* 5 */
 	if (rl != NULL && rl->ts != 0)
 		pushed = llog__push_from_at(r, h, first, rl->ts);
@@ -408,23 +410,23 @@ dropped:
 		/* Only what the record carries: a handler's drop counted
 		 * after the record read the count stays for the next one. */
 		if (__builtin_expect(carried != 0, 0))
-			(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a),
+			(void)llog__fetch_add_relaxed(llog__producer_pending_drops(),
 						      (uint32_t)0 - carried);
 		if (__builtin_expect(lv >= LLOG_ERROR, 0) && !bt)
 			llog__wake_flusher();
 		else
 			llog__arena_check_fill(a);
 	} else if (bt) {
-		llog__arena_unreserve(a, old_reserve);
+		llog__arena_unreserve(old_reserve);
 		llog__backtrace_count_lost();
 	} else {
-		llog__producer_closed_after_capture(a, r, old_reserve);
+		llog__producer_closed_after_capture(r, old_reserve);
 	}
 out:
 	if (__builtin_expect(lv >= LLOG_FATAL, 0) && !bt)
 		llog__producer_fatal_abort(a);
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	o->in_log = 0;
 	return 0;
 }
 
@@ -530,12 +532,11 @@ static __thread int site_entered;
 #endif
 
 /* The list closed after the fast path's capture: as log_core. */
-static __attribute__((noinline, cold)) int fast_closed(struct llog__arena *a,
-						       struct llog__rec *r, uint32_t old_reserve)
+static __attribute__((noinline, cold)) int fast_closed(struct llog__rec *r, uint32_t old_reserve)
 {
-	llog__producer_closed_after_capture(a, r, old_reserve);
+	llog__producer_closed_after_capture(r, old_reserve);
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	llog__tls_own.in_log = 0;
 	return 0;
 }
 
@@ -557,7 +558,7 @@ static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint
 	int wake = llog__arena_fill_wants_wake_at(a, reserve);
 
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	llog__tls_own.in_log = 0;
 	if (wake)
 		return llog__wake_flusher_last();
 	return 0;
@@ -571,14 +572,16 @@ static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint
 static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
 							     uint32_t carried, uint32_t reserve)
 {
+	struct llog__own *o = &llog__tls_own;
+
 	if (__builtin_expect(carried != 0, 0))
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), (uint32_t)0 - carried);
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(), (uint32_t)0 - carried);
 	/* on the reserve position the caller holds (nothing moved it); past
 	 * half full as llog__arena_fill_wants_wake_at's test */
-	if (__builtin_expect((int32_t)(reserve - a->wake) > 0, 0))
+	if (__builtin_expect((int32_t)(reserve - o->wake) > 0, 0))
 		return fast_fill(a, reserve);
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	o->in_log = 0;
 	return 0;
 }
 
@@ -596,7 +599,7 @@ static __attribute__((noinline)) int fast_push_retry(struct llog__arena *a, stru
 
 	for (;;) {
 		if (__builtin_expect(first == LLOG__CLOSED, 0))
-			return fast_closed(a, r, old_reserve);
+			return fast_closed(r, old_reserve);
 		r->ts = llog__clock_push();
 		/* Release CAS (llist.h): publishes the header and payload. */
 		if (__builtin_expect(llist_try_add(&r->node, h, &first), 1))
@@ -625,7 +628,7 @@ fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
 		LLOG__PREFETCHW((const char *)r + LLOG__FAST_AHEAD + 64);
 	}
 	LLOG__SCHED(FAST_PUSH);
-	carried = llog__load_relaxed(llog__producer_pending_drops(a));
+	carried = llog__load_relaxed(llog__producer_pending_drops());
 	r->dropped = carried;
 	r->ts = plain ? llog__clock_push_tsc() : llog__clock_push();
 	/* Release CAS (llist.h): publishes the header and payload. */
@@ -643,25 +646,26 @@ fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t off, tail;
 
 	FAST_SCHED_ENTER();
-	a->in_log = 1;
+	o->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
 	llog__producer_signal_fence();
-	*old = a->reserve;
-	off = *old & a->mask;
-	tail = a->size - off;
+	*old = o->reserve;
+	off = *old & o->mask;
+	tail = o->size - off;
 	*total = bytes > tail ? bytes + tail : bytes;
 	/* ctx_dirty again, now that no handler runs a LOG of ours: one that
 	 * ran after the entry's test may have had its CTX record dropped
 	 * (log_core reads it only here) */
-	if (__builtin_expect((*total > a->limit - *old && !llog__arena_room(a, *total)) ||
-				     a->ctx_dirty,
+	if (__builtin_expect((*total > o->limit - *old && !llog__arena_room(a, *total)) ||
+				     o->ctx_dirty,
 			     0)) {
 		llog__producer_signal_fence();
-		a->in_log = 0;
+		o->in_log = 0;
 		return NULL;
 	}
 	return (struct llog__rec *)(void *)(a->ring + (bytes > tail ? 0 : off));
@@ -676,25 +680,26 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t off;
 	struct llog__rec *r;
 
 	FAST_SCHED_ENTER();
-	a->in_log = 1;
+	o->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
 	llog__producer_signal_fence();
-	*old = a->reserve;
+	*old = o->reserve;
 	/* ctx_dirty again: see fast_place. One compare for the room: stop is
 	 * min(limit, the lap's end) (arena.h, "Stop and wake"). */
-	if (__builtin_expect(bytes > a->stop - *old || a->ctx_dirty, 0)) {
+	if (__builtin_expect(bytes > o->stop - *old || o->ctx_dirty, 0)) {
 		llog__producer_signal_fence();
-		a->in_log = 0;
+		o->in_log = 0;
 		return NULL;
 	}
-	off = *old & a->mask;
+	off = *old & o->mask;
 	r = (struct llog__rec *)(void *)(a->ring + off);
-	a->reserve = *old + bytes;
+	o->reserve = *old + bytes;
 	r->end = *old + bytes;
 	return r;
 }
@@ -711,24 +716,25 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place_max(struct llog__arena *a, uint32_t bytes)
 {
+	struct llog__own *o = &llog__tls_own;
 	uint32_t old, off;
 	struct llog__rec *r;
 
 	FAST_SCHED_ENTER();
-	a->in_log = 1;
+	o->in_log = 1;
 	/* As in log_core: a signal handler that sees in_log == 0 finds the
 	 * arena consistent. */
 	llog__producer_signal_fence();
-	old = a->reserve;
-	off = old & a->mask;
+	old = o->reserve;
+	off = old & o->mask;
 	/* ctx_dirty again: see fast_place. Past stop (arena.h, "Stop and
 	 * wake"), llog__arena_room takes a fresh view and sets stop again. */
-	if (__builtin_expect((bytes > a->stop - old &&
-			      (!llog__arena_room(a, bytes) || bytes > a->stop - old)) ||
-				     a->ctx_dirty,
+	if (__builtin_expect((bytes > o->stop - old &&
+			      (!llog__arena_room(a, bytes) || bytes > o->stop - old)) ||
+				     o->ctx_dirty,
 			     0)) {
 		llog__producer_signal_fence();
-		a->in_log = 0;
+		o->in_log = 0;
 		return NULL;
 	}
 	r = (struct llog__rec *)(void *)(a->ring + off);
@@ -739,12 +745,11 @@ fast_place_max(struct llog__arena *a, uint32_t bytes)
 /* Undoes fast_take (a CLOSED head seen after it): the reservation given
  * back and in_log cleared, as if nothing had been done (nothing was
  * pushed; the ring's bytes past reserve are free). */
-static inline __attribute__((always_inline)) void fast_untake(struct llog__arena *a,
-							      uint32_t old)
+static inline __attribute__((always_inline)) void fast_untake(uint32_t old)
 {
-	llog__arena_unreserve(a, old);
+	llog__arena_unreserve(old);
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	llog__tls_own.in_log = 0;
 }
 
 /* The header of a fast record of n payload bytes (its drops: fast_push;
@@ -804,7 +809,7 @@ fast_fixed(struct llog_site *site, const uint64_t *v, unsigned s, struct llog__a
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
-		fast_untake(a, old);
+		fast_untake(old);
 		LLOG__SCHED(FAST_CLOSED);
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
 	}
@@ -848,9 +853,9 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(used), &old, &total);
 	if (r == NULL)
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
-	a->reserve = old + total;
+	llog__tls_own.reserve = old + total;
 	r->end = old + total;
-	llog__arena_restop(a); /* reserve may have entered a new lap */
+	llog__arena_restop(); /* reserve may have entered a new lap */
 	fast_header(r, site, used);
 	d = llog__rec_payload(r);
 	q = v;
@@ -880,6 +885,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
 					      struct llog_site *site, unsigned s, int plain)
 {
+	struct llog__own *o = &llog__tls_own;
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
@@ -919,13 +925,13 @@ static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint6
 	/* The reservation, less the unused end (room: max less the bytes
 	 * used; max is a multiple of 8, so is what is given back), as
 	 * llog__arena_shrink. */
-	old = a->reserve;
+	old = o->reserve;
 	end = r->end - (room & ~7u);
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0))
 		goto slow;
-	a->reserve = end;
+	o->reserve = end;
 	r->end = end;
 	if (__builtin_expect(plain, 1))
 		return fast_push(a, r, h, first, old, end, 1);
@@ -934,7 +940,7 @@ slow:
 	/* (the site from the header: one value fewer kept across the calls) */
 	site = (struct llog_site *)(uintptr_t)r->site;
 	llog__producer_signal_fence();
-	r->arena->in_log = 0;
+	o->in_log = 0;
 	return log_t_slow(site, v, n);
 }
 
@@ -945,10 +951,9 @@ slow:
  * rewritten; ctx_dirty is read again once in_log is set, fast_take).
  * Drops to report ride in the record as in log_core (fast_push). The
  * process's word (llog__queue_slow) is the caller's next test. */
-static inline __attribute__((always_inline)) int fast_enter(unsigned s,
-							    const struct llog__arena *a)
+static inline __attribute__((always_inline)) int fast_enter(unsigned s)
 {
-	return __builtin_expect((s & LLOG__SITE_FAST) && a->busy == 0, 1);
+	return __builtin_expect((s & LLOG__SITE_FAST) && llog__tls_own.busy == 0, 1);
 }
 
 /* Whether a call of a FAST site, of state word s, is kept for the
@@ -988,7 +993,7 @@ static inline __attribute__((always_inline)) int log_t_body(struct llog_site *si
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (!fast_enter(s, a))
+	if (!fast_enter(s))
 		return log_t_slow(site, v, n);
 	if (__builtin_expect(llog__queue_slow() != 0, 0))
 		return fast_any(site, v, n, s, a);
@@ -1168,7 +1173,7 @@ static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 							 struct llog__arena *a)
 {
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, n = LLOG__SHAPE_FIXED(s), old, bytes;
-	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(a), slen, &nkv);
+	uint32_t kvbytes = llog__kv_call_measure(ks, kv, kv_bound(), slen, &nkv);
 	const uint64_t *q = v; /* as fast_fixed's */
 	struct llist_node *first;
 	struct llist_head *h;
@@ -1190,7 +1195,7 @@ static __attribute__((noinline, cold)) int fast_kv_exact(struct llog_site *site,
 	h = llog__queue_mine();
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
-		fast_untake(a, old);
+		fast_untake(old);
 		LLOG__SCHED(FAST_CLOSED);
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
 	}
@@ -1208,7 +1213,8 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 					     const union llog__kv_val *kv, const uint64_t *v,
 					     unsigned s, struct llog__arena *a)
 {
-	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(a), old, end;
+	struct llog__own *o = &llog__tls_own;
+	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(), old, end;
 	const uint64_t *q = v;
 	struct llist_node *first;
 	struct llist_head *h;
@@ -1229,17 +1235,17 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 	kvb -= llog__kv_call_put(ks, kv, kvb,
 				 (char *)llog__rec_payload(r) + llog__producer_align8(n));
 	a = r->arena;
-	old = a->reserve;
+	old = o->reserve;
 	end = r->end - kvb;
 	plain = llog__clock_push_is_tsc();
 	h = fast_head(plain);
 	first = llog__queue_peek(h);
 	if (__builtin_expect(first == LLOG__CLOSED, 0)) {
 		llog__producer_signal_fence();
-		a->in_log = 0;
+		o->in_log = 0;
 		return kv_t_slow(site, ks, kv, v, LLOG__SHAPE_MAX_ARGS);
 	}
-	a->reserve = end;
+	o->reserve = end;
 	r->end = end;
 	if (__builtin_expect(plain, 1))
 		return fast_push(a, r, h, first, old, end, 1);
@@ -1271,7 +1277,7 @@ kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union ll
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
 	struct llog__arena *a = llog__tls_arena;
 
-	if (fast_enter(s, a) && !(s & LLOG__SHAPE_HAS_STR) &&
+	if (fast_enter(s) && !(s & LLOG__SHAPE_HAS_STR) &&
 	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))
 		return fast_kv(site, ks, kv, v, s, a);
 	return kv_t_slow(site, ks, kv, v, n);

@@ -38,7 +38,7 @@ void __attribute__((noreturn, noinline, cold)) llog__producer_fatal_abort(struct
 {
 	if (a != NULL) {
 		llog__producer_signal_fence();
-		a->in_log = 0;
+		llog__tls_own.in_log = 0;
 	}
 	llog_flush();
 	llog__fatal_aborting = 1;
@@ -134,7 +134,7 @@ llog__producer_not_logged(const struct llog_site *site, struct llog__arena *a)
 {
 	llog__count_dropped();
 	if (a != NULL && !llog__arena_thread_is_internal())
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), 1u);
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(), 1u);
 	if (llog__site_level(site) >= LLOG_FATAL)
 		llog__producer_fatal_abort(NULL);
 }
@@ -142,10 +142,9 @@ llog__producer_not_logged(const struct llog_site *site, struct llog__arena *a)
 /* Step 5 (producer.c) failed: the list closed while we captured. Rendered here (after
  * the final round wrote our earlier records); the bytes go back. */
 void __attribute__((noinline, cold))
-llog__producer_closed_after_capture(struct llog__arena *a, struct llog__rec *r,
-				    uint32_t old_reserve)
+llog__producer_closed_after_capture(struct llog__rec *r, uint32_t old_reserve)
 {
 	llog__control_wait_shutdown();
 	llog__sync_record(r, sync_self());
-	llog__arena_unreserve(a, old_reserve);
+	llog__arena_unreserve(old_reserve);
 }

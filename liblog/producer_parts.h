@@ -55,9 +55,9 @@ static inline uint32_t llog__producer_align8(size_t n)
  * subtraction after the push. Relaxed: only this thread and its own
  * handlers touch it; the record carries its copy to the flusher.
  */
-static inline _Atomic uint32_t *llog__producer_pending_drops(struct llog__arena *a)
+static inline _Atomic uint32_t *llog__producer_pending_drops(void)
 {
-	return &a->dropped_pending;
+	return &llog__tls_own.dropped_pending;
 }
 
 /* ---- producer_cold.c: a LOG's cold paths ---- */
@@ -99,8 +99,7 @@ void llog__producer_not_logged(const struct llog_site *site, struct llog__arena 
 
 /* The list closed while r was captured: r written synchronously, its
  * bytes given back (old_reserve). */
-void llog__producer_closed_after_capture(struct llog__arena *a, struct llog__rec *r,
-					 uint32_t old_reserve) __attribute__((cold));
+void llog__producer_closed_after_capture(struct llog__rec *r, uint32_t old_reserve) __attribute__((cold));
 
 /* ---- producer_thread.c: a thread's own records ---- */
 

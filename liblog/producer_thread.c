@@ -37,11 +37,11 @@ static int push_own(struct llog__arena *a, struct llog__rec *r, uint8_t kind, ui
 	r->flags = 0;
 	r->site = NULL;
 	r->arena = a;
-	carried = r->dropped = llog__load_relaxed(llog__producer_pending_drops(a));
+	carried = r->dropped = llog__load_relaxed(llog__producer_pending_drops());
 	if (llog__push(r) != 0)
 		return -1;
 	if (carried != 0)
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a),
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(),
 					      (uint32_t)0 - carried);
 	return 0;
 }
@@ -64,6 +64,7 @@ int llog_thread_prepare(void)
  */
 int llog_set_thread_name(const char *name)
 {
+	struct llog__own *o = &llog__tls_own;
 	char buf[LLOG__NAME_BYTES];
 	struct llog__arena *a;
 	struct llog__rec *r;
@@ -76,27 +77,27 @@ int llog_set_thread_name(const char *name)
 	a = llog__arena_mine();
 	/* No arena yet: the first LOG reads the new system name. llog's own
 	 * threads never push records. */
-	if (a == NULL || llog__arena_thread_is_internal() || a->in_log ||
+	if (a == NULL || llog__arena_thread_is_internal() || o->in_log ||
 	    memcmp(a->name, buf, sizeof(buf)) == 0)
 		return 0;
-	a->in_log = 1;
+	o->in_log = 1;
 	llog__producer_signal_fence();
-	old_reserve = a->reserve;
+	old_reserve = o->reserve;
 	r = llog__producer_reserve(a, LLOG__REC_HDR + LLOG__NAME_BYTES);
 	if (r == NULL) {
-		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(a), 1u);
+		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(), 1u);
 		llog__count_dropped();
 	} else {
 		memcpy(llog__rec_payload(r), buf, sizeof(buf));
 		if (push_own(a, r, LLOG__K_NAME, LLOG__NAME_BYTES) == 0) {
 			memcpy(a->name, buf, sizeof(buf));
 		} else {
-			llog__arena_unreserve(a, old_reserve);
+			llog__arena_unreserve(old_reserve);
 			llog__arena_rename_closed(a, buf);
 		}
 	}
 	llog__producer_signal_fence();
-	a->in_log = 0;
+	o->in_log = 0;
 	return 0;
 }
 
@@ -104,24 +105,25 @@ int llog_set_thread_name(const char *name)
  * DROP) or -1 (list closed: given back, flusher's copy set). In_log held. */
 static int ctx_record(struct llog__arena *a)
 {
+	struct llog__own *o = &llog__tls_own;
 	struct llog__kv_list h;
 	struct llog__rec *r;
-	uint32_t old_reserve = a->reserve;
+	uint32_t old_reserve = o->reserve;
 
 	memcpy(&h, a->ctx, sizeof(h));
 	if (h.bytes < sizeof(h))
 		h.bytes = sizeof(h); /* never set: an empty list */
 	r = llog__producer_reserve(a, LLOG__REC_HDR + llog__producer_align8(h.bytes));
 	if (r == NULL) {
-		a->ctx_dirty = 1;
+		o->ctx_dirty = 1;
 		return 1;
 	}
 	memcpy(llog__rec_payload(r), a->ctx, h.bytes);
 	if (push_own(a, r, LLOG__K_CTX, h.bytes) == 0) {
-		a->ctx_dirty = 0;
+		o->ctx_dirty = 0;
 		return 0;
 	}
-	llog__arena_unreserve(a, old_reserve);
+	llog__arena_unreserve(old_reserve);
 	llog__arena_ctx_closed(a);
 	return -1;
 }

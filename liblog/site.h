@@ -55,7 +55,8 @@ _Static_assert(sizeof(struct llog__plan) <= sizeof(((struct llog_site *)0)->plan
 #define LLOG__SHAPE_HAS_STR 0x10u
 #define LLOG__SHAPE_LEVEL(s) (((s) >> 5) & 7u)
 #define LLOG__SHAPE_ARGS(s) (((s) >> 8) & 0xffffu)
-#define LLOG__SHAPE_FIXED(s) (((s) >> 24) & 0x7fu)
+/* bits 24-28: the fixed bytes / 4 (each argument's are 4 or 8) */
+#define LLOG__SHAPE_FIXED(s) (((s) >> 22) & 0x7cu)
 #define LLOG__SHAPE_MAX_ARGS 8u
 /* (the codes are llog/detail.h's signature classes, LLOG__SIG_*) */
 enum {
@@ -80,7 +81,7 @@ static inline unsigned llog__site_shape(const struct llog__plan *plan, unsigned 
 
 	if ((plan->flags & (LLOG__PLAN_EAGER | LLOG__PLAN_LDBL)) || plan->nargs > nslots ||
 	    plan->nargs > LLOG__SHAPE_MAX_ARGS || lv < LLOG_TRACE || lv >= LLOG_ERROR ||
-	    plan->fixed_bytes > 0x7fu)
+	    plan->fixed_bytes > 0x7cu || plan->fixed_bytes % 4u != 0)
 		return w;
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		unsigned c;
@@ -104,16 +105,16 @@ static inline unsigned llog__site_shape(const struct llog__plan *plan, unsigned 
 		args |= c << (2 * i);
 	}
 	return w | LLOG__SITE_FAST | has_str | (unsigned)lv << 5 | args << 8 |
-	       (unsigned)plan->fixed_bytes << 24;
+	       (unsigned)plan->fixed_bytes << 22;
 }
 
-/* The state word w (llog__site_shape's) with LLOG__SITE_INLINE, its
- * sign bit, when a call site's own code may write its records
- * (llog/detail.h, "The call site's own fast path"): the site is FAST and
- * the signature sig its macro compiled in is of this library's
- * LLOG__FAST_ABI or an earlier one of the same layout (1: no prefetch),
- * counts as many arguments as the call passed and the
- * plan consumes, and gives each the class the plan does (so the same
+/* The state word w (llog__site_shape's) with LLOG__SITE_INLINE (bit
+ * 30; never the sign bit, versions 1 and 2's mark), when a call site's
+ * own code may write its records (llog/detail.h, "The call site's own
+ * fast path"): the site is FAST and the signature sig its macro compiled
+ * in is of this library's LLOG__FAST_ABI (an earlier one's code reaches
+ * the owner words in the arena's header, where they no longer are),
+ * counts as many arguments as the call passed and the plan consumes, and gives each the class the plan does (so the same
  * payload bytes: a char * given to %p is not a string there). sig 0: a
  * call without one (llog__log_t). */
 static inline unsigned llog__site_inline(unsigned w, const struct llog__plan *plan,
@@ -121,7 +122,7 @@ static inline unsigned llog__site_inline(unsigned w, const struct llog__plan *pl
 {
 	unsigned fixed = 0;
 
-	if (!(w & LLOG__SITE_FAST) || (sig >> 24) - 1u > LLOG__FAST_ABI - 1u ||
+	if (!(w & LLOG__SITE_FAST) || (sig >> 24) != LLOG__FAST_ABI ||
 	    ((sig >> 16) & 0xfu) != nslots || plan->nargs != nslots ||
 	    LLOG__SHAPE_ARGS(w) != (sig & 0xffffu))
 		return w;

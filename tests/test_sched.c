@@ -770,7 +770,7 @@ static void test_fast_path_string_bound(void **state)
 static void hook_dirty(enum llog__sched_point p)
 {
 	if (p == LLOG__SP_FAST_ENTER && atomic_exchange(&dirty_once, 0))
-		llog__tls_arena->ctx_dirty = 1;
+		llog__tls_own.ctx_dirty = 1;
 	if (p == LLOG__SP_FAST_PUSH)
 		atomic_fetch_add(&fast_pushed, 1);
 }
@@ -794,7 +794,7 @@ static void test_fast_path_ctx_after_entry(void **state)
 	llog__sched_set_hook(NULL);
 	assert_int_equal(atomic_load(&dirty_once), 0); /* the fast path was entered */
 	assert_int_equal(atomic_load(&fast_pushed), 0); /* and left to log_core */
-	assert_int_equal(llog__tls_arena->ctx_dirty, 0);   /* and the context sent */
+	assert_int_equal(llog__tls_own.ctx_dirty, 0);   /* and the context sent */
 	llog_flush();
 	assert_int_equal(memsink_count(m, "same 1"), 1);
 	assert_int_equal(memsink_count(m, "same 2"), 1);
@@ -876,10 +876,10 @@ static void test_fast_path_go_slow(void **state)
 	 * log_core sends it, then the record; the next call is fast again */
 	assert_int_equal(llog_ctx_set("c", "v"), 0);
 	e = atomic_load(&fast_entered);
-	llog__tls_arena->ctx_dirty = 1;
+	llog__tls_own.ctx_dirty = 1;
 	log_same(2);
 	assert_int_equal(atomic_load(&fast_entered), e);
-	assert_int_equal(llog__tls_arena->ctx_dirty, 0);
+	assert_int_equal(llog__tls_own.ctx_dirty, 0);
 	log_same(3);
 	assert_int_equal(atomic_load(&fast_entered), e + 1);
 	(void)llog_ctx_clear();
@@ -957,13 +957,14 @@ static void start_small_ring(struct memsink *m, size_t max_record)
 	assert_int_equal(memsink_start(m, &cfg), 0);
 }
 
-static void check_stop(const struct llog__arena *a)
+static void check_stop(void)
 {
-	uint32_t lap_end = (a->reserve | a->mask) + 1u;
+	const struct llog__own *o = &llog__tls_own;
+	uint32_t lap_end = (o->reserve | o->mask) + 1u;
 
-	assert_true(a->stop - a->reserve <= a->limit - a->reserve);
-	assert_true(a->stop - a->reserve <= lap_end - a->reserve);
-	assert_true(a->limit - a->reserve <= a->size);
+	assert_true(o->stop - o->reserve <= o->limit - o->reserve);
+	assert_true(o->stop - o->reserve <= lap_end - o->reserve);
+	assert_true(o->limit - o->reserve <= o->size);
 }
 
 static void log_wide2(long i)
@@ -993,7 +994,7 @@ static void test_fast_path_stop(void **state)
 	log_bare();
 	a = llog__arena_mine();
 	assert_non_null(a);
-	check_stop(a);
+	check_stop();
 	atomic_store(&fast_pushed, 0);
 	llog__sched_set_hook(hook_count_fast);
 	/* 64-byte records end exactly at the ring's end; a 48-byte one
@@ -1009,7 +1010,7 @@ static void test_fast_path_stop(void **state)
 			log_int3(i);
 			ints++;
 		}
-		check_stop(a);
+		check_stop();
 		if (i % 64 == 63)
 			llog_flush();
 	}
@@ -1051,9 +1052,9 @@ static void test_shrink_at_lap_end(void **state)
 	assert_non_null(a);
 	/* log_core's largest record of the string site ends at the ring's
 	 * end when it starts here */
-	target = a->size - (LLOG__REC_HDR + 256u);
-	for (int i = 0; (a->reserve & a->mask) != target; i++) {
-		uint32_t dist = (target - a->reserve) & a->mask;
+	target = llog__tls_own.size - (LLOG__REC_HDR + 256u);
+	for (int i = 0; (llog__tls_own.reserve & llog__tls_own.mask) != target; i++) {
+		uint32_t dist = (target - llog__tls_own.reserve) & llog__tls_own.mask;
 
 		if (dist % 16 != 0) {
 			log_int1(i);
@@ -1072,16 +1073,16 @@ static void test_shrink_at_lap_end(void **state)
 	 * of reserve's lap */
 	llog_flush();
 	assert_true(llog__arena_room(a, 8));
-	assert_true(a->limit - a->reserve > a->size - (a->reserve & a->mask));
+	assert_true(llog__tls_own.limit - llog__tls_own.reserve > llog__tls_own.size - (llog__tls_own.reserve & llog__tls_own.mask));
 	log_err_str("x");
 	/* shrunk back into the lap before the ring's end */
-	assert_int_not_equal(a->reserve & a->mask, 0);
-	check_stop(a);
+	assert_int_not_equal(llog__tls_own.reserve & llog__tls_own.mask, 0);
+	check_stop();
 	/* fast records on to the ring's end and past it */
 	for (int i = 0; i < 16; i++) {
 		log_int3(1000 + i);
 		ints++;
-		check_stop(a);
+		check_stop();
 	}
 	llog_flush();
 	assert_int_equal(memsink_count(m, "err x"), 1);
@@ -1371,7 +1372,7 @@ static void test_site_path_ring(void **state)
 		else
 			log_site_seq(i, str);
 		str[len] = 's';
-		check_stop(a);
+		check_stop();
 		/* a flush now and then; from 2000 to 3000, none: the ring
 		 * fills and the calls wait in log_core */
 		if (i % 97 == 0 && (i < 2000 || i > 3000))
@@ -1510,9 +1511,9 @@ static void test_site_path_cas_retry(void **state)
 		assert_int_equal(pthread_join(t, NULL), 0);
 		assert_int_equal(atomic_load(&retry_once), 0);
 		assert_int_equal(site_points(), 2); /* FAST_ENTER, FAST_PUSH */
-		assert_int_equal(a->in_log, 0);
-		assert_int_equal(atomic_load(&a->dropped_pending), 0);
-		check_stop(a);
+		assert_int_equal(llog__tls_own.in_log, 0);
+		assert_int_equal(atomic_load(&llog__tls_own.dropped_pending), 0);
+		check_stop();
 	}
 	llog_flush();
 	{

@@ -299,7 +299,7 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * this library takes both.
  */
 #ifndef LLOG__FAST_ABI
-#define LLOG__FAST_ABI 2u
+#define LLOG__FAST_ABI 3u
 #endif
 #define LLOG__SIG_INT 1u
 #define LLOG__SIG_STR 2u
@@ -310,9 +310,11 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
 #define LLOG__SIG_HEAD(n) (LLOG__CAST(unsigned, LLOG__FAST_ABI) << 24 | LLOG__CAST(unsigned, n) << 16)
 /* argument i's class in sig */
 #define LLOG__SIG_CLS(sig, i) (((sig) >> (2 * (i))) & 3u)
-/* The sign bit of a site's state word: the site's own code may write its
- * records (set by the library only). */
-#define LLOG__SITE_INLINE LLOG__CAST(int, 0x80000000u)
+/* Bit 30 of a site's state word: the site's own code of LLOG__FAST_ABI 3
+ * may write its records (set by the library only). The sign bit was
+ * versions 1 and 2's mark: this library never sets it, so their code
+ * never runs against it. */
+#define LLOG__SITE_INLINE LLOG__CAST(int, 0x40000000u)
 /* The payload bytes the call site's path writes at most: the record bound
  * (llog_config.max_record_bytes) is never below it, so a record that
  * fits is never clipped; one with longer strings is the library's. */
@@ -331,14 +333,22 @@ LLOG_EXPORT int llog__log_ts(struct llog_site *site, const uint64_t *v, unsigned
  * path, as the library's own fast path leaves a call. */
 LLOG_EXPORT int llog__log_tx(struct llog_site *site, const uint64_t *v, unsigned n);
 
-/* The calling thread's arena (liblog/arena.h; the library's own type):
- * never NULL, a static header whose busy word is nonzero for a thread
- * without one. Initial-exec: a load at a fixed offset from the thread
- * pointer, also from an object linked against the shared library (the
- * library's TLS is in the static TLS block: it uses the same model),
- * never a __tls_get_addr call. */
+/* The calling thread's arena (liblog/arena.h; the library's own type),
+ * as the call sites of headers before LLOG__FAST_ABI 3 load it (their
+ * own path never runs against this library, which never marks their
+ * sites; the symbol stays for them). */
 struct llog__arena;
 LLOG_EXPORT extern __thread struct llog__arena *llog__tls_arena
+	__attribute__((tls_model("initial-exec")));
+/* The calling thread's owner words (liblog/arena.h, struct llog__own;
+ * the library's own type): one cache line of its static TLS, which the
+ * call site's own path reads and writes (struct llog__fast_own).
+ * Initial-exec: a load at a fixed offset from the thread pointer, also
+ * from an object linked against the shared library (the library's TLS
+ * is in the static TLS block: it uses the same model), never a
+ * __tls_get_addr call. */
+struct llog__own;
+LLOG_EXPORT extern __thread struct llog__own llog__tls_own
 	__attribute__((tls_model("initial-exec")));
 
 
@@ -348,17 +358,18 @@ struct __attribute__((may_alias)) llog__fast_head {
 	void *first;
 	uint32_t slow;
 };
-/* The arena's first cache line as the call site's path sees it
- * (liblog/arena.h, struct llog__arena, checked there): positions, the
- * drops to report, the go-slow word (its bytes: in_log, ctx_dirty,
- * ctx_busy, none), the queue's first head and its CLOSED sentinel.
- * may_alias: the library's type of the same bytes is another one. */
-struct __attribute__((may_alias)) llog__fast_arena {
+/* The owner words as the call site's path sees them (liblog/arena.h,
+ * struct llog__own, checked there): positions, the drops to report, the
+ * go-slow word (its bytes: in_log, ctx_dirty, ctx_busy, none), the
+ * queue's first head and its CLOSED sentinel, the arena. may_alias: the
+ * library's type of the same bytes is another one. */
+struct __attribute__((may_alias)) llog__fast_own {
 	uint32_t reserve, stop, limit, cached_released, wake, size, mask, faulted;
 	uint32_t dropped_pending; /* atomic: the owner and its signal handlers */
 	uint32_t busy;            /* in_log, ctx_dirty, ctx_busy, none */
 	struct llog__fast_head *head;
 	const void *closed;
+	void *arena;
 };
 /* The record header (liblog/queue.h, struct llog__rec). */
 struct __attribute__((may_alias)) llog__fast_rec {
@@ -394,7 +405,7 @@ struct __attribute__((may_alias)) llog__fast_rec {
 #define LLOG__FAST_META_NULL 0x2u   /* a NULL string field (liblog/kv.h) */
 /* The ring's offset in the arena (liblog/arena.h: offsetof(struct
  * llog__arena, ring)). */
-#define LLOG__FAST_RING_OFF 5888u
+#define LLOG__FAST_RING_OFF 5824u
 
 /* The rare ends of the site's path, after its push (the library's
  * fast_push_retry and fast_pushed): the CAS failed (first: the head it
@@ -892,7 +903,8 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		const union llog__kv_val *kv, const uint64_t *v, unsigned n, unsigned sig)
 {
 	uint32_t len[8] = {0}, klen[8] = {0}, room, used = 0, kb = 0, bytes, old, end, carried;
-	struct llog__fast_arena *a;
+	struct llog__fast_own *a;
+	unsigned char *arena;
 	struct llog__fast_head *h;
 	struct llog__fast_rec *r;
 	unsigned char *d;
@@ -909,7 +921,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	/* Relaxed: the verdict is in the word itself; nothing it publishes
 	 * (the plan) is read here. */
 	s = __atomic_load_n(&site->state, __ATOMIC_RELAXED);
-	if (LLOG__UNLIKELY(s >= 0) ||
+	if (LLOG__UNLIKELY(!(s & LLOG__SITE_INLINE)) ||
 	    !(llog__fast_nonnull(0, n, sig, v) && llog__fast_nonnull(1, n, sig, v) &&
 	      llog__fast_nonnull(2, n, sig, v) && llog__fast_nonnull(3, n, sig, v) &&
 	      llog__fast_nonnull(4, n, sig, v) && llog__fast_nonnull(5, n, sig, v) &&
@@ -920,7 +932,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 			 llog__fast_kv_typed(4, ks) && llog__fast_kv_typed(5, ks) &&
 			 llog__fast_kv_typed(6, ks) && llog__fast_kv_typed(7, ks)))
 		return LLOG__FAST_MISS(site, ks, kv, v, n, sig);
-	a = LLOG__CAST(struct llog__fast_arena *, LLOG__CAST(void *, llog__tls_arena));
+	a = LLOG__CAST(struct llog__fast_own *, LLOG__CAST(void *, &llog__tls_own));
 	/* The go-slow word: a plain read, written only by this thread and
 	 * its signal handlers (liblog/arena.h, "The go-slow word"). */
 	if (LLOG__UNLIKELY(a->busy != 0))
@@ -972,9 +984,9 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		LLOG__PUN(volatile uint8_t *, &a->busy)[0] = 0;
 		return LLOG__FAST_GIVE_UP(site, ks, kv, v, n);
 	}
+	arena = LLOG__CAST(unsigned char *, a->arena);
 	r = LLOG__CAST(struct llog__fast_rec *,
-		       LLOG__CAST(void *, LLOG__PUN(unsigned char *, a) + LLOG__FAST_RING_OFF +
-						   (old & a->mask)));
+		       LLOG__CAST(void *, arena + LLOG__FAST_RING_OFF + (old & a->mask)));
 	LLOG__FAST_PREFETCHW(LLOG__PUN(const char *, r) + LLOG__FAST_AHEAD);
 	if (n != 0 || ks != LLOG__NULLPTR)
 		LLOG__FAST_PREFETCHW(LLOG__PUN(const char *, r) + LLOG__FAST_AHEAD + 64);
@@ -996,7 +1008,7 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		r->flags = LLOG__FAST_REC_FIELDS;
 	}
 	r->site = site;
-	r->arena = a;
+	r->arena = arena;
 	d = LLOG__PUN(unsigned char *, r) + LLOG__FAST_REC_HDR;
 	d = llog__fast_put(d, 0, n, sig, v, len);
 	d = llog__fast_put(d, 1, n, sig, v, len);
@@ -1052,13 +1064,13 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 	 * failure: the retry (out of line) only tries again. */
 	if (LLOG__UNLIKELY(!__atomic_compare_exchange_n(&h->first, &first, LLOG__CAST(void *, r), 0,
 							__ATOMIC_RELEASE, __ATOMIC_RELAXED))) {
-		llog__fast_retry(a, r, first, old);
+		llog__fast_retry(arena, r, first, old);
 		return 0;
 	}
 	/* the ring past half full: end past wake (a plain read, the owner's
 	 * word; the distance is below 2^30 either way, liblog/arena.h) */
 	if (LLOG__UNLIKELY(carried != 0 || LLOG__CAST(int32_t, a->wake - end) < 0)) {
-		llog__fast_after(a, carried, end);
+		llog__fast_after(arena, carried, end);
 		return 0;
 	}
 	LLOG__FAST_FENCE();
