@@ -15,7 +15,8 @@
  *   used = reserve - released <= size
  *
  * Only the owner writes reserve, limit, cached_released, faulted,
- * dropped_pending and in_log; only the flusher writes released
+ * dropped_pending and in_log (its owner words, below); only the flusher
+ * writes released
  * (store-release after it has finished reading a record, paired with the
  * owner's load-acquire before it reuses the bytes).
  *
@@ -57,25 +58,35 @@
  * lap's end leaves stop == reserve: the next call takes the general path,
  * whose reservation enters the new lap and sets stop again.
  *
- * The go-slow word: busy, one 32-bit word of the arena, is zero iff the
- * thread's fast path may run: in_log (re-entry: a signal handler inside a
- * LOG, or llog's own threads, whose arena is a header with in_log always
- * set), ctx_dirty (a context to send first), ctx_busy (ctx.c rewriting
- * the context), none (no arena). A thread without an arena points at
- * llog__arena_none, whose none byte is 1, so the fast path loads the
- * thread's arena pointer and the word and tests once, with no test of the
- * pointer. Each byte is written only by the owner and its signal handlers
- * (none: never; the pointer is what changes, at creation and at thread
- * exit, where it returns to llog__arena_none before the exit record is
- * pushed), each between compiler fences: a handler that runs between the
- * fast path's test and its setting in_log runs a whole LOG or context
- * change and leaves in_log as it found it; ctx_dirty, which such a handler
- * may have set, is read again after in_log is set (producer.c). The
- * process-wide reasons (a clock other than the plain TSC, the backtrace
- * on) cannot be in a word of each thread without a registry of threads:
- * they are one word on the line of the queue's first head, which the
- * fast path's push takes anyway (llog__queue_slow, queue.h), which
- * changes only while no flusher runs.
+ * The owner's words: the positions above, the drop count and the go-slow
+ * word live in the owner's static TLS (struct llog__own, llog__tls_own),
+ * not in the arena: one cache line that a call reads and writes on a
+ * page the thread touches anyway (the TLS block), so a call touches no
+ * line or page of the arena's header, only its ring's lines (the header's
+ * page and line cost a call after a pause one miss each:
+ * bench/README.md, "The call's footprint"). Every reader and writer of
+ * them is the owner thread or one of its signal handlers (creation, the
+ * LOG paths, context changes, thread exit, a fork child's one thread),
+ * so the thread's own TLS is always the arena's; llog__tls_own.arena
+ * names the arena (NULL while the thread has none).
+ *
+ * The go-slow word: busy, one 32-bit word of the owner's words, is zero
+ * iff the thread's fast path may run: in_log (re-entry: a signal handler
+ * inside a LOG or inside the making of the arena, or llog's own threads,
+ * whose in_log is always set), ctx_dirty (a context to send first),
+ * ctx_busy (ctx.c rewriting the context), none (no arena: 1 from the
+ * TLS's initial value until the arena is made, and again from the
+ * thread's exit or a drained release on). So the fast path loads the word
+ * and tests once, with no test of a pointer. Each byte is written only by
+ * the owner and its signal handlers, each between compiler fences: a
+ * handler that runs between the fast path's test and its setting in_log
+ * runs a whole LOG or context change and leaves in_log as it found it;
+ * ctx_dirty, which such a handler may have set, is read again after
+ * in_log is set (producer.c). The process-wide reasons (a clock other
+ * than the plain TSC, the backtrace on) cannot be in a word of each
+ * thread without a registry of threads: they are one word on the line of
+ * the queue's first head, which the fast path's push takes anyway
+ * (llog__queue_slow, queue.h), which changes only while no flusher runs.
  *
  * Waiting for space (the BLOCK policy): a full owner announces itself in a
  * waiter count and sleeps on a sequence word; the flusher, after each
@@ -204,13 +215,14 @@ struct llog__arena {
 	alignas(64) unsigned char ring[];
 };
 
-/* The arena of a thread that has none (never NULL: see "The go-slow
- * word"): its busy word is nonzero (none), nothing else of it is used. */
+/* The arena of a thread that has none (never NULL): a sentinel, nothing of
+ * it is used (its owner words say none: "The go-slow word"). */
 extern struct llog__arena llog__arena_none LLOG__HIDDEN;
 
-/* The calling thread's arena, or &llog__arena_none: llog__tls_arena,
- * declared in llog/detail.h (initial-exec; exported, for the call sites'
- * own fast path). */
+/* The calling thread's arena, or &llog__arena_none (a sentinel: nothing
+ * of it is used): llog__tls_arena, declared in llog/detail.h
+ * (initial-exec; exported, for objects built with headers before
+ * LLOG__FAST_ABI 3). */
 
 /* ---- the owner ----------------------------------------------------------- */
 

@@ -945,8 +945,8 @@ slow:
 }
 
 /* The fast path's entry: whether site's call, of state word s, may take
- * it on arena a (the thread's, llog__arena_none when it has none): its
- * verdict FAST and the thread's go-slow word zero (arena.h, "The go-slow
+ * it on the thread's arena: its verdict FAST and the thread's go-slow
+ * word zero (arena.h, "The go-slow
  * word": an arena made, no re-entry, no context to resend or being
  * rewritten; ctx_dirty is read again once in_log is set, fast_take).
  * Drops to report ride in the record as in log_core (fast_push). The
@@ -991,7 +991,7 @@ static inline __attribute__((always_inline)) int log_t_body(struct llog_site *si
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__tls_arena;
+	struct llog__arena *a = llog__tls_own.arena; /* NULL: busy says none */
 
 	if (!fast_enter(s))
 		return log_t_slow(site, v, n);
@@ -1275,7 +1275,7 @@ kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union ll
 {
 	/* Relaxed: as llog__log_t's. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__tls_arena;
+	struct llog__arena *a = llog__tls_own.arena; /* NULL: busy says none */
 
 	if (fast_enter(s) && !(s & LLOG__SHAPE_HAS_STR) &&
 	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))

@@ -114,9 +114,10 @@ static inline unsigned llog__site_shape(const struct llog__plan *plan, unsigned 
  * fast path"): the site is FAST and the signature sig its macro compiled
  * in is of this library's LLOG__FAST_ABI (an earlier one's code reaches
  * the owner words in the arena's header, where they no longer are),
- * counts as many arguments as the call passed and the plan consumes, and gives each the class the plan does (so the same
- * payload bytes: a char * given to %p is not a string there). sig 0: a
- * call without one (llog__log_t). */
+ * counts as many arguments as the call passed and the plan consumes,
+ * and gives each the class the plan does (so the same payload bytes: a
+ * char * given to %p is not a string there). sig 0: a call without one
+ * (llog__log_t). */
 static inline unsigned llog__site_inline(unsigned w, const struct llog__plan *plan,
 					 unsigned nslots, unsigned sig)
 {

@@ -270,7 +270,7 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * site stays on llog__log_t's path), the count is the plan's, the site
  * takes the library's fast path (liblog/site.h, "Fixed sites") and the
  * version is the library's own, it marks the site's state word
- * LLOG__SITE_INLINE (its sign bit). From then on the call site's own
+ * LLOG__SITE_INLINE (bit 30). From then on the call site's own
  * code, llog__fast_t below, specialized at compile time for that
  * signature, writes the record itself: no run-time walk of the shape, no
  * call until the push has been made (a string of up to 15 bytes is
@@ -278,25 +278,25 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * is the library's, unchanged.
  *
  * LLOG__FAST_ABI numbers the layout of what that code touches: the
- * arena's first cache line (struct llog__fast_arena), the record header
- * (struct llog__fast_rec), the queue's first head (struct
- * llog__fast_head), the ring's offset in the arena, the record kind and
- * the string bound; the library checks each against its own types at
- * compile time (liblog/arena.c, liblog/producer.c). A site compiled with
- * another version is never marked: its calls go through llog__log_ts to
- * the library's path, so objects built against an older or newer header
- * still log correctly. A version that changes any of it is a new number.
- * The mark is the site's, not the object's: one site may be run by the
- * code of several objects (a static of a C++ inline function or template
- * is one object across shared libraries, -fvisibility-inlines-hidden
- * or not, while each library keeps its own copy of the function), and
- * each tests only the sign bit. So the sign bit means version 1's layout
- * in every version: a library of another layout never sets it, and a
- * header of another version never takes it for its own mark. Version 2
- * has version 1's layout; its code also issues PREFETCHW
- * (LLOG__FAST_AHEAD), which only a library that checks the CPU for it
- * may let run: a library of version 1 refuses version 2's signatures, and
- * this library takes both.
+ * thread's owner words, one cache line of its static TLS (struct
+ * llog__fast_own), the record header (struct llog__fast_rec), the queue's
+ * first head (struct llog__fast_head), the ring's offset in the arena,
+ * the record kind and the string bound; the library checks each against
+ * its own types at compile time (liblog/arena.c, liblog/producer.c). A
+ * site compiled with another version is never marked: its calls go
+ * through llog__log_ts to the library's path, so objects built against
+ * an older or newer header still log correctly. A version that changes
+ * any of it is a new number, with a mark of its own. The mark is the
+ * site's, not the object's: one site may be run by the code of several
+ * objects (a static of a C++ inline function or template is one object
+ * across shared libraries, -fvisibility-inlines-hidden or not, while each
+ * library keeps its own copy of the function), and each tests only its
+ * version's mark. Versions 1 and 2 found the owner words on the arena's
+ * first line and tested the sign bit: this library never sets it (and
+ * refuses their signatures), so their code never runs against it; its
+ * own mark is bit 30, which no earlier library sets. (Version 2 issued
+ * PREFETCHW, LLOG__FAST_AHEAD, as this one does: only a library that
+ * checks the CPU for it marks a site.)
  */
 #ifndef LLOG__FAST_ABI
 #define LLOG__FAST_ABI 3u
@@ -882,7 +882,7 @@ llog__fast_kv_put(unsigned char *d, unsigned i, const struct llog__kv_site *ks,
  * library's fast path's (liblog/producer.c, "The fast path") for one
  * shape: the strings measured (before anything is taken: a NULL or long
  * one is the library's; a NULL field is written); the site's state word
- * (its sign bit, one relaxed load: the word carries the whole verdict,
+ * (its bit 30, one relaxed load: the word carries the whole verdict,
  * no plan is read); the thread's go-slow word and the process's (the
  * backtrace on, a clock other than the plain TSC, several heads); in_log
  * set; the record's exact size taken below stop in one compare,
