@@ -28,7 +28,9 @@ _Static_assert(FAST_AT(reserve, reserve) && FAST_AT(stop, stop) && FAST_AT(mask,
 		       FAST_AT(fast_closed, closed) && FAST_AT(arena, arena) &&
 		       offsetof(struct llog__arena, ring) == LLOG__FAST_RING_OFF &&
 		       offsetof(struct llog__own, ctx_dirty) == offsetof(struct llog__own, busy) + 1 &&
-		       sizeof(struct llog__fast_own) <= 64 && sizeof(struct llog__own) == 64,
+		       sizeof(struct llog__fast_own) == sizeof(struct llog__own) &&
+		       sizeof(struct llog__own) == 64 &&
+		       offsetof(struct llog__own, none) == offsetof(struct llog__own, busy) + 3,
 	       "llog/detail.h's struct llog__fast_own is the owner's words");
 _Static_assert(offsetof(struct llog__shard, head) == offsetof(struct llog__fast_head, first) &&
 		       offsetof(struct llog__shard, slow) == offsetof(struct llog__fast_head, slow),
@@ -41,7 +43,13 @@ _Static_assert(offsetof(struct llog__shard, head) == offsetof(struct llog__fast_
  * headers before LLOG__FAST_ABI 3 load (their own path never runs: this
  * library never marks their sites); it stays the thread's arena. */
 struct llog__arena llog__arena_none;
-__thread struct llog__own llog__tls_own __attribute__((tls_model("initial-exec"))) = {.none = 1};
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BUSY_NONE (1u << 24) /* the none byte, the word's last */
+#else
+#define BUSY_NONE 1u
+#endif
+__thread struct llog__fast_own llog__tls_own
+	__attribute__((tls_model("initial-exec"), aligned(64))) = {.busy = BUSY_NONE};
 __thread struct llog__arena *llog__tls_arena
 	__attribute__((tls_model("initial-exec"))) = &llog__arena_none;
 static __thread int tls_is_flusher __attribute__((tls_model("initial-exec")));
@@ -107,7 +115,7 @@ static void prefault(struct llog__arena *a, uint32_t from, uint32_t to)
 
 void llog__arena_fault_all(struct llog__arena *a)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	if (o->faulted == o->size)
 		return;
@@ -120,7 +128,7 @@ void llog__arena_fault_all(struct llog__arena *a)
 
 int llog__arena_room(struct llog__arena *a, uint32_t total)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	/* Acquire: pairs with the flusher's store-release of released in
 	 * llog__arena_release, issued after it finished reading the records
@@ -147,7 +155,7 @@ int llog__arena_room(struct llog__arena *a, uint32_t total)
 
 static struct llog__arena *arena_create(void)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	/* Relaxed: see config.h. */
 	uint32_t size = round_pow2(llog__load_relaxed(&llog__cfg.arena_bytes));
@@ -197,7 +205,7 @@ static struct llog__arena *arena_create(void)
 
 struct llog__arena *llog__arena_create_self(void)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	struct llog__arena *a;
 
 	/* arena_create writes the owner words: a signal handler that logs
@@ -231,8 +239,8 @@ struct llog__arena *llog__arena_create_self(void)
  * wait_drained reads. */
 static void arena_leave(void)
 {
-	llog__tls_own.none = 1;
-	llog__tls_own.arena = NULL;
+	llog__owner()->none = 1;
+	llog__owner()->arena = NULL;
 	llog__tls_arena = &llog__arena_none;
 	atomic_signal_fence(memory_order_seq_cst);
 }
@@ -253,7 +261,7 @@ void llog__arena_free(struct llog__arena *a)
  */
 void llog__arena_wait_space(struct llog__arena *a, uint32_t need)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t seq;
 
 	llog__count(blocked, 1);
@@ -287,7 +295,7 @@ void llog__arena_wake_waiters(void)
 static void wait_drained(struct llog__arena *a)
 {
 	while (llog__arena_in_flight(a))
-		llog__arena_wait_space(a, llog__tls_own.size);
+		llog__arena_wait_space(a, llog__owner()->size);
 }
 
 void llog__name_copy(char *dst, const char *name)
@@ -323,7 +331,7 @@ void llog__arena_ctx_closed(struct llog__arena *a)
 	/* As llog__arena_rename_closed, for fl_ctx. */
 	wait_drained(a);
 	memcpy(a->fl_ctx, a->ctx, sizeof(a->ctx));
-	llog__tls_own.ctx_dirty = 0;
+	llog__owner()->ctx_dirty = 0;
 }
 
 /* Disables the thread's alternate stack before the arena can be freed. */
@@ -350,7 +358,7 @@ static void arena_thread_exit(void *p)
 	r->site = NULL;
 	r->len = 0;
 	r->flags = 0;
-	r->dropped = atomic_exchange_explicit(&llog__tls_own.dropped_pending, 0, memory_order_relaxed);
+	r->dropped = atomic_exchange_explicit(&llog__owner()->dropped_pending, 0, memory_order_relaxed);
 	h = llog__queue_mine();
 	first = llog__queue_peek(h);
 	/* Release CAS (in llog__push_from): publishes the exit record and,
@@ -374,7 +382,7 @@ void llog__arena_release_self(void)
 	wait_drained(a);
 	/* Relaxed load as in arena_thread_exit. */
 	arena_leave();
-	dropped = llog__load_relaxed(&llog__tls_own.dropped_pending);
+	dropped = llog__load_relaxed(&llog__owner()->dropped_pending);
 	drop_altstack(a);
 	if (arena_key != (pthread_key_t)-1)
 		pthread_setspecific(arena_key, NULL);
@@ -401,20 +409,20 @@ static struct llog__arena flusher_arena;
 void llog__arena_mark_flusher(void)
 {
 	tls_is_flusher = 1;
-	llog__tls_own.in_log = 1;
+	llog__owner()->in_log = 1;
 	llog__tls_arena = &flusher_arena;
 }
 
 void llog__arena_mark_worker(void)
 {
 	tls_is_flusher = 2;
-	llog__tls_own.in_log = 1;
+	llog__owner()->in_log = 1;
 	llog__tls_arena = &flusher_arena;
 }
 
 void llog__arena_after_fork(void)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	struct llog__arena *a = llog__arena_mine();
 
 	/* Relaxed: no other thread exists in the child. */

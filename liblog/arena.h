@@ -67,7 +67,7 @@
  * bench/README.md, "The call's footprint"). Every reader and writer of
  * them is the owner thread or one of its signal handlers (creation, the
  * LOG paths, context changes, thread exit, a fork child's one thread),
- * so the thread's own TLS is always the arena's; llog__tls_own.arena
+ * so the thread's own TLS is always the arena's; llog__owner()->arena
  * names the arena (NULL while the thread has none).
  *
  * The go-slow word: busy, one 32-bit word of the owner's words, is zero
@@ -139,7 +139,7 @@
  * library's read and write them there, on a line and a page the thread
  * touches anyway, not on the arena's header ("The owner's words"). Only
  * the owner thread and its signal handlers touch them. */
-struct llog__own {
+struct __attribute__((may_alias)) llog__own {
 	alignas(64) uint32_t reserve;
 	/* The fast path's one bound (arena.h, "Stop and wake"): min(limit,
 	 * the end of reserve's lap), both as distances from reserve. */
@@ -192,10 +192,15 @@ struct llog__own {
 	struct llog__arena *arena;
 };
 
-/* The calling thread's owner words (initial-exec, exported: the call
- * sites' own fast path reads them; llog/detail.h declares it). */
-LLOG_EXPORT extern __thread struct llog__own llog__tls_own
-	__attribute__((tls_model("initial-exec")));
+/* The calling thread's owner words: llog__tls_own (initial-exec,
+ * exported: the call sites' own fast path reads them; llog/detail.h
+ * declares it with the header's type of the same line, struct
+ * llog__fast_own, which arena.c checks). may_alias: this is another type
+ * of the same bytes. */
+static inline struct llog__own *llog__owner(void)
+{
+	return (struct llog__own *)(void *)&llog__tls_own;
+}
 
 struct llog__arena {
 	uint64_t tid;
@@ -249,7 +254,7 @@ static inline struct llog__arena *llog__arena_get(void)
  * or below stop). */
 static inline void llog__arena_restop(void)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t lap_end = (o->reserve | o->mask) + 1u;
 
 	o->stop = o->limit - o->reserve < lap_end - o->reserve ? o->limit : lap_end;
@@ -260,7 +265,7 @@ static inline void llog__arena_restop(void)
  * and stop. */
 static inline void llog__arena_view(uint32_t released)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t half = released + o->size / 2;
 
 	o->cached_released = released;
@@ -286,7 +291,7 @@ int llog__arena_room(struct llog__arena *a, uint32_t total);
 
 static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint32_t bytes)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t off = o->reserve & o->mask;
 	uint32_t tail = o->size - off;
 	uint32_t total = bytes > tail ? bytes + tail : bytes;
@@ -304,7 +309,7 @@ static inline struct llog__rec *llog__arena_reserve(struct llog__arena *a, uint3
 /* Gives back the unused end of the last reservation. */
 static inline void llog__arena_shrink(struct llog__rec *r, uint32_t unused)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	o->reserve -= unused;
 	r->end = o->reserve;
@@ -317,7 +322,7 @@ static inline void llog__arena_shrink(struct llog__rec *r, uint32_t unused)
  * what it was before it. */
 static inline void llog__arena_unreserve(uint32_t old_reserve)
 {
-	llog__tls_own.reserve = old_reserve;
+	llog__owner()->reserve = old_reserve;
 	llog__arena_restop(); /* back, maybe to the lap before */
 }
 
@@ -328,7 +333,7 @@ static inline void llog__arena_unreserve(uint32_t old_reserve)
  * reserve: a->reserve, from the caller's register (the fast path's). */
 static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t reserve)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t released;
 
 	/* reserve - cached_released is in [0, size], size <= 2^30: the
@@ -348,7 +353,7 @@ static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t
 
 static inline int llog__arena_fill_wants_wake(struct llog__arena *a)
 {
-	return llog__arena_fill_wants_wake_at(a, llog__tls_own.reserve);
+	return llog__arena_fill_wants_wake_at(a, llog__owner()->reserve);
 }
 
 /* The same, waking the flusher. */
@@ -363,7 +368,7 @@ static inline void llog__arena_check_fill(struct llog__arena *a)
 static inline int llog__arena_in_flight(const struct llog__arena *a)
 {
 	/* Acquire: pairs with the flusher's release of released. */
-	return a != NULL && llog__load_acquire(&a->released) != llog__tls_own.reserve;
+	return a != NULL && llog__load_acquire(&a->released) != llog__owner()->reserve;
 }
 
 /* Sleeps until the flusher has released enough of a's ring that `need`

@@ -80,7 +80,7 @@ static int commit(struct llog__arena *a, const struct llog_field *f, size_t n, u
  */
 static struct llog__arena *owner(int *rc)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	struct llog__arena *a;
 
 	*rc = 0;
@@ -106,7 +106,7 @@ static struct llog__arena *owner(int *rc)
 /* Ends a change begun by owner(); returns rc. */
 static int done(int rc)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	atomic_signal_fence(memory_order_seq_cst);
 	o->ctx_busy = 0;

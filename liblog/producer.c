@@ -98,7 +98,7 @@ static inline int site_bt_kept(const struct llog_site *site, int lv)
  */
 static inline uint32_t record_bound(void)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
 
 	return __builtin_expect(max <= o->size / 4, 1) ? max : (o->size / 4) & ~7u;
@@ -119,7 +119,7 @@ static inline uint32_t kv_bound(void)
 	 * config.c), so that quarter is a multiple of 8 and above room.
 	 * Relaxed: see config.h. */
 	uint32_t b = llog__load_relaxed(&llog__cfg.max_record_bytes);
-	uint32_t room = llog__tls_own.size / 4 - LLOG__REC_HDR - 16u;
+	uint32_t room = llog__owner()->size / 4 - LLOG__REC_HDR - 16u;
 
 	return b < room ? b : room;
 }
@@ -303,7 +303,7 @@ log_core(struct llog_site *site, const struct call_args *ca, int typed, unsigned
 	 const struct llog__rl_pass *rl, const struct llog__kv_site *ks,
 	 const union llog__kv_val *kv)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t slen[LLOG_FIELDS_MAX], nkv = 0, kvbytes = 0;
 	struct llog__plan tmp;
 	const struct llog__plan *plan;
@@ -536,7 +536,7 @@ static __attribute__((noinline, cold)) int fast_closed(struct llog__rec *r, uint
 {
 	llog__producer_closed_after_capture(r, old_reserve);
 	llog__producer_signal_fence();
-	llog__tls_own.in_log = 0;
+	llog__owner()->in_log = 0;
 	return 0;
 }
 
@@ -558,7 +558,7 @@ static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint
 	int wake = llog__arena_fill_wants_wake_at(a, reserve);
 
 	llog__producer_signal_fence();
-	llog__tls_own.in_log = 0;
+	llog__owner()->in_log = 0;
 	if (wake)
 		return llog__wake_flusher_last();
 	return 0;
@@ -572,7 +572,7 @@ static __attribute__((noinline, cold)) int fast_fill(struct llog__arena *a, uint
 static inline __attribute__((always_inline)) int fast_pushed(struct llog__arena *a,
 							     uint32_t carried, uint32_t reserve)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 
 	if (__builtin_expect(carried != 0, 0))
 		(void)llog__fetch_add_relaxed(llog__producer_pending_drops(), (uint32_t)0 - carried);
@@ -646,7 +646,7 @@ fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t off, tail;
 
 	FAST_SCHED_ENTER();
@@ -680,7 +680,7 @@ fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t off;
 	struct llog__rec *r;
 
@@ -716,7 +716,7 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place_max(struct llog__arena *a, uint32_t bytes)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t old, off;
 	struct llog__rec *r;
 
@@ -749,7 +749,7 @@ static inline __attribute__((always_inline)) void fast_untake(uint32_t old)
 {
 	llog__arena_unreserve(old);
 	llog__producer_signal_fence();
-	llog__tls_own.in_log = 0;
+	llog__owner()->in_log = 0;
 }
 
 /* The header of a fast record of n payload bytes (its drops: fast_push;
@@ -853,7 +853,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 	r = fast_place(a, LLOG__REC_HDR + llog__producer_align8(used), &old, &total);
 	if (r == NULL)
 		return log_t_slow(site, v, LLOG__SHAPE_MAX_ARGS);
-	llog__tls_own.reserve = old + total;
+	llog__owner()->reserve = old + total;
 	r->end = old + total;
 	llog__arena_restop(); /* reserve may have entered a new lap */
 	fast_header(r, site, used);
@@ -885,7 +885,7 @@ static __attribute__((noinline, cold)) int fast_str_exact(struct llog_site *site
 static __attribute__((noinline)) int fast_str(struct llog__arena *a, const uint64_t *v,
 					      struct llog_site *site, unsigned s, int plain)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	const unsigned n = LLOG__SHAPE_MAX_ARGS;
 	/* Relaxed: see config.h. A multiple of 8. */
 	uint32_t max = llog__load_relaxed(&llog__cfg.max_record_bytes);
@@ -953,7 +953,7 @@ slow:
  * process's word (llog__queue_slow) is the caller's next test. */
 static inline __attribute__((always_inline)) int fast_enter(unsigned s)
 {
-	return __builtin_expect((s & LLOG__SITE_FAST) && llog__tls_own.busy == 0, 1);
+	return __builtin_expect((s & LLOG__SITE_FAST) && llog__owner()->busy == 0, 1);
 }
 
 /* Whether a call of a FAST site, of state word s, is kept for the
@@ -991,7 +991,7 @@ static inline __attribute__((always_inline)) int log_t_body(struct llog_site *si
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__tls_own.arena; /* NULL: busy says none */
+	struct llog__arena *a = llog__owner()->arena; /* NULL: busy says none */
 
 	if (!fast_enter(s))
 		return log_t_slow(site, v, n);
@@ -1213,7 +1213,7 @@ static __attribute__((noinline)) int fast_kv(struct llog_site *site,
 					     const union llog__kv_val *kv, const uint64_t *v,
 					     unsigned s, struct llog__arena *a)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	uint32_t n = LLOG__SHAPE_FIXED(s), kvb = kv_bound(), old, end;
 	const uint64_t *q = v;
 	struct llist_node *first;
@@ -1275,7 +1275,7 @@ kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union ll
 {
 	/* Relaxed: as llog__log_t's. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__tls_own.arena; /* NULL: busy says none */
+	struct llog__arena *a = llog__owner()->arena; /* NULL: busy says none */
 
 	if (fast_enter(s) && !(s & LLOG__SHAPE_HAS_STR) &&
 	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))

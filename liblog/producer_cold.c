@@ -38,7 +38,7 @@ void __attribute__((noreturn, noinline, cold)) llog__producer_fatal_abort(struct
 {
 	if (a != NULL) {
 		llog__producer_signal_fence();
-		llog__tls_own.in_log = 0;
+		llog__owner()->in_log = 0;
 	}
 	llog_flush();
 	llog__fatal_aborting = 1;

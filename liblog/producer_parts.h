@@ -57,7 +57,7 @@ static inline uint32_t llog__producer_align8(size_t n)
  */
 static inline _Atomic uint32_t *llog__producer_pending_drops(void)
 {
-	return &llog__tls_own.dropped_pending;
+	return &llog__owner()->dropped_pending;
 }
 
 /* ---- producer_cold.c: a LOG's cold paths ---- */

@@ -64,7 +64,7 @@ int llog_thread_prepare(void)
  */
 int llog_set_thread_name(const char *name)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	char buf[LLOG__NAME_BYTES];
 	struct llog__arena *a;
 	struct llog__rec *r;
@@ -105,7 +105,7 @@ int llog_set_thread_name(const char *name)
  * DROP) or -1 (list closed: given back, flusher's copy set). In_log held. */
 static int ctx_record(struct llog__arena *a)
 {
-	struct llog__own *o = &llog__tls_own;
+	struct llog__own *o = llog__owner();
 	struct llog__kv_list h;
 	struct llog__rec *r;
 	uint32_t old_reserve = o->reserve;

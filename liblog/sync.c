@@ -34,7 +34,7 @@ static void own_name(struct llog_entry *e, const struct llog__arena *a)
  * orders the flag around the rewrite). */
 static const void *own_ctx(const struct llog__arena *a)
 {
-	if (a == NULL || llog__tls_own.ctx_busy)
+	if (a == NULL || llog__owner()->ctx_busy)
 		return NULL;
 	return a->ctx;
 }

@@ -60,18 +60,18 @@ static void test_big_fields_every_offset(void **state)
 	a = llog__tls_arena;
 	assert_non_null(a);
 	for (int i = 0; i < ROUNDS; i++) {
-		unsigned off = (unsigned)(llog__tls_own.reserve & llog__tls_own.mask);
+		unsigned off = (unsigned)(llog__owner()->reserve & llog__owner()->mask);
 
 		/* Every third call right at the middle of the ring, where a
 		 * record over half the ring finds no room; the others
 		 * wherever the small records leave it. */
 		for (int k = 0; k < 10000 && (i % 3 != 0 ? k < i % 17 :
-					     off + 64 < llog__tls_own.size / 2 || off > llog__tls_own.size / 2 + 64);
+					     off + 64 < llog__owner()->size / 2 || off > llog__owner()->size / 2 + 64);
 		     k++) {
 			LOG_INFO("small %d", k);
-			off = (unsigned)(llog__tls_own.reserve & llog__tls_own.mask);
+			off = (unsigned)(llog__owner()->reserve & llog__owner()->mask);
 		}
-		window += off + 64 >= llog__tls_own.size / 2 && off <= llog__tls_own.size / 2 + 64;
+		window += off + 64 >= llog__owner()->size / 2 && off <= llog__owner()->size / 2 + 64;
 		LOG_INFO_KV(("a", (const char *)s1, "b", (const char *)s1, "c", (const char *)s1,
 			     "d", (const char *)s2, "i", i),
 			    "%s", big);

@@ -770,7 +770,7 @@ static void test_fast_path_string_bound(void **state)
 static void hook_dirty(enum llog__sched_point p)
 {
 	if (p == LLOG__SP_FAST_ENTER && atomic_exchange(&dirty_once, 0))
-		llog__tls_own.ctx_dirty = 1;
+		llog__owner()->ctx_dirty = 1;
 	if (p == LLOG__SP_FAST_PUSH)
 		atomic_fetch_add(&fast_pushed, 1);
 }
@@ -794,7 +794,7 @@ static void test_fast_path_ctx_after_entry(void **state)
 	llog__sched_set_hook(NULL);
 	assert_int_equal(atomic_load(&dirty_once), 0); /* the fast path was entered */
 	assert_int_equal(atomic_load(&fast_pushed), 0); /* and left to log_core */
-	assert_int_equal(llog__tls_own.ctx_dirty, 0);   /* and the context sent */
+	assert_int_equal(llog__owner()->ctx_dirty, 0);   /* and the context sent */
 	llog_flush();
 	assert_int_equal(memsink_count(m, "same 1"), 1);
 	assert_int_equal(memsink_count(m, "same 2"), 1);
@@ -876,10 +876,10 @@ static void test_fast_path_go_slow(void **state)
 	 * log_core sends it, then the record; the next call is fast again */
 	assert_int_equal(llog_ctx_set("c", "v"), 0);
 	e = atomic_load(&fast_entered);
-	llog__tls_own.ctx_dirty = 1;
+	llog__owner()->ctx_dirty = 1;
 	log_same(2);
 	assert_int_equal(atomic_load(&fast_entered), e);
-	assert_int_equal(llog__tls_own.ctx_dirty, 0);
+	assert_int_equal(llog__owner()->ctx_dirty, 0);
 	log_same(3);
 	assert_int_equal(atomic_load(&fast_entered), e + 1);
 	(void)llog_ctx_clear();
@@ -959,7 +959,7 @@ static void start_small_ring(struct memsink *m, size_t max_record)
 
 static void check_stop(void)
 {
-	const struct llog__own *o = &llog__tls_own;
+	const struct llog__own *o = llog__owner();
 	uint32_t lap_end = (o->reserve | o->mask) + 1u;
 
 	assert_true(o->stop - o->reserve <= o->limit - o->reserve);
@@ -1052,9 +1052,9 @@ static void test_shrink_at_lap_end(void **state)
 	assert_non_null(a);
 	/* log_core's largest record of the string site ends at the ring's
 	 * end when it starts here */
-	target = llog__tls_own.size - (LLOG__REC_HDR + 256u);
-	for (int i = 0; (llog__tls_own.reserve & llog__tls_own.mask) != target; i++) {
-		uint32_t dist = (target - llog__tls_own.reserve) & llog__tls_own.mask;
+	target = llog__owner()->size - (LLOG__REC_HDR + 256u);
+	for (int i = 0; (llog__owner()->reserve & llog__owner()->mask) != target; i++) {
+		uint32_t dist = (target - llog__owner()->reserve) & llog__owner()->mask;
 
 		if (dist % 16 != 0) {
 			log_int1(i);
@@ -1073,10 +1073,10 @@ static void test_shrink_at_lap_end(void **state)
 	 * of reserve's lap */
 	llog_flush();
 	assert_true(llog__arena_room(a, 8));
-	assert_true(llog__tls_own.limit - llog__tls_own.reserve > llog__tls_own.size - (llog__tls_own.reserve & llog__tls_own.mask));
+	assert_true(llog__owner()->limit - llog__owner()->reserve > llog__owner()->size - (llog__owner()->reserve & llog__owner()->mask));
 	log_err_str("x");
 	/* shrunk back into the lap before the ring's end */
-	assert_int_not_equal(llog__tls_own.reserve & llog__tls_own.mask, 0);
+	assert_int_not_equal(llog__owner()->reserve & llog__owner()->mask, 0);
 	check_stop();
 	/* fast records on to the ring's end and past it */
 	for (int i = 0; i < 16; i++) {
@@ -1511,8 +1511,8 @@ static void test_site_path_cas_retry(void **state)
 		assert_int_equal(pthread_join(t, NULL), 0);
 		assert_int_equal(atomic_load(&retry_once), 0);
 		assert_int_equal(site_points(), 2); /* FAST_ENTER, FAST_PUSH */
-		assert_int_equal(llog__tls_own.in_log, 0);
-		assert_int_equal(atomic_load(&llog__tls_own.dropped_pending), 0);
+		assert_int_equal(llog__owner()->in_log, 0);
+		assert_int_equal(atomic_load(&llog__owner()->dropped_pending), 0);
 		check_stop();
 	}
 	llog_flush();

@@ -340,16 +340,6 @@ LLOG_EXPORT int llog__log_tx(struct llog_site *site, const uint64_t *v, unsigned
 struct llog__arena;
 LLOG_EXPORT extern __thread struct llog__arena *llog__tls_arena
 	__attribute__((tls_model("initial-exec")));
-/* The calling thread's owner words (liblog/arena.h, struct llog__own;
- * the library's own type): one cache line of its static TLS, which the
- * call site's own path reads and writes (struct llog__fast_own).
- * Initial-exec: a load at a fixed offset from the thread pointer, also
- * from an object linked against the shared library (the library's TLS
- * is in the static TLS block: it uses the same model), never a
- * __tls_get_addr call. */
-struct llog__own;
-LLOG_EXPORT extern __thread struct llog__own llog__tls_own
-	__attribute__((tls_model("initial-exec")));
 
 
 /* The queue's first head and the process's go-slow word beside it
@@ -371,6 +361,14 @@ struct __attribute__((may_alias)) llog__fast_own {
 	const void *closed;
 	void *arena;
 };
+/* The calling thread's owner words: one cache line of its static TLS,
+ * which the call site's own path reads and writes (the library reads
+ * them as its struct llog__own). Initial-exec: a load at a fixed offset
+ * from the thread pointer, also from an object linked against the shared
+ * library (the library's TLS is in the static TLS block: it uses the
+ * same model), never a __tls_get_addr call. */
+LLOG_EXPORT extern __thread struct llog__fast_own llog__tls_own
+	__attribute__((tls_model("initial-exec")));
 /* The record header (liblog/queue.h, struct llog__rec). */
 struct __attribute__((may_alias)) llog__fast_rec {
 	void *next;
