@@ -1031,6 +1031,10 @@ llog__fast_call(struct llog_site *site, const struct llog__kv_site *ks,
 		d = llog__fast_kv_put(d, 6, ks, kv, klen);
 		(void)llog__fast_kv_put(d, 7, ks, kv, klen);
 	}
+	/* The head again from the owner words (a load where a register
+	 * kept across the strings' measure would be spilled and reloaded);
+	 * relaxed: the owner's own word. */
+	h = __atomic_load_n(&a->head, __ATOMIC_RELAXED);
 	/* Relaxed: an expectation for the CAS, which validates it. */
 	first = __atomic_load_n(&h->first, __ATOMIC_RELAXED);
 	if (LLOG__UNLIKELY(first == a->closed)) {
