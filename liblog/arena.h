@@ -64,10 +64,10 @@
  * page the thread touches anyway (the TLS block), so a call touches no
  * line or page of the arena's header, only its ring's lines (the header's
  * page and line cost a call after a pause one miss each:
- * bench/README.md, "The call's footprint"). Every reader and writer of
- * them is the owner thread or one of its signal handlers (creation, the
- * LOG paths, context changes, thread exit, a fork child's one thread),
- * so the thread's own TLS is always the arena's; llog__owner()->arena
+ * bench/README.md, "The first call after a pause"). Every reader and
+ * writer of them is the owner thread or one of its signal handlers
+ * (creation, the LOG paths, context changes, thread exit, a fork child's
+ * one thread), so the thread's own TLS is always the arena's; llog__owner()->arena
  * names the arena (NULL while the thread has none).
  *
  * The go-slow word: busy, one 32-bit word of the owner's words, is zero
