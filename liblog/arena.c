@@ -233,16 +233,32 @@ struct llog__arena *llog__arena_create_self(void)
 }
 
 /* The thread has no arena from here on (its exit, or a drained release):
- * the fast paths see none (a handler that runs from here on finds no
- * arena; the signal fence keeps the compiler from moving what follows
- * above the stores). The owner words keep the positions, which
- * wait_drained reads. */
+ * the fast paths see none. in_log is set too, until arena_done: a signal
+ * handler that logs in between makes no arena of its own, which would
+ * rewrite the owner words this arena's last steps still read (its drops,
+ * its positions for wait_drained); its LOG is a re-entered one, counted
+ * (producer.c). The signal fences keep the compiler from moving what
+ * follows above the stores, or the stores of arena_done above it. */
 static void arena_leave(void)
 {
-	llog__owner()->none = 1;
-	llog__owner()->arena = NULL;
+	struct llog__own *o = llog__owner();
+
+	o->in_log = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	o->none = 1;
+	o->arena = NULL;
 	llog__tls_arena = &llog__arena_none;
 	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* The end of arena_leave's hold: a later LOG (a destructor's) may make a
+ * new arena. in_log is cleared whatever it was before arena_leave (a
+ * LOG left by siglongjmp leaves it set: it is not carried over to the
+ * next arena). */
+static void arena_done(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	llog__owner()->in_log = 0;
 }
 
 void llog__arena_free(struct llog__arena *a)
@@ -348,10 +364,11 @@ static void arena_thread_exit(void *p)
 	struct llist_node *first;
 	struct llist_head *h;
 
-	/* A handler that runs from here on cannot add to dropped_pending.
-	 * Relaxed exchange: only this thread and its handlers touch the
-	 * count (arena.h). */
+	/* A handler that runs from here on cannot add to dropped_pending
+	 * (arena_leave). Relaxed exchange: only this thread and its
+	 * handlers touch the count (arena.h). */
 	arena_leave();
+	LLOG__SCHED(ARENA_LEFT);
 	drop_altstack(a);
 	r->kind = LLOG__K_EXIT;
 	r->arena = a;
@@ -364,12 +381,15 @@ static void arena_thread_exit(void *p)
 	/* Release CAS (in llog__push_from): publishes the exit record and,
 	 * through the release sequence, orders it after all our pushes (on
 	 * a sharded queue, the merge orders it after them: queue.c). */
-	if (llog__push_from(r, h, first) == 0)
+	if (llog__push_from(r, h, first) == 0) {
+		arena_done();
 		return; /* the flusher frees a */
+	}
 	if (r->dropped != 0)
 		llog__sync_notice(a->tid, r->dropped);
 	wait_drained(a);
 	llog__arena_free(a);
+	arena_done();
 }
 
 void llog__arena_release_self(void)
@@ -380,8 +400,9 @@ void llog__arena_release_self(void)
 	if (a == NULL)
 		return;
 	wait_drained(a);
-	/* Relaxed load as in arena_thread_exit. */
+	/* Relaxed load as in arena_thread_exit (arena_leave holds in_log). */
 	arena_leave();
+	LLOG__SCHED(ARENA_LEFT);
 	dropped = llog__load_relaxed(&llog__owner()->dropped_pending);
 	drop_altstack(a);
 	if (arena_key != (pthread_key_t)-1)
@@ -389,6 +410,7 @@ void llog__arena_release_self(void)
 	if (dropped != 0)
 		llog__sync_notice(a->tid, dropped);
 	llog__arena_free(a);
+	arena_done();
 }
 
 int llog__arena_thread_is_flusher(void)
@@ -402,8 +424,8 @@ int llog__arena_thread_is_internal(void)
 }
 
 /* The flusher's LOG calls are dropped and counted (a sink callback that
- * logs must not recurse or deadlock): its arena is a header whose in_log
- * guard is always set. */
+ * logs must not recurse or deadlock): its in_log is always set, and its
+ * arena pointer names this marker (nothing of it is used). */
 static struct llog__arena flusher_arena;
 
 void llog__arena_mark_flusher(void)

@@ -330,7 +330,8 @@ static inline void llog__arena_unreserve(uint32_t old_reserve)
  * still more than half full (the flusher is to be woken: the caller may
  * do it after leaving the arena, as the fast path does); then the next
  * look is LLOG__ARENA_WAKE_STEP of the ring later ("Stop and wake").
- * reserve: a->reserve, from the caller's register (the fast path's). */
+ * reserve: the owner's reserve, from the caller's register (the fast
+ * path's). */
 static inline int llog__arena_fill_wants_wake_at(struct llog__arena *a, uint32_t reserve)
 {
 	struct llog__own *o = llog__owner();
@@ -432,7 +433,7 @@ void llog__arena_wake_waiters(void);
 void llog__arena_free(struct llog__arena *a);
 
 /* Marks the calling thread as the flusher: its own LOG calls are dropped
- * and counted (its arena is a header whose in_log guard is always set). */
+ * and counted (its in_log is always set). */
 void llog__arena_mark_flusher(void);
 int llog__arena_thread_is_flusher(void);
 /* A sink's own thread (sinkq_worker.c): its LOG calls are dropped and counted as

@@ -642,7 +642,7 @@ fast_push(struct llog__arena *a, struct llog__rec *r, struct llist_head *h,
  * flusher's progress): the record, or NULL with in_log cleared again and
  * nothing changed but that view. *old and *total: the reserve position
  * before, and the bytes the reservation takes (a skipped tail included);
- * a->reserve is not moved (the caller does). */
+ * the owner's reserve is not moved (the caller does). */
 static inline __attribute__((always_inline)) struct llog__rec *
 fast_place(struct llog__arena *a, uint32_t bytes, uint32_t *old, uint32_t *total)
 {
@@ -708,7 +708,7 @@ fast_take(struct llog__arena *a, uint32_t bytes, uint32_t *old)
  * reserve position when it fits before the ring's end and below its limit
  * (past the limit, llog__arena_room looks at the flusher's progress, as
  * llog__arena_reserve does): the record, r->end the largest record's
- * end, a->reserve not moved (the caller takes the exact size, nothing
+ * end, the owner's reserve not moved (the caller takes the exact size, nothing
  * moves reserve while in_log is set); else NULL, in_log cleared again and
  * nothing changed but that view. A placement that would cross the ring's
  * end is the caller's two-pass path's (fast_place's skipped tail costs
@@ -991,10 +991,16 @@ static inline __attribute__((always_inline)) int log_t_body(struct llog_site *si
 {
 	/* Relaxed: the shape is in the word itself; no plan is read. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__owner()->arena; /* NULL: busy says none */
+	struct llog__arena *a;
 
 	if (!fast_enter(s))
 		return log_t_slow(site, v, n);
+	/* The arena after the go-slow word says there is one: a signal
+	 * handler that makes it between two loads in the other order would
+	 * leave NULL beside a zero word (the fence keeps the compiler from
+	 * reordering them; the handler runs on this thread). */
+	llog__producer_signal_fence();
+	a = llog__owner()->arena;
 	if (__builtin_expect(llog__queue_slow() != 0, 0))
 		return fast_any(site, v, n, s, a);
 	if (n == 0)
@@ -1275,11 +1281,13 @@ kv_t_body(struct llog_site *site, const struct llog__kv_site *ks, const union ll
 {
 	/* Relaxed: as llog__log_t's. */
 	unsigned s = (unsigned)llog__load_relaxed((_Atomic int *)&site->state);
-	struct llog__arena *a = llog__owner()->arena; /* NULL: busy says none */
 
 	if (fast_enter(s) && !(s & LLOG__SHAPE_HAS_STR) &&
-	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s)))
-		return fast_kv(site, ks, kv, v, s, a);
+	    (__builtin_expect(llog__queue_slow() == 0, 1) || !fast_bt_kept(site, s))) {
+		/* The arena after the go-slow word (log_t_body). */
+		llog__producer_signal_fence();
+		return fast_kv(site, ks, kv, v, s, llog__owner()->arena);
+	}
 	return kv_t_slow(site, ks, kv, v, n);
 }
 

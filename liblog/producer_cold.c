@@ -123,11 +123,12 @@ llog__producer_closed_list_bt(struct llist_head **hp)
 	return first;
 }
 
-/* No arena (no memory), re-entry from a signal handler that interrupted a
- * LOG of this thread, or a LOG from a sink callback on the flusher (whose
- * arena is always in_log): dropped and counted. A re-entry also feeds the
- * thread's drop notice (before its next record, or at its exit); the
- * flusher's and the sink threads' shared header arena does not: they
+/* No arena (no memory, or a signal handler inside the making or the
+ * leaving of this thread's arena), re-entry from a signal handler that
+ * interrupted a LOG of this thread, or a LOG from a sink callback on the
+ * flusher (whose in_log is always set): dropped and counted. A re-entry
+ * also feeds the thread's drop notice (before its next record, or at its
+ * exit); the flusher's and the sink threads' marker arena does not: they
  * never push records. */
 void __attribute__((noinline, cold))
 llog__producer_not_logged(const struct llog_site *site, struct llog__arena *a)

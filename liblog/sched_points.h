@@ -52,6 +52,10 @@
  *                  the fast path wrote the slots and found the list
  *                  closed, before it leaves the call to log_core (which
  *                  peeks again)
+ *   ARENA_LEFT     arena.c arena_thread_exit, llog__arena_release_self:
+ *                  the thread left its arena (arena_leave: none and in_log
+ *                  set), before its last steps read the owner words (its
+ *                  drops; its positions, on a closed list)
  *
  * The hook may be called on any thread that logs, on the flusher and from
  * a signal handler (a crash drain wakes the flusher); a test's hook only
@@ -77,6 +81,7 @@ enum llog__sched_point {
 	LLOG__SP_FAST_ENTER,
 	LLOG__SP_FAST_PUSH,
 	LLOG__SP_FAST_CLOSED,
+	LLOG__SP_ARENA_LEFT,
 	LLOG__SP_COUNT
 };
 

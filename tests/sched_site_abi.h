@@ -6,5 +6,8 @@
 
 void abi_log(int i, const char *s);
 void abi_log_kv(int i);
+/* The same sites built for the version after the library's. */
+void abi_log_next(int i, const char *s);
+void abi_log_kv_next(int i);
 
 #endif

@@ -65,9 +65,18 @@
  *        fields; not a char * given to %p (the plan's verdict), nor a NULL
  *        string; a string longer than that path writes goes on in the
  *        library's fast path, FAST_ENTER once
- *   test_site_path_other_abi             sites built for another
- *        LLOG__FAST_ABI (sched_site_abi.c) are never the site's path and
- *        log as any
+ *   test_site_path_other_abi             sites built for the
+ *        LLOG__FAST_ABI before the library's and the one after
+ *        (sched_site_abi.c, sched_site_abi_next.c) are never the site's
+ *        path and log as any
+ *   test_arena_not_made_under_in_log     a LOG that finds in_log set in a
+ *        thread without an arena (a signal handler inside the arena's
+ *        making) makes none over the owner words, counted as dropped; the
+ *        next LOG makes it and logs
+ *   test_exit_keeps_owner_words          a LOG (a signal handler's)
+ *        between a thread's leaving its arena and its exit's last steps
+ *        makes no arena over the owner words they read: the exit still
+ *        announces the thread's drop; the LOG is counted as dropped
  *   test_site_path_ring                  the sites' own path over many
  *        laps of a small ring, at its end and near full (BLOCK): stop
  *        within its bounds after every call, every record once, in order
@@ -1276,26 +1285,26 @@ static void test_site_path_taken(void **state)
 	memsink_free(m);
 }
 
-/* Sites of an object built for another layout (sched_site_abi.c): never
- * marked, their calls go to the library's own fast path and log as
- * any. */
-static void test_site_path_other_abi(void **state)
+/* Sites of an object built for another layout (sched_site_abi.c, for
+ * the version before the library's; sched_site_abi_next.c, the one
+ * after): never marked, their calls go to the library's own fast path and
+ * log as any. */
+static void other_abi(void (*lg)(int, const char *), void (*lkv)(int))
 {
 	struct memsink *m = memsink_new(LLOG_TRACE);
 	struct llog_config cfg = {0};
 
-	(void)state;
 	cfg.flush_interval_ms = 5; /* as above */
 	assert_int_equal(memsink_start(m, &cfg), 0);
-	abi_log(0, "first");
-	abi_log_kv(0);
+	lg(0, "first");
+	lkv(0);
 	atomic_store(&fast_entered, 0);
 	atomic_store(&fast_pushed, 0);
 	site_points_reset();
 	llog__sched_set_hook(hook_count_fast);
 	for (int i = 1; i <= 3; i++) {
-		abi_log(i, "s");
-		abi_log_kv(i);
+		lg(i, "s");
+		lkv(i);
 	}
 	assert_int_equal(site_points(), 0);
 	assert_int_equal(atomic_load(&fast_entered), 6); /* the library's */
@@ -1313,6 +1322,123 @@ static void test_site_path_other_abi(void **state)
 		snprintf(wm, sizeof(wm), "abi kv %d", i);
 		assert_string_equal(m->e[2 * i + 1].msg, wm);
 	}
+	llog_shutdown();
+	memsink_free(m);
+}
+
+static void test_site_path_other_abi(void **state)
+{
+	(void)state;
+	other_abi(abi_log, abi_log_kv);
+	other_abi(abi_log_next, abi_log_kv_next);
+}
+
+/* What arena_under_in_log saw, read by the test after the join. */
+struct under_in_log {
+	int none_before, arena_made, arena_after;
+};
+
+/* A thread without an arena whose in_log is set when it logs, as in a
+ * signal handler that runs while llog__arena_create_self writes the
+ * owner words: its LOG makes no arena over them; its next LOG, in_log
+ * clear, makes the arena and logs. */
+static void *arena_under_in_log(void *arg)
+{
+	struct under_in_log *u = arg;
+	struct llog__own *o = llog__owner();
+
+	u->none_before = o->none;
+	o->in_log = 1;
+	LOG_INFO("refused");
+	u->arena_made = llog__arena_mine() != NULL;
+	o->in_log = 0;
+	LOG_INFO("logged");
+	u->arena_after = llog__arena_mine() != NULL && o->none == 0 &&
+			 o->arena == llog__arena_mine();
+	return NULL;
+}
+
+static void test_arena_not_made_under_in_log(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct under_in_log u = {0, -1, 0};
+	struct llog_stats s0, s1;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	llog_get_stats(&s0);
+	assert_int_equal(pthread_create(&t, NULL, arena_under_in_log, &u), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	llog_flush();
+	llog_get_stats(&s1);
+	assert_int_equal(u.none_before, 1);
+	assert_int_equal(u.arena_made, 0);
+	assert_int_equal(u.arena_after, 1);
+	assert_int_equal(s1.dropped - s0.dropped, 1); /* counted, not lost silently */
+	assert_int_equal(m->n, 1);
+	assert_string_equal(m->e[0].msg, "logged");
+	llog_shutdown();
+	memsink_free(m);
+}
+
+/* At ARENA_LEFT, on the exiting thread: a LOG, as a signal handler that
+ * runs during the thread's exit would make (once). */
+static atomic_int left_logged;
+
+static void hook_log_at_left(enum llog__sched_point p)
+{
+	if (p == LLOG__SP_ARENA_LEFT && atomic_exchange(&left_logged, 1) == 0)
+		LOG_INFO("handler at exit");
+}
+
+/* A thread with a drop to announce (a LOG refused under in_log, as a
+ * re-entered one is), then exits. */
+static void *drop_then_exit(void *arg)
+{
+	(void)arg;
+	LOG_INFO("before");
+	llog__owner()->in_log = 1;
+	LOG_INFO("refused");
+	llog__owner()->in_log = 0;
+	return NULL;
+}
+
+/* A LOG between the thread's leaving its arena and the exit's last steps
+ * (a signal handler's) makes no new arena over the owner words those
+ * steps read: the exit record still carries the thread's drop, and the
+ * handler's LOG is counted as dropped. */
+static void test_exit_keeps_owner_words(void **state)
+{
+	struct memsink *m = memsink_new(LLOG_TRACE);
+	struct llog_config cfg = {0};
+	struct llog_stats s0, s1;
+	unsigned long long tid;
+	unsigned n = 0;
+	int notices = 0;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(memsink_start(m, &cfg), 0);
+	atomic_store(&left_logged, 0);
+	llog_get_stats(&s0);
+	llog__sched_set_hook(hook_log_at_left);
+	assert_int_equal(pthread_create(&t, NULL, drop_then_exit, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	llog__sched_set_hook(NULL);
+	llog_flush();
+	llog_get_stats(&s1);
+	assert_int_equal(atomic_load(&left_logged), 1);
+	/* "refused" and the handler's */
+	assert_int_equal(s1.dropped - s0.dropped, 2);
+	for (size_t i = 0; i < m->n; i++) {
+		assert_string_not_equal(m->e[i].msg, "handler at exit");
+		if (sscanf(m->e[i].msg, "llog: thread %llu dropped %u records", &tid, &n) == 2)
+			notices++;
+	}
+	assert_int_equal(notices, 1); /* "refused", announced at the exit */
+	assert_int_equal(n, 1);
 	llog_shutdown();
 	memsink_free(m);
 }
@@ -1559,6 +1685,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_fast_path_closed_then_open, teardown),
 		cmocka_unit_test_teardown(test_site_path_taken, teardown),
 		cmocka_unit_test_teardown(test_site_path_other_abi, teardown),
+		cmocka_unit_test_teardown(test_arena_not_made_under_in_log, teardown),
+		cmocka_unit_test_teardown(test_exit_keeps_owner_words, teardown),
 		cmocka_unit_test_teardown(test_site_path_ring, teardown),
 		cmocka_unit_test_teardown(test_site_path_closed_then_open, teardown),
 		cmocka_unit_test_teardown(test_site_path_cas_retry, teardown),

@@ -367,8 +367,17 @@ static void test_fast_sites(void **state)
 	w = SITE_TWICE(LLOG_ERROR, "slow %d", v, 1);
 	assert_int_equal(w, LLOG__SITE_READY | LLOG__SITE_CHECKED);
 
+	/* the largest fixed part, 8 wide values: 64 bytes, kept in bits
+	 * 24-28, clear of the sites' own mark (bit 30) and of the sign bit
+	 * (the mark of headers before LLOG__FAST_ABI 3) */
+	w = SITE_TWICE(LLOG_INFO, "wide %ld %ld %ld %ld %ld %ld %ld %ld", vi, 8);
+	assert_true(w & LLOG__SITE_FAST);
+	assert_int_equal(LLOG__SHAPE_FIXED(w), 64);
+	assert_false(w & (unsigned)LLOG__SITE_INLINE);
+	assert_false(w & 0x80000000u);
+
 	llog_flush();
-	assert_int_equal(m->n, 16);
+	assert_int_equal(m->n, 18);
 	for (int k = 0; k < 2; k++) {
 		assert_string_equal(m->e[0 + k].msg, "fast -3 0.5 str");
 		assert_string_equal(m->e[2 + k].msg, "fast, no argument");
@@ -378,6 +387,7 @@ static void test_fast_sites(void **state)
 		assert_string_equal(m->e[10 + k].msg, "slow st");
 		assert_string_equal(m->e[12 + k].msg, "slow st");
 		assert_string_equal(m->e[14 + k].msg, "slow -3");
+		assert_string_equal(m->e[16 + k].msg, "wide 1 2 3 4 5 6 7 -8");
 	}
 	llog_shutdown();
 	memsink_free(m);

@@ -294,7 +294,10 @@ LLOG_EXPORT int llog__log_t0(struct llog_site *site);
  * version's mark. Versions 1 and 2 found the owner words on the arena's
  * first line and tested the sign bit: this library never sets it (and
  * refuses their signatures), so their code never runs against it; its
- * own mark is bit 30, which no earlier library sets. (Version 2 issued
+ * own mark is bit 30. (An earlier library may set bit 30 as part of a
+ * shape, but an object of this header does not load against one: it
+ * needs llog__tls_own, which only a library of version 3 defines; a
+ * header newer than its library is not supported. Version 2 issued
  * PREFETCHW, LLOG__FAST_AHEAD, as this one does: only a library that
  * checks the CPU for it marks a site.)
  */
