@@ -21,55 +21,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
 #include "llog.h"
 #include "llog/sinks.h"
+#include "tsc.h"
 
 #define BURST 20
 #define WARM 100
-
-static inline uint64_t t_start(void)
-{
-	uint64_t t;
-
-	_mm_lfence();
-	t = __rdtsc();
-	_mm_lfence();
-	return t;
-}
-
-static inline uint64_t t_end(void)
-{
-	unsigned aux;
-	uint64_t t = __rdtscp(&aux);
-
-	_mm_lfence();
-	return t;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* The TSC's rate, from a 50 ms sleep: the gap is a busy-wait on it. */
-static double tsc_per_us(void)
-{
-	struct timespec a, b, d = {0, 50000000};
-	uint64_t t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	t0 = __rdtsc();
-	nanosleep(&d, NULL);
-	t1 = __rdtsc();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(t1 - t0) /
-	       ((double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3);
 }
 
 int main(int argc, char **argv)
@@ -102,7 +68,7 @@ int main(int argc, char **argv)
 	col = calloc(bursts, sizeof(*col));
 	if (d == NULL || col == NULL)
 		return 1;
-	gap = (uint64_t)(tsc_per_us() * gap_us);
+	gap = (uint64_t)((double)gap_us * 1000.0 / bench_tsc_ns_per_tick(50));
 	fo.path = path;
 	cfg.level = LLOG_INFO;
 	sink = llog_file_sink(&fo);
@@ -114,13 +80,13 @@ int main(int argc, char **argv)
 		uint64_t end;
 
 		for (unsigned i = 0; i < BURST; i++) {
-			uint64_t t0 = t_start(), t1;
+			uint64_t t0 = bench_tsc_begin(), t1;
 
 			if (msg[0] == 's')
 				LOG_INFO("cache refreshed, serving from the new snapshot");
 			else
 				LOG_INFO("request %d took %.3f ms from %s", (int)i, 0.25 * i, "10.1.2.3");
-			t1 = t_end();
+			t1 = bench_tsc_end();
 			if (b >= WARM)
 				d[(size_t)(b - WARM) * BURST + i] = t1 - t0;
 		}
