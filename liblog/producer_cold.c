@@ -71,6 +71,17 @@ static const struct llog__arena *sync_self(void)
 	return llog__arena_thread_is_internal() ? NULL : llog__arena_mine();
 }
 
+/* The owner's context for the synchronous line (on the owner: not the
+ * flusher's copy), or NULL: no arena, or a signal handler that
+ * interrupted a change of it (ctx.c: ctx_busy; the handler runs on this
+ * thread, a compiler fence there orders the flag around the rewrite). */
+static const void *sync_ctx(const struct llog__arena *self)
+{
+	if (self == NULL || llog__owner()->ctx_busy)
+		return NULL;
+	return self->ctx;
+}
+
 /*
  * The list is closed (no flusher). In a fork child the first use starts
  * the inherited flusher; a thread that saw another one start it finds the
@@ -83,6 +94,7 @@ llog__producer_closed_list(struct llog_site *site, const struct llog__plan *plan
 			   const struct llog__kv_site *ks, const union llog__kv_val *kv,
 			   struct llist_head **hp)
 {
+	const struct llog__arena *self;
 	struct llist_node *first;
 
 	if (llog__arena_thread_is_internal()) {
@@ -100,7 +112,8 @@ llog__producer_closed_list(struct llog_site *site, const struct llog__plan *plan
 	 * them first, so this thread's order is kept on a shared stream. */
 	if (llog__arena_in_flight(llog__arena_mine()))
 		llog__control_wait_shutdown();
-	llog__sync_va(site, plan, ap, ks, kv, sync_self());
+	self = sync_self();
+	llog__sync_va(site, plan, ap, ks, kv, self, sync_ctx(self));
 	return LLOG__CLOSED;
 }
 
@@ -145,7 +158,10 @@ llog__producer_not_logged(const struct llog_site *site, struct llog__arena *a)
 void __attribute__((noinline, cold))
 llog__producer_closed_after_capture(struct llog__rec *r, uint32_t old_reserve)
 {
+	const struct llog__arena *self;
+
 	llog__control_wait_shutdown();
-	llog__sync_record(r, sync_self());
+	self = sync_self();
+	llog__sync_record(r, self, sync_ctx(self));
 	llog__arena_unreserve(old_reserve);
 }

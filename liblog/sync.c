@@ -28,17 +28,6 @@ static void own_name(struct llog_entry *e, const struct llog__arena *a)
 	e->thread_name_len = strlen(e->thread_name);
 }
 
-/* The owner's context (on the owner: not the flusher's copy), or NULL;
- * NULL too in a signal handler that interrupted a change of it (ctx.c:
- * ctx_busy; the handler runs on this thread, a compiler fence there
- * orders the flag around the rewrite). */
-static const void *own_ctx(const struct llog__arena *a)
-{
-	if (a == NULL || llog__owner()->ctx_busy)
-		return NULL;
-	return a->ctx;
-}
-
 /* Stamps e with the wall clock and writes it as one text line. */
 static void write_line(struct llog_entry *e)
 {
@@ -51,7 +40,8 @@ static void write_line(struct llog_entry *e)
 	(void)llog__write_all(2, line, n, 1000);
 }
 
-void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self)
+void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self,
+		       const void *ctx)
 {
 	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
 	struct llog__plan tmp;
@@ -61,14 +51,14 @@ void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self
 
 	llog__render_record(r, msg, sizeof(msg), &tmp, &e);
 	own_name(&e, self); /* on the owner: not the flusher's copy */
-	llog__fields_entry(own_ctx(self), llog__rec_fields(r), fields, &e);
+	llog__fields_entry(ctx, llog__rec_fields(r), fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }
 
 void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		   const struct llog__kv_site *ks, const union llog__kv_val *v,
-		   const struct llog__arena *self)
+		   const struct llog__arena *self, const void *ctx)
 {
 	char msg[LLOG__SYNC_MSG + LLOG__MARKER_LEN];
 	struct llog_field fields[LLOG_FIELDS_MAX];
@@ -83,7 +73,7 @@ void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, 
 		(void)llog__kv_call_measure(ks, v, sizeof(call), slen, &n);
 		llog__kv_call_write(ks, v, slen, n, call);
 	}
-	llog__fields_entry(own_ctx(self), ks != NULL ? call : NULL, fields, &e);
+	llog__fields_entry(ctx, ks != NULL ? call : NULL, fields, &e);
 	write_line(&e);
 	llog__count_written(1);
 }

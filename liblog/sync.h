@@ -25,17 +25,19 @@
 struct llog__arena;
 
 /* self (llog__sync_record, llog__sync_va): the calling thread's arena,
- * whose owner's copies of the thread name and context the line shows, or
- * NULL when it has none or is one of llog's own threads. */
+ * whose owner's copy of the thread name the line shows, or NULL when it
+ * has none or is one of llog's own threads; ctx: the owner's context the
+ * line shows (its field list, kv.h), or NULL. */
 
 /* A captured record that could not be pushed (the list closed while it
  * was being captured). */
-void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self);
+void llog__sync_record(const struct llog__rec *r, const struct llog__arena *self,
+		       const void *ctx);
 /* A call rendered at once from its arguments. */
 /* ks, v: a LOG_*_KV call's fields (NULL: none). */
 void llog__sync_va(const struct llog_site *site, const struct llog__plan *plan, va_list ap,
 		   const struct llog__kv_site *ks, const union llog__kv_val *v,
-		   const struct llog__arena *self);
+		   const struct llog__arena *self, const void *ctx);
 /* The notice that thread tid dropped `dropped` records. */
 void llog__sync_notice(uint64_t tid, uint32_t dropped);
 

@@ -228,7 +228,7 @@ static struct llog_stats sync_text(const char *text, int truncated, const char *
 	memcpy(tr.text, text, tr.rec.len);
 	llog_get_stats(&a);
 	capture_begin();
-	llog__sync_record(&tr.rec, llog__arena_mine());
+	llog__sync_record(&tr.rec, llog__arena_mine(), NULL);
 	out = capture_end();
 	llog_get_stats(&b);
 	assert_non_null(strstr(out, " WARN  [4242] test_sync.c:99 "));
