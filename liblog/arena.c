@@ -178,6 +178,8 @@ static struct llog__arena *arena_create(void)
 	 * use: in_log stays set (llog__arena_create_self). */
 	o->reserve = 0;
 	o->cached_released = 0;
+	/* Relaxed: only this thread and its handlers touch the count, and
+	 * the handlers are held off (in_log) while it is reset. */
 	llog__store_relaxed(&o->dropped_pending, 0);
 	o->ctx_dirty = 0;
 	o->ctx_busy = 0;
